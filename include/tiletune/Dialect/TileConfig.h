@@ -1,0 +1,116 @@
+//===- TileConfig.h - Tunable ops and their tiling configs ------*- C++ -*-===//
+//
+// The bridge between structured ops and `#tiletune.config`: which ops are
+// tunable, their named loop dimensions, which tiling levels each dimension
+// has on each target, the papers' factor-list view of a config, verification
+// of a config against an op, and the get/set/erase helpers of the
+// `tiletune.config` attribute. Everything that knows the attribute's name or
+// layout lives here.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILETUNE_DIALECT_TILECONFIG_H
+#define TILETUNE_DIALECT_TILECONFIG_H
+
+#include "tiletune/Dialect/TileTuneDialect.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Operation.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <map>
+#include <string>
+
+namespace mlir::tiletune {
+
+/// Name of the discardable attribute that carries a config on an op.
+constexpr llvm::StringLiteral kConfigAttrName = "tiletune.config";
+
+/// Targets a config can be written for.
+constexpr llvm::StringLiteral kTargetCPU = "cpu";
+constexpr llvm::StringLiteral kTargetCUDA = "cuda";
+
+/// Largest CPU register tile (product of the register-level sizes of the
+/// parallel dimensions): bounds the size of the vectorized micro-kernel.
+constexpr int64_t kMaxRegisterTileElements = 1024;
+
+/// The op families TileTune tiles.
+enum class OpKind { Matmul, BatchMatmul, ConvNhwcHwcf, ConvNchwFchw };
+
+/// Short stable name of an op kind ("matmul", "batch_matmul",
+/// "conv_2d_nhwc_hwcf", "conv_2d_nchw_fchw").
+llvm::StringRef stringifyOpKind(OpKind kind);
+std::optional<OpKind> symbolizeOpKind(llvm::StringRef name);
+
+/// Role of a loop dimension in the tiling templates.
+enum class DimRole {
+  Batch,     ///< Independent problems (batch_matmul b, conv n).
+  Parallel,  ///< Output dims tiled at every level (m, n, f, oh, ow).
+  Reduction, ///< Reduction dims (k, c, kh, kw).
+};
+
+/// One named loop dimension of a tunable op.
+struct LoopDim {
+  std::string name;
+  int64_t size = 0;
+  DimRole role = DimRole::Parallel;
+  /// Position of this dimension among the op's loops (iterator order).
+  unsigned loopIndex = 0;
+};
+
+/// The tunable view of one op: its kind, element type and named loops (in
+/// the op's iterator order).
+struct TunableOp {
+  OpKind kind;
+  Type elementType;
+  bool onTensors = true;
+  llvm::SmallVector<LoopDim> dims;
+
+  const LoopDim *lookup(llvm::StringRef name) const;
+  /// Number of useful multiply-adds times two (FLOPs) of one execution.
+  double flops() const;
+};
+
+/// Recognises a tunable op. On failure `reason` (if given) says why: an
+/// unsupported op, a dynamic shape or an unsupported element type.
+FailureOr<TunableOp> matchTunableOp(Operation *op,
+                                    std::string *reason = nullptr);
+
+/// Tiling levels a dimension of `role` has on `target` for op `kind`, outer
+/// to inner. A dimension with L levels has L+1 factors.
+llvm::ArrayRef<llvm::StringRef> getDimLevels(llvm::StringRef target,
+                                             OpKind kind, DimRole role);
+/// All level names of `target`, outer to inner.
+llvm::ArrayRef<llvm::StringRef> getTargetLevels(llvm::StringRef target);
+/// Whether `target` names a known target.
+bool isKnownTarget(llvm::StringRef target);
+
+/// The papers' view of a config: for each dimension (by name), the ordered
+/// factor list whose product is the dimension size, outer to inner.
+using FactorMap = std::map<std::string, llvm::SmallVector<int64_t>>;
+
+/// Factor lists of a verified config.
+FactorMap getFactors(TileConfigAttr config, const TunableOp &op);
+
+/// Builds a config from factor lists (each must multiply to its dimension
+/// size) plus options (name -> attribute). Returns null on a mismatch.
+TileConfigAttr buildConfig(MLIRContext *ctx, llvm::StringRef target,
+                           const TunableOp &op, const FactorMap &factors,
+                           llvm::ArrayRef<NamedAttribute> options = {});
+
+/// Verifies `config` against `op`: known levels and dimensions, every
+/// dimension at exactly its levels, each level's tile dividing the enclosing
+/// one, legal option values. Reports the first problem through `emitError`.
+LogicalResult verifyConfig(TileConfigAttr config, const TunableOp &op,
+                           llvm::function_ref<InFlightDiagnostic()> emitError);
+
+/// The config attached to `op`, or null.
+TileConfigAttr getConfig(Operation *op);
+void setConfig(Operation *op, TileConfigAttr config);
+void eraseConfig(Operation *op);
+
+} // namespace mlir::tiletune
+
+#endif // TILETUNE_DIALECT_TILECONFIG_H

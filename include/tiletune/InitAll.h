@@ -1,0 +1,34 @@
+//===- InitAll.h - Registration of everything TileTune uses -----*- C++ -*-===//
+//
+// One place that registers the upstream dialects, extensions and external
+// models (Linalg's TilingInterface models among them: tiling crashes without
+// them) together with the tiletune dialect and passes. Every entry point —
+// tiletune-opt, tiletune, tests, the Python module, the tuner — calls these.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILETUNE_INITALL_H
+#define TILETUNE_INITALL_H
+
+namespace mlir {
+class DialectRegistry;
+class MLIRContext;
+
+namespace tiletune {
+
+/// Adds the upstream dialects, their extensions and external models, and the
+/// tiletune dialect to `registry`.
+void registerAllTileTuneDialects(DialectRegistry &registry);
+
+/// Registers the upstream passes and all TileTune passes and pipelines with
+/// the global pass registry (for textual pipelines and tiletune-opt).
+void registerAllTileTunePasses();
+
+/// Creates the registry above, appends it to `context` and loads every
+/// dialect (lowering passes create ops of dialects nobody loaded otherwise).
+void initializeContext(MLIRContext &context);
+
+} // namespace tiletune
+} // namespace mlir
+
+#endif // TILETUNE_INITALL_H

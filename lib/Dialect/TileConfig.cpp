@@ -1,0 +1,360 @@
+//===- TileConfig.cpp - Tunable ops and their tiling configs ---------------===//
+//
+// Recognition of tunable ops, the level schema of each target, the factor
+// view of a config and its verification against an op.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tiletune/Dialect/TileConfig.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::tiletune;
+
+StringRef mlir::tiletune::stringifyOpKind(OpKind kind) {
+  switch (kind) {
+  case OpKind::Matmul:
+    return "matmul";
+  case OpKind::BatchMatmul:
+    return "batch_matmul";
+  case OpKind::ConvNhwcHwcf:
+    return "conv_2d_nhwc_hwcf";
+  case OpKind::ConvNchwFchw:
+    return "conv_2d_nchw_fchw";
+  }
+  llvm_unreachable("unknown op kind");
+}
+
+std::optional<OpKind> mlir::tiletune::symbolizeOpKind(StringRef name) {
+  return llvm::StringSwitch<std::optional<OpKind>>(name)
+      .Case("matmul", OpKind::Matmul)
+      .Case("batch_matmul", OpKind::BatchMatmul)
+      .Case("conv_2d_nhwc_hwcf", OpKind::ConvNhwcHwcf)
+      .Case("conv_2d_nchw_fchw", OpKind::ConvNchwFchw)
+      .Default(std::nullopt);
+}
+
+const LoopDim *TunableOp::lookup(StringRef name) const {
+  for (const LoopDim &dim : dims)
+    if (dim.name == name)
+      return &dim;
+  return nullptr;
+}
+
+double TunableOp::flops() const {
+  double product = 2.0;
+  for (const LoopDim &dim : dims)
+    product *= static_cast<double>(dim.size);
+  return product;
+}
+
+namespace {
+struct DimSpec {
+  const char *name;
+  DimRole role;
+};
+} // namespace
+
+/// Names and roles of the loops of each op kind, in iterator order.
+static ArrayRef<DimSpec> getDimSpecs(OpKind kind) {
+  constexpr DimRole B = DimRole::Batch, P = DimRole::Parallel,
+                    R = DimRole::Reduction;
+  static const DimSpec matmul[] = {{"m", P}, {"n", P}, {"k", R}};
+  static const DimSpec batchMatmul[] = {{"b", B}, {"m", P}, {"n", P}, {"k", R}};
+  static const DimSpec nhwc[] = {{"n", B},  {"oh", P}, {"ow", P}, {"f", P},
+                                 {"kh", R}, {"kw", R}, {"c", R}};
+  static const DimSpec nchw[] = {{"n", B}, {"f", P},  {"oh", P}, {"ow", P},
+                                 {"c", R}, {"kh", R}, {"kw", R}};
+  switch (kind) {
+  case OpKind::Matmul:
+    return matmul;
+  case OpKind::BatchMatmul:
+    return batchMatmul;
+  case OpKind::ConvNhwcHwcf:
+    return nhwc;
+  case OpKind::ConvNchwFchw:
+    return nchw;
+  }
+  llvm_unreachable("unknown op kind");
+}
+
+FailureOr<TunableOp> mlir::tiletune::matchTunableOp(Operation *op,
+                                                    std::string *reason) {
+  auto fail = [&](const Twine &why) -> FailureOr<TunableOp> {
+    if (reason)
+      *reason = why.str();
+    return failure();
+  };
+  std::optional<OpKind> kind =
+      llvm::TypeSwitch<Operation *, std::optional<OpKind>>(op)
+          .Case([](linalg::MatmulOp matmul) -> std::optional<OpKind> {
+            if (matmul.hasUserDefinedMaps())
+              return std::nullopt;
+            return OpKind::Matmul;
+          })
+          .Case([](linalg::BatchMatmulOp matmul) -> std::optional<OpKind> {
+            if (matmul.hasUserDefinedMaps())
+              return std::nullopt;
+            return OpKind::BatchMatmul;
+          })
+          .Case([](linalg::Conv2DNhwcHwcfOp) { return OpKind::ConvNhwcHwcf; })
+          .Case([](linalg::Conv2DNchwFchwOp) { return OpKind::ConvNchwFchw; })
+          .Default([](Operation *) { return std::nullopt; });
+  if (!kind)
+    return fail("'" + op->getName().getStringRef() +
+                "' is not a tunable op (supported: linalg.matmul, "
+                "linalg.batch_matmul, linalg.conv_2d_nhwc_hwcf, "
+                "linalg.conv_2d_nchw_fchw, with default indexing maps)");
+  auto linalgOp = cast<linalg::LinalgOp>(op);
+
+  TunableOp result;
+  result.kind = *kind;
+  result.onTensors = linalgOp.hasPureTensorSemantics();
+  if (!result.onTensors && !linalgOp.hasPureBufferSemantics())
+    return fail("mixed tensor and buffer operands are not supported");
+
+  Type elementType;
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto shaped = dyn_cast<ShapedType>(operand.get().getType());
+    if (!shaped)
+      return fail("operand #" + Twine(operand.getOperandNumber()) +
+                  " is not a tensor or memref");
+    if (!shaped.hasStaticShape())
+      return fail("operand #" + Twine(operand.getOperandNumber()) +
+                  " has a dynamic shape");
+    if (!elementType)
+      elementType = shaped.getElementType();
+    else if (elementType != shaped.getElementType())
+      return fail("operands have different element types");
+  }
+  if (!elementType || !(elementType.isF32() || elementType.isF64()))
+    return fail("unsupported element type (supported: f32, f64)");
+  result.elementType = elementType;
+
+  SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
+  ArrayRef<DimSpec> specs = getDimSpecs(*kind);
+  if (ranges.size() != specs.size())
+    return fail("unexpected number of loops");
+  for (auto [index, spec] : llvm::enumerate(specs)) {
+    if (ShapedType::isDynamic(ranges[index]))
+      return fail(Twine("loop '") + spec.name + "' has a dynamic size");
+    LoopDim dim;
+    dim.name = spec.name;
+    dim.size = ranges[index];
+    dim.role = spec.role;
+    dim.loopIndex = index;
+    result.dims.push_back(std::move(dim));
+  }
+  return result;
+}
+
+bool mlir::tiletune::isKnownTarget(StringRef target) {
+  return target == kTargetCPU || target == kTargetCUDA;
+}
+
+ArrayRef<StringRef> mlir::tiletune::getTargetLevels(StringRef target) {
+  static const StringRef cpu[] = {"parallel", "cache", "register"};
+  static const StringRef cuda[] = {"block", "vthread", "thread", "shared",
+                                   "register"};
+  if (target == kTargetCPU)
+    return cpu;
+  if (target == kTargetCUDA)
+    return cuda;
+  return {};
+}
+
+ArrayRef<StringRef> mlir::tiletune::getDimLevels(StringRef target, OpKind kind,
+                                                 DimRole role) {
+  static const StringRef cpuBatch[] = {"parallel"};
+  static const StringRef cpuParallel[] = {"parallel", "cache", "register"};
+  static const StringRef cpuReduction[] = {"cache"};
+  static const StringRef cudaBatch[] = {"block"};
+  static const StringRef cudaParallel[] = {"block", "vthread", "thread"};
+  static const StringRef cudaMatmulReduction[] = {"shared", "register"};
+  static const StringRef cudaConvReduction[] = {"shared"};
+  bool isConv = kind == OpKind::ConvNhwcHwcf || kind == OpKind::ConvNchwFchw;
+  if (target == kTargetCPU) {
+    switch (role) {
+    case DimRole::Batch:
+      return cpuBatch;
+    case DimRole::Parallel:
+      return cpuParallel;
+    case DimRole::Reduction:
+      return cpuReduction;
+    }
+  }
+  if (target == kTargetCUDA) {
+    switch (role) {
+    case DimRole::Batch:
+      return cudaBatch;
+    case DimRole::Parallel:
+      return cudaParallel;
+    case DimRole::Reduction:
+      if (isConv)
+        return cudaConvReduction;
+      return cudaMatmulReduction;
+    }
+  }
+  return {};
+}
+
+FactorMap mlir::tiletune::getFactors(TileConfigAttr config,
+                                     const TunableOp &op) {
+  FactorMap factors;
+  for (const LoopDim &dim : op.dims) {
+    SmallVector<int64_t> list;
+    int64_t outer = dim.size;
+    for (StringRef level : getDimLevels(config.getTarget(), op.kind, dim.role)) {
+      int64_t tile = config.getTileSize(level, dim.name).value_or(outer);
+      list.push_back(tile > 0 ? outer / tile : 0);
+      outer = tile;
+    }
+    list.push_back(outer);
+    factors[dim.name] = std::move(list);
+  }
+  return factors;
+}
+
+TileConfigAttr mlir::tiletune::buildConfig(MLIRContext *ctx, StringRef target,
+                                           const TunableOp &op,
+                                           const FactorMap &factors,
+                                           ArrayRef<NamedAttribute> options) {
+  Builder b(ctx);
+  llvm::StringMap<SmallVector<NamedAttribute>> levels;
+  for (const LoopDim &dim : op.dims) {
+    auto it = factors.find(dim.name);
+    if (it == factors.end())
+      return {};
+    ArrayRef<StringRef> dimLevels = getDimLevels(target, op.kind, dim.role);
+    const SmallVector<int64_t> &list = it->second;
+    if (list.size() != dimLevels.size() + 1)
+      return {};
+    int64_t product = 1;
+    for (int64_t f : list) {
+      if (f < 1)
+        return {};
+      product *= f;
+    }
+    if (product != dim.size)
+      return {};
+    // The tile at level i is the product of the factors inside it.
+    for (auto [index, level] : llvm::enumerate(dimLevels)) {
+      int64_t tile = 1;
+      for (int64_t f : ArrayRef<int64_t>(list).drop_front(index + 1))
+        tile *= f;
+      levels[level].push_back(
+          b.getNamedAttr(dim.name, b.getI64IntegerAttr(tile)));
+    }
+  }
+  SmallVector<NamedAttribute> entries;
+  for (StringRef level : getTargetLevels(target)) {
+    auto it = levels.find(level);
+    if (it != levels.end())
+      entries.push_back(
+          b.getNamedAttr(level, b.getDictionaryAttr(it->second)));
+  }
+  llvm::append_range(entries, options);
+  return TileConfigAttr::getChecked(
+      [&]() { return emitError(UnknownLoc::get(ctx)); }, ctx, target,
+      b.getDictionaryAttr(entries));
+}
+
+LogicalResult
+mlir::tiletune::verifyConfig(TileConfigAttr config, const TunableOp &op,
+                             function_ref<InFlightDiagnostic()> emitError) {
+  StringRef target = config.getTarget();
+  StringRef kindName = stringifyOpKind(op.kind);
+  // Every dimension named at a level must exist and belong to that level.
+  for (StringRef level : getTargetLevels(target)) {
+    for (NamedAttribute tile : config.getLevel(level)) {
+      StringRef dimName = tile.getName().getValue();
+      const LoopDim *dim = op.lookup(dimName);
+      if (!dim) {
+        InFlightDiagnostic diag = emitError();
+        diag << "unknown dimension '" << dimName << "' at level '" << level
+             << "' for " << kindName << " (dimensions: ";
+        llvm::interleaveComma(op.dims, diag,
+                              [&](const LoopDim &d) { diag << d.name; });
+        return diag << ")";
+      }
+      if (!llvm::is_contained(getDimLevels(target, op.kind, dim->role), level))
+        return emitError() << "dimension '" << dimName
+                           << "' cannot be tiled at level '" << level
+                           << "' on target '" << target << "'";
+    }
+  }
+  // Every dimension at every one of its levels, each tile dividing the
+  // enclosing one.
+  for (const LoopDim &dim : op.dims) {
+    int64_t outer = dim.size;
+    StringRef outerName = "the dimension size";
+    for (StringRef level : getDimLevels(target, op.kind, dim.role)) {
+      std::optional<int64_t> tile = config.getTileSize(level, dim.name);
+      if (!tile)
+        return emitError() << "missing tile size of dimension '" << dim.name
+                           << "' at level '" << level << "'";
+      if (*tile > outer || outer % *tile != 0)
+        return emitError() << "tile size " << *tile << " of dimension '"
+                           << dim.name << "' at level '" << level
+                           << "' does not divide " << outerName << " ("
+                           << outer << ")";
+      outer = *tile;
+      outerName = level;
+    }
+  }
+  if (target != kTargetCPU)
+    return success();
+
+  // CPU options that depend on the op.
+  SmallVector<StringRef> expectedOrder;
+  for (const LoopDim &dim : op.dims)
+    if (dim.role != DimRole::Batch)
+      expectedOrder.push_back(dim.name);
+  SmallVector<StringRef> order = config.getOrder();
+  if (config.getOption("order")) {
+    SmallVector<StringRef> sortedOrder(order), sortedExpected(expectedOrder);
+    llvm::sort(sortedOrder);
+    llvm::sort(sortedExpected);
+    if (sortedOrder != sortedExpected) {
+      InFlightDiagnostic diag = emitError();
+      diag << "'order' must be a permutation of [";
+      llvm::interleaveComma(expectedOrder, diag);
+      return diag << "]";
+    }
+  }
+  int64_t unroll = config.getIntOption("unroll", 1);
+  StringRef innerReduction =
+      (op.kind == OpKind::Matmul || op.kind == OpKind::BatchMatmul) ? "k"
+                                                                    : "c";
+  int64_t reductionTile = config.getTileSize("cache", innerReduction).value_or(1);
+  if (reductionTile % unroll != 0)
+    return emitError() << "'unroll' (" << unroll
+                       << ") must divide the cache tile of '" << innerReduction
+                       << "' (" << reductionTile << ")";
+  int64_t registerElements = 1;
+  for (const LoopDim &dim : op.dims)
+    if (dim.role == DimRole::Parallel)
+      registerElements *= config.getTileSize("register", dim.name).value_or(1);
+  if (registerElements > kMaxRegisterTileElements)
+    return emitError() << "register tile has " << registerElements
+                       << " elements, more than the limit of "
+                       << kMaxRegisterTileElements;
+  return success();
+}
+
+TileConfigAttr mlir::tiletune::getConfig(Operation *op) {
+  return op->getAttrOfType<TileConfigAttr>(kConfigAttrName);
+}
+
+void mlir::tiletune::setConfig(Operation *op, TileConfigAttr config) {
+  op->setAttr(kConfigAttrName, config);
+}
+
+void mlir::tiletune::eraseConfig(Operation *op) {
+  op->removeAttr(kConfigAttrName);
+}

@@ -1,0 +1,57 @@
+//===- InitAll.cpp - Registration of everything TileTune uses -------------===//
+//
+// Definitions of the registration entry points declared in InitAll.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tiletune/InitAll.h"
+
+#include "tiletune/Dialect/TileTuneDialect.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+
+#ifdef HAVE_TILETUNETRANSFORMS
+#include "tiletune/Transforms/Passes.h"
+#endif
+#ifdef HAVE_TILETUNEGPU
+#include "tiletune/GPU/Passes.h"
+#endif
+#ifdef HAVE_TILETUNEDRIVER
+#include "tiletune/Driver/Passes.h"
+#endif
+
+using namespace mlir;
+
+void tiletune::registerAllTileTuneDialects(DialectRegistry &registry) {
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registry.insert<TileTuneDialect>();
+}
+
+void tiletune::registerAllTileTunePasses() {
+  static bool registered = false;
+  if (registered)
+    return;
+  registered = true;
+  registerAllPasses();
+#ifdef HAVE_TILETUNETRANSFORMS
+  registerTileTuneTransformsPasses();
+#endif
+#ifdef HAVE_TILETUNEGPU
+  registerTileTuneGPUPasses();
+#endif
+#ifdef HAVE_TILETUNEDRIVER
+  registerTileTuneDriverPasses();
+#endif
+}
+
+void tiletune::initializeContext(MLIRContext &context) {
+  DialectRegistry registry;
+  registerAllTileTuneDialects(registry);
+  context.appendDialectRegistry(registry);
+  context.loadAllAvailableDialects();
+}

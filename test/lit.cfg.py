@@ -1,0 +1,58 @@
+# -*- Python -*-
+# lit configuration of the TileTune regression tests (lit + FileCheck).
+import os
+import shutil
+import subprocess
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "TILETUNE"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test", ".py"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py",
+                   "Unit"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.tiletune_obj_root, "test")
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%tiletune_src", config.tiletune_src_root))
+config.substitutions.append(("%python", config.python_executable))
+config.substitutions.append(("%mlir_lib_dir", config.mlir_lib_dir))
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+tool_dirs = [config.tiletune_tools_dir, config.llvm_tools_dir]
+tools = [
+    ToolSubst("tiletune-opt", unresolved="ignore"),
+    ToolSubst("tiletune", unresolved="ignore"),
+    ToolSubst("tiletune-run", unresolved="ignore"),
+    "mlir-opt",
+    "mlir-runner",
+]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
+llvm_config.with_environment("PATH", config.tiletune_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+# Features.
+if config.cuda_toolkit_found:
+    config.available_features.add("cuda-toolkit")
+    ptxas = os.path.join(config.cuda_bin_dir, "ptxas")
+    if os.path.exists(ptxas):
+        config.available_features.add("ptxas")
+        config.substitutions.append(("%ptxas", ptxas))
+if os.path.exists("/dev/nvidia0") or shutil.which("nvidia-smi"):
+    try:
+        subprocess.run(["nvidia-smi", "-L"], check=True, capture_output=True,
+                       timeout=20)
+        config.available_features.add("cuda-gpu")
+    except Exception:
+        pass
+try:
+    with open("/proc/cpuinfo") as f:
+        if " avx512f " in f.read():
+            config.available_features.add("avx512")
+except OSError:
+    pass
