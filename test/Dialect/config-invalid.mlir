@@ -1,0 +1,147 @@
+// RUN: tiletune-opt %s --split-input-file --verify-diagnostics
+
+func.func @not_divisible(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>, %c: tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {
+  // expected-error @+1 {{tile size 48 of dimension 'm' at level 'cache' does not divide parallel (512)}}
+  %0 = linalg.matmul {tiletune.config = #tiletune.config<cpu, parallel = {m = 512, n = 1024}, cache = {m = 48, n = 512, k = 256}, register = {m = 8, n = 32}>}
+    ins(%a, %b : tensor<1024x1024xf32>, tensor<1024x1024xf32>) outs(%c : tensor<1024x1024xf32>) -> tensor<1024x1024xf32>
+  return %0 : tensor<1024x1024xf32>
+}
+
+// -----
+
+func.func @not_dividing_size(%a: tensor<13x7xf32>, %b: tensor<7x5xf32>, %c: tensor<13x5xf32>) -> tensor<13x5xf32> {
+  // expected-error @+1 {{tile size 4 of dimension 'm' at level 'parallel' does not divide the dimension size (13)}}
+  %0 = linalg.matmul {tiletune.config = #tiletune.config<cpu, parallel = {m = 4, n = 5}, cache = {m = 4, n = 5, k = 7}, register = {m = 1, n = 5}>}
+    ins(%a, %b : tensor<13x7xf32>, tensor<7x5xf32>) outs(%c : tensor<13x5xf32>) -> tensor<13x5xf32>
+  return %0 : tensor<13x5xf32>
+}
+
+// -----
+
+func.func @unknown_dim(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>, %c: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  // expected-error @+1 {{unknown dimension 'q' at level 'parallel' for matmul (dimensions: m, n, k)}}
+  %0 = linalg.matmul {tiletune.config = #tiletune.config<cpu, parallel = {m = 8, n = 8, q = 2}, cache = {m = 8, n = 8, k = 8}, register = {m = 8, n = 8}>}
+    ins(%a, %b : tensor<8x8xf32>, tensor<8x8xf32>) outs(%c : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %0 : tensor<8x8xf32>
+}
+
+// -----
+
+func.func @missing_level(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>, %c: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  // expected-error @+1 {{missing tile size of dimension 'm' at level 'register'}}
+  %0 = linalg.matmul {tiletune.config = #tiletune.config<cpu, parallel = {m = 8, n = 8}, cache = {m = 8, n = 8, k = 8}>}
+    ins(%a, %b : tensor<8x8xf32>, tensor<8x8xf32>) outs(%c : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %0 : tensor<8x8xf32>
+}
+
+// -----
+
+func.func @reduction_at_register(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>, %c: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  // expected-error @+1 {{dimension 'k' cannot be tiled at level 'register' on target 'cpu'}}
+  %0 = linalg.matmul {tiletune.config = #tiletune.config<cpu, parallel = {m = 8, n = 8}, cache = {m = 8, n = 8, k = 8}, register = {m = 8, n = 8, k = 2}>}
+    ins(%a, %b : tensor<8x8xf32>, tensor<8x8xf32>) outs(%c : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %0 : tensor<8x8xf32>
+}
+
+// -----
+
+func.func @bad_order(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>, %c: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  // expected-error @+1 {{'order' must be a permutation of [m, n, k]}}
+  %0 = linalg.matmul {tiletune.config = #tiletune.config<cpu, parallel = {m = 8, n = 8}, cache = {m = 8, n = 8, k = 8}, register = {m = 8, n = 8}, order = [m, m, k]>}
+    ins(%a, %b : tensor<8x8xf32>, tensor<8x8xf32>) outs(%c : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %0 : tensor<8x8xf32>
+}
+
+// -----
+
+func.func @bad_unroll(%a: tensor<8x6xf32>, %b: tensor<6x8xf32>, %c: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  // expected-error @+1 {{'unroll' (4) must divide the cache tile of 'k' (6)}}
+  %0 = linalg.matmul {tiletune.config = #tiletune.config<cpu, parallel = {m = 8, n = 8}, cache = {m = 8, n = 8, k = 6}, register = {m = 8, n = 8}, unroll = 4>}
+    ins(%a, %b : tensor<8x6xf32>, tensor<6x8xf32>) outs(%c : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %0 : tensor<8x8xf32>
+}
+
+// -----
+
+func.func @register_too_big(%a: tensor<64x8xf32>, %b: tensor<8x64xf32>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  // expected-error @+1 {{register tile has 4096 elements, more than the limit of 1024}}
+  %0 = linalg.matmul {tiletune.config = #tiletune.config<cpu, parallel = {m = 64, n = 64}, cache = {m = 64, n = 64, k = 8}, register = {m = 64, n = 64}>}
+    ins(%a, %b : tensor<64x8xf32>, tensor<8x64xf32>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %0 : tensor<64x64xf32>
+}
+
+// -----
+
+func.func @bad_option_value(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>, %c: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  // expected-error @+1 {{'pack' must be one of none|a|b|ab}}
+  %0 = linalg.matmul {tiletune.config = #tiletune.config<cpu, parallel = {m = 8, n = 8}, cache = {m = 8, n = 8, k = 8}, register = {m = 8, n = 8}, pack = c>}
+    ins(%a, %b : tensor<8x8xf32>, tensor<8x8xf32>) outs(%c : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %0 : tensor<8x8xf32>
+}
+
+// -----
+
+func.func @unknown_option(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>, %c: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  // expected-error @+1 {{unknown level or option 'block' for target 'cpu' (levels: parallel, cache, register; options: order, vectorize, pack, unroll)}}
+  %0 = linalg.matmul {tiletune.config = #tiletune.config<cpu, block = {m = 8}>}
+    ins(%a, %b : tensor<8x8xf32>, tensor<8x8xf32>) outs(%c : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %0 : tensor<8x8xf32>
+}
+
+// -----
+
+func.func @unknown_target(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>, %c: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  // expected-error @+1 {{unknown target 'tpu' (expected 'cpu' or 'cuda')}}
+  %0 = linalg.matmul {tiletune.config = #tiletune.config<tpu>}
+    ins(%a, %b : tensor<8x8xf32>, tensor<8x8xf32>) outs(%c : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %0 : tensor<8x8xf32>
+}
+
+// -----
+
+func.func @unsupported_op(%a: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{'tiletune.config' cannot be applied: 'linalg.add' is not a tunable op}}
+  %0 = linalg.add {tiletune.config = #tiletune.config<cpu>} ins(%a, %a : tensor<8xf32>, tensor<8xf32>) outs(%b : tensor<8xf32>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+func.func @dynamic(%a: tensor<?x8xf32>, %b: tensor<8x8xf32>, %c: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  // expected-error @+1 {{'tiletune.config' cannot be applied: operand #0 has a dynamic shape}}
+  %0 = linalg.matmul {tiletune.config = #tiletune.config<cpu, parallel = {m = 8, n = 8}, cache = {m = 8, n = 8, k = 8}, register = {m = 8, n = 8}>}
+    ins(%a, %b : tensor<?x8xf32>, tensor<8x8xf32>) outs(%c : tensor<?x8xf32>) -> tensor<?x8xf32>
+  return %0 : tensor<?x8xf32>
+}
+
+// -----
+
+func.func @integer_type(%a: tensor<8x8xi32>, %b: tensor<8x8xi32>, %c: tensor<8x8xi32>) -> tensor<8x8xi32> {
+  // expected-error @+1 {{'tiletune.config' cannot be applied: unsupported element type (supported: f32, f64)}}
+  %0 = linalg.matmul {tiletune.config = #tiletune.config<cpu>}
+    ins(%a, %b : tensor<8x8xi32>, tensor<8x8xi32>) outs(%c : tensor<8x8xi32>) -> tensor<8x8xi32>
+  return %0 : tensor<8x8xi32>
+}
+
+// -----
+
+func.func @cuda_conv_reduction_register(%in: tensor<1x6x6x4xf32>, %flt: tensor<3x3x4x8xf32>, %out: tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32> {
+  // expected-error @+1 {{dimension 'c' cannot be tiled at level 'register' on target 'cuda'}}
+  %0 = linalg.conv_2d_nhwc_hwcf {tiletune.config = #tiletune.config<cuda, block = {n = 1, oh = 4, ow = 4, f = 8}, vthread = {oh = 4, ow = 4, f = 8}, thread = {oh = 1, ow = 1, f = 1}, shared = {c = 4, kh = 3, kw = 3}, register = {c = 1}>}
+    ins(%in, %flt : tensor<1x6x6x4xf32>, tensor<3x3x4x8xf32>) outs(%out : tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32>
+  return %0 : tensor<1x4x4x8xf32>
+}
+
+// -----
+
+func.func @not_an_attr(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>, %c: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  // expected-error @+1 {{'tiletune.config' must be a #tiletune.config attribute}}
+  %0 = linalg.matmul {tiletune.config = 3 : i64}
+    ins(%a, %b : tensor<8x8xf32>, tensor<8x8xf32>) outs(%c : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %0 : tensor<8x8xf32>
+}
+
+// -----
+
+// expected-error @+1 {{duplicate entry 'cache'}}
+#bad = #tiletune.config<cpu, cache = {m = 8}, cache = {m = 8}>
