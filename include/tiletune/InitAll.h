@@ -20,8 +20,11 @@ namespace tiletune {
 /// tiletune dialect to `registry`.
 void registerAllTileTuneDialects(DialectRegistry &registry);
 
-/// Registers the upstream passes and all TileTune passes and pipelines with
-/// the global pass registry (for textual pipelines and tiletune-opt).
+/// Registers the upstream passes and the TileTune compiler passes and
+/// pipelines (CPU and GPU) with the global pass registry. The tuning passes
+/// (tiletune-apply-db, tiletune-autotune) live in the driver library, which
+/// depends on this one; tools register them with
+/// registerTileTuneDriverPasses() from tiletune/Driver/Passes.h.
 void registerAllTileTunePasses();
 
 /// Creates the registry above, appends it to `context` and loads every

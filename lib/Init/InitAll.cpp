@@ -20,9 +20,6 @@
 #ifdef HAVE_TILETUNEGPU
 #include "tiletune/GPU/Passes.h"
 #endif
-#ifdef HAVE_TILETUNEDRIVER
-#include "tiletune/Driver/Passes.h"
-#endif
 
 using namespace mlir;
 
@@ -43,9 +40,6 @@ void tiletune::registerAllTileTunePasses() {
 #endif
 #ifdef HAVE_TILETUNEGPU
   registerTileTuneGPUPasses();
-#endif
-#ifdef HAVE_TILETUNEDRIVER
-  registerTileTuneDriverPasses();
 #endif
 }
 
