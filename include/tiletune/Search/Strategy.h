@@ -1,0 +1,261 @@
+//===- Strategy.h - Ask/tell interface of search strategies -----*- C++ -*-===//
+//
+// One interface for every search strategy (grid, random, G-BFS, OpEvo,
+// N-A2C, XGBoost+SA, AutoMCL): propose a batch of never-proposed configs,
+// observe typed results, best so far, and a JSON state for exact resume.
+// Strategies never measure; a driver owns measurement. Also the registry of
+// strategies by name with documented options.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILETUNE_SEARCH_STRATEGY_H
+#define TILETUNE_SEARCH_STRATEGY_H
+
+#include "tiletune/Space/Space.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <unordered_map>
+
+namespace mlir::tiletune {
+
+/// Outcome of measuring one config. Everything but Ok has no cost and is
+/// treated as the worst possible result (zero fitness).
+enum class TrialStatus {
+  Ok,           ///< Measured; `Cost` is valid.
+  Invalid,      ///< Rejected before compiling (illegal config for the op).
+  CompileError, ///< Building the variant failed.
+  RuntimeError, ///< The variant crashed or the launch failed.
+  WrongResult,  ///< The output did not match the reference.
+  Timeout,      ///< Building or running exceeded its time limit.
+};
+
+/// Stable lowercase name ("ok", "invalid", "compile_error",
+/// "runtime_error", "wrong_result", "timeout").
+llvm::StringRef stringifyTrialStatus(TrialStatus status);
+/// Inverse of stringifyTrialStatus.
+std::optional<TrialStatus> symbolizeTrialStatus(llvm::StringRef name);
+
+/// A proposed config, identified by a per-strategy sequence number.
+struct Trial {
+  /// 0, 1, 2, ... in proposal order.
+  uint64_t Id = 0;
+  /// The config to measure.
+  Config Cfg;
+};
+
+/// The measured outcome of a trial.
+struct TrialResult {
+  /// Id of the trial this result answers.
+  uint64_t Id = 0;
+  /// The measured config (must equal the proposed one).
+  Config Cfg;
+  /// Outcome type.
+  TrialStatus Status = TrialStatus::Ok;
+  /// Cost to minimise (e.g. seconds); meaningful only when Status is Ok.
+  double Cost = 0.0;
+  /// Optional diagnostic (error text of a failure).
+  std::string Message;
+
+  /// Whether the trial was measured successfully.
+  bool isOk() const { return Status == TrialStatus::Ok; }
+};
+
+/// Option values by name, as text (e.g. {"rho", "5"}). Ordered so that
+/// serialisation is deterministic.
+using StrategyOptions = std::map<std::string, std::string>;
+
+/// One documented option of a strategy.
+struct OptionInfo {
+  /// Option name.
+  std::string Name;
+  /// Default value as text.
+  std::string Default;
+  /// One-line description (what it means, where the default comes from).
+  std::string Help;
+};
+
+/// Options every strategy accepts (handled by the Strategy base class):
+/// "max_trials" (0 = unlimited): propose() never hands out more trials.
+llvm::ArrayRef<OptionInfo> getCommonOptions();
+
+/// Typed readers of resolved option text; errors name the option.
+llvm::Expected<int64_t> getIntOption(const StrategyOptions &options,
+                                     llvm::StringRef name);
+/// Reads a floating-point option.
+llvm::Expected<double> getDoubleOption(const StrategyOptions &options,
+                                       llvm::StringRef name);
+/// Reads a boolean option ("true"/"false"/"1"/"0").
+llvm::Expected<bool> getBoolOption(const StrategyOptions &options,
+                                   llvm::StringRef name);
+
+/// Base class of all search strategies (ask/tell). The base class owns the
+/// bookkeeping every strategy shares: trial ids, the set of proposed configs
+/// (so nothing is proposed twice), pending trials, the history of results,
+/// the best result, the budget and the random engine. Subclasses implement
+/// proposeImpl/observeImpl and (de)serialise their own extra state.
+///
+/// Determinism: given the same space, options, seed, and the same sequence
+/// of propose/observe calls, a strategy produces the same proposals; after
+/// saveState() -> loadState() on a fresh instance it continues exactly as
+/// the original would have.
+class Strategy {
+public:
+  virtual ~Strategy();
+
+  /// Registered name of the strategy.
+  llvm::StringRef getName() const { return Name; }
+  /// The space searched.
+  const Space &getSpace() const { return TheSpace; }
+  /// Resolved options (defaults filled in).
+  const StrategyOptions &getOptions() const { return Options; }
+  /// Seed of the random engine.
+  uint64_t getSeed() const { return Seed; }
+
+  /// Proposes up to `maxCount` configs that were never proposed before and
+  /// satisfy the space's constraints. May return fewer (also none) when the
+  /// strategy waits for pending results (e.g. G-BFS needs the costs of its
+  /// queue), when the budget is spent, or when the space is exhausted. If it
+  /// returns none while nothing is pending, the search is over (isDone()).
+  llvm::SmallVector<Trial> propose(unsigned maxCount);
+
+  /// Reports results of pending trials (any order, any subset). Errors on an
+  /// unknown or already observed id or a config that does not match.
+  llvm::Error observe(llvm::ArrayRef<TrialResult> results);
+
+  /// Best (lowest cost) successful result so far; ties keep the earliest.
+  std::optional<TrialResult> getBest() const;
+  /// All observed results in observation order.
+  llvm::ArrayRef<TrialResult> getHistory() const { return History; }
+  /// Number of trials proposed so far.
+  uint64_t getNumProposed() const { return NextId; }
+  /// Number of proposed trials without a result yet.
+  size_t getNumPending() const { return Pending.size(); }
+  /// Whether a config was already proposed.
+  bool wasProposed(const Config &config) const {
+    return Proposed.count(config) != 0;
+  }
+  /// The budget ("max_trials"), 0 if unlimited.
+  uint64_t getMaxTrials() const { return MaxTrials; }
+  /// True when no more proposals will come: the budget is spent or the
+  /// strategy has exhausted its space (and nothing is pending).
+  bool isDone() const;
+
+  /// Serialises the full state (options, seed, random engine, proposals,
+  /// pending trials, history and the subclass's state) as JSON.
+  llvm::json::Value saveState() const;
+  /// Restores a state saved by saveState() into a freshly created strategy
+  /// of the same name, space, options and seed. Errors on any mismatch.
+  llvm::Error loadState(const llvm::json::Value &state);
+
+protected:
+  /// `options` must be resolved (all documented options present).
+  Strategy(llvm::StringRef name, const Space &space,
+           const StrategyOptions &options, uint64_t seed);
+
+  /// Appends up to `maxCount` configs that were never proposed
+  /// (wasProposed() is false) and are valid in the space. The base class
+  /// drops anything else (and counts it in getNumDropped()).
+  virtual void proposeImpl(unsigned maxCount,
+                           llvm::SmallVectorImpl<Config> &out) = 0;
+  /// Called after the base class recorded `results` in the history.
+  virtual void observeImpl(llvm::ArrayRef<TrialResult> results) {}
+  /// The subclass's state beyond the base class's (default: none).
+  virtual llvm::json::Object saveImpl() const { return {}; }
+  /// Restores saveImpl()'s object; the base state is already loaded.
+  virtual llvm::Error loadImpl(const llvm::json::Object &state) {
+    return llvm::Error::success();
+  }
+
+  /// The strategy's random engine (seeded with getSeed()).
+  std::mt19937_64 &getRng() { return Rng; }
+  /// Marks the space as exhausted for this strategy (no more proposals).
+  void setExhausted() { Exhausted = true; }
+  /// Whether setExhausted() was called.
+  bool isExhausted() const { return Exhausted; }
+
+public:
+  /// Number of configs proposeImpl produced that the base class dropped
+  /// (duplicates or invalid); a correct strategy keeps this at zero.
+  uint64_t getNumDropped() const { return NumDropped; }
+
+private:
+  std::string Name;
+  Space TheSpace;
+  StrategyOptions Options;
+  uint64_t Seed;
+  uint64_t MaxTrials = 0;
+  std::mt19937_64 Rng;
+  uint64_t NextId = 0;
+  uint64_t NumDropped = 0;
+  bool Exhausted = false;
+  ConfigSet Proposed;
+  /// Pending trials by id (ordered for deterministic serialisation).
+  std::map<uint64_t, Config> Pending;
+  llvm::SmallVector<TrialResult> History;
+  std::optional<size_t> BestIndex;
+};
+
+/// Factory signature: builds a strategy from resolved options.
+using StrategyFactory = std::function<llvm::Expected<std::unique_ptr<Strategy>>(
+    const Space &space, const StrategyOptions &options, uint64_t seed)>;
+
+/// A registered strategy: its name, summary, documented options and factory.
+struct StrategyInfo {
+  /// Registry name, e.g. "gbfs".
+  std::string Name;
+  /// One-line description with the paper it comes from.
+  std::string Summary;
+  /// Documented options (the common options are added implicitly).
+  llvm::SmallVector<OptionInfo> Options;
+  /// Builds an instance.
+  StrategyFactory Create;
+};
+
+/// Registry of strategies by name. The built-in strategies are registered
+/// on first use (see lib/Search/Strategies.def); users may add their own.
+class StrategyRegistry {
+public:
+  /// The process-wide registry.
+  static StrategyRegistry &get();
+
+  /// Registers a strategy; errors if the name is taken.
+  llvm::Error add(StrategyInfo info);
+  /// The strategy called `name`, or null.
+  const StrategyInfo *lookup(llvm::StringRef name) const;
+  /// All registered strategies, sorted by name.
+  llvm::SmallVector<const StrategyInfo *> getAll() const;
+
+  /// Validates `options` against the documented ones (unknown names are an
+  /// error), fills in defaults and builds the strategy.
+  llvm::Expected<std::unique_ptr<Strategy>>
+  create(llvm::StringRef name, const Space &space,
+         const StrategyOptions &options, uint64_t seed) const;
+
+private:
+  StrategyRegistry();
+  std::map<std::string, StrategyInfo> Infos;
+};
+
+/// Shorthand for StrategyRegistry::get().create(...).
+llvm::Expected<std::unique_ptr<Strategy>>
+createStrategy(llvm::StringRef name, const Space &space,
+               const StrategyOptions &options = {}, uint64_t seed = 0);
+
+/// Parses "a=1,b=2" into options (for command lines).
+llvm::Expected<StrategyOptions> parseStrategyOptions(llvm::StringRef text);
+
+} // namespace mlir::tiletune
+
+#endif // TILETUNE_SEARCH_STRATEGY_H

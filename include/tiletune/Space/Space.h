@@ -1,0 +1,465 @@
+//===- Space.h - Typed tuning parameters and search spaces ------*- C++ -*-===//
+//
+// The search space of the tuner: typed parameters (factorization,
+// permutation, discrete, categorical) with the neighbour topologies of OpEvo
+// (section 3), exact counting, uniform sampling, enumeration by rank, feature
+// encoding, and spaces = products of parameters restricted by named
+// constraints. Pure C++: no MLIR IR is needed.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILETUNE_SPACE_SPACE_H
+#define TILETUNE_SPACE_SPACE_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/Hashing.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <unordered_set>
+
+namespace mlir::tiletune {
+
+/// The value of one parameter: a small vector of integer slots. Its meaning
+/// depends on the parameter kind (factors, permutation entries or an index
+/// into a list of values).
+using ParamValue = llvm::SmallVector<int64_t, 8>;
+
+/// One point of a space: the slots of all parameters, concatenated in
+/// parameter order. Cheap to copy, compare and hash.
+class Config {
+public:
+  Config() = default;
+  /// Builds a config from its slots.
+  explicit Config(llvm::ArrayRef<int64_t> slots)
+      : Slots(slots.begin(), slots.end()) {}
+
+  /// All slots.
+  llvm::ArrayRef<int64_t> getSlots() const { return Slots; }
+  /// All slots, mutable.
+  llvm::MutableArrayRef<int64_t> getSlots() { return Slots; }
+  /// Number of slots.
+  size_t size() const { return Slots.size(); }
+  /// Whether the config has no slots (a default-constructed config).
+  bool empty() const { return Slots.empty(); }
+  /// Slot `i`.
+  int64_t operator[](size_t i) const { return Slots[i]; }
+
+  bool operator==(const Config &other) const { return Slots == other.Slots; }
+  bool operator!=(const Config &other) const { return !(*this == other); }
+  /// Lexicographic order of the slots (for deterministic containers).
+  bool operator<(const Config &other) const { return Slots < other.Slots; }
+
+  /// Hash of the slots.
+  llvm::hash_code hash() const {
+    return llvm::hash_combine_range(Slots.begin(), Slots.end());
+  }
+
+private:
+  llvm::SmallVector<int64_t, 16> Slots;
+};
+
+/// std::hash-style functor for configs.
+struct ConfigHash {
+  size_t operator()(const Config &c) const { return size_t(c.hash()); }
+};
+
+/// A set of configs (e.g. the "already proposed" set of a strategy).
+using ConfigSet = std::unordered_set<Config, ConfigHash>;
+
+/// The four parameter types of OpEvo section 3.
+enum class ParamKind { Factorization, Permutation, Discrete, Categorical };
+
+/// Stable lowercase name of a parameter kind ("factorization", ...).
+llvm::StringRef stringifyParamKind(ParamKind kind);
+
+/// A typed tuning parameter: a finite feasible set with a neighbour
+/// topology. Values are `getWidth()` integer slots. Parameters are immutable
+/// after construction and shared between copies of a space.
+class Parameter {
+public:
+  virtual ~Parameter();
+
+  /// The parameter type.
+  ParamKind getKind() const { return Kind; }
+  /// The parameter name (unique within a space).
+  llvm::StringRef getName() const { return Name; }
+
+  /// Number of integer slots of a value.
+  virtual unsigned getWidth() const = 0;
+  /// Exact number of values (no enumeration). Saturates at UINT64_MAX.
+  virtual uint64_t count() const = 0;
+  /// Writes the value of rank `index` (0 <= index < count()) into `out`.
+  /// Ranks define the canonical enumeration order of the parameter.
+  virtual void unrank(uint64_t index, llvm::MutableArrayRef<int64_t> out) const = 0;
+  /// The rank of a valid value (inverse of unrank).
+  virtual uint64_t rank(llvm::ArrayRef<int64_t> value) const = 0;
+  /// Draws a value uniformly at random.
+  virtual void sample(std::mt19937_64 &rng,
+                      llvm::MutableArrayRef<int64_t> out) const = 0;
+  /// Appends all values adjacent to `value` in the parameter's topology, in
+  /// a deterministic order. Adjacency is symmetric and irreflexive.
+  virtual void getNeighbors(llvm::ArrayRef<int64_t> value,
+                            llvm::SmallVectorImpl<ParamValue> &out) const = 0;
+  /// Whether `value` lies in the feasible set; if not, `reason` says why.
+  virtual bool isValid(llvm::ArrayRef<int64_t> value,
+                       std::string *reason = nullptr) const = 0;
+  /// Writes the parameter's default value (factorization: everything in the
+  /// outermost factor; permutation: identity; otherwise the given default).
+  virtual void getDefault(llvm::MutableArrayRef<int64_t> out) const = 0;
+
+  /// Number of features `encode` appends.
+  virtual unsigned getNumFeatures() const = 0;
+  /// Appends numeric features of `value` for learned cost models.
+  virtual void encode(llvm::ArrayRef<int64_t> value,
+                      llvm::SmallVectorImpl<double> &features) const = 0;
+  /// Appends one name per feature ("<param>.<what>").
+  virtual void getFeatureNames(llvm::SmallVectorImpl<std::string> &names) const = 0;
+
+  /// Prints `value` in the canonical key syntax (e.g. "[4,2,8,16]", "[n,k,m]",
+  /// "512", "true").
+  virtual void print(llvm::ArrayRef<int64_t> value, llvm::raw_ostream &os) const = 0;
+  /// Parses the key syntax of `print` into `out`; errors on malformed or
+  /// infeasible text.
+  virtual llvm::Error parse(llvm::StringRef text,
+                            llvm::MutableArrayRef<int64_t> out) const = 0;
+
+protected:
+  Parameter(ParamKind kind, llvm::StringRef name) : Kind(kind), Name(name) {}
+
+private:
+  ParamKind Kind;
+  std::string Name;
+};
+
+/// Ordered factorization of `Total` into `NumFactors` positive integers
+/// (outer to inner) whose product is `Total`. Two tuples are adjacent when
+/// one is obtained from the other by moving one prime factor from one slot
+/// to another. Counting is exact by prime-exponent combinatorics:
+/// prod over primes p^e of C(e + nu - 1, nu - 1).
+class FactorizationParam : public Parameter {
+public:
+  /// `total` >= 1, `numFactors` >= 1.
+  FactorizationParam(llvm::StringRef name, int64_t total, unsigned numFactors);
+
+  /// The number being factorized.
+  int64_t getTotal() const { return Total; }
+  /// Number of factors (nu).
+  unsigned getNumFactors() const { return NumFactors; }
+  /// Prime factorization of the total: (prime, exponent), ascending primes.
+  llvm::ArrayRef<std::pair<int64_t, unsigned>> getPrimes() const {
+    return Primes;
+  }
+
+  unsigned getWidth() const override { return NumFactors; }
+  uint64_t count() const override;
+  void unrank(uint64_t index, llvm::MutableArrayRef<int64_t> out) const override;
+  uint64_t rank(llvm::ArrayRef<int64_t> value) const override;
+  void sample(std::mt19937_64 &rng,
+              llvm::MutableArrayRef<int64_t> out) const override;
+  void getNeighbors(llvm::ArrayRef<int64_t> value,
+                    llvm::SmallVectorImpl<ParamValue> &out) const override;
+  bool isValid(llvm::ArrayRef<int64_t> value,
+               std::string *reason = nullptr) const override;
+  void getDefault(llvm::MutableArrayRef<int64_t> out) const override;
+  unsigned getNumFeatures() const override { return NumFactors; }
+  void encode(llvm::ArrayRef<int64_t> value,
+              llvm::SmallVectorImpl<double> &features) const override;
+  void getFeatureNames(llvm::SmallVectorImpl<std::string> &names) const override;
+  void print(llvm::ArrayRef<int64_t> value, llvm::raw_ostream &os) const override;
+  llvm::Error parse(llvm::StringRef text,
+                    llvm::MutableArrayRef<int64_t> out) const override;
+
+  static bool classof(const Parameter *p) {
+    return p->getKind() == ParamKind::Factorization;
+  }
+
+private:
+  int64_t Total;
+  unsigned NumFactors;
+  llvm::SmallVector<std::pair<int64_t, unsigned>> Primes;
+  /// Number of compositions of each prime's exponent into NumFactors parts.
+  llvm::SmallVector<uint64_t> PerPrimeCounts;
+};
+
+/// A permutation of named elements (e.g. a loop order). A value holds, per
+/// position, the index of the element placed there. Two permutations are
+/// adjacent when they differ by one swap (a two-cycle).
+class PermutationParam : public Parameter {
+public:
+  /// `elements` must be distinct and non-empty (at most 20 of them).
+  PermutationParam(llvm::StringRef name, llvm::ArrayRef<std::string> elements);
+
+  /// The element names, in identity order.
+  llvm::ArrayRef<std::string> getElements() const { return Elements; }
+
+  unsigned getWidth() const override { return Elements.size(); }
+  uint64_t count() const override;
+  void unrank(uint64_t index, llvm::MutableArrayRef<int64_t> out) const override;
+  uint64_t rank(llvm::ArrayRef<int64_t> value) const override;
+  void sample(std::mt19937_64 &rng,
+              llvm::MutableArrayRef<int64_t> out) const override;
+  void getNeighbors(llvm::ArrayRef<int64_t> value,
+                    llvm::SmallVectorImpl<ParamValue> &out) const override;
+  bool isValid(llvm::ArrayRef<int64_t> value,
+               std::string *reason = nullptr) const override;
+  void getDefault(llvm::MutableArrayRef<int64_t> out) const override;
+  unsigned getNumFeatures() const override { return Elements.size(); }
+  void encode(llvm::ArrayRef<int64_t> value,
+              llvm::SmallVectorImpl<double> &features) const override;
+  void getFeatureNames(llvm::SmallVectorImpl<std::string> &names) const override;
+  void print(llvm::ArrayRef<int64_t> value, llvm::raw_ostream &os) const override;
+  llvm::Error parse(llvm::StringRef text,
+                    llvm::MutableArrayRef<int64_t> out) const override;
+
+  static bool classof(const Parameter *p) {
+    return p->getKind() == ParamKind::Permutation;
+  }
+
+private:
+  llvm::SmallVector<std::string> Elements;
+};
+
+/// An ordered list of distinct integers (e.g. max unroll steps). A value is
+/// one slot holding the *index* into the ascending value list; adjacent
+/// values are the next smaller and next larger ones.
+class DiscreteParam : public Parameter {
+public:
+  /// `values` must be non-empty; they are sorted and de-duplicated.
+  /// `defaultValue` must be one of them.
+  DiscreteParam(llvm::StringRef name, llvm::ArrayRef<int64_t> values,
+                int64_t defaultValue);
+
+  /// The sorted values.
+  llvm::ArrayRef<int64_t> getValues() const { return Values; }
+  /// The integer a value (an index slot) stands for.
+  int64_t getValue(llvm::ArrayRef<int64_t> value) const {
+    return Values[value[0]];
+  }
+  /// Index of `v` in the value list, if present.
+  std::optional<int64_t> indexOf(int64_t v) const;
+
+  unsigned getWidth() const override { return 1; }
+  uint64_t count() const override { return Values.size(); }
+  void unrank(uint64_t index, llvm::MutableArrayRef<int64_t> out) const override;
+  uint64_t rank(llvm::ArrayRef<int64_t> value) const override;
+  void sample(std::mt19937_64 &rng,
+              llvm::MutableArrayRef<int64_t> out) const override;
+  void getNeighbors(llvm::ArrayRef<int64_t> value,
+                    llvm::SmallVectorImpl<ParamValue> &out) const override;
+  bool isValid(llvm::ArrayRef<int64_t> value,
+               std::string *reason = nullptr) const override;
+  void getDefault(llvm::MutableArrayRef<int64_t> out) const override;
+  unsigned getNumFeatures() const override { return 1; }
+  void encode(llvm::ArrayRef<int64_t> value,
+              llvm::SmallVectorImpl<double> &features) const override;
+  void getFeatureNames(llvm::SmallVectorImpl<std::string> &names) const override;
+  void print(llvm::ArrayRef<int64_t> value, llvm::raw_ostream &os) const override;
+  llvm::Error parse(llvm::StringRef text,
+                    llvm::MutableArrayRef<int64_t> out) const override;
+
+  static bool classof(const Parameter *p) {
+    return p->getKind() == ParamKind::Discrete;
+  }
+
+private:
+  llvm::SmallVector<int64_t> Values;
+  int64_t DefaultIndex;
+};
+
+/// An unordered set of named choices (e.g. true/false, none/a/b/ab). A value
+/// is one slot holding the choice index; all choices are mutually adjacent.
+class CategoricalParam : public Parameter {
+public:
+  /// `choices` must be distinct and non-empty; `defaultIndex` < size.
+  CategoricalParam(llvm::StringRef name, llvm::ArrayRef<std::string> choices,
+                   unsigned defaultIndex = 0);
+
+  /// The choice names.
+  llvm::ArrayRef<std::string> getChoices() const { return Choices; }
+  /// The choice name a value stands for.
+  llvm::StringRef getChoice(llvm::ArrayRef<int64_t> value) const {
+    return Choices[value[0]];
+  }
+  /// Index of choice `name`, if present.
+  std::optional<int64_t> indexOf(llvm::StringRef name) const;
+
+  unsigned getWidth() const override { return 1; }
+  uint64_t count() const override { return Choices.size(); }
+  void unrank(uint64_t index, llvm::MutableArrayRef<int64_t> out) const override;
+  uint64_t rank(llvm::ArrayRef<int64_t> value) const override;
+  void sample(std::mt19937_64 &rng,
+              llvm::MutableArrayRef<int64_t> out) const override;
+  void getNeighbors(llvm::ArrayRef<int64_t> value,
+                    llvm::SmallVectorImpl<ParamValue> &out) const override;
+  bool isValid(llvm::ArrayRef<int64_t> value,
+               std::string *reason = nullptr) const override;
+  void getDefault(llvm::MutableArrayRef<int64_t> out) const override;
+  unsigned getNumFeatures() const override { return Choices.size(); }
+  void encode(llvm::ArrayRef<int64_t> value,
+              llvm::SmallVectorImpl<double> &features) const override;
+  void getFeatureNames(llvm::SmallVectorImpl<std::string> &names) const override;
+  void print(llvm::ArrayRef<int64_t> value, llvm::raw_ostream &os) const override;
+  llvm::Error parse(llvm::StringRef text,
+                    llvm::MutableArrayRef<int64_t> out) const override;
+
+  static bool classof(const Parameter *p) {
+    return p->getKind() == ParamKind::Categorical;
+  }
+
+private:
+  llvm::SmallVector<std::string> Choices;
+  unsigned DefaultIndex;
+};
+
+class Space;
+
+/// A named predicate over configs. `Check` returns std::nullopt when the
+/// config satisfies it, or a human-readable reason when it does not.
+struct Constraint {
+  /// Short identifier, e.g. "register-tile-limit".
+  std::string Name;
+  /// The predicate (must be deterministic and side-effect free).
+  std::function<std::optional<std::string>(const Space &, const Config &)>
+      Check;
+};
+
+/// One violated constraint (or infeasible parameter) of a config.
+struct Violation {
+  /// Constraint or parameter name.
+  std::string Name;
+  /// Why the config violates it.
+  std::string Reason;
+};
+
+/// A search space: the product of typed parameters, restricted by named
+/// constraints. Copies are cheap (parameters are shared and immutable);
+/// adding a constraint to a copy leaves the original untouched, which is how
+/// space transformations (filters) are built.
+class Space {
+public:
+  Space() = default;
+  /// An empty space with a descriptive name.
+  explicit Space(llvm::StringRef name) : Name(name) {}
+
+  /// Descriptive name (e.g. "cpu matmul 1024x1024x1024").
+  llvm::StringRef getName() const { return Name; }
+  void setName(llvm::StringRef name) { Name = name.str(); }
+
+  /// Appends a parameter (its name must be new); returns its index.
+  unsigned addParameter(std::shared_ptr<const Parameter> param);
+  /// Appends a constraint.
+  void addConstraint(Constraint constraint);
+  /// A copy of this space with one more constraint: a filtered space that
+  /// every strategy can search.
+  Space withConstraint(Constraint constraint) const;
+
+  /// Number of parameters.
+  unsigned getNumParameters() const { return Params.size(); }
+  /// Parameter `i`.
+  const Parameter &getParameter(unsigned i) const { return *Params[i]; }
+  /// Index of the parameter called `name`.
+  std::optional<unsigned> lookup(llvm::StringRef name) const;
+  /// First slot of parameter `i` in a config.
+  unsigned getOffset(unsigned i) const { return Offsets[i]; }
+  /// Total number of slots of a config.
+  unsigned getWidth() const { return Width; }
+  /// The constraints.
+  llvm::ArrayRef<Constraint> getConstraints() const { return Constraints; }
+  /// Whether any constraint restricts the product space.
+  bool isConstrained() const { return !Constraints.empty(); }
+
+  /// The slots of parameter `i` within `config`.
+  llvm::ArrayRef<int64_t> getValue(const Config &config, unsigned i) const {
+    return config.getSlots().slice(Offsets[i], Params[i]->getWidth());
+  }
+  /// The slots of the parameter called `name` (asserts it exists).
+  llvm::ArrayRef<int64_t> getValue(const Config &config,
+                                   llvm::StringRef name) const;
+  /// A copy of `config` with parameter `i` set to `value`.
+  Config withValue(const Config &config, unsigned i,
+                   llvm::ArrayRef<int64_t> value) const;
+
+  /// Exact size of the unconstrained product space (no enumeration);
+  /// saturates at UINT64_MAX.
+  uint64_t countProduct() const;
+  /// Exact number of configs satisfying all constraints, by enumeration;
+  /// errors if the product space is larger than `limit`. Equals
+  /// countProduct() for unconstrained spaces (then no enumeration is done).
+  llvm::Expected<uint64_t> countValid(uint64_t limit = 50000000) const;
+
+  /// The config of mixed-radix rank `index` < countProduct() (parameter 0 is
+  /// the most significant digit).
+  Config unrank(uint64_t index) const;
+  /// Mixed-radix rank of a config whose parameters are feasible.
+  uint64_t rank(const Config &config) const;
+  /// A uniformly random point of the product space (constraints ignored).
+  Config sample(std::mt19937_64 &rng) const;
+  /// A uniformly random config satisfying the constraints, by rejection
+  /// with at most `maxAttempts` draws; std::nullopt if none was found.
+  std::optional<Config> sampleValid(std::mt19937_64 &rng,
+                                    unsigned maxAttempts = 10000) const;
+  /// The config made of every parameter's default value (G-BFS's
+  /// "no multi-level tiling" start state for factorization spaces).
+  Config getDefault() const;
+
+  /// Appends all neighbours of `config` in the product topology: configs
+  /// that differ in exactly one parameter, by one adjacency step of that
+  /// parameter. Constraints are not applied (check with isValid).
+  void getNeighbors(const Config &config,
+                    llvm::SmallVectorImpl<Config> &out) const;
+
+  /// Whether every parameter value is feasible and every constraint holds.
+  /// On failure `reason` gets the first violation ("name: reason").
+  bool isValid(const Config &config, std::string *reason = nullptr) const;
+  /// All violations of `config` (empty when valid).
+  llvm::SmallVector<Violation> getViolations(const Config &config) const;
+
+  /// Canonical text key, e.g. "m=[4,2,8,16];k=[64,16];order=[n,k,m]".
+  std::string getKey(const Config &config) const;
+  /// Parses a key produced by getKey (parameters in any order, all present).
+  llvm::Expected<Config> parseKey(llvm::StringRef key) const;
+
+  /// Number of features of `encode`.
+  unsigned getNumFeatures() const;
+  /// Appends the features of every parameter, in parameter order.
+  void encode(const Config &config,
+              llvm::SmallVectorImpl<double> &features) const;
+  /// Names of the features of `encode`.
+  llvm::SmallVector<std::string> getFeatureNames() const;
+
+private:
+  std::string Name;
+  llvm::SmallVector<std::shared_ptr<const Parameter>> Params;
+  llvm::SmallVector<unsigned> Offsets;
+  unsigned Width = 0;
+  llvm::SmallVector<Constraint> Constraints;
+};
+
+/// Prime factorization of `n` >= 1 as (prime, exponent), ascending.
+llvm::SmallVector<std::pair<int64_t, unsigned>> factorizePrimes(int64_t n);
+
+/// Binomial coefficient C(n, k), saturating at UINT64_MAX.
+uint64_t binomial(uint64_t n, uint64_t k);
+
+/// Multiplication saturating at UINT64_MAX.
+uint64_t saturatingMul(uint64_t a, uint64_t b);
+
+/// Uniform integer in [0, n) (n >= 1) drawn from `rng` by rejection; the
+/// same sequence on every platform (unlike std::uniform_int_distribution).
+uint64_t uniformIndex(std::mt19937_64 &rng, uint64_t n);
+
+/// Uniform double in [0, 1) with 53 random bits; platform independent.
+double uniformReal(std::mt19937_64 &rng);
+
+} // namespace mlir::tiletune
+
+#endif // TILETUNE_SPACE_SPACE_H

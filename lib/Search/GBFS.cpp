@@ -1,0 +1,218 @@
+//===- GBFS.cpp - Greedy best-first search over neighbour configs --------===//
+//
+// G-BFS (Algorithm 1 of "Compiler-Level Matrix Multiplication Optimization
+// for Deep Learning"): a priority queue of measured states ordered by cost;
+// pop the cheapest, sample rho of its neighbours, measure those that are
+// legitimate and unvisited, push them. The neighbourhood is the space's
+// product topology (moving one prime factor between two factors of one
+// factorization generalises the paper's "double one, halve another" to any
+// size; permutations/discrete/categorical parameters contribute their own
+// adjacencies). When all sampled neighbours of a popped state were already
+// visited it simply moves on to the next queued state.
+//
+//===----------------------------------------------------------------------===//
+
+#include "StrategyRegistration.h"
+
+#include <set>
+
+using namespace llvm;
+using namespace mlir::tiletune;
+
+namespace {
+class GBFSStrategy : public Strategy {
+public:
+  GBFSStrategy(const Space &space, const StrategyOptions &options,
+               uint64_t seed, unsigned rho, bool randomStart, bool restart)
+      : Strategy("gbfs", space, options, seed), Rho(rho),
+        RandomStart(randomStart), Restart(restart) {}
+
+protected:
+  void proposeImpl(unsigned maxCount, SmallVectorImpl<Config> &out) override {
+    const Space &space = getSpace();
+    ConfigSet local;
+    auto fresh = [&](const Config &c) {
+      return !wasProposed(c) && !local.count(c);
+    };
+    auto emit = [&](Config c) {
+      local.insert(c);
+      out.push_back(std::move(c));
+    };
+
+    // Line 1-2: test the start state first.
+    if (getNumProposed() == 0) {
+      std::optional<Config> start;
+      if (!RandomStart && space.isValid(space.getDefault()))
+        start = space.getDefault();
+      else
+        start = space.sampleValid(getRng());
+      if (!start) {
+        setExhausted();
+        return;
+      }
+      emit(std::move(*start));
+      return;
+    }
+
+    // Sampled neighbours left over from a previous call come first.
+    while (out.size() < maxCount && !Carry.empty()) {
+      Config c = std::move(Carry.front());
+      Carry.erase(Carry.begin());
+      if (fresh(c))
+        emit(std::move(c));
+    }
+
+    SmallVector<Config> neighbors;
+    while (out.size() < maxCount) {
+      if (Queue.empty()) {
+        // Paper: stop when the queue is empty. We wait for pending results
+        // (they may refill the queue) and otherwise restart from a random
+        // unvisited state if allowed.
+        if (getNumPending() > 0 || !out.empty())
+          return;
+        if (!Restart) {
+          setExhausted();
+          return;
+        }
+        std::optional<Config> s;
+        for (unsigned a = 0; a < 100 && !s; ++a) {
+          auto c = space.sampleValid(getRng(), 100);
+          if (c && fresh(*c))
+            s = std::move(c);
+        }
+        if (!s) {
+          setExhausted();
+          return;
+        }
+        emit(std::move(*s));
+        return;
+      }
+      // Line 5: pop the cheapest state (ties: earliest trial).
+      auto top = *Queue.begin();
+      Queue.erase(Queue.begin());
+      Popped.insert(top.second);
+      const Config &s = QueueConfigs[top.second];
+      // Line 6: sample rho neighbours of s uniformly without replacement.
+      neighbors.clear();
+      space.getNeighbors(s, neighbors);
+      unsigned take = std::min<size_t>(Rho, neighbors.size());
+      for (unsigned i = 0; i < take; ++i)
+        std::swap(neighbors[i],
+                  neighbors[i + uniformIndex(getRng(), neighbors.size() - i)]);
+      QueueConfigs.erase(top.second);
+      // Lines 7-10: keep legitimate, unvisited ones.
+      for (unsigned i = 0; i < take; ++i) {
+        Config &c = neighbors[i];
+        if (!fresh(c) || !space.isValid(c))
+          continue;
+        if (out.size() < maxCount)
+          emit(std::move(c));
+        else if (llvm::find(Carry, c) == Carry.end())
+          Carry.push_back(std::move(c));
+      }
+    }
+  }
+
+  void observeImpl(ArrayRef<TrialResult> results) override {
+    // Only successfully measured states enter the queue (failures are not
+    // legitimate states).
+    for (const TrialResult &r : results)
+      if (r.isOk()) {
+        Queue.insert({r.Cost, r.Id});
+        QueueConfigs[r.Id] = r.Cfg;
+      }
+  }
+
+  json::Object saveImpl() const override {
+    json::Array popped, carry;
+    for (uint64_t id : Popped)
+      popped.push_back(int64_t(id));
+    for (const Config &c : Carry)
+      carry.push_back(getSpace().getKey(c));
+    return json::Object{{"popped", std::move(popped)},
+                        {"carry", std::move(carry)}};
+  }
+
+  Error loadImpl(const json::Object &state) override {
+    const json::Array *popped = state.getArray("popped");
+    const json::Array *carry = state.getArray("carry");
+    if (!popped || !carry)
+      return createStringError(inconvertibleErrorCode(),
+                               "gbfs state: missing fields");
+    Popped.clear();
+    for (const json::Value &v : *popped) {
+      auto id = v.getAsInteger();
+      if (!id)
+        return createStringError(inconvertibleErrorCode(),
+                                 "gbfs state: malformed popped id");
+      Popped.insert(*id);
+    }
+    Carry.clear();
+    for (const json::Value &v : *carry) {
+      auto key = v.getAsString();
+      if (!key)
+        return createStringError(inconvertibleErrorCode(),
+                                 "gbfs state: malformed carry");
+      auto c = getSpace().parseKey(*key);
+      if (!c)
+        return c.takeError();
+      Carry.push_back(std::move(*c));
+    }
+    Queue.clear();
+    QueueConfigs.clear();
+    for (const TrialResult &r : getHistory())
+      if (r.isOk() && !Popped.count(r.Id)) {
+        Queue.insert({r.Cost, r.Id});
+        QueueConfigs[r.Id] = r.Cfg;
+      }
+    return Error::success();
+  }
+
+private:
+  unsigned Rho;
+  bool RandomStart;
+  bool Restart;
+  /// (cost, trial id) of measured, not yet popped states.
+  std::set<std::pair<double, uint64_t>> Queue;
+  std::map<uint64_t, Config> QueueConfigs;
+  /// Trial ids already expanded.
+  std::set<uint64_t> Popped;
+  /// Sampled neighbours that did not fit into the last batch.
+  SmallVector<Config> Carry;
+};
+} // namespace
+
+void mlir::tiletune::registerGBFSStrategy(StrategyRegistry &registry) {
+  StrategyInfo info;
+  info.Name = "gbfs";
+  info.Summary = "greedy best-first search over neighbour configs (G-BFS, "
+                 "Zhang et al. 2019, Algorithm 1)";
+  info.Options = {
+      {"rho", "5",
+       "neighbours sampled per popped state (paper: rho = 5)"},
+      {"start", "default",
+       "start state: 'default' = every parameter's default, i.e. no "
+       "multi-level tiling [[m,1,1,1],[k,1],[n,1,1,1]] (paper), or 'random'"},
+      {"restart", "true",
+       "when the queue runs empty, continue from a random unvisited state "
+       "instead of stopping (the paper stops)"}};
+  info.Create = [](const Space &space, const StrategyOptions &options,
+                   uint64_t seed) -> Expected<std::unique_ptr<Strategy>> {
+    auto rho = getIntOption(options, "rho");
+    if (!rho)
+      return rho.takeError();
+    if (*rho < 1)
+      return createStringError(inconvertibleErrorCode(),
+                               "gbfs: 'rho' must be >= 1");
+    auto restart = getBoolOption(options, "restart");
+    if (!restart)
+      return restart.takeError();
+    const std::string &start = options.at("start");
+    if (start != "default" && start != "random")
+      return createStringError(inconvertibleErrorCode(),
+                               "gbfs: 'start' must be 'default' or 'random'");
+    return std::make_unique<GBFSStrategy>(space, options, seed, *rho,
+                                          start == "random", *restart);
+  };
+  cantFail(registry.add(std::move(info)));
+}

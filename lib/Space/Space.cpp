@@ -1,0 +1,270 @@
+//===- Space.cpp - Products of typed parameters with constraints ---------===//
+//
+// Mixed-radix enumeration, sampling, product-topology neighbours, validity
+// with named constraints, canonical keys and feature encoding of spaces.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tiletune/Space/Space.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <cassert>
+#include <limits>
+
+using namespace llvm;
+using namespace mlir::tiletune;
+
+unsigned Space::addParameter(std::shared_ptr<const Parameter> param) {
+  assert(param && !lookup(param->getName()) && "duplicate parameter name");
+  Params.push_back(std::move(param));
+  Offsets.push_back(Width);
+  Width += Params.back()->getWidth();
+  return Params.size() - 1;
+}
+
+void Space::addConstraint(Constraint constraint) {
+  Constraints.push_back(std::move(constraint));
+}
+
+Space Space::withConstraint(Constraint constraint) const {
+  Space copy = *this;
+  copy.addConstraint(std::move(constraint));
+  return copy;
+}
+
+std::optional<unsigned> Space::lookup(StringRef name) const {
+  for (unsigned i = 0; i < Params.size(); ++i)
+    if (Params[i]->getName() == name)
+      return i;
+  return std::nullopt;
+}
+
+ArrayRef<int64_t> Space::getValue(const Config &config, StringRef name) const {
+  auto i = lookup(name);
+  assert(i && "unknown parameter");
+  return getValue(config, *i);
+}
+
+Config Space::withValue(const Config &config, unsigned i,
+                        ArrayRef<int64_t> value) const {
+  Config copy = config;
+  assert(value.size() == Params[i]->getWidth());
+  llvm::copy(value, copy.getSlots().begin() + Offsets[i]);
+  return copy;
+}
+
+uint64_t Space::countProduct() const {
+  uint64_t c = 1;
+  for (const auto &p : Params)
+    c = saturatingMul(c, p->count());
+  return c;
+}
+
+Expected<uint64_t> Space::countValid(uint64_t limit) const {
+  uint64_t total = countProduct();
+  if (!isConstrained())
+    return total;
+  if (total > limit)
+    return createStringError(inconvertibleErrorCode(),
+                             "space '" + Name + "' has " + Twine(total) +
+                                 " points, more than the enumeration limit " +
+                                 Twine(limit));
+  // Odometer over per-parameter value tables.
+  SmallVector<SmallVector<ParamValue>> tables(Params.size());
+  for (unsigned i = 0; i < Params.size(); ++i)
+    for (uint64_t r = 0, e = Params[i]->count(); r < e; ++r) {
+      ParamValue v(Params[i]->getWidth());
+      Params[i]->unrank(r, v);
+      tables[i].push_back(std::move(v));
+    }
+  SmallVector<uint64_t> digits(Params.size(), 0);
+  Config cfg(SmallVector<int64_t>(Width, 0));
+  for (unsigned i = 0; i < Params.size(); ++i)
+    llvm::copy(tables[i][0], cfg.getSlots().begin() + Offsets[i]);
+  uint64_t valid = 0;
+  for (uint64_t n = 0; n < total; ++n) {
+    bool ok = true;
+    for (const Constraint &c : Constraints)
+      if (c.Check(*this, cfg)) {
+        ok = false;
+        break;
+      }
+    valid += ok;
+    // Increment (last parameter least significant).
+    for (unsigned i = Params.size(); i-- > 0;) {
+      if (++digits[i] < tables[i].size()) {
+        llvm::copy(tables[i][digits[i]], cfg.getSlots().begin() + Offsets[i]);
+        break;
+      }
+      digits[i] = 0;
+      llvm::copy(tables[i][0], cfg.getSlots().begin() + Offsets[i]);
+    }
+  }
+  return valid;
+}
+
+Config Space::unrank(uint64_t index) const {
+  assert(index < countProduct() && "rank out of range");
+  Config cfg(SmallVector<int64_t>(Width, 0));
+  for (unsigned i = Params.size(); i-- > 0;) {
+    uint64_t n = Params[i]->count();
+    Params[i]->unrank(index % n,
+                      cfg.getSlots().slice(Offsets[i], Params[i]->getWidth()));
+    index /= n;
+  }
+  return cfg;
+}
+
+uint64_t Space::rank(const Config &config) const {
+  uint64_t index = 0;
+  for (unsigned i = 0; i < Params.size(); ++i)
+    index = index * Params[i]->count() +
+            Params[i]->rank(getValue(config, i));
+  return index;
+}
+
+Config Space::sample(std::mt19937_64 &rng) const {
+  Config cfg(SmallVector<int64_t>(Width, 0));
+  for (unsigned i = 0; i < Params.size(); ++i)
+    Params[i]->sample(rng,
+                      cfg.getSlots().slice(Offsets[i], Params[i]->getWidth()));
+  return cfg;
+}
+
+std::optional<Config> Space::sampleValid(std::mt19937_64 &rng,
+                                         unsigned maxAttempts) const {
+  for (unsigned a = 0; a < maxAttempts; ++a) {
+    Config cfg = sample(rng);
+    if (isValid(cfg))
+      return cfg;
+  }
+  return std::nullopt;
+}
+
+Config Space::getDefault() const {
+  Config cfg(SmallVector<int64_t>(Width, 0));
+  for (unsigned i = 0; i < Params.size(); ++i)
+    Params[i]->getDefault(
+        cfg.getSlots().slice(Offsets[i], Params[i]->getWidth()));
+  return cfg;
+}
+
+void Space::getNeighbors(const Config &config,
+                         SmallVectorImpl<Config> &out) const {
+  SmallVector<ParamValue> values;
+  for (unsigned i = 0; i < Params.size(); ++i) {
+    values.clear();
+    Params[i]->getNeighbors(getValue(config, i), values);
+    for (const ParamValue &v : values)
+      out.push_back(withValue(config, i, v));
+  }
+}
+
+bool Space::isValid(const Config &config, std::string *reason) const {
+  if (config.size() != Width) {
+    if (reason)
+      *reason = "config has " + std::to_string(config.size()) +
+                " slots, expected " + std::to_string(Width);
+    return false;
+  }
+  std::string why;
+  for (unsigned i = 0; i < Params.size(); ++i)
+    if (!Params[i]->isValid(getValue(config, i), reason ? &why : nullptr)) {
+      if (reason)
+        *reason = (Params[i]->getName() + ": " + why).str();
+      return false;
+    }
+  for (const Constraint &c : Constraints)
+    if (auto r = c.Check(*this, config)) {
+      if (reason)
+        *reason = c.Name + ": " + *r;
+      return false;
+    }
+  return true;
+}
+
+SmallVector<Violation> Space::getViolations(const Config &config) const {
+  SmallVector<Violation> out;
+  if (config.size() != Width) {
+    out.push_back({"config", "wrong number of slots"});
+    return out;
+  }
+  bool paramsOk = true;
+  for (unsigned i = 0; i < Params.size(); ++i) {
+    std::string why;
+    if (!Params[i]->isValid(getValue(config, i), &why)) {
+      out.push_back({Params[i]->getName().str(), why});
+      paramsOk = false;
+    }
+  }
+  // Constraints may assume feasible parameter values.
+  if (paramsOk)
+    for (const Constraint &c : Constraints)
+      if (auto r = c.Check(*this, config))
+        out.push_back({c.Name, *r});
+  return out;
+}
+
+std::string Space::getKey(const Config &config) const {
+  std::string key;
+  raw_string_ostream os(key);
+  for (unsigned i = 0; i < Params.size(); ++i) {
+    if (i)
+      os << ';';
+    os << Params[i]->getName() << '=';
+    Params[i]->print(getValue(config, i), os);
+  }
+  return key;
+}
+
+Expected<Config> Space::parseKey(StringRef key) const {
+  Config cfg(SmallVector<int64_t>(Width, 0));
+  SmallVector<bool> seen(Params.size(), false);
+  SmallVector<StringRef> parts;
+  key.split(parts, ';', -1, /*KeepEmpty=*/false);
+  for (StringRef part : parts) {
+    auto [name, text] = part.split('=');
+    auto idx = lookup(name.trim());
+    if (!idx)
+      return createStringError(inconvertibleErrorCode(),
+                               "config key '" + key + "': unknown parameter '" +
+                                   name.trim() + "'");
+    if (seen[*idx])
+      return createStringError(inconvertibleErrorCode(),
+                               "config key '" + key + "': parameter '" +
+                                   name.trim() + "' given twice");
+    seen[*idx] = true;
+    if (Error e = Params[*idx]->parse(
+            text, cfg.getSlots().slice(Offsets[*idx],
+                                       Params[*idx]->getWidth())))
+      return std::move(e);
+  }
+  for (unsigned i = 0; i < Params.size(); ++i)
+    if (!seen[i])
+      return createStringError(inconvertibleErrorCode(),
+                               "config key '" + key + "': missing parameter '" +
+                                   Params[i]->getName() + "'");
+  return cfg;
+}
+
+unsigned Space::getNumFeatures() const {
+  unsigned n = 0;
+  for (const auto &p : Params)
+    n += p->getNumFeatures();
+  return n;
+}
+
+void Space::encode(const Config &config,
+                   SmallVectorImpl<double> &features) const {
+  for (unsigned i = 0; i < Params.size(); ++i)
+    Params[i]->encode(getValue(config, i), features);
+}
+
+SmallVector<std::string> Space::getFeatureNames() const {
+  SmallVector<std::string> names;
+  for (const auto &p : Params)
+    p->getFeatureNames(names);
+  return names;
+}
