@@ -12,7 +12,7 @@ config.name = "TILETUNE"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test", ".py"]
 config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py",
-                   "Unit"]
+]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.tiletune_obj_root, "test")
 
