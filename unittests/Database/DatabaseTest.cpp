@@ -1,0 +1,639 @@
+//===- DatabaseTest.cpp - Tests of the SQLite tuning database -------------===//
+//
+// Part of the TileTune project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tiletune/Database/Database.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include "gtest/gtest.h"
+
+#include <csignal>
+#include <fstream>
+#include <random>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace mlir::tiletune;
+
+namespace {
+
+/// A fresh temporary directory per test, removed afterwards.
+class DatabaseTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    ASSERT_FALSE(
+        llvm::sys::fs::createUniqueDirectory("tiletune-db-test", directory));
+  }
+  void TearDown() override { llvm::sys::fs::remove_directories(directory); }
+
+  std::string file(llvm::StringRef name) const {
+    llvm::SmallString<128> path(directory);
+    llvm::sys::path::append(path, name);
+    return std::string(path);
+  }
+
+  std::unique_ptr<TileTuneDatabase> openOrFail(llvm::StringRef path,
+                                               OpenMode mode =
+                                                   OpenMode::CreateIfMissing) {
+    auto db = TileTuneDatabase::open(path, mode);
+    if (!db) {
+      ADD_FAILURE() << llvm::toString(db.takeError());
+      return nullptr;
+    }
+    return std::move(*db);
+  }
+
+  /// The error message of opening \p path (fails the test if it opens).
+  std::string openError(llvm::StringRef path,
+                        OpenMode mode = OpenMode::CreateIfMissing) {
+    auto db = TileTuneDatabase::open(path, mode);
+    if (db) {
+      ADD_FAILURE() << "opening '" << path.str() << "' should fail";
+      return "";
+    }
+    return llvm::toString(db.takeError());
+  }
+
+  llvm::SmallString<128> directory;
+};
+
+TargetInfo testTarget(unsigned threads = 1) {
+  TargetInfo target;
+  target.model = "Test CPU (znver5)";
+  target.features = "avx2,avx512f,fma";
+  target.threads = threads;
+  target.toolchain = "tiletune 0.1.0; LLVM 22.1.8";
+  return target;
+}
+
+RunInfo makeRun(llvm::StringRef problem = "matmul/f32/m=64,n=64,k=64",
+                TargetInfo target = testTarget(), llvm::StringRef algo = "random",
+                uint64_t seed = 7) {
+  RunInfo run;
+  run.problemKey = problem.str();
+  run.problemDescription = R"({"op":"matmul","m":64,"n":64,"k":64})";
+  run.target = std::move(target);
+  run.algorithm = algo.str();
+  run.seed = seed;
+  run.budgetTrials = 100;
+  run.budgetSeconds = 60;
+  run.options = R"({"batch":8})";
+  return run;
+}
+
+MeasurementRecord makeRecord(int64_t runId, int64_t trial, double seconds,
+                             MeasurementRole role = MeasurementRole::Search,
+                             MeasureStatus status = MeasureStatus::Ok) {
+  MeasurementRecord record;
+  record.runId = runId;
+  record.trial = trial;
+  record.role = role;
+  record.configKey = "cfg" + std::to_string(trial);
+  record.config = R"({"tile":)" + std::to_string(trial) + "}";
+  if (status == MeasureStatus::Ok) {
+    record.result = MeasureResult::success(
+        TimeStats::fromSamples({seconds, seconds * 1.1, seconds * 0.9}),
+        1.0 / seconds);
+  } else {
+    record.result = MeasureResult::failure(status, "failed on purpose");
+  }
+  record.result.costSeconds = 0.05;
+  return record;
+}
+
+void expectOk(llvm::Error err) {
+  EXPECT_FALSE(static_cast<bool>(err)) << llvm::toString(std::move(err));
+}
+
+TEST_F(DatabaseTest, SchemaIsVersionedAndMarked) {
+  std::string path = file("tune.db");
+  ASSERT_TRUE(openOrFail(path) != nullptr);
+  sqlite3 *raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+  auto queryInt = [&](const char *sql) {
+    sqlite3_stmt *stmt = nullptr;
+    EXPECT_EQ(sqlite3_prepare_v2(raw, sql, -1, &stmt, nullptr), SQLITE_OK);
+    EXPECT_EQ(sqlite3_step(stmt), SQLITE_ROW);
+    int64_t value = sqlite3_column_int64(stmt, 0);
+    sqlite3_finalize(stmt);
+    return value;
+  };
+  EXPECT_EQ(queryInt("PRAGMA user_version"), TileTuneDatabase::kSchemaVersion);
+  EXPECT_EQ(queryInt("PRAGMA application_id"), TileTuneDatabase::kApplicationId);
+  EXPECT_EQ(queryInt("SELECT count(*) FROM meta WHERE key = 'tool' AND "
+                     "value = 'tiletune'"),
+            1);
+  sqlite3_stmt *stmt = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(raw, "PRAGMA journal_mode", -1, &stmt, nullptr),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(stmt), SQLITE_ROW);
+  EXPECT_STREQ(reinterpret_cast<const char *>(sqlite3_column_text(stmt, 0)),
+               "wal");
+  sqlite3_finalize(stmt);
+  sqlite3_close(raw);
+}
+
+TEST_F(DatabaseTest, RunAndMeasurementsRoundTrip) {
+  std::string path = file("tune.db");
+  RunInfo run = makeRun();
+  run.seed = ~uint64_t(0) - 5; // Does not fit in a signed 64-bit integer.
+  {
+    auto db = openOrFail(path);
+    ASSERT_TRUE(db);
+    expectOk(db->recordRun(run));
+    EXPECT_GT(run.id, 0);
+    EXPECT_GT(run.startedAt, 0);
+    EXPECT_EQ(run.toolVersion, getTileTuneVersion());
+    MeasurementRecord first =
+        makeRecord(run.id, 0, 2e-3, MeasurementRole::Default);
+    expectOk(db->recordMeasurement(first, 0.5));
+    MeasurementRecord second = makeRecord(run.id, 1, 0, MeasurementRole::Search,
+                                          MeasureStatus::CompileError);
+    expectOk(db->recordMeasurement(second, 0.7));
+    MeasurementRecord third = makeRecord(run.id, 2, 1e-3);
+    expectOk(db->recordMeasurement(third, 0.9));
+  }
+  auto db = openOrFail(path, OpenMode::ReadOnly);
+  ASSERT_TRUE(db);
+  llvm::Expected<RunInfo> back = db->getRun(run.id);
+  ASSERT_TRUE(static_cast<bool>(back)) << llvm::toString(back.takeError());
+  EXPECT_EQ(back->problemKey, run.problemKey);
+  EXPECT_EQ(back->problemDescription, run.problemDescription);
+  EXPECT_EQ(back->target, run.target);
+  EXPECT_EQ(back->algorithm, "random");
+  EXPECT_EQ(back->seed, run.seed);
+  EXPECT_EQ(back->budgetTrials, 100);
+  EXPECT_DOUBLE_EQ(back->budgetSeconds, 60);
+  EXPECT_EQ(back->options, run.options);
+  EXPECT_EQ(back->status, RunStatus::Running);
+  EXPECT_DOUBLE_EQ(back->elapsedSeconds, 0.9);
+  EXPECT_DOUBLE_EQ(back->startedAt, run.startedAt);
+
+  auto records = db->measurementsOfRun(run.id);
+  ASSERT_TRUE(static_cast<bool>(records)) << llvm::toString(records.takeError());
+  ASSERT_EQ(records->size(), 3u);
+  const MeasurementRecord &r0 = (*records)[0];
+  EXPECT_EQ(r0.trial, 0);
+  EXPECT_EQ(r0.role, MeasurementRole::Default);
+  EXPECT_EQ(r0.configKey, "cfg0");
+  EXPECT_EQ(r0.config, R"({"tile":0})");
+  EXPECT_EQ(r0.result.status, MeasureStatus::Ok);
+  EXPECT_DOUBLE_EQ(r0.result.time.median, 2e-3);
+  EXPECT_DOUBLE_EQ(r0.result.time.min, 2e-3 * 0.9);
+  EXPECT_DOUBLE_EQ(r0.result.time.max, 2e-3 * 1.1);
+  EXPECT_EQ(r0.result.time.repeats, 3u);
+  EXPECT_DOUBLE_EQ(r0.result.gflops, 500);
+  EXPECT_DOUBLE_EQ(r0.result.costSeconds, 0.05);
+  EXPECT_GT(r0.createdAt, 0);
+  const MeasurementRecord &r1 = (*records)[1];
+  EXPECT_EQ(r1.result.status, MeasureStatus::CompileError);
+  EXPECT_EQ(r1.result.message, "failed on purpose");
+  EXPECT_EQ(r1.result.time.repeats, 0u);
+
+  // A read-only database refuses writes with a clear error.
+  RunInfo other = makeRun();
+  llvm::Error err = db->recordRun(other);
+  ASSERT_TRUE(static_cast<bool>(err));
+  EXPECT_NE(llvm::toString(std::move(err)).find("read"), std::string::npos);
+}
+
+TEST_F(DatabaseTest, RejectsBadRecords) {
+  auto db = openOrFail(file("tune.db"));
+  ASSERT_TRUE(db);
+  RunInfo run = makeRun();
+  run.options = "{not json";
+  llvm::Error err = db->recordRun(run);
+  ASSERT_TRUE(static_cast<bool>(err));
+  EXPECT_NE(llvm::toString(std::move(err)).find("not valid JSON"),
+            std::string::npos);
+
+  run = makeRun();
+  expectOk(db->recordRun(run));
+  MeasurementRecord record = makeRecord(run.id, 0, 1e-3);
+  expectOk(db->recordMeasurement(record, 1));
+  // The same trial index twice.
+  MeasurementRecord again = makeRecord(run.id, 0, 1e-3);
+  err = db->recordMeasurement(again, 1);
+  ASSERT_TRUE(static_cast<bool>(err));
+  EXPECT_NE(llvm::toString(std::move(err)).find("UNIQUE"), std::string::npos);
+  // An unknown run.
+  MeasurementRecord orphan = makeRecord(run.id + 100, 0, 1e-3);
+  err = db->recordMeasurement(orphan, 1);
+  ASSERT_TRUE(static_cast<bool>(err));
+  EXPECT_NE(llvm::toString(std::move(err)).find("FOREIGN KEY"),
+            std::string::npos);
+  // A config that is not JSON.
+  MeasurementRecord bad = makeRecord(run.id, 1, 1e-3);
+  bad.config = "tile=4";
+  err = db->recordMeasurement(bad, 1);
+  ASSERT_TRUE(static_cast<bool>(err));
+  llvm::consumeError(std::move(err));
+  // Nothing of the failed writes is left behind.
+  auto records = db->measurementsOfRun(run.id);
+  ASSERT_TRUE(static_cast<bool>(records));
+  EXPECT_EQ(records->size(), 1u);
+}
+
+TEST_F(DatabaseTest, MissingFileAndDirectory) {
+  std::string missing = openError(file("missing.db"), OpenMode::ReadOnly);
+  EXPECT_NE(missing.find("does not exist"), std::string::npos) << missing;
+  std::string dir = openError(directory.str());
+  EXPECT_NE(dir.find("directory"), std::string::npos) << dir;
+  EXPECT_FALSE(llvm::sys::fs::exists(file("missing.db")));
+}
+
+TEST_F(DatabaseTest, RandomBytesAreRejected) {
+  std::string path = file("random.db");
+  {
+    std::mt19937_64 rng(1234);
+    std::ofstream out(path, std::ios::binary);
+    for (int i = 0; i < 8192; ++i)
+      out.put(static_cast<char>(rng() & 0xff));
+  }
+  for (OpenMode mode : {OpenMode::CreateIfMissing, OpenMode::ReadOnly}) {
+    std::string message = openError(path, mode);
+    EXPECT_NE(message.find("is not a TileTune tuning database"),
+              std::string::npos)
+        << message;
+    EXPECT_NE(message.find(path), std::string::npos) << message;
+  }
+  // A text file.
+  std::string text = file("notes.txt");
+  {
+    std::ofstream out(text);
+    out << "these are my notes, not a database\n";
+  }
+  std::string message = openError(text);
+  EXPECT_NE(message.find("is not a TileTune tuning database"),
+            std::string::npos)
+      << message;
+}
+
+TEST_F(DatabaseTest, DamagedDatabaseGivesErrorsNotCrashes) {
+  std::string path = file("damaged.db");
+  {
+    auto db = openOrFail(path);
+    ASSERT_TRUE(db);
+    RunInfo run = makeRun();
+    expectOk(db->recordRun(run));
+    for (int trial = 0; trial < 60; ++trial) {
+      MeasurementRecord record = makeRecord(run.id, trial, 1e-3 * (trial + 1));
+      record.result.message = std::string(1000, 'm');
+      expectOk(db->recordMeasurement(record, trial));
+    }
+  }
+  // Closing checkpointed the WAL into the main file; damage every page after
+  // the first (the header page stays valid, so SQLite opens the file).
+  uint64_t size = 0;
+  ASSERT_FALSE(llvm::sys::fs::file_size(path, size));
+  ASSERT_GT(size, 8192u);
+  {
+    std::fstream io(path, std::ios::in | std::ios::out | std::ios::binary);
+    std::mt19937_64 rng(99);
+    for (uint64_t offset = 4096 + 100; offset < size; offset += 512) {
+      io.seekp(static_cast<std::streamoff>(offset));
+      for (int i = 0; i < 64; ++i)
+        io.put(static_cast<char>(rng() & 0xff));
+    }
+  }
+  auto db = TileTuneDatabase::open(path);
+  if (!db) {
+    std::string message = llvm::toString(db.takeError());
+    EXPECT_NE(message.find(path), std::string::npos) << message;
+    return;
+  }
+  // Opening may succeed when the damaged pages are not read; then queries
+  // and the integrity check must report the damage.
+  bool sawError = false;
+  llvm::Error check = (*db)->verifyIntegrity();
+  if (check) {
+    sawError = true;
+    EXPECT_NE(llvm::toString(std::move(check)).find("corrupt"),
+              std::string::npos);
+  }
+  auto records = (*db)->measurementsOfRun(1);
+  if (!records) {
+    sawError = true;
+    llvm::consumeError(records.takeError());
+  }
+  std::string sink;
+  llvm::raw_string_ostream os(sink);
+  if (llvm::Error err = (*db)->exportJSONL(os)) {
+    sawError = true;
+    llvm::consumeError(std::move(err));
+  }
+  EXPECT_TRUE(sawError);
+}
+
+TEST_F(DatabaseTest, ForeignSQLiteFilesAreRejected) {
+  // Another tool's database.
+  std::string foreign = file("foreign.db");
+  sqlite3 *raw = nullptr;
+  ASSERT_EQ(sqlite3_open(foreign.c_str(), &raw), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(raw,
+                         "CREATE TABLE measurements(x); "
+                         "INSERT INTO measurements VALUES (1)",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(raw);
+  std::string message = openError(foreign);
+  EXPECT_NE(message.find("another application"), std::string::npos) << message;
+
+  // Our application id but no meta table naming the tool.
+  std::string fake = file("fake.db");
+  ASSERT_EQ(sqlite3_open(fake.c_str(), &raw), SQLITE_OK);
+  std::string sql = "PRAGMA application_id=" +
+                    std::to_string(TileTuneDatabase::kApplicationId) +
+                    "; PRAGMA user_version=1; CREATE TABLE t(x);";
+  ASSERT_EQ(sqlite3_exec(raw, sql.c_str(), nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(raw);
+  message = openError(fake);
+  EXPECT_NE(message.find("meta"), std::string::npos) << message;
+
+  // A TileTune database from a newer schema.
+  std::string newer = file("newer.db");
+  ASSERT_TRUE(openOrFail(newer) != nullptr);
+  ASSERT_EQ(sqlite3_open(newer.c_str(), &raw), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(raw, "PRAGMA user_version=99", nullptr, nullptr,
+                         nullptr),
+            SQLITE_OK);
+  sqlite3_close(raw);
+  message = openError(newer);
+  EXPECT_NE(message.find("newer TileTune"), std::string::npos) << message;
+}
+
+TEST_F(DatabaseTest, KilledWriterLosesNoCommittedRecord) {
+  std::string path = file("killed.db");
+  int progress[2];
+  ASSERT_EQ(pipe(progress), 0);
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    // The writer: commits records as fast as it can and reports each
+    // committed trial index to the parent.
+    close(progress[0]);
+    auto db = TileTuneDatabase::open(path);
+    if (!db)
+      _exit(2);
+    RunInfo run = makeRun();
+    if ((*db)->recordRun(run))
+      _exit(3);
+    for (int64_t trial = 0;; ++trial) {
+      MeasurementRecord record = makeRecord(run.id, trial, 1e-3);
+      if ((*db)->recordMeasurement(record, trial))
+        _exit(4);
+      if (write(progress[1], &trial, sizeof(trial)) != sizeof(trial))
+        _exit(5);
+    }
+  }
+  close(progress[1]);
+  int64_t lastCommitted = -1, trial;
+  while (lastCommitted < 30 &&
+         read(progress[0], &trial, sizeof(trial)) == sizeof(trial))
+    lastCommitted = trial;
+  kill(child, SIGKILL);
+  int status = 0;
+  waitpid(child, &status, 0);
+  close(progress[0]);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "writer exited early with status "
+                                   << WEXITSTATUS(status);
+  ASSERT_GE(lastCommitted, 30);
+
+  // Every record the writer saw committed is there, with contiguous trials.
+  auto db = openOrFail(path);
+  ASSERT_TRUE(db);
+  auto records = db->measurementsOfRun(1);
+  ASSERT_TRUE(static_cast<bool>(records)) << llvm::toString(records.takeError());
+  ASSERT_GE(static_cast<int64_t>(records->size()), lastCommitted + 1);
+  for (auto [index, record] : llvm::enumerate(*records))
+    EXPECT_EQ(record.trial, static_cast<int64_t>(index));
+  auto run = db->getRun(1);
+  ASSERT_TRUE(static_cast<bool>(run));
+  EXPECT_EQ(run->status, RunStatus::Running);
+  expectOk(db->verifyIntegrity());
+}
+
+TEST_F(DatabaseTest, FindResumableRun) {
+  auto db = openOrFail(file("tune.db"));
+  ASSERT_TRUE(db);
+  RunInfo finished = makeRun();
+  expectOk(db->recordRun(finished));
+  expectOk(db->updateRunStatus(finished.id, RunStatus::Finished, 3));
+  RunInfo other = makeRun("matmul/f32/m=64,n=64,k=64", testTarget(), "random",
+                          /*seed=*/8);
+  expectOk(db->recordRun(other));
+
+  auto found = db->findResumableRun("matmul/f32/m=64,n=64,k=64", testTarget(),
+                                    "random", 7);
+  ASSERT_TRUE(static_cast<bool>(found));
+  EXPECT_FALSE(found->has_value()) << "a finished run is not resumable";
+
+  RunInfo open1 = makeRun();
+  expectOk(db->recordRun(open1));
+  RunInfo open2 = makeRun();
+  expectOk(db->recordRun(open2));
+  expectOk(db->updateRunStatus(open2.id, RunStatus::Interrupted, 1));
+  found = db->findResumableRun("matmul/f32/m=64,n=64,k=64", testTarget(),
+                               "random", 7);
+  ASSERT_TRUE(static_cast<bool>(found) && found->has_value());
+  EXPECT_EQ((*found)->id, open2.id) << "the most recent open run";
+  EXPECT_EQ((*found)->status, RunStatus::Interrupted);
+
+  // Any difference in target, algorithm or problem: nothing to resume.
+  for (auto [problem, target, algo] :
+       {std::make_tuple("matmul/f32/m=64,n=64,k=64", testTarget(4), "random"),
+        std::make_tuple("matmul/f32/m=64,n=64,k=64", testTarget(), "grid"),
+        std::make_tuple("matmul/f32/m=32,n=64,k=64", testTarget(), "random")}) {
+    auto none = db->findResumableRun(problem, target, algo, 7);
+    ASSERT_TRUE(static_cast<bool>(none));
+    EXPECT_FALSE(none->has_value());
+  }
+}
+
+TEST_F(DatabaseTest, BestConfigRespectsTargets) {
+  auto db = openOrFail(file("tune.db"));
+  ASSERT_TRUE(db);
+  const char *problem = "matmul/f32/m=64,n=64,k=64";
+  // A run on another machine (4 threads) with a very fast result.
+  RunInfo foreign = makeRun(problem, testTarget(4));
+  expectOk(db->recordRun(foreign));
+  MeasurementRecord fast = makeRecord(foreign.id, 0, 1e-6);
+  expectOk(db->recordMeasurement(fast, 1));
+
+  auto best = db->bestConfig(problem, testTarget(1));
+  ASSERT_TRUE(static_cast<bool>(best));
+  EXPECT_FALSE(best->has_value()) << "a foreign result was applied silently";
+
+  BestConfigOptions allow;
+  allow.allowForeignTargets = true;
+  best = db->bestConfig(problem, testTarget(1), allow);
+  ASSERT_TRUE(static_cast<bool>(best) && best->has_value());
+  EXPECT_FALSE((*best)->exactTarget);
+  EXPECT_EQ((*best)->target, testTarget(4));
+  EXPECT_EQ((*best)->configKey, "cfg0");
+
+  // A local run: failures are ignored, the fastest Ok result wins, and the
+  // exact target is preferred over the faster foreign result.
+  RunInfo local = makeRun(problem, testTarget(1));
+  expectOk(db->recordRun(local));
+  MeasurementRecord r0 =
+      makeRecord(local.id, 0, 3e-3, MeasurementRole::Default);
+  MeasurementRecord r1 = makeRecord(local.id, 1, 0, MeasurementRole::Search,
+                                    MeasureStatus::WrongResult);
+  MeasurementRecord r2 = makeRecord(local.id, 2, 2e-3);
+  MeasurementRecord r3 = makeRecord(local.id, 3, 2.5e-3);
+  for (MeasurementRecord *record : {&r0, &r1, &r2, &r3})
+    expectOk(db->recordMeasurement(*record, 1));
+  best = db->bestConfig(problem, testTarget(1), allow);
+  ASSERT_TRUE(static_cast<bool>(best) && best->has_value());
+  EXPECT_TRUE((*best)->exactTarget);
+  EXPECT_EQ((*best)->target, testTarget(1));
+  EXPECT_EQ((*best)->configKey, "cfg2");
+  EXPECT_DOUBLE_EQ((*best)->time.median, 2e-3);
+  EXPECT_EQ((*best)->runId, local.id);
+
+  // Finishing the run with its result re-measured: the re-measurement
+  // counts, not the (luckier) search measurement.
+  MeasurementRecord final = makeRecord(local.id, 4, 2.2e-3,
+                                       MeasurementRole::Final);
+  final.configKey = "cfg2";
+  expectOk(db->recordMeasurement(final, 2));
+  expectOk(db->updateRunStatus(local.id, RunStatus::Finished, 2, "cfg2"));
+  best = db->bestConfig(problem, testTarget(1));
+  ASSERT_TRUE(static_cast<bool>(best) && best->has_value());
+  EXPECT_EQ((*best)->configKey, "cfg2");
+  EXPECT_DOUBLE_EQ((*best)->time.median, 2.2e-3);
+
+  // Unknown problem: nothing.
+  best = db->bestConfig("conv/none", testTarget(1), allow);
+  ASSERT_TRUE(static_cast<bool>(best));
+  EXPECT_FALSE(best->has_value());
+  // Another target kind is never a fallback.
+  TargetInfo gpu = testTarget(1);
+  gpu.kind = "cuda";
+  best = db->bestConfig(problem, gpu, allow);
+  ASSERT_TRUE(static_cast<bool>(best));
+  EXPECT_FALSE(best->has_value());
+}
+
+TEST_F(DatabaseTest, ReportAggregates) {
+  auto db = openOrFail(file("tune.db"));
+  ASSERT_TRUE(db);
+  const char *p1 = "matmul/f32/m=64,n=64,k=64";
+  const char *p2 = "conv/f32/n=1";
+  RunInfo a = makeRun(p1, testTarget(), "random", 1);
+  RunInfo b = makeRun(p1, testTarget(), "random", 2);
+  RunInfo c = makeRun(p1, testTarget(), "grid", 1);
+  RunInfo d = makeRun(p2, testTarget(), "random", 1);
+  for (RunInfo *run : {&a, &b, &c, &d})
+    expectOk(db->recordRun(*run));
+  auto add = [&](RunInfo &run, int64_t trial, double seconds,
+                 MeasurementRole role, MeasureStatus status, double elapsed) {
+    MeasurementRecord record = makeRecord(run.id, trial, seconds, role, status);
+    expectOk(db->recordMeasurement(record, elapsed));
+  };
+  add(a, 0, 4e-3, MeasurementRole::Default, MeasureStatus::Ok, 1);
+  add(a, 1, 1e-3, MeasurementRole::Search, MeasureStatus::Ok, 2);
+  add(a, 2, 0, MeasurementRole::Search, MeasureStatus::Timeout, 3);
+  add(b, 0, 5e-3, MeasurementRole::Default, MeasureStatus::Ok, 1.5);
+  add(b, 1, 2e-3, MeasurementRole::Search, MeasureStatus::Ok, 2.5);
+  add(c, 0, 4e-3, MeasurementRole::Default, MeasureStatus::Ok, 1);
+  add(d, 0, 0, MeasurementRole::Default, MeasureStatus::RuntimeError, 1);
+
+  auto problems = db->listProblems();
+  ASSERT_TRUE(static_cast<bool>(problems));
+  ASSERT_EQ(problems->size(), 2u);
+  EXPECT_EQ((*problems)[0], p2);
+  EXPECT_EQ((*problems)[1], p1);
+
+  auto rows = db->report();
+  ASSERT_TRUE(static_cast<bool>(rows)) << llvm::toString(rows.takeError());
+  ASSERT_EQ(rows->size(), 3u);
+  const ReportRow &conv = (*rows)[0];
+  EXPECT_EQ(conv.problemKey, p2);
+  EXPECT_EQ(conv.trials, 1);
+  EXPECT_EQ(conv.okTrials, 0);
+  EXPECT_TRUE(conv.bestConfigKey.empty());
+  EXPECT_FALSE(conv.defaultSeconds.has_value());
+  const ReportRow &grid = (*rows)[1];
+  EXPECT_EQ(grid.algorithm, "grid");
+  EXPECT_EQ(grid.runs, 1u);
+  const ReportRow &random = (*rows)[2];
+  EXPECT_EQ(random.algorithm, "random");
+  EXPECT_EQ(random.runs, 2u);
+  EXPECT_EQ(random.trials, 5);
+  EXPECT_EQ(random.okTrials, 4);
+  EXPECT_DOUBLE_EQ(random.secondsUsed, 3 + 2.5);
+  EXPECT_EQ(random.bestConfigKey, "cfg1");
+  EXPECT_DOUBLE_EQ(random.bestSeconds, 1e-3);
+  EXPECT_DOUBLE_EQ(random.bestGflops, 1000);
+  ASSERT_TRUE(random.defaultSeconds.has_value());
+  EXPECT_DOUBLE_EQ(*random.defaultSeconds, 4e-3);
+  EXPECT_EQ(random.target, testTarget());
+
+  // Restricted to another target: nothing.
+  TargetInfo other = testTarget(8);
+  auto none = db->report(&other);
+  ASSERT_TRUE(static_cast<bool>(none));
+  EXPECT_TRUE(none->empty());
+}
+
+TEST_F(DatabaseTest, ExportJSONLinesParses) {
+  auto db = openOrFail(file("tune.db"));
+  ASSERT_TRUE(db);
+  RunInfo run = makeRun();
+  expectOk(db->recordRun(run));
+  MeasurementRecord ok = makeRecord(run.id, 0, 1e-3, MeasurementRole::Default);
+  MeasurementRecord bad = makeRecord(run.id, 1, 0, MeasurementRole::Search,
+                                     MeasureStatus::Timeout);
+  bad.result.message = "line one\nline \"two\"";
+  expectOk(db->recordMeasurement(ok, 1));
+  expectOk(db->recordMeasurement(bad, 2));
+
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  expectOk(db->exportJSONL(os));
+  llvm::SmallVector<llvm::StringRef> lines;
+  llvm::StringRef(text).rtrim('\n').split(lines, '\n');
+  ASSERT_EQ(lines.size(), 2u);
+  for (auto [index, line] : llvm::enumerate(lines)) {
+    llvm::Expected<llvm::json::Value> value = llvm::json::parse(line);
+    ASSERT_TRUE(static_cast<bool>(value)) << llvm::toString(value.takeError());
+    llvm::json::Object *object = value->getAsObject();
+    ASSERT_TRUE(object);
+    EXPECT_EQ(object->getInteger("run"), run.id);
+    EXPECT_EQ(object->getInteger("trial"), static_cast<int64_t>(index));
+    EXPECT_EQ(object->getString("problem"), run.problemKey);
+    EXPECT_EQ(object->getString("algorithm"), "random");
+    EXPECT_EQ(object->getInteger("seed"), 7);
+    const llvm::json::Object *target = object->getObject("target");
+    ASSERT_TRUE(target);
+    EXPECT_EQ(target->getString("key"), run.target.key());
+    // The config is embedded as JSON, not as a string.
+    const llvm::json::Object *config = object->getObject("config");
+    ASSERT_TRUE(config);
+    EXPECT_EQ(config->getInteger("tile"), static_cast<int64_t>(index));
+    EXPECT_TRUE(object->getString("timestamp")->ends_with("Z"));
+  }
+  llvm::json::Value second = *llvm::json::parse(lines[1]);
+  EXPECT_EQ(second.getAsObject()->getString("status"), "timeout");
+  EXPECT_EQ(second.getAsObject()->getString("message"), bad.result.message);
+  EXPECT_EQ(*second.getAsObject()->get("time"), llvm::json::Value(nullptr));
+  llvm::json::Value first = *llvm::json::parse(lines[0]);
+  const llvm::json::Object *time = first.getAsObject()->getObject("time");
+  ASSERT_TRUE(time);
+  EXPECT_DOUBLE_EQ(*time->getNumber("median"), 1e-3);
+  EXPECT_EQ(time->getInteger("repeats"), 3);
+}
+
+} // namespace
