@@ -1,0 +1,265 @@
+//===- TileTuneModule.cpp - Python bindings of the search core -----------===//
+//
+// The `tiletune._tiletune` extension: operator spaces, search strategies
+// (ask/tell) and their resumable state. llvm::Error values become Python
+// exceptions (ValueError) at this boundary; nothing else enables exceptions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tiletune/Search/Strategy.h"
+#include "tiletune/Space/OperatorSpaces.h"
+#include "tiletune/Space/Space.h"
+
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <stdexcept>
+
+namespace py = pybind11;
+using namespace mlir::tiletune;
+
+namespace {
+
+[[noreturn]] void raise(llvm::Error error) {
+  throw py::value_error(llvm::toString(std::move(error)));
+}
+
+template <typename T> T unwrap(llvm::Expected<T> value) {
+  if (!value)
+    raise(value.takeError());
+  return std::move(*value);
+}
+
+void check(llvm::Error error) {
+  if (error)
+    raise(std::move(error));
+}
+
+/// A space plus the key conversions Python works with (configs are keys).
+struct PySpace {
+  Space space;
+
+  Config parse(const std::string &key) const {
+    return unwrap(space.parseKey(key));
+  }
+
+  py::list parameters() const {
+    py::list result;
+    for (unsigned i = 0, e = space.getNumParameters(); i < e; ++i) {
+      const Parameter &p = space.getParameter(i);
+      py::dict d;
+      d["name"] = p.getName().str();
+      d["kind"] = stringifyParamKind(p.getKind()).str();
+      d["count"] = p.count();
+      result.append(d);
+    }
+    return result;
+  }
+
+  py::list neighbors(const std::string &key) const {
+    llvm::SmallVector<Config> out;
+    space.getNeighbors(parse(key), out);
+    py::list result;
+    for (const Config &c : out)
+      result.append(space.getKey(c));
+    return result;
+  }
+
+  py::tuple isValid(const std::string &key) const {
+    std::string reason;
+    llvm::Expected<Config> config = space.parseKey(key);
+    if (!config)
+      return py::make_tuple(false, llvm::toString(config.takeError()));
+    bool ok = space.isValid(*config, &reason);
+    return py::make_tuple(ok, reason);
+  }
+
+  std::string sample(uint64_t seed) const {
+    std::mt19937_64 rng(seed);
+    std::optional<Config> config = space.sampleValid(rng);
+    if (!config)
+      throw py::value_error("no valid config found by rejection sampling");
+    return space.getKey(*config);
+  }
+
+  std::vector<double> features(const std::string &key) const {
+    llvm::SmallVector<double> out;
+    space.encode(parse(key), out);
+    return {out.begin(), out.end()};
+  }
+
+  py::dict toPoint(const std::string &key) const {
+    SpacePoint point = toSpacePoint(space, parse(key));
+    py::dict factors, options;
+    for (auto &[name, list] : point.Factors)
+      factors[py::str(name)] = std::vector<int64_t>(list.begin(), list.end());
+    for (auto &[name, value] : point.Options) {
+      switch (value.K) {
+      case OptionValue::Kind::Bool:
+        options[py::str(name)] = value.Bool;
+        break;
+      case OptionValue::Kind::Int:
+        options[py::str(name)] = value.Int;
+        break;
+      case OptionValue::Kind::String:
+        options[py::str(name)] = value.String;
+        break;
+      case OptionValue::Kind::NameList:
+        options[py::str(name)] =
+            std::vector<std::string>(value.Names.begin(), value.Names.end());
+        break;
+      }
+    }
+    py::dict result;
+    result["factors"] = factors;
+    result["options"] = options;
+    return result;
+  }
+};
+
+/// A strategy bound to its space (kept alive with it).
+struct PyStrategy {
+  std::shared_ptr<PySpace> space;
+  std::unique_ptr<Strategy> strategy;
+
+  py::list propose(unsigned count) {
+    py::list result;
+    for (const Trial &trial : strategy->propose(count))
+      result.append(
+          py::make_tuple(trial.Id, space->space.getKey(trial.Cfg)));
+    return result;
+  }
+
+  void observe(uint64_t id, const std::string &key, py::object cost,
+               const std::string &status, const std::string &message) {
+    TrialResult result;
+    result.Id = id;
+    result.Cfg = space->parse(key);
+    std::optional<TrialStatus> parsed = symbolizeTrialStatus(status);
+    if (!parsed)
+      throw py::value_error("unknown trial status '" + status + "'");
+    result.Status = *parsed;
+    if (result.Status == TrialStatus::Ok) {
+      if (cost.is_none())
+        throw py::value_error("a successful trial needs a cost");
+      result.Cost = cost.cast<double>();
+    }
+    result.Message = message;
+    check(strategy->observe(result));
+  }
+
+  py::object best() const {
+    std::optional<TrialResult> best = strategy->getBest();
+    if (!best)
+      return py::none();
+    return py::make_tuple(space->space.getKey(best->Cfg), best->Cost);
+  }
+
+  std::string saveState() const {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << strategy->saveState();
+    return text;
+  }
+
+  void loadState(const std::string &text) {
+    check(strategy->loadState(unwrap(llvm::json::parse(text))));
+  }
+};
+
+std::shared_ptr<PySpace> buildSpaceFor(const std::string &opKind,
+                                       const std::vector<int64_t> &sizes,
+                                       const std::string &target,
+                                       int64_t maxRegisterTile) {
+  ProblemSpec problem = unwrap(makeProblemSpec(opKind, target, sizes));
+  SpaceOptions options;
+  options.MaxRegisterTile = maxRegisterTile;
+  return std::make_shared<PySpace>(PySpace{unwrap(buildSpace(problem, options))});
+}
+
+} // namespace
+
+PYBIND11_MODULE(_tiletune, m) {
+  m.doc() = "TileTune search core: operator spaces and search strategies";
+
+  py::class_<PySpace, std::shared_ptr<PySpace>>(m, "Space")
+      .def_property_readonly(
+          "name", [](const PySpace &s) { return s.space.getName().str(); })
+      .def("size", [](const PySpace &s) { return s.space.countProduct(); },
+           "Exact size of the unconstrained product space.")
+      .def(
+          "count_valid",
+          [](const PySpace &s, uint64_t limit) {
+            return unwrap(s.space.countValid(limit));
+          },
+          py::arg("limit") = 50000000,
+          "Number of configs satisfying the constraints (enumerates).")
+      .def("parameters", &PySpace::parameters)
+      .def("default",
+           [](const PySpace &s) { return s.space.getKey(s.space.getDefault()); })
+      .def("sample", &PySpace::sample, py::arg("seed") = 0)
+      .def("neighbors", &PySpace::neighbors)
+      .def("is_valid", &PySpace::isValid,
+           "(valid, reason) of a config key.")
+      .def("features", &PySpace::features)
+      .def("to_point", &PySpace::toPoint,
+           "Factor lists and option values of a config key.");
+
+  m.def("build_space", &buildSpaceFor, py::arg("op_kind"), py::arg("sizes"),
+        py::arg("target") = "cpu", py::arg("max_register_tile") = 1024,
+        "The tiling space of an op (sizes in the op's iterator order).");
+  m.def(
+      "paper_matmul_space",
+      [](int64_t mm, int64_t k, int64_t n) {
+        return std::make_shared<PySpace>(
+            PySpace{buildPaperMatmulSpace(mm, k, n)});
+      },
+      py::arg("m"), py::arg("k"), py::arg("n"),
+      "The G-BFS/N-A2C matmul space (M in 4, K in 2, N in 4 factors).");
+
+  m.def("strategies", []() {
+    py::list result;
+    for (const StrategyInfo *info : StrategyRegistry::get().getAll()) {
+      py::dict d;
+      d["name"] = info->Name;
+      d["summary"] = info->Summary;
+      py::list options;
+      for (const OptionInfo &o : info->Options)
+        options.append(py::make_tuple(o.Name, o.Default, o.Help));
+      d["options"] = options;
+      result.append(d);
+    }
+    return result;
+  });
+
+  py::class_<PyStrategy>(m, "Strategy")
+      .def(py::init([](const std::string &name, std::shared_ptr<PySpace> space,
+                       const std::map<std::string, std::string> &options,
+                       uint64_t seed) {
+             StrategyOptions opts(options.begin(), options.end());
+             auto strategy =
+                 unwrap(createStrategy(name, space->space, opts, seed));
+             return PyStrategy{space, std::move(strategy)};
+           }),
+           py::arg("name"), py::arg("space"),
+           py::arg("options") = std::map<std::string, std::string>(),
+           py::arg("seed") = 0)
+      .def_property_readonly(
+          "name", [](const PyStrategy &s) { return s.strategy->getName().str(); })
+      .def("propose", &PyStrategy::propose, py::arg("count") = 1,
+           "Up to `count` never-proposed configs as (id, key) pairs.")
+      .def("observe", &PyStrategy::observe, py::arg("id"), py::arg("key"),
+           py::arg("cost") = py::none(), py::arg("status") = "ok",
+           py::arg("message") = "")
+      .def("best", &PyStrategy::best, "(key, cost) of the best result or None.")
+      .def_property_readonly(
+          "done", [](const PyStrategy &s) { return s.strategy->isDone(); })
+      .def_property_readonly(
+          "num_proposed",
+          [](const PyStrategy &s) { return s.strategy->getNumProposed(); })
+      .def("save_state", &PyStrategy::saveState)
+      .def("load_state", &PyStrategy::loadState);
+}
