@@ -1,0 +1,203 @@
+//===- OperatorSpaces.h - Tiling spaces of matmul/conv ops ------*- C++ -*-===//
+//
+// The search spaces of the papers for the tunable ops, described by a small
+// plain struct (op kind, target, named dims with sizes and roles) so that the
+// MLIR side can build one without this library knowing MLIR:
+// - the G-BFS/N-A2C matmul space (M in 4, K in 2, N in 4 factors);
+// - the OpEvo GPU spaces (target "cuda", appendix B templates);
+// - the CPU spaces of `#tiletune.config<cpu, ...>`;
+// - AutoMCL's pfactor thread-grid restriction and ideal-cache-model filter
+//   as space transformations;
+// and the conversion between a space point and per-dim factor lists +
+// option values (what the driver turns into the attribute).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILETUNE_SPACE_OPERATORSPACES_H
+#define TILETUNE_SPACE_OPERATORSPACES_H
+
+#include "tiletune/Space/Space.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <map>
+#include <string>
+
+namespace mlir::tiletune {
+
+/// Role of a loop dimension in the tiling templates (mirrors the dialect's
+/// DimRole without depending on MLIR).
+enum class LoopRole { Batch, Parallel, Reduction };
+
+/// "batch", "parallel" or "reduction".
+llvm::StringRef stringifyLoopRole(LoopRole role);
+
+/// One named loop dimension of a problem.
+struct ProblemDim {
+  /// Loop name as in `#tiletune.config` (m, n, k, b, oh, ow, f, kh, kw, c).
+  std::string Name;
+  /// Trip count (static size), >= 1.
+  int64_t Size = 1;
+  /// Role of the loop.
+  LoopRole Role = LoopRole::Parallel;
+};
+
+/// The tunable view of one op: kind, target and loops in iterator order.
+struct ProblemSpec {
+  /// "matmul", "batch_matmul", "conv_2d_nhwc_hwcf" or "conv_2d_nchw_fchw".
+  std::string OpKind;
+  /// "cpu" or "cuda".
+  std::string Target = "cpu";
+  /// Loops in the op's iterator order.
+  llvm::SmallVector<ProblemDim> Dims;
+  /// Convolution strides (h, w); ignored for matmuls.
+  int64_t StrideH = 1, StrideW = 1;
+  /// Convolution dilations (h, w); ignored for matmuls.
+  int64_t DilationH = 1, DilationW = 1;
+  /// Bytes per element of the operands (4 for f32).
+  int64_t ElementBytes = 4;
+
+  /// The dim called `name`, or null.
+  const ProblemDim *lookup(llvm::StringRef name) const;
+};
+
+/// Builds a problem from sizes given in the op's iterator order
+/// (matmul: m, n, k; batch_matmul: b, m, n, k; conv_2d_nhwc_hwcf: n, oh, ow,
+/// f, kh, kw, c; conv_2d_nchw_fchw: n, f, oh, ow, c, kh, kw). Errors on an
+/// unknown op kind or target, a wrong number of sizes or a size < 1.
+llvm::Expected<ProblemSpec> makeProblemSpec(llvm::StringRef opKind,
+                                            llvm::StringRef target,
+                                            llvm::ArrayRef<int64_t> sizes);
+
+/// Number of factors of a dim of `role` (= tiling levels + 1) on `target`
+/// for `opKind`, as in `#tiletune.config` (see docs/Search.md).
+unsigned getNumFactors(llvm::StringRef target, llvm::StringRef opKind,
+                       LoopRole role);
+
+/// Knobs of the operator spaces.
+struct SpaceOptions {
+  /// CPU: most elements of the register tile (product of the register
+  /// sizes of the parallel dims); 0 disables the constraint.
+  int64_t MaxRegisterTile = 1024;
+  /// CUDA: most threads per block (product of the thread factors of the
+  /// parallel dims); 0 disables the constraint.
+  int64_t MaxThreadsPerBlock = 1024;
+  /// CUDA: whether to add OpEvo's "explicit_unroll" categorical and
+  /// "max_unroll" discrete parameters. Default (unset): only for
+  /// convolutions, as in OpEvo's appendix B.
+  std::optional<bool> CudaUnrollOptions;
+};
+
+/// Builds the space of `problem` on its target. Parameters: one
+/// factorization per dim (named like the dim), then the options
+/// (cpu: order, vectorize, pack, unroll; cuda conv: explicit_unroll,
+/// max_unroll). CPU constraints: "unroll-divides-cache-tile" and
+/// "register-tile-limit"; CUDA: "threads-per-block".
+llvm::Expected<Space> buildSpace(const ProblemSpec &problem,
+                                 const SpaceOptions &options = {});
+
+/// The G-BFS/N-A2C matmul space: factorizations m (4 factors), k (2) and
+/// n (4) of an M x K times K x N product, no options and no constraints.
+/// Its default config is the paper's start state [[m,1,1,1],[k,1],[n,1,1,1]].
+Space buildPaperMatmulSpace(int64_t m, int64_t k, int64_t n);
+
+//===----------------------------------------------------------------------===//
+// AutoMCL transformations (CPU spaces)
+//===----------------------------------------------------------------------===//
+
+/// AutoMCL's pfactor initial space: keeps configs whose thread grid (the
+/// product of the outermost factors of the batch and parallel dims) uses
+/// exactly `numThreads` threads, or, when no split of the dims gives that
+/// many, the largest achievable count below it. The inner tiles then range
+/// over factors of size / threads as in AutoMCL Algorithm 1. Adds the
+/// constraint "pfactor-threads".
+llvm::Expected<Space> restrictToThreadGrid(const Space &space,
+                                           const ProblemSpec &problem,
+                                           int64_t numThreads);
+
+/// The thread count restrictToThreadGrid() requires for `numThreads`.
+int64_t getPFactorThreads(const ProblemSpec &problem, int64_t numThreads);
+
+/// Parameters of the ideal cache model.
+struct CacheModel {
+  /// Cache size Z in bytes.
+  int64_t CacheBytes = 1 << 20;
+  /// Cache line size C_l in bytes.
+  int64_t LineBytes = 64;
+  /// Vector length V_l in bytes (64 for AVX-512).
+  int64_t VectorBytes = 64;
+};
+
+/// Matmul schedule rows of AutoMCL Table 2 that our `pack` option maps to.
+enum class MatmulSchedule {
+  TMM,  ///< no packing (pack = none)
+  LPMM, ///< LHS packed (pack = a)
+  RPMM, ///< RHS packed (pack = b)
+  DPMM, ///< both packed (pack = ab)
+};
+
+/// T_m(M_t, K_t, N_t) of AutoMCL Table 2: cache lines touched by one cache
+/// tile, with line size `cw` in elements. For TMM and LPMM the term of the
+/// unpacked RHS is written for our row-major K x N RHS layout
+/// (K_t (ceil(N_t/C_w) + 1) instead of N_t (ceil(K_t/C_w) + 1)).
+int64_t getMatmulCacheLines(MatmulSchedule schedule, int64_t mt, int64_t kt,
+                            int64_t nt, int64_t cw);
+
+/// T_c(OW_t, IC_t, OC_t) of AutoMCL Table 3 (CONVOpt row) with kernel tile
+/// kh x kw, stride `s2` and dilation `d2` along W, line size `cw` elements.
+int64_t getConvCacheLines(int64_t owt, int64_t ict, int64_t oct, int64_t kh,
+                          int64_t kw, int64_t s2, int64_t d2, int64_t cw);
+
+/// AutoMCL's tiling-size filter: keeps configs whose cache tile fits the
+/// ideal cache (T < Z_w / C_w, T from Table 2 or 3) and whose vectorized
+/// register tile is at least min(dim size, V_w) when vectorize is on. Adds
+/// the constraints "ideal-cache-fit" and "vector-width".
+llvm::Expected<Space> filterByIdealCacheModel(const Space &space,
+                                              const ProblemSpec &problem,
+                                              const CacheModel &model = {});
+
+//===----------------------------------------------------------------------===//
+// Conversion to and from the attribute's view
+//===----------------------------------------------------------------------===//
+
+/// An option value of a config, typed as the attribute needs it.
+struct OptionValue {
+  enum class Kind { Bool, Int, String, NameList };
+  /// Which member is meaningful.
+  Kind K = Kind::Int;
+  bool Bool = false;
+  int64_t Int = 0;
+  std::string String;
+  llvm::SmallVector<std::string> Names;
+
+  bool operator==(const OptionValue &o) const {
+    return K == o.K && Bool == o.Bool && Int == o.Int && String == o.String &&
+           Names == o.Names;
+  }
+};
+
+/// The attribute's view of a config: per-dim factor lists (outer to inner,
+/// product = dim size) and option values by name.
+struct SpacePoint {
+  /// Factor lists by dim name.
+  std::map<std::string, llvm::SmallVector<int64_t>> Factors;
+  /// Options by name (order: NameList; vectorize/explicit_unroll: Bool;
+  /// pack: String; unroll/max_unroll: Int).
+  std::map<std::string, OptionValue> Options;
+};
+
+/// Splits a config into factor lists (factorization parameters) and option
+/// values (the other parameters; categorical "true"/"false" become Bool).
+SpacePoint toSpacePoint(const Space &space, const Config &config);
+
+/// Inverse of toSpacePoint: every factorization must be given; options not
+/// given take their defaults. Errors name the offending parameter; the
+/// result is checked against the space's constraints.
+llvm::Expected<Config> fromSpacePoint(const Space &space,
+                                      const SpacePoint &point);
+
+} // namespace mlir::tiletune
+
+#endif // TILETUNE_SPACE_OPERATORSPACES_H

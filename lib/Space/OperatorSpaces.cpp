@@ -1,0 +1,551 @@
+//===- OperatorSpaces.cpp - Tiling spaces of matmul/conv ops -------------===//
+//
+// Builds the G-BFS, OpEvo (cuda) and CPU spaces of the tunable ops, the
+// AutoMCL pfactor restriction and ideal-cache-model filter, and converts
+// between space points and factor lists + option values.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tiletune/Space/OperatorSpaces.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Casting.h"
+
+#include <algorithm>
+
+using namespace llvm;
+using namespace mlir::tiletune;
+
+static Error makeError(const Twine &msg) {
+  return createStringError(inconvertibleErrorCode(), msg);
+}
+
+StringRef mlir::tiletune::stringifyLoopRole(LoopRole role) {
+  switch (role) {
+  case LoopRole::Batch:
+    return "batch";
+  case LoopRole::Parallel:
+    return "parallel";
+  case LoopRole::Reduction:
+    return "reduction";
+  }
+  return "unknown";
+}
+
+const ProblemDim *ProblemSpec::lookup(StringRef name) const {
+  for (const ProblemDim &d : Dims)
+    if (d.Name == name)
+      return &d;
+  return nullptr;
+}
+
+namespace {
+struct DimTemplate {
+  const char *Name;
+  LoopRole Role;
+};
+} // namespace
+
+/// Loop names and roles per op kind, in iterator order (CONFIG.md).
+static std::optional<SmallVector<DimTemplate>> getTemplate(StringRef opKind) {
+  using R = LoopRole;
+  if (opKind == "matmul")
+    return SmallVector<DimTemplate>{
+        {"m", R::Parallel}, {"n", R::Parallel}, {"k", R::Reduction}};
+  if (opKind == "batch_matmul")
+    return SmallVector<DimTemplate>{{"b", R::Batch},
+                                    {"m", R::Parallel},
+                                    {"n", R::Parallel},
+                                    {"k", R::Reduction}};
+  if (opKind == "conv_2d_nhwc_hwcf")
+    return SmallVector<DimTemplate>{
+        {"n", R::Batch},      {"oh", R::Parallel},  {"ow", R::Parallel},
+        {"f", R::Parallel},   {"kh", R::Reduction}, {"kw", R::Reduction},
+        {"c", R::Reduction}};
+  if (opKind == "conv_2d_nchw_fchw")
+    return SmallVector<DimTemplate>{
+        {"n", R::Batch},      {"f", R::Parallel},   {"oh", R::Parallel},
+        {"ow", R::Parallel},  {"c", R::Reduction},  {"kh", R::Reduction},
+        {"kw", R::Reduction}};
+  return std::nullopt;
+}
+
+static bool isConv(StringRef opKind) { return opKind.starts_with("conv_2d"); }
+
+Expected<ProblemSpec> mlir::tiletune::makeProblemSpec(StringRef opKind,
+                                                      StringRef target,
+                                                      ArrayRef<int64_t> sizes) {
+  auto tmpl = getTemplate(opKind);
+  if (!tmpl)
+    return makeError("unknown op kind '" + opKind +
+                     "' (expected matmul, batch_matmul, conv_2d_nhwc_hwcf or "
+                     "conv_2d_nchw_fchw)");
+  if (target != "cpu" && target != "cuda")
+    return makeError("unknown target '" + target + "' (expected cpu or cuda)");
+  if (sizes.size() != tmpl->size())
+    return makeError(opKind + " has " + Twine(tmpl->size()) +
+                     " loops, got " + Twine(sizes.size()) + " sizes");
+  ProblemSpec spec;
+  spec.OpKind = opKind.str();
+  spec.Target = target.str();
+  for (auto [t, s] : llvm::zip(*tmpl, sizes)) {
+    if (s < 1)
+      return makeError("size of loop '" + Twine(t.Name) + "' must be >= 1");
+    spec.Dims.push_back({t.Name, s, t.Role});
+  }
+  return spec;
+}
+
+unsigned mlir::tiletune::getNumFactors(StringRef target, StringRef opKind,
+                                       LoopRole role) {
+  switch (role) {
+  case LoopRole::Batch:
+    return 2;
+  case LoopRole::Parallel:
+    return 4;
+  case LoopRole::Reduction:
+    return (target == "cuda" && !isConv(opKind)) ? 3 : 2;
+  }
+  return 2;
+}
+
+/// Index of the innermost reduction dim used by `unroll` (k for matmuls, c
+/// for convolutions).
+static StringRef getUnrollDim(StringRef opKind) {
+  return isConv(opKind) ? "c" : "k";
+}
+
+/// The vectorized dim: the innermost parallel dim in memory of the output
+/// (n for matmuls, f for NHWC, ow for NCHW).
+static StringRef getVectorDim(StringRef opKind) {
+  if (opKind == "conv_2d_nhwc_hwcf")
+    return "f";
+  if (opKind == "conv_2d_nchw_fchw")
+    return "ow";
+  return "n";
+}
+
+static Error checkProblem(const ProblemSpec &problem) {
+  auto tmpl = getTemplate(problem.OpKind);
+  if (!tmpl)
+    return makeError("unknown op kind '" + problem.OpKind + "'");
+  if (problem.Target != "cpu" && problem.Target != "cuda")
+    return makeError("unknown target '" + problem.Target + "'");
+  if (problem.Dims.size() != tmpl->size())
+    return makeError(problem.OpKind + " needs " + Twine(tmpl->size()) +
+                     " loops, the problem has " + Twine(problem.Dims.size()));
+  for (auto [d, t] : llvm::zip(problem.Dims, *tmpl)) {
+    if (d.Name != t.Name || d.Role != t.Role)
+      return makeError("loop '" + d.Name + "' does not match " +
+                       problem.OpKind + "'s loop '" + t.Name + "' (" +
+                       stringifyLoopRole(t.Role) + ")");
+    if (d.Size < 1)
+      return makeError("loop '" + d.Name + "' has size " + Twine(d.Size));
+  }
+  if (problem.StrideH < 1 || problem.StrideW < 1 || problem.DilationH < 1 ||
+      problem.DilationW < 1 || problem.ElementBytes < 1)
+    return makeError("strides, dilations and element size must be >= 1");
+  return Error::success();
+}
+
+Expected<Space> mlir::tiletune::buildSpace(const ProblemSpec &problem,
+                                           const SpaceOptions &options) {
+  if (Error e = checkProblem(problem))
+    return std::move(e);
+  std::string name = problem.Target + " " + problem.OpKind;
+  for (size_t i = 0; i < problem.Dims.size(); ++i)
+    name += (i ? "x" : " ") + std::to_string(problem.Dims[i].Size);
+  Space space(name);
+  for (const ProblemDim &d : problem.Dims)
+    space.addParameter(std::make_shared<FactorizationParam>(
+        d.Name, d.Size,
+        getNumFactors(problem.Target, problem.OpKind, d.Role)));
+
+  SmallVector<std::string> parallel;
+  for (const ProblemDim &d : problem.Dims)
+    if (d.Role == LoopRole::Parallel)
+      parallel.push_back(d.Name);
+
+  if (problem.Target == "cpu") {
+    // Order: parallel dims in iterator order, then reductions (default).
+    SmallVector<std::string> order = parallel;
+    for (const ProblemDim &d : problem.Dims)
+      if (d.Role == LoopRole::Reduction)
+        order.push_back(d.Name);
+    space.addParameter(std::make_shared<PermutationParam>("order", order));
+    space.addParameter(std::make_shared<CategoricalParam>(
+        "vectorize", SmallVector<std::string>{"true", "false"}, 0));
+    space.addParameter(std::make_shared<CategoricalParam>(
+        "pack", SmallVector<std::string>{"none", "a", "b", "ab"}, 0));
+    space.addParameter(std::make_shared<DiscreteParam>(
+        "unroll", SmallVector<int64_t>{1, 2, 4, 8}, 1));
+
+    std::string unrollDim = getUnrollDim(problem.OpKind).str();
+    space.addConstraint(
+        {"unroll-divides-cache-tile",
+         [unrollDim](const Space &s,
+                     const Config &c) -> std::optional<std::string> {
+           const auto &p = cast<DiscreteParam>(
+               s.getParameter(*s.lookup("unroll")));
+           int64_t unroll = p.getValue(s.getValue(c, "unroll"));
+           int64_t tile = s.getValue(c, unrollDim)[1];
+           if (tile % unroll == 0)
+             return std::nullopt;
+           return "unroll " + std::to_string(unroll) +
+                  " does not divide the cache tile " + std::to_string(tile) +
+                  " of '" + unrollDim + "'";
+         }});
+    if (options.MaxRegisterTile > 0) {
+      int64_t limit = options.MaxRegisterTile;
+      space.addConstraint(
+          {"register-tile-limit",
+           [parallel, limit](const Space &s,
+                             const Config &c) -> std::optional<std::string> {
+             int64_t tile = 1;
+             for (const std::string &d : parallel)
+               tile *= s.getValue(c, d).back();
+             if (tile <= limit)
+               return std::nullopt;
+             return "register tile has " + std::to_string(tile) +
+                    " elements, more than " + std::to_string(limit);
+           }});
+    }
+    return space;
+  }
+
+  // cuda (OpEvo appendix B).
+  bool unrollOpts = options.CudaUnrollOptions.value_or(isConv(problem.OpKind));
+  if (unrollOpts) {
+    space.addParameter(std::make_shared<CategoricalParam>(
+        "explicit_unroll", SmallVector<std::string>{"false", "true"}, 0));
+    space.addParameter(std::make_shared<DiscreteParam>(
+        "max_unroll", SmallVector<int64_t>{0, 512, 1500}, 512));
+  }
+  if (options.MaxThreadsPerBlock > 0) {
+    int64_t limit = options.MaxThreadsPerBlock;
+    space.addConstraint(
+        {"threads-per-block",
+         [parallel, limit](const Space &s,
+                           const Config &c) -> std::optional<std::string> {
+           int64_t threads = 1;
+           for (const std::string &d : parallel)
+             threads *= s.getValue(c, d)[2];
+           if (threads <= limit)
+             return std::nullopt;
+           return std::to_string(threads) + " threads per block, more than " +
+                  std::to_string(limit);
+         }});
+  }
+  return space;
+}
+
+Space mlir::tiletune::buildPaperMatmulSpace(int64_t m, int64_t k, int64_t n) {
+  Space space("gbfs matmul " + std::to_string(m) + "x" + std::to_string(k) +
+              "x" + std::to_string(n));
+  space.addParameter(std::make_shared<FactorizationParam>("m", m, 4));
+  space.addParameter(std::make_shared<FactorizationParam>("k", k, 2));
+  space.addParameter(std::make_shared<FactorizationParam>("n", n, 4));
+  return space;
+}
+
+//===----------------------------------------------------------------------===//
+// AutoMCL
+//===----------------------------------------------------------------------===//
+
+int64_t mlir::tiletune::getPFactorThreads(const ProblemSpec &problem,
+                                          int64_t numThreads) {
+  // A thread count t can be split over the batch/parallel dims iff, for
+  // every prime, its exponent in t is at most the sum of its exponents in
+  // the dim sizes (distribute prime by prime). Take the largest such t.
+  std::map<int64_t, unsigned> available;
+  for (const ProblemDim &d : problem.Dims)
+    if (d.Role != LoopRole::Reduction)
+      for (auto [p, e] : factorizePrimes(d.Size))
+        available[p] += e;
+  int64_t best = 1;
+  for (int64_t t = 2; t <= numThreads; ++t) {
+    bool ok = true;
+    for (auto [p, e] : factorizePrimes(t))
+      ok &= available.count(p) && available[p] >= e;
+    if (ok)
+      best = t;
+  }
+  return best;
+}
+
+Expected<Space> mlir::tiletune::restrictToThreadGrid(const Space &space,
+                                                     const ProblemSpec &problem,
+                                                     int64_t numThreads) {
+  if (Error e = checkProblem(problem))
+    return std::move(e);
+  if (problem.Target != "cpu")
+    return makeError("pfactor applies to cpu spaces only");
+  if (numThreads < 1)
+    return makeError("pfactor needs at least one thread");
+  SmallVector<std::string> dims;
+  for (const ProblemDim &d : problem.Dims) {
+    if (!space.lookup(d.Name))
+      return makeError("space has no parameter for loop '" + d.Name + "'");
+    if (d.Role != LoopRole::Reduction)
+      dims.push_back(d.Name);
+  }
+  int64_t threads = getPFactorThreads(problem, numThreads);
+  Space result = space.withConstraint(
+      {"pfactor-threads",
+       [dims, threads](const Space &s,
+                       const Config &c) -> std::optional<std::string> {
+         int64_t t = 1;
+         for (const std::string &d : dims)
+           t *= s.getValue(c, d)[0];
+         if (t == threads)
+           return std::nullopt;
+         return "thread grid has " + std::to_string(t) + " threads, pfactor "
+                "wants " + std::to_string(threads);
+       }});
+  result.setName((space.getName() + " pfactor(" + Twine(threads) + ")").str());
+  return result;
+}
+
+static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+int64_t mlir::tiletune::getMatmulCacheLines(MatmulSchedule schedule,
+                                            int64_t mt, int64_t kt, int64_t nt,
+                                            int64_t cw) {
+  // Lines of an r x c row-major block: r * (ceil(c / C_w) + 1).
+  auto rows = [cw](int64_t r, int64_t c) { return r * (ceilDiv(c, cw) + 1); };
+  switch (schedule) {
+  case MatmulSchedule::TMM:
+    // A tile (M_t x K_t) + B tile (K_t x N_t) + C tile (M_t x N_t).
+    return rows(mt, kt) + rows(kt, nt) + rows(mt, nt);
+  case MatmulSchedule::LPMM:
+    return 1 + std::max(ceilDiv(mt, cw) + mt,
+                        ceilDiv(mt * nt, cw) +
+                            std::max(rows(mt, nt),
+                                     rows(kt, nt) + ceilDiv(kt * mt, cw) + 1));
+  case MatmulSchedule::RPMM:
+    return 1 + std::max(ceilDiv(nt, cw) + nt,
+                        ceilDiv(mt * nt, cw) +
+                            std::max(rows(mt, nt),
+                                     rows(mt, kt) + ceilDiv(kt * nt, cw) + 1));
+  case MatmulSchedule::DPMM:
+    return 1 + std::max({ceilDiv(mt, cw) + mt, ceilDiv(nt, cw) + nt,
+                         ceilDiv(mt * nt, cw) +
+                             std::max(rows(mt, nt), ceilDiv(kt * mt, cw) +
+                                                        ceilDiv(kt * nt, cw) +
+                                                        2)});
+  }
+  return 0;
+}
+
+int64_t mlir::tiletune::getConvCacheLines(int64_t owt, int64_t ict,
+                                          int64_t oct, int64_t kh, int64_t kw,
+                                          int64_t s2, int64_t d2, int64_t cw) {
+  int64_t window = s2 * (owt - 1) + (kw - 1) * d2 + 1;
+  int64_t filter = kh * kw * ict * (ceilDiv(oct, cw) + 1);
+  int64_t out = ceilDiv(owt * oct, cw) + 1;
+  return std::max({oct * (ceilDiv(kh * kw * ict, cw) + 1) + filter,
+                   out + kh * ict * (ceilDiv(window, cw) + 1) + filter,
+                   out + owt * (ceilDiv(oct, cw) + 1),
+                   owt * (ceilDiv(oct, cw) + 1) + oct * (ceilDiv(owt, cw) + 1)});
+}
+
+/// Cache tile of a dim in a CPU config: the product of the factors inside
+/// the cache level (parallel: f2*f3; reduction: f1; batch: 1).
+static int64_t cacheTile(const Space &s, const Config &c, const ProblemDim &d) {
+  ArrayRef<int64_t> f = s.getValue(c, d.Name);
+  switch (d.Role) {
+  case LoopRole::Parallel:
+    return f[2] * f[3];
+  case LoopRole::Reduction:
+    return f[1];
+  case LoopRole::Batch:
+    return 1;
+  }
+  return 1;
+}
+
+Expected<Space> mlir::tiletune::filterByIdealCacheModel(
+    const Space &space, const ProblemSpec &problem, const CacheModel &model) {
+  if (Error e = checkProblem(problem))
+    return std::move(e);
+  if (problem.Target != "cpu")
+    return makeError("the ideal-cache-model filter applies to cpu spaces only");
+  if (model.CacheBytes < model.LineBytes || model.LineBytes < 1 ||
+      model.VectorBytes < 1)
+    return makeError("invalid cache model");
+  for (const ProblemDim &d : problem.Dims)
+    if (!space.lookup(d.Name) ||
+        space.getParameter(*space.lookup(d.Name)).getWidth() !=
+            getNumFactors("cpu", problem.OpKind, d.Role))
+      return makeError("space does not have the cpu factorization of '" +
+                       d.Name + "'");
+  int64_t cw = std::max<int64_t>(1, model.LineBytes / problem.ElementBytes);
+  int64_t vw = std::max<int64_t>(1, model.VectorBytes / problem.ElementBytes);
+  int64_t lines = model.CacheBytes / model.LineBytes; // Z_w / C_w
+  bool hasPack = space.lookup("pack").has_value();
+  ProblemSpec p = problem;
+  Space result = space.withConstraint(
+      {"ideal-cache-fit",
+       [p, cw, lines, hasPack](const Space &s,
+                               const Config &c) -> std::optional<std::string> {
+         auto tile = [&](StringRef name) {
+           return cacheTile(s, c, *p.lookup(name));
+         };
+         int64_t t;
+         if (isConv(p.OpKind)) {
+           t = getConvCacheLines(tile("ow"), tile("c"), tile("f"), tile("kh"),
+                                 tile("kw"), p.StrideW, p.DilationW, cw);
+         } else {
+           MatmulSchedule sched = MatmulSchedule::TMM;
+           if (hasPack) {
+             StringRef pack = cast<CategoricalParam>(
+                                  s.getParameter(*s.lookup("pack")))
+                                  .getChoice(s.getValue(c, "pack"));
+             sched = pack == "a"    ? MatmulSchedule::LPMM
+                     : pack == "b"  ? MatmulSchedule::RPMM
+                     : pack == "ab" ? MatmulSchedule::DPMM
+                                    : MatmulSchedule::TMM;
+           }
+           t = getMatmulCacheLines(sched, tile("m"), tile("k"), tile("n"), cw);
+         }
+         if (t < lines)
+           return std::nullopt;
+         return "cache tile touches " + std::to_string(t) +
+                " lines, the cache holds " + std::to_string(lines);
+       }});
+  std::string vdim = getVectorDim(problem.OpKind).str();
+  int64_t need = std::min(problem.lookup(vdim)->Size, vw);
+  bool hasVectorize = space.lookup("vectorize").has_value();
+  result.addConstraint(
+      {"vector-width",
+       [vdim, need, hasVectorize](
+           const Space &s, const Config &c) -> std::optional<std::string> {
+         if (hasVectorize &&
+             cast<CategoricalParam>(s.getParameter(*s.lookup("vectorize")))
+                     .getChoice(s.getValue(c, "vectorize")) != "true")
+           return std::nullopt;
+         int64_t reg = s.getValue(c, vdim).back();
+         if (reg >= need)
+           return std::nullopt;
+         return "register tile " + std::to_string(reg) + " of '" + vdim +
+                "' is narrower than " + std::to_string(need) + " lanes";
+       }});
+  result.setName((space.getName() + " cache-filtered").str());
+  return result;
+}
+
+//===----------------------------------------------------------------------===//
+// Conversion
+//===----------------------------------------------------------------------===//
+
+/// Whether a categorical parameter is a boolean flag.
+static bool isBoolChoice(const CategoricalParam &p) {
+  ArrayRef<std::string> c = p.getChoices();
+  return c.size() == 2 && llvm::is_contained(c, "true") &&
+         llvm::is_contained(c, "false");
+}
+
+SpacePoint mlir::tiletune::toSpacePoint(const Space &space,
+                                        const Config &config) {
+  SpacePoint point;
+  for (unsigned i = 0; i < space.getNumParameters(); ++i) {
+    const Parameter &p = space.getParameter(i);
+    ArrayRef<int64_t> v = space.getValue(config, i);
+    OptionValue o;
+    if (isa<FactorizationParam>(p)) {
+      point.Factors[p.getName().str()] = SmallVector<int64_t>(v);
+      continue;
+    }
+    if (auto *perm = dyn_cast<PermutationParam>(&p)) {
+      o.K = OptionValue::Kind::NameList;
+      for (int64_t e : v)
+        o.Names.push_back(perm->getElements()[e]);
+    } else if (auto *d = dyn_cast<DiscreteParam>(&p)) {
+      o.K = OptionValue::Kind::Int;
+      o.Int = d->getValue(v);
+    } else {
+      auto &c = cast<CategoricalParam>(p);
+      if (isBoolChoice(c)) {
+        o.K = OptionValue::Kind::Bool;
+        o.Bool = c.getChoice(v) == "true";
+      } else {
+        o.K = OptionValue::Kind::String;
+        o.String = c.getChoice(v).str();
+      }
+    }
+    point.Options[p.getName().str()] = std::move(o);
+  }
+  return point;
+}
+
+Expected<Config> mlir::tiletune::fromSpacePoint(const Space &space,
+                                                const SpacePoint &point) {
+  Config config = space.getDefault();
+  for (const auto &[name, f] : point.Factors) {
+    auto i = space.lookup(name);
+    if (!i || !isa<FactorizationParam>(space.getParameter(*i)))
+      return makeError("the space has no factorization '" + name + "'");
+  }
+  for (const auto &[name, o] : point.Options) {
+    auto i = space.lookup(name);
+    if (!i || isa<FactorizationParam>(space.getParameter(*i)))
+      return makeError("the space has no option '" + name + "'");
+  }
+  for (unsigned i = 0; i < space.getNumParameters(); ++i) {
+    const Parameter &p = space.getParameter(i);
+    std::string name = p.getName().str();
+    ParamValue v(p.getWidth());
+    if (isa<FactorizationParam>(p)) {
+      auto it = point.Factors.find(name);
+      if (it == point.Factors.end())
+        return makeError("missing factors of '" + name + "'");
+      if (it->second.size() != p.getWidth())
+        return makeError("'" + name + "' needs " + Twine(p.getWidth()) +
+                         " factors, got " + Twine(it->second.size()));
+      llvm::copy(it->second, v.begin());
+    } else {
+      auto it = point.Options.find(name);
+      if (it == point.Options.end())
+        continue; // keep the default
+      const OptionValue &o = it->second;
+      if (auto *perm = dyn_cast<PermutationParam>(&p)) {
+        if (o.K != OptionValue::Kind::NameList ||
+            o.Names.size() != p.getWidth())
+          return makeError("option '" + name + "' needs a list of " +
+                           Twine(p.getWidth()) + " loop names");
+        for (size_t j = 0; j < o.Names.size(); ++j) {
+          auto e = llvm::find(perm->getElements(), o.Names[j]);
+          if (e == perm->getElements().end())
+            return makeError("option '" + name + "': unknown loop '" +
+                             o.Names[j] + "'");
+          v[j] = e - perm->getElements().begin();
+        }
+      } else if (auto *d = dyn_cast<DiscreteParam>(&p)) {
+        auto idx = o.K == OptionValue::Kind::Int ? d->indexOf(o.Int)
+                                                 : std::nullopt;
+        if (!idx)
+          return makeError("option '" + name + "' has an unsupported value");
+        v[0] = *idx;
+      } else {
+        auto &c = cast<CategoricalParam>(p);
+        std::optional<int64_t> idx;
+        if (o.K == OptionValue::Kind::Bool && isBoolChoice(c))
+          idx = c.indexOf(o.Bool ? "true" : "false");
+        else if (o.K == OptionValue::Kind::String)
+          idx = c.indexOf(o.String);
+        if (!idx)
+          return makeError("option '" + name + "' has an unsupported value");
+        v[0] = *idx;
+      }
+    }
+    std::string why;
+    if (!p.isValid(v, &why))
+      return makeError("'" + name + "': " + why);
+    config = space.withValue(config, i, v);
+  }
+  std::string reason;
+  if (!space.isValid(config, &reason))
+    return makeError("config violates the space: " + reason);
+  return config;
+}

@@ -1,0 +1,387 @@
+//===- SearchTestUtils.h - Synthetic landscapes + conformance ---*- C++ -*-===//
+//
+// Reusable pieces for testing search strategies: synthetic objectives with a
+// known optimum (smooth, noisy, multimodal, with invalid regions), a
+// synchronous driver loop, and a generic "strategy conformance" check
+// (determinism under a seed, no duplicates, no invalid proposals, budget,
+// exact resume from saved state). Header-only; include from a GoogleTest
+// file and call checkStrategyConformance / runStrategy.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILETUNE_UNITTESTS_SEARCH_SEARCHTESTUTILS_H
+#define TILETUNE_UNITTESTS_SEARCH_SEARCHTESTUTILS_H
+
+#include "tiletune/Search/Strategy.h"
+#include "tiletune/Space/OperatorSpaces.h"
+#include "tiletune/Space/Space.h"
+
+#include "llvm/ADT/Hashing.h"
+#include "llvm/Support/Casting.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+
+namespace mlir::tiletune::testing {
+
+/// A synthetic objective over a space with a known optimum.
+struct Landscape {
+  /// Short name ("smooth", "noisy", ...).
+  std::string Name;
+  /// The space searched.
+  Space S;
+  /// Measures a config: status and cost (deterministic).
+  std::function<TrialResult(const Config &)> Evaluate;
+  /// The global optimum and its cost.
+  Config Optimum;
+  double OptimumCost = 1.0;
+};
+
+/// Topological distance-like measure between two configs of `space`: half
+/// the L1 distance of log2 factors (one prime-2 move = 1), swaps for
+/// permutations (misplaced / 2), index distance for discrete values, 0/1
+/// for categorical ones. Zero iff the configs are equal; >= 1 otherwise.
+inline double configDistance(const Space &space, const Config &a,
+                             const Config &b) {
+  double d = 0.0;
+  for (unsigned i = 0; i < space.getNumParameters(); ++i) {
+    const Parameter &p = space.getParameter(i);
+    llvm::ArrayRef<int64_t> va = space.getValue(a, i), vb = space.getValue(b, i);
+    switch (p.getKind()) {
+    case ParamKind::Factorization: {
+      double s = 0;
+      for (size_t j = 0; j < va.size(); ++j)
+        s += std::fabs(std::log2(double(va[j])) - std::log2(double(vb[j])));
+      d += s / 2;
+      break;
+    }
+    case ParamKind::Permutation: {
+      double s = 0;
+      for (size_t j = 0; j < va.size(); ++j)
+        s += va[j] != vb[j];
+      d += s / 2;
+      break;
+    }
+    case ParamKind::Discrete:
+      d += std::fabs(double(va[0] - vb[0]));
+      break;
+    case ParamKind::Categorical:
+      d += va[0] != vb[0];
+      break;
+    }
+  }
+  return d;
+}
+
+/// Deterministic pseudo-random number in [0, 1) for a config and a salt.
+inline double configHash01(const Config &c, uint64_t salt) {
+  uint64_t h = uint64_t(llvm::hash_combine(c.hash(), salt));
+  // splitmix64 finaliser for good bit mixing.
+  h += 0x9e3779b97f4a7c15ULL;
+  h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
+  h ^= h >> 31;
+  return double(h >> 11) * 0x1.0p-53;
+}
+
+/// Parses a key into a config of `space` (fails the test on error).
+inline Config keyToConfig(const Space &space, llvm::StringRef key) {
+  auto c = space.parseKey(key);
+  if (!c) {
+    ADD_FAILURE() << llvm::toString(c.takeError());
+    return space.getDefault();
+  }
+  return *c;
+}
+
+/// Smooth bowl: cost = 1 + 0.25 * distance(config, optimum).
+inline Landscape makeSmoothLandscape(const Space &space, const Config &opt) {
+  Landscape l{"smooth", space, nullptr, opt, 1.0};
+  l.Evaluate = [space, opt](const Config &c) {
+    TrialResult r;
+    r.Cfg = c;
+    r.Cost = 1.0 + 0.25 * configDistance(space, c, opt);
+    return r;
+  };
+  return l;
+}
+
+/// Rugged bowl: the smooth cost times (1 + amplitude * h) with a fixed
+/// pseudo-random h in [0, 1) per config (h = 0 at the optimum, which stays
+/// the unique optimum because every other config costs >= 1.25).
+inline Landscape makeNoisyLandscape(const Space &space, const Config &opt,
+                                    double amplitude = 0.3,
+                                    uint64_t salt = 7) {
+  Landscape l{"noisy", space, nullptr, opt, 1.0};
+  l.Evaluate = [space, opt, amplitude, salt](const Config &c) {
+    TrialResult r;
+    r.Cfg = c;
+    double smooth = 1.0 + 0.25 * configDistance(space, c, opt);
+    r.Cost = c == opt ? smooth : smooth * (1.0 + amplitude * configHash01(c, salt));
+    return r;
+  };
+  return l;
+}
+
+/// Several basins: cost = min_i (depth_i + 0.25 * distance(config, center_i))
+/// with depth 1.0 for `opt` and 1.3, 1.45, ... for the `decoys`.
+inline Landscape makeMultimodalLandscape(const Space &space, const Config &opt,
+                                         llvm::ArrayRef<Config> decoys) {
+  Landscape l{"multimodal", space, nullptr, opt, 1.0};
+  llvm::SmallVector<Config> centers(decoys.begin(), decoys.end());
+  l.Evaluate = [space, opt, centers](const Config &c) {
+    TrialResult r;
+    r.Cfg = c;
+    double cost = 1.0 + 0.25 * configDistance(space, c, opt);
+    for (size_t i = 0; i < centers.size(); ++i)
+      cost = std::min(cost, 1.3 + 0.15 * i +
+                                0.25 * configDistance(space, c, centers[i]));
+    r.Cost = cost;
+    return r;
+  };
+  return l;
+}
+
+/// The smooth bowl where a pseudo-random fraction of configs fails
+/// (alternating invalid / compile error / runtime error / timeout); the
+/// optimum never fails.
+inline Landscape makeInvalidRegionLandscape(const Space &space,
+                                            const Config &opt,
+                                            double failFraction = 0.3,
+                                            uint64_t salt = 11) {
+  Landscape l{"invalid-regions", space, nullptr, opt, 1.0};
+  l.Evaluate = [space, opt, failFraction, salt](const Config &c) {
+    TrialResult r;
+    r.Cfg = c;
+    double h = configHash01(c, salt);
+    if (c != opt && h < failFraction) {
+      static const TrialStatus kinds[] = {
+          TrialStatus::Invalid, TrialStatus::CompileError,
+          TrialStatus::RuntimeError, TrialStatus::Timeout};
+      r.Status = kinds[unsigned(h / failFraction * 4) % 4];
+      r.Message = "synthetic failure";
+      return r;
+    }
+    r.Cost = 1.0 + 0.25 * configDistance(space, c, opt);
+    return r;
+  };
+  return l;
+}
+
+/// What a run of a strategy produced.
+struct RunLog {
+  /// Keys of all proposals, in order.
+  llvm::SmallVector<std::string> Keys;
+  /// Best successful result.
+  std::optional<TrialResult> Best;
+  /// Trials measured.
+  uint64_t NumTrials = 0;
+  /// A proposal repeated an earlier one.
+  bool SawDuplicate = false;
+  /// A proposal violated the space.
+  bool SawInvalid = false;
+  /// Trial at which the optimum was first measured (if it was).
+  std::optional<uint64_t> OptimumAt;
+};
+
+/// Creates a strategy through the registry; fails the test on error.
+inline std::unique_ptr<Strategy> makeStrategy(llvm::StringRef name,
+                                              const Space &space,
+                                              const StrategyOptions &options,
+                                              uint64_t seed) {
+  auto s = createStrategy(name, space, options, seed);
+  if (!s) {
+    ADD_FAILURE() << llvm::toString(s.takeError());
+    return nullptr;
+  }
+  return std::move(*s);
+}
+
+/// Synchronous driver: propose `batch`, measure, observe, until `budget`
+/// trials were measured or the strategy has nothing more to propose.
+/// Appends to `log` (so a run can be continued on a resumed strategy).
+inline void runStrategy(Strategy &s, const Landscape &l, unsigned batch,
+                        uint64_t budget, RunLog &log,
+                        std::set<std::string> *seen = nullptr) {
+  std::set<std::string> localSeen(log.Keys.begin(), log.Keys.end());
+  std::set<std::string> &keys = seen ? *seen : localSeen;
+  while (log.NumTrials < budget) {
+    unsigned n = unsigned(std::min<uint64_t>(batch, budget - log.NumTrials));
+    llvm::SmallVector<Trial> trials = s.propose(n);
+    if (trials.empty())
+      break;
+    EXPECT_LE(trials.size(), n) << s.getName();
+    llvm::SmallVector<TrialResult> results;
+    for (const Trial &t : trials) {
+      std::string key = l.S.getKey(t.Cfg);
+      if (!keys.insert(key).second)
+        log.SawDuplicate = true;
+      if (!l.S.isValid(t.Cfg))
+        log.SawInvalid = true;
+      log.Keys.push_back(key);
+      TrialResult r = l.Evaluate(t.Cfg);
+      r.Id = t.Id;
+      if (r.isOk() && (!log.Best || r.Cost < log.Best->Cost))
+        log.Best = r;
+      if (t.Cfg == l.Optimum && !log.OptimumAt)
+        log.OptimumAt = log.NumTrials;
+      ++log.NumTrials;
+      results.push_back(std::move(r));
+    }
+    if (llvm::Error e = s.observe(results)) {
+      ADD_FAILURE() << llvm::toString(std::move(e));
+      return;
+    }
+  }
+}
+
+/// Runs a fresh strategy and returns its log.
+inline RunLog runFresh(llvm::StringRef name, const Landscape &l,
+                       const StrategyOptions &options, uint64_t seed,
+                       unsigned batch, uint64_t budget) {
+  RunLog log;
+  auto s = makeStrategy(name, l.S, options, seed);
+  if (s)
+    runStrategy(*s, l, batch, budget, log);
+  return log;
+}
+
+/// Saves a strategy's state to JSON text and loads it into a fresh one.
+inline std::unique_ptr<Strategy> roundTripState(const Strategy &s) {
+  std::string text = llvm::formatv("{0}", s.saveState()).str();
+  auto parsed = llvm::json::parse(text);
+  if (!parsed) {
+    ADD_FAILURE() << llvm::toString(parsed.takeError());
+    return nullptr;
+  }
+  StrategyOptions given = s.getOptions();
+  auto fresh = makeStrategy(s.getName(), s.getSpace(), given, s.getSeed());
+  if (!fresh)
+    return nullptr;
+  if (llvm::Error e = fresh->loadState(*parsed)) {
+    ADD_FAILURE() << llvm::toString(std::move(e));
+    return nullptr;
+  }
+  return fresh;
+}
+
+/// The generic conformance check of one strategy on one landscape:
+/// determinism under a seed, no duplicate or invalid proposals, nothing
+/// dropped by the base class, the budget ("max_trials") respected, the best
+/// result consistent with the history, and exact resume (with and without
+/// pending trials) at several cut points.
+inline void checkStrategyConformance(llvm::StringRef name, const Landscape &l,
+                                     const StrategyOptions &options,
+                                     unsigned batch, uint64_t budget,
+                                     uint64_t seed = 42) {
+  SCOPED_TRACE(("strategy " + name + " on " + l.Name).str());
+  // Determinism and validity.
+  RunLog a = runFresh(name, l, options, seed, batch, budget);
+  RunLog b = runFresh(name, l, options, seed, batch, budget);
+  EXPECT_EQ(a.Keys, b.Keys) << "not deterministic under a seed";
+  EXPECT_FALSE(a.SawDuplicate) << "proposed a config twice";
+  EXPECT_FALSE(a.SawInvalid) << "proposed a config that violates the space";
+  EXPECT_GT(a.NumTrials, 0u);
+
+  // Base-class bookkeeping and best.
+  {
+    auto s = makeStrategy(name, l.S, options, seed);
+    ASSERT_TRUE(s);
+    RunLog log;
+    runStrategy(*s, l, batch, budget, log);
+    EXPECT_EQ(s->getNumDropped(), 0u) << "proposeImpl produced duplicates or "
+                                         "invalid configs";
+    EXPECT_EQ(s->getNumPending(), 0u);
+    EXPECT_EQ(s->getHistory().size(), log.NumTrials);
+    auto best = s->getBest();
+    ASSERT_EQ(best.has_value(), log.Best.has_value());
+    if (best)
+      EXPECT_EQ(best->Cost, log.Best->Cost);
+  }
+
+  // Budget through the common option.
+  {
+    StrategyOptions limited = options;
+    uint64_t limit = std::max<uint64_t>(1, budget / 3);
+    limited["max_trials"] = std::to_string(limit);
+    auto s = makeStrategy(name, l.S, limited, seed);
+    ASSERT_TRUE(s);
+    RunLog log;
+    runStrategy(*s, l, batch, budget, log);
+    EXPECT_LE(log.NumTrials, limit) << "budget exceeded";
+    EXPECT_LE(s->getNumProposed(), limit);
+    if (log.NumTrials == limit) {
+      EXPECT_TRUE(s->isDone());
+      EXPECT_TRUE(s->propose(batch).empty());
+    }
+  }
+
+  // Resume: save -> load -> continue == uninterrupted.
+  for (uint64_t cut : {uint64_t(1), budget / 4, budget / 2 + 1}) {
+    if (cut == 0 || cut >= a.NumTrials)
+      continue;
+    SCOPED_TRACE("resume after " + std::to_string(cut) + " trials");
+    auto s = makeStrategy(name, l.S, options, seed);
+    ASSERT_TRUE(s);
+    RunLog log;
+    runStrategy(*s, l, batch, cut, log);
+    auto resumed = roundTripState(*s);
+    ASSERT_TRUE(resumed);
+    runStrategy(*resumed, l, batch, budget, log);
+    EXPECT_EQ(log.Keys, a.Keys) << "resumed run diverged";
+  }
+
+  // Resume with pending trials: propose, save, load, then observe on the
+  // loaded instance.
+  {
+    auto s = makeStrategy(name, l.S, options, seed);
+    ASSERT_TRUE(s);
+    RunLog log;
+    runStrategy(*s, l, batch, std::max<uint64_t>(1, budget / 3), log);
+    llvm::SmallVector<Trial> pending = s->propose(batch);
+    auto resumed = roundTripState(*s);
+    ASSERT_TRUE(resumed);
+    EXPECT_EQ(resumed->getNumPending(), pending.size());
+    llvm::SmallVector<TrialResult> results;
+    for (const Trial &t : pending) {
+      log.Keys.push_back(l.S.getKey(t.Cfg));
+      TrialResult r = l.Evaluate(t.Cfg);
+      r.Id = t.Id;
+      results.push_back(r);
+      ++log.NumTrials;
+    }
+    EXPECT_FALSE(bool(resumed->observe(results)));
+    runStrategy(*resumed, l, batch, budget, log);
+    EXPECT_EQ(log.Keys, a.Keys) << "resume with pending trials diverged";
+  }
+
+  // Observing an unknown or repeated trial is an error, not a crash.
+  {
+    auto s = makeStrategy(name, l.S, options, seed);
+    ASSERT_TRUE(s);
+    llvm::SmallVector<Trial> t = s->propose(1);
+    ASSERT_EQ(t.size(), 1u);
+    TrialResult r = l.Evaluate(t[0].Cfg);
+    r.Id = t[0].Id + 1000;
+    llvm::Error e1 = s->observe({r});
+    EXPECT_TRUE(bool(e1));
+    llvm::consumeError(std::move(e1));
+    r.Id = t[0].Id;
+    EXPECT_FALSE(bool(s->observe({r})));
+    llvm::Error e2 = s->observe({r});
+    EXPECT_TRUE(bool(e2));
+    llvm::consumeError(std::move(e2));
+  }
+}
+
+} // namespace mlir::tiletune::testing
+
+#endif // TILETUNE_UNITTESTS_SEARCH_SEARCHTESTUTILS_H

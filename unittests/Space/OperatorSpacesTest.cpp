@@ -1,0 +1,371 @@
+//===- OperatorSpacesTest.cpp - Tests of the operator spaces -------------===//
+//
+// The G-BFS matmul space sizes of the papers, the OpEvo cuda and the CPU
+// spaces against CONFIG.md's schema, brute-force counts of constrained
+// spaces, AutoMCL's transformations and the factor-list conversion.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tiletune/Space/OperatorSpaces.h"
+
+#include "llvm/Support/Casting.h"
+
+#include "gtest/gtest.h"
+
+#include <set>
+
+using namespace mlir::tiletune;
+using llvm::SmallVector;
+
+namespace {
+
+Space buildOrDie(const ProblemSpec &p, const SpaceOptions &o = {}) {
+  auto s = buildSpace(p, o);
+  if (!s) {
+    ADD_FAILURE() << llvm::toString(s.takeError());
+    return Space();
+  }
+  return *s;
+}
+
+ProblemSpec problemOrDie(llvm::StringRef kind, llvm::StringRef target,
+                         llvm::ArrayRef<int64_t> sizes) {
+  auto p = makeProblemSpec(kind, target, sizes);
+  if (!p) {
+    ADD_FAILURE() << llvm::toString(p.takeError());
+    return ProblemSpec();
+  }
+  return *p;
+}
+
+/// Brute-force ordered factorizations (independent of the library).
+void tuples(int64_t c, unsigned nu, SmallVector<int64_t> &prefix,
+            std::vector<SmallVector<int64_t>> &out) {
+  if (nu == 1) {
+    prefix.push_back(c);
+    out.push_back(prefix);
+    prefix.pop_back();
+    return;
+  }
+  for (int64_t d = 1; d <= c; ++d)
+    if (c % d == 0) {
+      prefix.push_back(d);
+      tuples(c / d, nu - 1, prefix, out);
+      prefix.pop_back();
+    }
+}
+std::vector<SmallVector<int64_t>> tuples(int64_t c, unsigned nu) {
+  std::vector<SmallVector<int64_t>> out;
+  SmallVector<int64_t> prefix;
+  tuples(c, nu, prefix, out);
+  return out;
+}
+
+TEST(PaperMatmulSpace, ExactSizes) {
+  EXPECT_EQ(buildPaperMatmulSpace(512, 512, 512).countProduct(), 484000u);
+  EXPECT_EQ(buildPaperMatmulSpace(1024, 1024, 1024).countProduct(), 899756u);
+  EXPECT_EQ(buildPaperMatmulSpace(2048, 2048, 2048).countProduct(), 1589952u);
+}
+
+TEST(PaperMatmulSpace, StartStateAndBruteForce) {
+  Space s = buildPaperMatmulSpace(1024, 1024, 1024);
+  EXPECT_EQ(s.getKey(s.getDefault()),
+            "m=[1024,1,1,1];k=[1024,1];n=[1024,1,1,1]");
+  // Small case against brute force: 48 x 20 x 36.
+  Space t = buildPaperMatmulSpace(48, 20, 36);
+  EXPECT_EQ(t.countProduct(),
+            tuples(48, 4).size() * tuples(20, 2).size() * tuples(36, 4).size());
+}
+
+TEST(CpuSpace, MatmulSchema) {
+  Space s = buildOrDie(problemOrDie("matmul", "cpu", {1024, 1024, 1024}));
+  ASSERT_EQ(s.getNumParameters(), 7u);
+  const char *names[] = {"m", "n", "k", "order", "vectorize", "pack", "unroll"};
+  unsigned widths[] = {4, 4, 2, 3, 1, 1, 1};
+  for (unsigned i = 0; i < 7; ++i) {
+    EXPECT_EQ(s.getParameter(i).getName(), names[i]);
+    EXPECT_EQ(s.getParameter(i).getWidth(), widths[i]);
+  }
+  EXPECT_EQ(s.getKey(s.getDefault()),
+            "m=[1024,1,1,1];n=[1024,1,1,1];k=[1024,1];order=[m,n,k];"
+            "vectorize=true;pack=none;unroll=1");
+  EXPECT_TRUE(s.isValid(s.getDefault()));
+  EXPECT_EQ(s.countProduct(), 286u * 286 * 11 * 6 * 2 * 4 * 4);
+
+  std::string why;
+  Config c = *s.parseKey("m=[2,16,1,32];n=[2,16,1,32];k=[4,256];order=[n,k,m];"
+                         "vectorize=true;pack=none;unroll=1");
+  EXPECT_TRUE(s.isValid(c, &why)) << why; // 32 x 32 = 1024 is allowed
+  Config d = *s.parseKey("m=[2,16,4,8];n=[2,16,1,32];k=[512,2];order=[n,k,m];"
+                         "vectorize=true;pack=none;unroll=4");
+  EXPECT_FALSE(s.isValid(d, &why));
+  EXPECT_EQ(why, "unroll-divides-cache-tile: unroll 4 does not divide the "
+                 "cache tile 2 of 'k'");
+}
+
+TEST(CpuSpace, RegisterLimitMessage) {
+  Space s = buildOrDie(problemOrDie("matmul", "cpu", {64, 64, 64}));
+  Config c = *s.parseKey("m=[1,1,1,64];n=[1,1,1,64];k=[1,64];order=[m,n,k];"
+                         "vectorize=true;pack=none;unroll=1");
+  std::string why;
+  EXPECT_FALSE(s.isValid(c, &why));
+  EXPECT_EQ(why, "register-tile-limit: register tile has 4096 elements, more "
+                 "than 1024");
+}
+
+TEST(CpuSpace, ConstrainedCountMatchesBruteForce) {
+  ProblemSpec p = problemOrDie("matmul", "cpu", {16, 16, 8});
+  SpaceOptions o;
+  o.MaxRegisterTile = 64;
+  Space s = buildOrDie(p, o);
+  uint64_t brute = 0;
+  for (auto &m : tuples(16, 4))
+    for (auto &n : tuples(16, 4))
+      for (auto &k : tuples(8, 2))
+        for (int64_t unroll : {1, 2, 4, 8})
+          if (m[3] * n[3] <= 64 && k[1] % unroll == 0)
+            ++brute;
+  brute *= 6 * 2 * 4; // order, vectorize, pack
+  auto counted = s.countValid();
+  ASSERT_TRUE(bool(counted)) << llvm::toString(counted.takeError());
+  EXPECT_EQ(*counted, brute);
+}
+
+TEST(CpuSpace, BatchAndConvSchema) {
+  Space b = buildOrDie(problemOrDie("batch_matmul", "cpu", {8, 64, 64, 32}));
+  EXPECT_EQ(b.getParameter(0).getName(), "b");
+  EXPECT_EQ(b.getParameter(0).getWidth(), 2u);
+  auto &order = llvm::cast<PermutationParam>(b.getParameter(4));
+  EXPECT_EQ(order.getElements().size(), 3u); // batch dims are not ordered
+
+  Space c = buildOrDie(
+      problemOrDie("conv_2d_nhwc_hwcf", "cpu", {1, 56, 56, 64, 3, 3, 32}));
+  const char *names[] = {"n", "oh", "ow", "f", "kh", "kw", "c"};
+  unsigned widths[] = {2, 4, 4, 4, 2, 2, 2};
+  for (unsigned i = 0; i < 7; ++i) {
+    EXPECT_EQ(c.getParameter(i).getName(), names[i]);
+    EXPECT_EQ(c.getParameter(i).getWidth(), widths[i]);
+  }
+  EXPECT_EQ(c.getKey(c.getDefault()).find("order=[oh,ow,f,kh,kw,c]") !=
+                std::string::npos,
+            true);
+  Space d = buildOrDie(
+      problemOrDie("conv_2d_nchw_fchw", "cpu", {1, 64, 56, 56, 32, 3, 3}));
+  EXPECT_NE(d.getKey(d.getDefault()).find("order=[f,oh,ow,c,kh,kw]"),
+            std::string::npos);
+  // unroll applies to c for convolutions.
+  Config x = *d.parseKey("n=[1,1];f=[64,1,1,1];oh=[56,1,1,1];ow=[56,1,1,1];"
+                         "c=[16,2];kh=[3,1];kw=[3,1];order=[f,oh,ow,c,kh,kw];"
+                         "vectorize=true;pack=none;unroll=4");
+  std::string why;
+  EXPECT_FALSE(d.isValid(x, &why));
+  EXPECT_NE(why.find("of 'c'"), std::string::npos);
+}
+
+TEST(CudaSpace, OpEvoTemplates) {
+  Space mm = buildOrDie(problemOrDie("matmul", "cuda", {512, 1024, 1024}));
+  ASSERT_EQ(mm.getNumParameters(), 3u);
+  EXPECT_EQ(mm.getParameter(0).getWidth(), 4u);
+  EXPECT_EQ(mm.getParameter(1).getWidth(), 4u);
+  EXPECT_EQ(mm.getParameter(2).getWidth(), 3u); // k: global, shared, register
+  Space bmm = buildOrDie(problemOrDie("batch_matmul", "cuda", {960, 128, 64, 128}));
+  ASSERT_EQ(bmm.getNumParameters(), 4u);
+  EXPECT_EQ(bmm.getParameter(0).getWidth(), 2u);
+  Space conv = buildOrDie(
+      problemOrDie("conv_2d_nchw_fchw", "cuda", {512, 192, 27, 27, 64, 5, 5}));
+  ASSERT_EQ(conv.getNumParameters(), 9u);
+  unsigned widths[] = {2, 4, 4, 4, 2, 2, 2};
+  for (unsigned i = 0; i < 7; ++i)
+    EXPECT_EQ(conv.getParameter(i).getWidth(), widths[i]);
+  EXPECT_EQ(conv.getParameter(7).getName(), "explicit_unroll");
+  EXPECT_EQ(conv.getParameter(7).getKind(), ParamKind::Categorical);
+  EXPECT_EQ(conv.getParameter(8).getName(), "max_unroll");
+  EXPECT_EQ(conv.getParameter(8).getKind(), ParamKind::Discrete);
+  EXPECT_NE(conv.getKey(conv.getDefault()).find("explicit_unroll=false;"
+                                                "max_unroll=512"),
+            std::string::npos);
+  std::string why;
+  Config c = *mm.parseKey("m=[1,1,512,1];n=[1,1,4,256];k=[1024,1,1]");
+  EXPECT_FALSE(mm.isValid(c, &why));
+  EXPECT_EQ(why, "threads-per-block: 2048 threads per block, more than 1024");
+}
+
+TEST(ProblemSpec, Errors) {
+  for (auto [kind, target, n] :
+       {std::tuple<const char *, const char *, int>{"matmul", "cpu", 2},
+        {"gemm", "cpu", 3},
+        {"matmul", "tpu", 3}}) {
+    SmallVector<int64_t> sizes(n, 8);
+    auto p = makeProblemSpec(kind, target, sizes);
+    EXPECT_FALSE(bool(p));
+    if (!p)
+      llvm::consumeError(p.takeError());
+  }
+  auto p = makeProblemSpec("matmul", "cpu", {8, 0, 8});
+  EXPECT_FALSE(bool(p));
+  llvm::consumeError(p.takeError());
+}
+
+TEST(AutoMCL, PFactorThreads) {
+  ProblemSpec p = problemOrDie("matmul", "cpu", {64, 64, 64});
+  EXPECT_EQ(getPFactorThreads(p, 8), 8);
+  EXPECT_EQ(getPFactorThreads(p, 12), 8);
+  ProblemSpec q = problemOrDie("matmul", "cpu", {7, 7, 64});
+  EXPECT_EQ(getPFactorThreads(q, 8), 7);
+  EXPECT_EQ(getPFactorThreads(q, 64), 49);
+}
+
+TEST(AutoMCL, PFactorSpaceMatchesBruteForce) {
+  ProblemSpec p = problemOrDie("matmul", "cpu", {16, 16, 8});
+  Space s = buildOrDie(p);
+  auto r = restrictToThreadGrid(s, p, 8);
+  ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
+  uint64_t brute = 0;
+  for (auto &m : tuples(16, 4))
+    for (auto &n : tuples(16, 4))
+      for (auto &k : tuples(8, 2))
+        for (int64_t unroll : {1, 2, 4, 8})
+          if (m[0] * n[0] == 8 && m[3] * n[3] <= 1024 && k[1] % unroll == 0)
+            ++brute;
+  brute *= 6 * 2 * 4;
+  auto counted = r->countValid();
+  ASSERT_TRUE(bool(counted));
+  EXPECT_EQ(*counted, brute);
+  std::mt19937_64 rng(1);
+  for (int i = 0; i < 50; ++i) {
+    auto c = r->sampleValid(rng);
+    ASSERT_TRUE(c.has_value());
+    EXPECT_EQ(r->getValue(*c, "m")[0] * r->getValue(*c, "n")[0], 8);
+  }
+  ProblemSpec g = problemOrDie("matmul", "cuda", {16, 32, 8});
+  auto bad = restrictToThreadGrid(buildOrDie(g), g, 8);
+  EXPECT_FALSE(bool(bad));
+  llvm::consumeError(bad.takeError());
+}
+
+TEST(AutoMCL, CacheLineFormulas) {
+  // TMM with C_w = 16: A 32x64 -> 32*(4+1), B 64x32 -> 64*(2+1),
+  // C 32x32 -> 32*(2+1).
+  EXPECT_EQ(getMatmulCacheLines(MatmulSchedule::TMM, 32, 64, 32, 16),
+            32 * 5 + 64 * 3 + 32 * 3);
+  // RPMM (Table 2): 1 + max(ceil(Nt/Cw) + Nt, ceil(MtNt/Cw) +
+  //   max(Mt(ceil(Nt/Cw)+1), Mt(ceil(Kt/Cw)+1) + ceil(KtNt/Cw) + 1)).
+  int64_t mt = 8, kt = 64, nt = 32, cw = 16;
+  int64_t rp = 1 + std::max<int64_t>(2 + 32, 16 + std::max<int64_t>(
+                                                      8 * 3, 8 * 5 + 128 + 1));
+  EXPECT_EQ(getMatmulCacheLines(MatmulSchedule::RPMM, mt, kt, nt, cw), rp);
+  int64_t dp = 1 + std::max<int64_t>(
+                       {1 + 8, 2 + 32, 16 + std::max<int64_t>(24, 32 + 128 + 2)});
+  EXPECT_EQ(getMatmulCacheLines(MatmulSchedule::DPMM, mt, kt, nt, cw), dp);
+  // CONVOpt (Table 3) with OW_t=8, IC_t=16, OC_t=32, 3x3, s=d=1, C_w=16.
+  int64_t filter = 9 * 16 * 3;
+  int64_t t1 = 32 * (9 + 1) + filter;
+  int64_t t2 = (16 + 1) + 3 * 16 * (1 + 1) + filter;
+  int64_t t3 = 17 + 8 * 3;
+  int64_t t4 = 8 * 3 + 32 * 2;
+  EXPECT_EQ(getConvCacheLines(8, 16, 32, 3, 3, 1, 1, 16),
+            std::max({t1, t2, t3, t4}));
+}
+
+TEST(AutoMCL, IdealCacheFilter) {
+  ProblemSpec p = problemOrDie("matmul", "cpu", {64, 64, 64});
+  Space s = buildOrDie(p);
+  CacheModel model;
+  model.CacheBytes = 32 * 1024; // 512 lines
+  auto f = filterByIdealCacheModel(s, p, model);
+  ASSERT_TRUE(bool(f)) << llvm::toString(f.takeError());
+  std::mt19937_64 rng(3);
+  unsigned kept = 0;
+  for (int i = 0; i < 2000; ++i) {
+    Config c = s.sample(rng);
+    if (!s.isValid(c))
+      continue;
+    int64_t mt = s.getValue(c, "m")[2] * s.getValue(c, "m")[3];
+    int64_t nt = s.getValue(c, "n")[2] * s.getValue(c, "n")[3];
+    int64_t kt = s.getValue(c, "k")[1];
+    auto &pack = llvm::cast<CategoricalParam>(s.getParameter(5));
+    llvm::StringRef pk = pack.getChoice(s.getValue(c, "pack"));
+    MatmulSchedule sched = pk == "a"    ? MatmulSchedule::LPMM
+                           : pk == "b"  ? MatmulSchedule::RPMM
+                           : pk == "ab" ? MatmulSchedule::DPMM
+                                        : MatmulSchedule::TMM;
+    bool fits = getMatmulCacheLines(sched, mt, kt, nt, 16) < 512;
+    bool vec = llvm::cast<CategoricalParam>(s.getParameter(4))
+                       .getChoice(s.getValue(c, "vectorize")) == "false" ||
+               s.getValue(c, "n")[3] >= 16;
+    EXPECT_EQ(f->isValid(c), fits && vec) << s.getKey(c);
+    kept += fits && vec;
+  }
+  EXPECT_GT(kept, 0u);
+  EXPECT_LT(kept, 2000u);
+  // Composes with pfactor and stays searchable by sampling.
+  auto both = restrictToThreadGrid(*f, p, 4);
+  ASSERT_TRUE(bool(both));
+  auto c = both->sampleValid(rng, 100000);
+  ASSERT_TRUE(c.has_value());
+  EXPECT_TRUE(f->isValid(*c));
+
+  ProblemSpec cp =
+      problemOrDie("conv_2d_nhwc_hwcf", "cpu", {1, 28, 28, 64, 3, 3, 32});
+  auto cf = filterByIdealCacheModel(buildOrDie(cp), cp, model);
+  ASSERT_TRUE(bool(cf));
+  EXPECT_TRUE(cf->sampleValid(rng, 100000).has_value());
+}
+
+TEST(Conversion, RoundTrip) {
+  for (auto [kind, target, sizes] :
+       {std::tuple<const char *, const char *, SmallVector<int64_t>>{
+            "matmul", "cpu", {256, 512, 128}},
+        {"batch_matmul", "cpu", {4, 64, 64, 32}},
+        {"conv_2d_nhwc_hwcf", "cpu", {2, 14, 14, 32, 3, 3, 16}},
+        {"conv_2d_nchw_fchw", "cuda", {2, 32, 14, 14, 16, 3, 3}}}) {
+    Space s = buildOrDie(problemOrDie(kind, target, sizes));
+    std::mt19937_64 rng(17);
+    for (int i = 0; i < 100; ++i) {
+      auto c = s.sampleValid(rng);
+      ASSERT_TRUE(c.has_value());
+      SpacePoint pt = toSpacePoint(s, *c);
+      for (const auto &[dim, f] : pt.Factors) {
+        int64_t prod = 1;
+        for (int64_t x : f)
+          prod *= x;
+        const auto &fp = llvm::cast<FactorizationParam>(
+            s.getParameter(*s.lookup(dim)));
+        EXPECT_EQ(prod, fp.getTotal());
+      }
+      auto back = fromSpacePoint(s, pt);
+      ASSERT_TRUE(bool(back)) << llvm::toString(back.takeError());
+      EXPECT_EQ(*back, *c);
+    }
+  }
+  Space s = buildOrDie(problemOrDie("matmul", "cpu", {64, 64, 64}));
+  SpacePoint pt = toSpacePoint(s, s.getDefault());
+  EXPECT_EQ(pt.Options["vectorize"].K, OptionValue::Kind::Bool);
+  EXPECT_TRUE(pt.Options["vectorize"].Bool);
+  EXPECT_EQ(pt.Options["pack"].String, "none");
+  EXPECT_EQ(pt.Options["unroll"].Int, 1);
+  EXPECT_EQ(pt.Options["order"].Names, (SmallVector<std::string>{"m", "n", "k"}));
+  // Missing options take defaults; bad input is an error.
+  SpacePoint partial;
+  partial.Factors = pt.Factors;
+  auto d = fromSpacePoint(s, partial);
+  ASSERT_TRUE(bool(d));
+  EXPECT_EQ(*d, s.getDefault());
+  SpacePoint bad = pt;
+  bad.Factors["m"] = {64, 2, 1, 1};
+  auto e = fromSpacePoint(s, bad);
+  EXPECT_FALSE(bool(e));
+  llvm::consumeError(e.takeError());
+  bad = pt;
+  bad.Options["unroll"].Int = 3;
+  e = fromSpacePoint(s, bad);
+  EXPECT_FALSE(bool(e));
+  llvm::consumeError(e.takeError());
+  bad = pt;
+  bad.Options["order"].Names = {"m", "m", "k"};
+  e = fromSpacePoint(s, bad);
+  EXPECT_FALSE(bool(e));
+  llvm::consumeError(e.takeError());
+}
+
+} // namespace
