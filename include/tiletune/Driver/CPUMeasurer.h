@@ -1,0 +1,103 @@
+//===- CPUMeasurer.h - Measuring configs of a problem on the CPU -*- C++ -*-===//
+//
+// Measures one configuration of a problem the way a user's compile builds
+// it: the candidate `#tiletune.config` is set on a copy of the problem's
+// standalone kernel, lowered by buildCPULoweringPipeline (the passes of
+// `tiletune-lower-cpu`), JIT-compiled for the host, run on seeded inputs,
+// checked against the C++ reference and only then timed (warm-up, repeats,
+// a minimum sample duration). All of it runs in a persistent worker process
+// (ForkServer) with a time limit, so compile errors, crashes, hangs and wrong
+// answers come back as typed MeasureResults and the tuner survives them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILETUNE_DRIVER_CPUMEASURER_H
+#define TILETUNE_DRIVER_CPUMEASURER_H
+
+#include "tiletune/Driver/Problem.h"
+#include "tiletune/Execution/Timing.h"
+#include "tiletune/Support/Measurement.h"
+#include "tiletune/Support/Worker.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace mlir::tiletune {
+
+/// Options of CPU measurements.
+struct CPUMeasureOptions {
+  /// OpenMP threads of the kernels (the pipeline's `threads` option).
+  unsigned threads = 1;
+  /// Warm-up, repeats and minimum sample duration.
+  TimingOptions timing;
+  /// Seed of the generated inputs.
+  uint64_t seed = 0;
+  /// Check every variant against the reference before timing it.
+  bool verify = true;
+  /// Default time limit of one measurement (compile + verify + time), in
+  /// seconds, when the caller gives none.
+  double timeoutSeconds = 60;
+};
+
+/// Measures configs of one problem inside the calling process (no
+/// isolation). This is what the worker process runs; use CPUMeasurer from a
+/// tuner. Not thread-safe; owns its own MLIRContext (multithreading off).
+class InProcessCPUMeasurer {
+public:
+  /// Builds the kernel, allocates seeded inputs and computes the reference.
+  static llvm::Expected<std::unique_ptr<InProcessCPUMeasurer>>
+  create(const Problem &problem, const CPUMeasureOptions &options);
+  ~InProcessCPUMeasurer();
+
+  /// Measures the config given as attribute text ("#tiletune.config<...>").
+  /// When `phase` is given it is set to "compile", "verify" or "time" as
+  /// the work proceeds (the worker reports it so a crash can be typed).
+  MeasureResult measure(llvm::StringRef attrText,
+                        std::function<void(llvm::StringRef)> phase = {});
+
+  class Impl;
+
+private:
+  explicit InProcessCPUMeasurer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl;
+};
+
+/// Measures configs of one problem in an isolated worker process. The
+/// worker is forked lazily on the first measurement and restarted after a
+/// crash or a timeout.
+class CPUMeasurer {
+public:
+  CPUMeasurer(const Problem &problem, const CPUMeasureOptions &options);
+  ~CPUMeasurer();
+
+  /// Measures one config (attribute text) with a time limit in seconds
+  /// (<= 0: the options' default). Never fails: problems of the worker
+  /// machinery come back as failed results too.
+  MeasureResult measure(llvm::StringRef attrText, double timeoutSeconds = 0);
+
+  /// Starts the worker process now (before the caller starts threads).
+  llvm::Error start();
+
+  /// How many worker processes were started so far.
+  unsigned getNumWorkerStarts() const;
+
+  const Problem &getProblem() const { return problem; }
+  const CPUMeasureOptions &getOptions() const { return options; }
+
+private:
+  Problem problem;
+  CPUMeasureOptions options;
+  std::unique_ptr<ForkServer> server;
+};
+
+/// Serialises a MeasureResult to JSON text and back (the worker protocol).
+std::string encodeMeasureResult(const MeasureResult &result);
+llvm::Expected<MeasureResult> decodeMeasureResult(llvm::StringRef text);
+
+} // namespace mlir::tiletune
+
+#endif // TILETUNE_DRIVER_CPUMEASURER_H

@@ -1,0 +1,59 @@
+//===- ConfigSpace.h - Spaces of problems and config conversion -*- C++ -*-===//
+//
+// The bridge between the search core (spaces and configs, no MLIR) and the
+// attribute the passes read: the space of a problem (built by the operator
+// spaces of the Space library), a space point turned into a
+// `#tiletune.config` through the dialect's buildConfig, and back. The JSON
+// form of a config stored in the tuning database is defined here too.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILETUNE_DRIVER_CONFIGSPACE_H
+#define TILETUNE_DRIVER_CONFIGSPACE_H
+
+#include "tiletune/Driver/Problem.h"
+#include "tiletune/Space/OperatorSpaces.h"
+#include "tiletune/Space/Space.h"
+
+#include "llvm/Support/Error.h"
+
+#include <string>
+
+namespace mlir::tiletune {
+
+/// The search core's description of a problem.
+ProblemSpec toProblemSpec(const Problem &problem);
+
+/// The dialect's description of a problem (element type in `ctx`).
+TunableOp toTunableOp(MLIRContext *ctx, const Problem &problem);
+
+/// The search space of `problem` on its target.
+llvm::Expected<Space> buildProblemSpace(const Problem &problem,
+                                        const SpaceOptions &options = {});
+
+/// Turns a point of `space` into the attribute. Errors when the config is
+/// not valid in the space or the dialect rejects it.
+llvm::Expected<TileConfigAttr> configToAttr(MLIRContext *ctx,
+                                            const Problem &problem,
+                                            const Space &space,
+                                            const Config &config);
+
+/// Turns an attribute into a point of `space` (options missing on the
+/// attribute take the space's defaults). Errors when it does not fit.
+llvm::Expected<Config> attrToConfig(const Problem &problem, const Space &space,
+                                    TileConfigAttr attr);
+
+/// The JSON text stored in the database for a config: the space key and the
+/// attribute text, {"key": "...", "attr": "#tiletune.config<...>"}.
+std::string makeConfigJSON(llvm::StringRef key, TileConfigAttr attr);
+
+/// Reads the attribute from makeConfigJSON()'s text (parsed in `ctx`).
+llvm::Expected<TileConfigAttr> parseConfigJSON(MLIRContext *ctx,
+                                               llvm::StringRef json);
+
+/// Prints an attribute as text ("#tiletune.config<...>").
+std::string printAttr(Attribute attr);
+
+} // namespace mlir::tiletune
+
+#endif // TILETUNE_DRIVER_CONFIGSPACE_H

@@ -1,0 +1,109 @@
+//===- Problem.h - Tuning problems extracted from a module ------*- C++ -*-===//
+//
+// A tuning problem is everything that determines the code a tunable op
+// compiles to and its speed: the op kind, its named loop dimensions and
+// operand shapes, the element type, convolution strides and dilations, and
+// the target. Problems are plain data (no MLIR context), have a stable key
+// (the tuning database's problem key), and are de-duplicated per module. A
+// problem can build its standalone kernel: a function on memrefs in
+// destination-passing style whose body runs a copy of the op.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILETUNE_DRIVER_PROBLEM_H
+#define TILETUNE_DRIVER_PROBLEM_H
+
+#include "tiletune/Dialect/TileConfig.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+
+#include <array>
+#include <string>
+#include <vector>
+
+namespace mlir::tiletune {
+
+/// One tuning problem (context free).
+struct Problem {
+  OpKind kind = OpKind::Matmul;
+  /// "f32" or "f64".
+  std::string elementType = "f32";
+  /// Named loop dimensions in the op's iterator order.
+  llvm::SmallVector<LoopDim> dims;
+  /// Shapes of the operands: lhs (A / image), rhs (B / filter), output.
+  llvm::SmallVector<llvm::SmallVector<int64_t>, 3> operandShapes;
+  /// Convolution strides and dilations ({h, w}); {1, 1} for matmuls.
+  std::array<int64_t, 2> strides = {1, 1};
+  std::array<int64_t, 2> dilations = {1, 1};
+  /// Whether the op works on tensors (the kernel keeps it on tensors).
+  bool onTensors = true;
+  /// "cpu" or "cuda".
+  std::string target = "cpu";
+
+  /// The stable key, e.g. "matmul/f32/m=64,n=256,k=512" or
+  /// "conv_2d_nhwc_hwcf/f32/n=1,oh=56,...,c=64/s=1x1/d=1x1". The target is
+  /// not part of it (the database keys results by target separately).
+  std::string getKey() const;
+  /// Size of the dimension called `name`; 0 when there is none.
+  int64_t getDimSize(llvm::StringRef name) const;
+  /// FLOPs of one execution (2 per multiply-add).
+  double getFlops() const;
+  /// "matmul 64x256x512 f32"-style short description.
+  std::string describe() const;
+  /// JSON description (kind, element type, dims, shapes, strides, ...).
+  llvm::json::Value toJSON() const;
+  /// Parses toJSON()'s object; the error names the bad field.
+  static llvm::Expected<Problem> fromJSON(const llvm::json::Value &value);
+};
+
+/// Builds the problem of a tunable op for `target`. On failure `reason`
+/// says why (not tunable, dynamic shape, unsupported element type).
+FailureOr<Problem> extractProblem(Operation *op, llvm::StringRef target,
+                                  std::string *reason = nullptr);
+
+/// The unique problems of a module and the ops that share each of them.
+struct ProblemSet {
+  /// Unique problems in first-occurrence order.
+  std::vector<Problem> problems;
+  /// For each problem, the ops (in walk order) that have it.
+  std::vector<llvm::SmallVector<Operation *>> ops;
+
+  /// Index of the problem with `key`, or -1.
+  int find(llvm::StringRef key) const;
+};
+
+/// Walks `module` and collects every tunable op as a problem, identical
+/// problems once. Ops that look tunable (matmul, batch_matmul, the two conv
+/// layouts) but cannot be tuned (dynamic shapes, element types) are errors
+/// reported on the op; `allowEmpty` = false makes a module without a tunable
+/// op an error too.
+FailureOr<ProblemSet> collectProblems(ModuleOp module, llvm::StringRef target,
+                                      bool allowEmpty = false);
+
+/// Name of the kernel function of buildKernelModule.
+constexpr llvm::StringLiteral kKernelFunctionName = "tiletune_kernel";
+
+/// Builds the standalone kernel of `op`: a module with one public function
+/// `@tiletune_kernel(%lhs: memref, %rhs: memref, %out: memref)` whose body
+/// runs a clone of `op` (its attributes kept, any config removed). Ops on
+/// tensors stay on tensors: the arguments enter through
+/// `bufferization.to_tensor` and the result leaves through
+/// `bufferization.materialize_in_destination` into `%out`, so the kernel
+/// takes the same tensor path a user's compile takes.
+FailureOr<OwningOpRef<ModuleOp>> buildKernelModule(Operation *op);
+
+/// Builds the kernel from a problem description alone (creates the op).
+FailureOr<OwningOpRef<ModuleOp>> buildKernelModule(MLIRContext *ctx,
+                                                   const Problem &problem);
+
+/// The single tunable op of a kernel module, or null.
+Operation *getKernelOp(ModuleOp kernel);
+
+} // namespace mlir::tiletune
+
+#endif // TILETUNE_DRIVER_PROBLEM_H

@@ -1,0 +1,382 @@
+//===- CPUMeasurer.cpp - Measuring configs of a problem on the CPU --------===//
+//
+// The in-process measurement (kernel clone + config + the user's CPU
+// pipeline + JIT + verification + timing) and its isolated worker wrapper.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tiletune/Driver/CPUMeasurer.h"
+
+#include "tiletune/Dialect/TileConfig.h"
+#include "tiletune/Driver/ConfigSpace.h"
+#include "tiletune/Execution/Buffer.h"
+#include "tiletune/Execution/JIT.h"
+#include "tiletune/Execution/KernelInfo.h"
+#include "tiletune/Execution/Reference.h"
+#include "tiletune/InitAll.h"
+#include "tiletune/Transforms/Pipelines.h"
+
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+
+using namespace mlir;
+using namespace mlir::tiletune;
+
+static llvm::Error makeError(const llvm::Twine &msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
+}
+
+static double now() {
+  return std::chrono::duration<double>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+//===----------------------------------------------------------------------===//
+// Result encoding (worker protocol).
+//===----------------------------------------------------------------------===//
+
+std::string mlir::tiletune::encodeMeasureResult(const MeasureResult &r) {
+  llvm::json::Object obj{
+      {"status", stringifyMeasureStatus(r.status)},
+      {"mean", r.time.mean},
+      {"median", r.time.median},
+      {"min", r.time.min},
+      {"max", r.time.max},
+      {"stddev", r.time.stddev},
+      {"repeats", int64_t(r.time.repeats)},
+      {"gflops", r.gflops},
+      {"message", r.message},
+      {"cost", r.costSeconds},
+  };
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::json::Value(std::move(obj));
+  return text;
+}
+
+llvm::Expected<MeasureResult>
+mlir::tiletune::decodeMeasureResult(StringRef text) {
+  llvm::Expected<llvm::json::Value> value = llvm::json::parse(text);
+  if (!value)
+    return value.takeError();
+  const llvm::json::Object *obj = value->getAsObject();
+  if (!obj)
+    return makeError("worker answer is not an object");
+  std::optional<StringRef> status = obj->getString("status");
+  std::optional<MeasureStatus> parsed =
+      status ? parseMeasureStatus(*status) : std::nullopt;
+  if (!parsed)
+    return makeError("worker answer has no valid status");
+  MeasureResult r;
+  r.status = *parsed;
+  r.time.mean = obj->getNumber("mean").value_or(0);
+  r.time.median = obj->getNumber("median").value_or(0);
+  r.time.min = obj->getNumber("min").value_or(0);
+  r.time.max = obj->getNumber("max").value_or(0);
+  r.time.stddev = obj->getNumber("stddev").value_or(0);
+  r.time.repeats = unsigned(obj->getInteger("repeats").value_or(0));
+  r.gflops = obj->getNumber("gflops").value_or(0);
+  r.message = obj->getString("message").value_or("").str();
+  r.costSeconds = obj->getNumber("cost").value_or(0);
+  return r;
+}
+
+//===----------------------------------------------------------------------===//
+// InProcessCPUMeasurer
+//===----------------------------------------------------------------------===//
+
+class InProcessCPUMeasurer::Impl {
+public:
+  Impl(const Problem &problem, const CPUMeasureOptions &options)
+      : problem(problem), options(options),
+        ctx(MLIRContext::Threading::DISABLED) {}
+
+  llvm::Error init();
+  MeasureResult measure(StringRef attrText,
+                        const std::function<void(StringRef)> &phase);
+
+  Problem problem;
+  CPUMeasureOptions options;
+  MLIRContext ctx;
+  OwningOpRef<ModuleOp> kernel;
+  ReferenceProblem reference;
+  Buffer lhs, rhs, outInit, expected;
+  ElementType elementType = ElementType::F32;
+};
+
+llvm::Error InProcessCPUMeasurer::Impl::init() {
+  initializeContext(ctx);
+  FailureOr<OwningOpRef<ModuleOp>> built = buildKernelModule(&ctx, problem);
+  if (failed(built))
+    return makeError("cannot build the kernel of " + problem.describe());
+  kernel = std::move(*built);
+  elementType = problem.elementType == "f64" ? ElementType::F64
+                                             : ElementType::F32;
+  switch (problem.kind) {
+  case OpKind::Matmul:
+    reference.kind = ReferenceProblem::Kind::Matmul;
+    reference.reductionLength = problem.getDimSize("k");
+    break;
+  case OpKind::BatchMatmul:
+    reference.kind = ReferenceProblem::Kind::BatchMatmul;
+    reference.reductionLength = problem.getDimSize("k");
+    break;
+  case OpKind::ConvNhwcHwcf:
+  case OpKind::ConvNchwFchw:
+    reference.kind = problem.kind == OpKind::ConvNhwcHwcf
+                         ? ReferenceProblem::Kind::Conv2DNhwcHwcf
+                         : ReferenceProblem::Kind::Conv2DNchwFchw;
+    reference.reductionLength = problem.getDimSize("c") *
+                                problem.getDimSize("kh") *
+                                problem.getDimSize("kw");
+    reference.conv.strides = problem.strides;
+    reference.conv.dilations = problem.dilations;
+    break;
+  }
+  reference.flops = problem.getFlops();
+  auto alloc = [&](unsigned i, Buffer &out) -> llvm::Error {
+    llvm::Expected<Buffer> b =
+        Buffer::create(elementType, problem.operandShapes[i]);
+    if (!b)
+      return b.takeError();
+    out = std::move(*b);
+    return llvm::Error::success();
+  };
+  if (auto err = alloc(0, lhs))
+    return err;
+  if (auto err = alloc(1, rhs))
+    return err;
+  if (auto err = alloc(2, outInit))
+    return err;
+  lhs.fillRandom(options.seed * 3 + 1);
+  rhs.fillRandom(options.seed * 3 + 2);
+  outInit.fillRandom(options.seed * 3 + 3);
+  expected = outInit.clone();
+  if (auto err = reference.compute(lhs, rhs, expected))
+    return err;
+  if (options.threads >= 1)
+    if (auto err = setOpenMPNumThreads(int(options.threads)))
+      return err;
+  return llvm::Error::success();
+}
+
+MeasureResult
+InProcessCPUMeasurer::Impl::measure(StringRef attrText,
+                                    const std::function<void(StringRef)> &phase) {
+  double start = now();
+  auto finish = [&](MeasureResult r) {
+    r.costSeconds = now() - start;
+    return r;
+  };
+  auto setPhase = [&](StringRef name) {
+    if (phase)
+      phase(name);
+  };
+  std::string diagText;
+  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &diag) {
+    if (!diagText.empty())
+      diagText += "\n";
+    diagText += diag.str();
+    return success();
+  });
+
+  setPhase("compile");
+  auto attr = dyn_cast_or_null<TileConfigAttr>(parseAttribute(attrText, &ctx));
+  if (!attr)
+    return finish(MeasureResult::failure(
+        MeasureStatus::Invalid, "cannot parse config '" + attrText.str() +
+                                    "': " + diagText));
+  OwningOpRef<ModuleOp> variant = kernel->clone();
+  Operation *op = getKernelOp(*variant);
+  FailureOr<TunableOp> tunable = matchTunableOp(op);
+  if (failed(tunable) ||
+      failed(verifyConfig(attr, *tunable, [&]() { return op->emitError(); })))
+    return finish(MeasureResult::failure(MeasureStatus::Invalid,
+                                         "config rejected: " + diagText));
+  setConfig(op, attr);
+  if (llvm::Error err = prepareForExecution(*variant, /*strict=*/true))
+    return finish(MeasureResult::failure(MeasureStatus::CompileError,
+                                         llvm::toString(std::move(err))));
+  PassManager pm(&ctx);
+  CPULoweringOptions lowering;
+  lowering.threads = options.threads;
+  lowering.tile = true;
+  lowering.defaultConfigs = false;
+  lowering.emitCInterface = true;
+  buildCPULoweringPipeline(pm, lowering);
+  if (failed(pm.run(*variant)))
+    return finish(MeasureResult::failure(
+        MeasureStatus::CompileError, "lowering failed: " + diagText));
+  llvm::Expected<std::unique_ptr<ExecutionModule>> module =
+      ExecutionModule::create(*variant);
+  if (!module)
+    return finish(
+        MeasureResult::failure(MeasureStatus::CompileError,
+                               "JIT failed: " + toString(module.takeError())));
+  llvm::Expected<Kernel> fn = (*module)->getKernel(kKernelFunctionName);
+  if (!fn)
+    return finish(MeasureResult::failure(
+        MeasureStatus::CompileError,
+        "kernel lookup failed: " + toString(fn.takeError())));
+
+  Buffer out = outInit.clone();
+  llvm::SmallVector<Buffer *> args = {&lhs, &rhs, &out};
+  setPhase("run");
+  if (llvm::Error err = fn->run(args))
+    return finish(MeasureResult::failure(MeasureStatus::RuntimeError,
+                                         toString(std::move(err))));
+  if (options.verify) {
+    llvm::Expected<ComparisonResult> cmp = compareBuffers(
+        out, expected, reference.getTolerance(elementType));
+    if (!cmp)
+      return finish(MeasureResult::failure(MeasureStatus::RuntimeError,
+                                           toString(cmp.takeError())));
+    if (!cmp->passed)
+      return finish(MeasureResult::failure(MeasureStatus::WrongResult,
+                                           "output differs from the "
+                                           "reference: " +
+                                               cmp->summary()));
+  }
+  setPhase("time");
+  llvm::Expected<TimingStats> timing = fn->time(args, options.timing);
+  if (!timing)
+    return finish(MeasureResult::failure(MeasureStatus::RuntimeError,
+                                         toString(timing.takeError())));
+  TimeStats stats;
+  stats.mean = timing->mean;
+  stats.median = timing->median;
+  stats.min = timing->min;
+  stats.max = timing->max;
+  stats.stddev = timing->stddev;
+  stats.repeats = timing->samples.size();
+  return finish(MeasureResult::success(
+      stats, computeGFlops(problem.getFlops(), stats.median)));
+}
+
+InProcessCPUMeasurer::InProcessCPUMeasurer(std::unique_ptr<Impl> impl)
+    : impl(std::move(impl)) {}
+InProcessCPUMeasurer::~InProcessCPUMeasurer() = default;
+
+llvm::Expected<std::unique_ptr<InProcessCPUMeasurer>>
+InProcessCPUMeasurer::create(const Problem &problem,
+                             const CPUMeasureOptions &options) {
+  auto impl = std::make_unique<Impl>(problem, options);
+  if (llvm::Error err = impl->init())
+    return std::move(err);
+  return std::unique_ptr<InProcessCPUMeasurer>(
+      new InProcessCPUMeasurer(std::move(impl)));
+}
+
+MeasureResult
+InProcessCPUMeasurer::measure(StringRef attrText,
+                              std::function<void(StringRef)> phase) {
+  return impl->measure(attrText, phase);
+}
+
+//===----------------------------------------------------------------------===//
+// CPUMeasurer (isolated)
+//===----------------------------------------------------------------------===//
+
+/// Marker the worker writes to stderr when it enters a phase.
+static constexpr llvm::StringLiteral kPhaseMarker = "tiletune-worker-phase: ";
+
+CPUMeasurer::CPUMeasurer(const Problem &problem,
+                         const CPUMeasureOptions &options)
+    : problem(problem), options(options) {
+  // State that lives in the worker process only: the measurer is created on
+  // the first request there (after the fork), never in the tuner.
+  auto state = std::make_shared<std::unique_ptr<InProcessCPUMeasurer>>();
+  auto initError = std::make_shared<std::string>();
+  Problem p = problem;
+  CPUMeasureOptions o = options;
+  auto handler = [state, initError, p, o](StringRef request) -> std::string {
+    if (!*state && initError->empty()) {
+      llvm::Expected<std::unique_ptr<InProcessCPUMeasurer>> created =
+          InProcessCPUMeasurer::create(p, o);
+      if (!created)
+        *initError = toString(created.takeError());
+      else
+        *state = std::move(*created);
+    }
+    if (!*state)
+      return encodeMeasureResult(MeasureResult::failure(
+          MeasureStatus::CompileError,
+          "cannot set up the measurement: " + *initError));
+    auto phase = [](StringRef name) {
+      llvm::errs() << kPhaseMarker << name << "\n";
+      llvm::errs().flush();
+    };
+    return encodeMeasureResult((*state)->measure(request, phase));
+  };
+  WorkerOptions workerOptions;
+  workerOptions.timeoutSeconds = options.timeoutSeconds;
+  workerOptions.captureStderr = true;
+  server = std::make_unique<ForkServer>(handler, workerOptions);
+}
+
+CPUMeasurer::~CPUMeasurer() = default;
+
+llvm::Error CPUMeasurer::start() { return server->start(); }
+
+unsigned CPUMeasurer::getNumWorkerStarts() const {
+  return server->getNumStarts();
+}
+
+MeasureResult CPUMeasurer::measure(StringRef attrText, double timeoutSeconds) {
+  double start = now();
+  if (timeoutSeconds <= 0)
+    timeoutSeconds = options.timeoutSeconds;
+  llvm::Expected<WorkerResult> answer = server->call(attrText, timeoutSeconds);
+  MeasureResult result;
+  if (!answer) {
+    result = MeasureResult::failure(MeasureStatus::RuntimeError,
+                                    "worker failure: " +
+                                        toString(answer.takeError()));
+  } else if (answer->succeeded()) {
+    llvm::Expected<MeasureResult> decoded = decodeMeasureResult(answer->output);
+    if (decoded)
+      result = std::move(*decoded);
+    else
+      result = MeasureResult::failure(MeasureStatus::RuntimeError,
+                                      "bad worker answer: " +
+                                          toString(decoded.takeError()));
+  } else {
+    // Find the phase the worker was in and keep the other stderr lines.
+    StringRef lastPhase = "compile";
+    std::string otherLines;
+    llvm::SmallVector<StringRef> lines;
+    StringRef(answer->stderrTail).split(lines, '\n', -1, false);
+    for (StringRef line : lines) {
+      if (line.starts_with(kPhaseMarker)) {
+        lastPhase = line.drop_front(kPhaseMarker.size()).trim();
+        otherLines.clear();
+        continue;
+      }
+      otherLines += line.str() + "\n";
+    }
+    MeasureStatus status = answer->status == WorkerStatus::Timeout
+                               ? MeasureStatus::Timeout
+                           : lastPhase == "compile"
+                               ? MeasureStatus::CompileError
+                               : MeasureStatus::RuntimeError;
+    std::string message = "worker " + answer->describe() + " during " +
+                          lastPhase.str();
+    StringRef tail = StringRef(otherLines).trim();
+    if (tail.size() > 2000)
+      tail = tail.take_back(2000);
+    if (!tail.empty())
+      message += ": " + tail.str();
+    result = MeasureResult::failure(status, message);
+  }
+  result.costSeconds = now() - start;
+  return result;
+}

@@ -1,0 +1,219 @@
+//===- ConfigSpace.cpp - Spaces of problems and config conversion ---------===//
+//
+// Problem -> space, space point <-> #tiletune.config, database config JSON.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tiletune/Driver/ConfigSpace.h"
+
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::tiletune;
+
+static llvm::Error makeError(const llvm::Twine &msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
+}
+
+ProblemSpec mlir::tiletune::toProblemSpec(const Problem &problem) {
+  ProblemSpec spec;
+  spec.OpKind = stringifyOpKind(problem.kind).str();
+  spec.Target = problem.target;
+  for (const LoopDim &d : problem.dims) {
+    ProblemDim dim;
+    dim.Name = d.name;
+    dim.Size = d.size;
+    dim.Role = d.role == DimRole::Batch      ? LoopRole::Batch
+               : d.role == DimRole::Reduction ? LoopRole::Reduction
+                                              : LoopRole::Parallel;
+    spec.Dims.push_back(dim);
+  }
+  spec.StrideH = problem.strides[0];
+  spec.StrideW = problem.strides[1];
+  spec.DilationH = problem.dilations[0];
+  spec.DilationW = problem.dilations[1];
+  spec.ElementBytes = problem.elementType == "f64" ? 8 : 4;
+  return spec;
+}
+
+TunableOp mlir::tiletune::toTunableOp(MLIRContext *ctx,
+                                      const Problem &problem) {
+  TunableOp op;
+  op.kind = problem.kind;
+  op.elementType = problem.elementType == "f64"
+                       ? Type(Float64Type::get(ctx))
+                       : Type(Float32Type::get(ctx));
+  op.onTensors = problem.onTensors;
+  op.dims = problem.dims;
+  return op;
+}
+
+llvm::Expected<Space>
+mlir::tiletune::buildProblemSpace(const Problem &problem,
+                                  const SpaceOptions &options) {
+  llvm::Expected<Space> space = buildSpace(toProblemSpec(problem), options);
+  if (!space)
+    return space.takeError();
+  space->setName(problem.target + " " + problem.describe());
+  return space;
+}
+
+llvm::Expected<TileConfigAttr>
+mlir::tiletune::configToAttr(MLIRContext *ctx, const Problem &problem,
+                             const Space &space, const Config &config) {
+  std::string reason;
+  if (!space.isValid(config, &reason))
+    return makeError("config " + space.getKey(config) +
+                     " is not valid: " + reason);
+  SpacePoint point = toSpacePoint(space, config);
+  FactorMap factors;
+  for (auto &[name, list] : point.Factors)
+    factors[name] = list;
+  Builder b(ctx);
+  SmallVector<NamedAttribute> options;
+  for (auto &[name, value] : point.Options) {
+    Attribute attr;
+    switch (value.K) {
+    case OptionValue::Kind::Bool:
+      attr = b.getBoolAttr(value.Bool);
+      break;
+    case OptionValue::Kind::Int:
+      attr = b.getI64IntegerAttr(value.Int);
+      break;
+    case OptionValue::Kind::String:
+      attr = b.getStringAttr(value.String);
+      break;
+    case OptionValue::Kind::NameList: {
+      SmallVector<Attribute> names;
+      for (const std::string &n : value.Names)
+        names.push_back(b.getStringAttr(n));
+      attr = b.getArrayAttr(names);
+      break;
+    }
+    }
+    options.push_back(b.getNamedAttr(name, attr));
+  }
+  TunableOp op = toTunableOp(ctx, problem);
+  // buildConfig reports through the context's diagnostic engine; capture the
+  // message instead of printing it.
+  std::string diagText;
+  TileConfigAttr attr;
+  {
+    ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
+      diagText = diag.str();
+      return success();
+    });
+    attr = buildConfig(ctx, problem.target, op, factors, options);
+    if (attr) {
+      auto emit = [&]() { return emitError(UnknownLoc::get(ctx)); };
+      if (failed(verifyConfig(attr, op, emit)))
+        attr = {};
+    }
+  }
+  if (!attr)
+    return makeError("config " + space.getKey(config) +
+                     " is rejected by the dialect" +
+                     (diagText.empty() ? "" : ": " + diagText));
+  return attr;
+}
+
+llvm::Expected<Config> mlir::tiletune::attrToConfig(const Problem &problem,
+                                                    const Space &space,
+                                                    TileConfigAttr attr) {
+  if (!attr)
+    return makeError("no config");
+  if (attr.getTarget() != problem.target)
+    return makeError("config for target '" + attr.getTarget() +
+                     "' on a problem for '" + problem.target + "'");
+  MLIRContext *ctx = attr.getContext();
+  TunableOp op = toTunableOp(ctx, problem);
+  std::string diagText;
+  {
+    ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
+      diagText = diag.str();
+      return success();
+    });
+    auto emit = [&]() { return emitError(UnknownLoc::get(ctx)); };
+    if (failed(verifyConfig(attr, op, emit)))
+      return makeError("config does not fit " + problem.describe() + ": " +
+                       diagText);
+  }
+  SpacePoint point;
+  FactorMap factors = getFactors(attr, op);
+  for (auto &[name, list] : factors)
+    point.Factors[name] = list;
+  for (NamedAttribute entry : attr.getEntries()) {
+    StringRef name = entry.getName().getValue();
+    if (TileConfigAttr::isLevelName(problem.target, name))
+      continue;
+    if (!space.lookup(name))
+      continue;
+    OptionValue value;
+    Attribute a = entry.getValue();
+    if (auto b = dyn_cast<BoolAttr>(a)) {
+      value.K = OptionValue::Kind::Bool;
+      value.Bool = b.getValue();
+    } else if (auto i = dyn_cast<IntegerAttr>(a)) {
+      value.K = OptionValue::Kind::Int;
+      value.Int = i.getInt();
+    } else if (auto s = dyn_cast<StringAttr>(a)) {
+      value.K = OptionValue::Kind::String;
+      value.String = s.getValue().str();
+    } else if (auto arr = dyn_cast<ArrayAttr>(a)) {
+      value.K = OptionValue::Kind::NameList;
+      for (Attribute e : arr)
+        if (auto s = dyn_cast<StringAttr>(e))
+          value.Names.push_back(s.getValue().str());
+    } else {
+      return makeError("option '" + name + "' has an unsupported value");
+    }
+    point.Options[name.str()] = value;
+  }
+  return fromSpacePoint(space, point);
+}
+
+std::string mlir::tiletune::printAttr(Attribute attr) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  attr.print(os);
+  return text;
+}
+
+std::string mlir::tiletune::makeConfigJSON(StringRef key,
+                                           TileConfigAttr attr) {
+  llvm::json::Object obj{{"key", key}, {"attr", printAttr(attr)}};
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::json::Value(std::move(obj));
+  return text;
+}
+
+llvm::Expected<TileConfigAttr>
+mlir::tiletune::parseConfigJSON(MLIRContext *ctx, StringRef json) {
+  llvm::Expected<llvm::json::Value> value = llvm::json::parse(json);
+  if (!value)
+    return value.takeError();
+  const llvm::json::Object *obj = value->getAsObject();
+  std::optional<StringRef> text =
+      obj ? obj->getString("attr") : std::optional<StringRef>();
+  if (!text)
+    return makeError("stored config has no 'attr' field: " + json);
+  std::string diagText;
+  Attribute attr;
+  {
+    ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
+      diagText = diag.str();
+      return success();
+    });
+    attr = parseAttribute(*text, ctx);
+  }
+  auto config = dyn_cast_or_null<TileConfigAttr>(attr);
+  if (!config)
+    return makeError("stored config '" + *text + "' does not parse" +
+                     (diagText.empty() ? "" : ": " + diagText));
+  return config;
+}

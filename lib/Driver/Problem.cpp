@@ -1,0 +1,381 @@
+//===- Problem.cpp - Tuning problems extracted from a module --------------===//
+//
+// Problem extraction, keys, JSON descriptions, de-duplication and the
+// standalone kernel of a problem.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tiletune/Driver/Problem.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::tiletune;
+
+static llvm::StringRef stringifyRole(DimRole role) {
+  switch (role) {
+  case DimRole::Batch:
+    return "batch";
+  case DimRole::Parallel:
+    return "parallel";
+  case DimRole::Reduction:
+    return "reduction";
+  }
+  return "parallel";
+}
+
+static std::optional<DimRole> parseRole(llvm::StringRef name) {
+  if (name == "batch")
+    return DimRole::Batch;
+  if (name == "parallel")
+    return DimRole::Parallel;
+  if (name == "reduction")
+    return DimRole::Reduction;
+  return std::nullopt;
+}
+
+static bool isConv(OpKind kind) {
+  return kind == OpKind::ConvNhwcHwcf || kind == OpKind::ConvNchwFchw;
+}
+
+std::string Problem::getKey() const {
+  std::string key;
+  llvm::raw_string_ostream os(key);
+  os << stringifyOpKind(kind) << "/" << elementType << "/";
+  llvm::interleave(
+      dims, os, [&](const LoopDim &d) { os << d.name << "=" << d.size; }, ",");
+  if (isConv(kind))
+    os << "/s=" << strides[0] << "x" << strides[1] << "/d=" << dilations[0]
+       << "x" << dilations[1];
+  return key;
+}
+
+int64_t Problem::getDimSize(llvm::StringRef name) const {
+  for (const LoopDim &d : dims)
+    if (d.name == name)
+      return d.size;
+  return 0;
+}
+
+double Problem::getFlops() const {
+  double product = 2.0;
+  for (const LoopDim &d : dims)
+    product *= double(d.size);
+  return product;
+}
+
+std::string Problem::describe() const {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << stringifyOpKind(kind) << " ";
+  llvm::interleave(
+      dims, os, [&](const LoopDim &d) { os << d.name << "=" << d.size; }, ",");
+  if (isConv(kind) && (strides != std::array<int64_t, 2>{1, 1} ||
+                       dilations != std::array<int64_t, 2>{1, 1}))
+    os << " stride " << strides[0] << "x" << strides[1] << " dilation "
+       << dilations[0] << "x" << dilations[1];
+  os << " " << elementType;
+  return text;
+}
+
+llvm::json::Value Problem::toJSON() const {
+  llvm::json::Array dimArray;
+  for (const LoopDim &d : dims)
+    dimArray.push_back(llvm::json::Object{{"name", d.name},
+                                          {"size", d.size},
+                                          {"role", stringifyRole(d.role)},
+                                          {"loop", int64_t(d.loopIndex)}});
+  llvm::json::Array shapes;
+  for (const auto &shape : operandShapes) {
+    llvm::json::Array s;
+    for (int64_t v : shape)
+      s.push_back(v);
+    shapes.push_back(std::move(s));
+  }
+  return llvm::json::Object{
+      {"op", stringifyOpKind(kind)},
+      {"element_type", elementType},
+      {"dims", std::move(dimArray)},
+      {"shapes", std::move(shapes)},
+      {"strides", llvm::json::Array{strides[0], strides[1]}},
+      {"dilations", llvm::json::Array{dilations[0], dilations[1]}},
+      {"tensors", onTensors},
+      {"target", target},
+      {"flops", getFlops()},
+  };
+}
+
+llvm::Expected<Problem> Problem::fromJSON(const llvm::json::Value &value) {
+  auto bad = [](const llvm::Twine &what) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "bad problem description: " + what);
+  };
+  const llvm::json::Object *obj = value.getAsObject();
+  if (!obj)
+    return bad("not an object");
+  Problem p;
+  std::optional<llvm::StringRef> op = obj->getString("op");
+  std::optional<OpKind> kind = op ? symbolizeOpKind(*op) : std::nullopt;
+  if (!kind)
+    return bad("'op'");
+  p.kind = *kind;
+  std::optional<llvm::StringRef> et = obj->getString("element_type");
+  if (!et || (*et != "f32" && *et != "f64"))
+    return bad("'element_type'");
+  p.elementType = et->str();
+  const llvm::json::Array *dims = obj->getArray("dims");
+  if (!dims || dims->empty())
+    return bad("'dims'");
+  for (const llvm::json::Value &d : *dims) {
+    const llvm::json::Object *dObj = d.getAsObject();
+    if (!dObj)
+      return bad("'dims' entry");
+    LoopDim dim;
+    std::optional<llvm::StringRef> name = dObj->getString("name");
+    std::optional<int64_t> size = dObj->getInteger("size");
+    std::optional<llvm::StringRef> role = dObj->getString("role");
+    std::optional<int64_t> loop = dObj->getInteger("loop");
+    std::optional<DimRole> r = role ? parseRole(*role) : std::nullopt;
+    if (!name || !size || *size < 1 || !r || !loop)
+      return bad("'dims' entry");
+    dim.name = name->str();
+    dim.size = *size;
+    dim.role = *r;
+    dim.loopIndex = unsigned(*loop);
+    p.dims.push_back(dim);
+  }
+  const llvm::json::Array *shapes = obj->getArray("shapes");
+  if (!shapes || shapes->size() != 3)
+    return bad("'shapes'");
+  for (const llvm::json::Value &s : *shapes) {
+    const llvm::json::Array *arr = s.getAsArray();
+    if (!arr)
+      return bad("'shapes' entry");
+    llvm::SmallVector<int64_t> shape;
+    for (const llvm::json::Value &v : *arr) {
+      std::optional<int64_t> i = v.getAsInteger();
+      if (!i || *i < 1)
+        return bad("'shapes' entry");
+      shape.push_back(*i);
+    }
+    p.operandShapes.push_back(shape);
+  }
+  auto readPair = [&](llvm::StringRef name,
+                      std::array<int64_t, 2> &out) -> bool {
+    const llvm::json::Array *arr = obj->getArray(name);
+    if (!arr || arr->size() != 2)
+      return false;
+    for (unsigned i = 0; i < 2; ++i) {
+      std::optional<int64_t> v = (*arr)[i].getAsInteger();
+      if (!v || *v < 1)
+        return false;
+      out[i] = *v;
+    }
+    return true;
+  };
+  if (!readPair("strides", p.strides))
+    return bad("'strides'");
+  if (!readPair("dilations", p.dilations))
+    return bad("'dilations'");
+  std::optional<bool> tensors = obj->getBoolean("tensors");
+  if (!tensors)
+    return bad("'tensors'");
+  p.onTensors = *tensors;
+  std::optional<llvm::StringRef> target = obj->getString("target");
+  if (!target || !isKnownTarget(*target))
+    return bad("'target'");
+  p.target = target->str();
+  return p;
+}
+
+/// Reads a 2-element i64 elements attribute (strides/dilations) of `op`.
+static std::array<int64_t, 2> readPairAttr(Operation *op, StringRef name) {
+  std::array<int64_t, 2> result = {1, 1};
+  auto attr = op->getAttrOfType<DenseIntElementsAttr>(name);
+  if (!attr || attr.getNumElements() != 2)
+    return result;
+  unsigned i = 0;
+  for (const APInt &v : attr.getValues<APInt>())
+    result[i++] = v.getSExtValue();
+  return result;
+}
+
+FailureOr<Problem> mlir::tiletune::extractProblem(Operation *op,
+                                                  StringRef target,
+                                                  std::string *reason) {
+  FailureOr<TunableOp> tunable = matchTunableOp(op, reason);
+  if (failed(tunable))
+    return failure();
+  if (!isKnownTarget(target)) {
+    if (reason)
+      *reason = ("unknown target '" + target + "' (expected cpu or cuda)").str();
+    return failure();
+  }
+  Problem p;
+  p.kind = tunable->kind;
+  p.elementType = tunable->elementType.isF64() ? "f64" : "f32";
+  p.dims = tunable->dims;
+  p.onTensors = tunable->onTensors;
+  p.target = target.str();
+  for (Value operand : op->getOperands()) {
+    auto shaped = cast<ShapedType>(operand.getType());
+    p.operandShapes.emplace_back(shaped.getShape().begin(),
+                                 shaped.getShape().end());
+  }
+  if (p.operandShapes.size() != 3) {
+    if (reason)
+      *reason = "expected two inputs and one output";
+    return failure();
+  }
+  if (isConv(p.kind)) {
+    p.strides = readPairAttr(op, "strides");
+    p.dilations = readPairAttr(op, "dilations");
+  }
+  return p;
+}
+
+int ProblemSet::find(StringRef key) const {
+  for (auto [index, p] : llvm::enumerate(problems))
+    if (p.getKey() == key)
+      return int(index);
+  return -1;
+}
+
+/// Whether `op` is one of the op families TileTune tunes (regardless of
+/// whether this instance can be tuned).
+static bool looksTunable(Operation *op) {
+  return isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::Conv2DNhwcHwcfOp,
+             linalg::Conv2DNchwFchwOp>(op);
+}
+
+FailureOr<ProblemSet> mlir::tiletune::collectProblems(ModuleOp module,
+                                                      StringRef target,
+                                                      bool allowEmpty) {
+  ProblemSet set;
+  bool hadError = false;
+  module.walk([&](Operation *op) {
+    if (!looksTunable(op))
+      return;
+    std::string reason;
+    FailureOr<Problem> problem = extractProblem(op, target, &reason);
+    if (failed(problem)) {
+      op->emitError() << "cannot tune this op: " << reason;
+      hadError = true;
+      return;
+    }
+    std::string key = problem->getKey();
+    int index = set.find(key);
+    if (index < 0) {
+      set.problems.push_back(*problem);
+      set.ops.emplace_back();
+      index = int(set.problems.size()) - 1;
+    }
+    set.ops[index].push_back(op);
+  });
+  if (hadError)
+    return failure();
+  if (set.problems.empty() && !allowEmpty) {
+    module.emitError()
+        << "no tunable op found (supported: linalg.matmul, "
+           "linalg.batch_matmul, linalg.conv_2d_nhwc_hwcf, "
+           "linalg.conv_2d_nchw_fchw with static shapes)";
+    return failure();
+  }
+  return FailureOr<ProblemSet>(std::move(set));
+}
+
+/// "memref<4x8xf32>" / "tensor<4x8xf32>".
+static std::string shapedType(StringRef kind, ArrayRef<int64_t> shape,
+                              StringRef elementType) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << kind << "<";
+  for (int64_t s : shape)
+    os << s << "x";
+  os << elementType << ">";
+  return text;
+}
+
+static StringRef getOpName(OpKind kind) {
+  switch (kind) {
+  case OpKind::Matmul:
+    return "linalg.matmul";
+  case OpKind::BatchMatmul:
+    return "linalg.batch_matmul";
+  case OpKind::ConvNhwcHwcf:
+    return "linalg.conv_2d_nhwc_hwcf";
+  case OpKind::ConvNchwFchw:
+    return "linalg.conv_2d_nchw_fchw";
+  }
+  return "linalg.matmul";
+}
+
+FailureOr<OwningOpRef<ModuleOp>>
+mlir::tiletune::buildKernelModule(MLIRContext *ctx, const Problem &problem) {
+  if (problem.operandShapes.size() != 3)
+    return failure();
+  std::string m[3], t[3];
+  for (unsigned i = 0; i < 3; ++i) {
+    m[i] = shapedType("memref", problem.operandShapes[i], problem.elementType);
+    t[i] = shapedType("tensor", problem.operandShapes[i], problem.elementType);
+  }
+  std::string attrs;
+  if (isConv(problem.kind))
+    attrs = llvm::formatv(" {{dilations = dense<[{0}, {1}]> : tensor<2xi64>, "
+                          "strides = dense<[{2}, {3}]> : tensor<2xi64>}",
+                          problem.dilations[0], problem.dilations[1],
+                          problem.strides[0], problem.strides[1])
+                .str();
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "func.func @" << kKernelFunctionName << "(%lhs: " << m[0]
+     << ", %rhs: " << m[1] << ", %out: " << m[2] << ") {\n";
+  StringRef opName = getOpName(problem.kind);
+  if (problem.onTensors) {
+    os << "  %a = bufferization.to_tensor %lhs restrict : " << m[0] << " to "
+       << t[0] << "\n";
+    os << "  %b = bufferization.to_tensor %rhs restrict : " << m[1] << " to "
+       << t[1] << "\n";
+    os << "  %c = bufferization.to_tensor %out restrict writable : " << m[2]
+       << " to " << t[2] << "\n";
+    os << "  %r = " << opName << attrs << " ins(%a, %b : " << t[0] << ", "
+       << t[1] << ") outs(%c : " << t[2] << ") -> " << t[2] << "\n";
+    os << "  bufferization.materialize_in_destination %r in restrict "
+          "writable %out : ("
+       << t[2] << ", " << m[2] << ") -> ()\n";
+  } else {
+    os << "  " << opName << attrs << " ins(%lhs, %rhs : " << m[0] << ", "
+       << m[1] << ") outs(%out : " << m[2] << ")\n";
+  }
+  os << "  return\n}\n";
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, ctx);
+  if (!module)
+    return failure();
+  if (failed(module->verify()))
+    return failure();
+  return module;
+}
+
+FailureOr<OwningOpRef<ModuleOp>>
+mlir::tiletune::buildKernelModule(Operation *op) {
+  FailureOr<Problem> problem = extractProblem(op, kTargetCPU);
+  if (failed(problem))
+    return failure();
+  return buildKernelModule(op->getContext(), *problem);
+}
+
+Operation *mlir::tiletune::getKernelOp(ModuleOp kernel) {
+  Operation *found = nullptr;
+  kernel.walk([&](Operation *op) {
+    if (!found && looksTunable(op))
+      found = op;
+  });
+  return found;
+}
