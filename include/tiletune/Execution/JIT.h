@@ -1,0 +1,187 @@
+//===- JIT.h - JIT-compile and run lowered kernels --------------*- C++ -*-===//
+//
+// Compiles a module lowered to the LLVM dialect with mlir::ExecutionEngine
+// for the host CPU (its name and all its features, so AVX-512 is used where
+// present), links the MLIR C runner utilities and the OpenMP runtime, and
+// calls kernels through their `_mlir_ciface_` wrappers with memref
+// descriptors built from Buffers. Kernels can be run once (with results
+// copied out) or timed with the shared methodology of Timing.h.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILETUNE_EXECUTION_JIT_H
+#define TILETUNE_EXECUTION_JIT_H
+
+#include "tiletune/Execution/Buffer.h"
+#include "tiletune/Execution/KernelInfo.h"
+#include "tiletune/Execution/MemRefDescriptor.h"
+#include "tiletune/Execution/Timing.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <string>
+
+namespace mlir {
+class ExecutionEngine;
+} // namespace mlir
+
+namespace mlir::tiletune {
+
+//===----------------------------------------------------------------------===//
+// Runtime libraries and the host target.
+//===----------------------------------------------------------------------===//
+
+/// Directory of the MLIR runtime libraries: $TILETUNE_MLIR_LIB_DIR when set,
+/// else `<MLIR install prefix>/lib` of the MLIR TileTune was built against.
+std::string getMLIRLibraryDir();
+
+/// Path of libmlir_c_runner_utils.so in getMLIRLibraryDir().
+std::string getCRunnerUtilsPath();
+
+/// Path of the OpenMP runtime that JIT-compiled OpenMP code calls:
+/// $TILETUNE_OPENMP_RUNTIME when set, else the libomp.so found next to the
+/// MLIR libraries at configure time.
+std::string getOpenMPRuntimePath();
+
+/// The libraries linked into every engine by default: the C runner utils
+/// and the OpenMP runtime.
+llvm::SmallVector<std::string> getDefaultSharedLibraries();
+
+/// A target to compile for.
+struct TargetDescription {
+  std::string triple;
+  std::string cpu;
+  /// Comma-separated LLVM feature string ("+avx512f,+fma,...").
+  std::string features;
+};
+
+/// The host: process triple, llvm::sys::getHostCPUName() and every feature
+/// llvm::sys::getHostCPUFeatures() reports as present.
+TargetDescription getHostTarget();
+
+/// Sets the number of threads of the OpenMP runtime at `runtimePath` (default
+/// getOpenMPRuntimePath()) for OpenMP code run from the calling thread,
+/// loading the runtime first if needed (omp_set_num_threads).
+llvm::Error setOpenMPNumThreads(int numThreads,
+                                llvm::StringRef runtimePath = "");
+
+//===----------------------------------------------------------------------===//
+// Engines and kernels.
+//===----------------------------------------------------------------------===//
+
+/// Options of ExecutionModule::create.
+struct JITOptions {
+  /// LLVM IR optimisation level (0-3) and code generation level.
+  unsigned optLevel = 3;
+  /// Target CPU name; empty means the host CPU.
+  std::string cpu;
+  /// Target features; empty means the host's features. When `cpu` is set and
+  /// this is empty, the CPU's default features are used.
+  std::string features;
+  /// Shared libraries to link; by default getDefaultSharedLibraries().
+  llvm::SmallVector<std::string> sharedLibraries = getDefaultSharedLibraries();
+};
+
+class ExecutionModule;
+
+/// One callable kernel of an ExecutionModule. Cheap to copy; valid while its
+/// ExecutionModule lives.
+class Kernel {
+public:
+  const KernelSignature &getSignature() const { return *signature; }
+  llvm::StringRef getName() const { return signature->name; }
+  /// Address of `_mlir_ciface_<name>`: takes a pointer to the result
+  /// descriptors first when the function has results, then one descriptor
+  /// pointer per argument.
+  void *getCInterfaceFunction() const { return function; }
+
+  /// Checks that `args` match the signature (count, element types, shapes).
+  llvm::Error checkArguments(llvm::ArrayRef<Buffer *> args) const;
+
+  /// Calls the kernel once on `args`. Memref results (tensor functions
+  /// bufferized at the function boundary) are copied into `results` when
+  /// given and their storage released when the kernel allocated it.
+  llvm::Error run(llvm::ArrayRef<Buffer *> args,
+                  llvm::SmallVectorImpl<Buffer> *results = nullptr) const;
+
+  /// Times calls of the kernel on `args` with measure(). The arguments are
+  /// reused across calls (an accumulating kernel keeps accumulating; copy
+  /// the output first if it matters).
+  llvm::Expected<TimingStats> time(llvm::ArrayRef<Buffer *> args,
+                                   const TimingOptions &options = {}) const;
+
+private:
+  friend class ExecutionModule;
+  Kernel(const KernelSignature *signature, void *function)
+      : signature(signature), function(function) {}
+  /// One call with prepared descriptor pointers; releases results the kernel
+  /// allocated unless `keep` is set. `resultWords` is the result storage.
+  void invoke(llvm::SmallVectorImpl<void *> &pointers,
+              llvm::MutableArrayRef<int64_t> resultWords,
+              llvm::ArrayRef<Buffer *> args, bool keep) const;
+
+  const KernelSignature *signature;
+  void *function;
+};
+
+/// A JIT-compiled module. Owns the ExecutionEngine; kernels looked up from
+/// it stay valid until it is destroyed.
+class ExecutionModule {
+public:
+  /// JIT-compiles `module`, which must be fully lowered to the LLVM dialect
+  /// (plus translatable dialects such as omp). The module is translated to
+  /// LLVM IR, optimised at `options.optLevel` for the target machine and
+  /// compiled. Every error (untranslatable IR, a missing shared library, a
+  /// code generation failure) comes back as an llvm::Error carrying the
+  /// diagnostics, never as a crash. The module is not modified.
+  static llvm::Expected<std::unique_ptr<ExecutionModule>>
+  create(ModuleOp module, const JITOptions &options = {});
+
+  ~ExecutionModule();
+  ExecutionModule(const ExecutionModule &) = delete;
+  ExecutionModule &operator=(const ExecutionModule &) = delete;
+
+  /// Looks up kernel `name`: its `_mlir_ciface_` wrapper must exist (see
+  /// prepareForExecution) and its llvm.func must carry the signature
+  /// attribute. The lowered signature is reconciled with the recorded one:
+  /// results dropped by `drop-equivalent-buffer-results` disappear and
+  /// results turned into trailing arguments (`buffer-results-to-out-params`)
+  /// become arguments.
+  llvm::Expected<Kernel> getKernel(llvm::StringRef name);
+
+  /// The target the module was compiled for.
+  const TargetDescription &getTarget() const { return target; }
+
+  /// Underlying engine, for uses this class does not cover.
+  ExecutionEngine &getEngine() { return *engine; }
+
+private:
+  ExecutionModule() = default;
+
+  std::unique_ptr<ExecutionEngine> engine;
+  TargetDescription target;
+  /// Signatures of the module's annotated functions, as lowered.
+  llvm::StringMap<KernelSignature> signatures;
+  /// Lookup failures or reconciliation errors, reported by getKernel.
+  llvm::StringMap<std::string> signatureErrors;
+  /// External functions of the module that no loaded library defines.
+  llvm::SmallVector<std::string> unresolvedSymbols;
+};
+
+/// Calls `function` (a `_mlir_ciface_` wrapper) with `pointers` as its
+/// pointer arguments. Supports up to kMaxKernelPointerArgs arguments.
+llvm::Error callCInterface(void *function, llvm::ArrayRef<void *> pointers);
+
+/// Largest number of pointer arguments callCInterface supports (the result
+/// pointer included).
+constexpr unsigned kMaxKernelPointerArgs = 16;
+
+} // namespace mlir::tiletune
+
+#endif // TILETUNE_EXECUTION_JIT_H

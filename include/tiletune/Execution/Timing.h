@@ -1,0 +1,77 @@
+//===- Timing.h - Repeated timing of a callable -----------------*- C++ -*-===//
+//
+// The measurement methodology shared by the JIT runner, the tuner and the
+// benchmarks: warm-up calls, then `repeats` samples, each timing a batch of
+// calls long enough to be measured reliably, summarised as mean, median,
+// min, max and standard deviation of the time per call.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILETUNE_EXECUTION_TIMING_H
+#define TILETUNE_EXECUTION_TIMING_H
+
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <string>
+
+namespace mlir::tiletune {
+
+/// How to time a callable.
+struct TimingOptions {
+  /// Untimed calls before the first sample (page faults, cache and branch
+  /// predictor warm-up, OpenMP thread pool start).
+  unsigned warmupRuns = 2;
+  /// Number of timed samples (at least 1).
+  unsigned repeats = 10;
+  /// A sample times a batch of back-to-back calls whose total duration is at
+  /// least this many seconds, so that kernels of a few microseconds are not
+  /// dominated by clock resolution. The batch size is calibrated from the
+  /// warm-up calls; slow kernels use batches of one call.
+  double minSampleSeconds = 1e-3;
+  /// Upper bound on the calls of one batch.
+  unsigned maxCallsPerSample = 1u << 20;
+};
+
+/// Statistics of the time per call, in seconds.
+struct TimingStats {
+  double mean = 0.0;
+  double median = 0.0;
+  double min = 0.0;
+  double max = 0.0;
+  /// Sample standard deviation (n - 1 denominator; 0 for one sample).
+  double stddev = 0.0;
+  /// Calls timed together in each sample.
+  unsigned callsPerSample = 1;
+  /// Time per call of every sample, in the order measured.
+  llvm::SmallVector<double> samples;
+
+  /// Coefficient of variation (stddev / mean), 0 when mean is 0.
+  double relativeStddev() const { return mean > 0 ? stddev / mean : 0.0; }
+  /// "mean 1.234 ms, median ..., min ..., max ..., stddev ... (n samples x
+  /// k calls)".
+  std::string summary() const;
+};
+
+/// Computes the statistics of per-call times `samples` (seconds). Fails on
+/// an empty list.
+llvm::Expected<TimingStats> computeTimingStats(llvm::ArrayRef<double> samples,
+                                               unsigned callsPerSample = 1);
+
+/// Times `fn` according to `options`. Fails only on invalid options.
+llvm::Expected<TimingStats> measure(llvm::function_ref<void()> fn,
+                                    const TimingOptions &options = {});
+
+/// GFLOP/s achieved by `flops` floating-point operations in `seconds`.
+inline double computeGFlops(double flops, double seconds) {
+  return seconds > 0 ? flops / seconds * 1e-9 : 0.0;
+}
+
+/// Formats a duration in seconds with a readable unit ("812.3 us").
+std::string formatDuration(double seconds);
+
+} // namespace mlir::tiletune
+
+#endif // TILETUNE_EXECUTION_TIMING_H

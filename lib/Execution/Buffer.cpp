@@ -1,0 +1,233 @@
+//===- Buffer.cpp - Owning aligned N-d buffers ----------------------------===//
+//
+// Allocation, fills and tolerance-aware comparison of Buffer.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tiletune/Execution/Buffer.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <random>
+
+using namespace mlir::tiletune;
+
+size_t mlir::tiletune::getElementByteSize(ElementType type) {
+  return type == ElementType::F32 ? sizeof(float) : sizeof(double);
+}
+
+llvm::StringRef mlir::tiletune::stringifyElementType(ElementType type) {
+  return type == ElementType::F32 ? "f32" : "f64";
+}
+
+std::optional<ElementType>
+mlir::tiletune::parseElementType(llvm::StringRef name) {
+  if (name == "f32")
+    return ElementType::F32;
+  if (name == "f64")
+    return ElementType::F64;
+  return std::nullopt;
+}
+
+double mlir::tiletune::getEpsilon(ElementType type) {
+  return type == ElementType::F32 ? std::numeric_limits<float>::epsilon()
+                                  : std::numeric_limits<double>::epsilon();
+}
+
+void Buffer::AlignedFree::operator()(void *p) const { std::free(p); }
+
+llvm::Expected<Buffer> Buffer::create(ElementType type,
+                                      llvm::ArrayRef<int64_t> shape) {
+  if (shape.size() > kMaxBufferRank)
+    return llvm::createStringError(
+        llvm::formatv("buffer rank {0} exceeds the supported maximum {1}",
+                      shape.size(), kMaxBufferRank));
+  int64_t count = 1;
+  for (int64_t dim : shape) {
+    if (dim < 0)
+      return llvm::createStringError(
+          llvm::formatv("negative buffer dimension {0}", dim));
+    if (dim != 0 && count > std::numeric_limits<int64_t>::max() / 16 / dim)
+      return llvm::createStringError("buffer size overflows");
+    count *= dim;
+  }
+  Buffer buffer;
+  buffer.elementType = type;
+  buffer.shape.assign(shape.begin(), shape.end());
+  buffer.strides.resize(shape.size());
+  int64_t stride = 1;
+  for (int i = static_cast<int>(shape.size()) - 1; i >= 0; --i) {
+    buffer.strides[i] = stride;
+    stride *= shape[i];
+  }
+  buffer.numElements = count;
+  size_t bytes = count * getElementByteSize(type);
+  // aligned_alloc wants a multiple of the alignment; never allocate 0 bytes so
+  // that the data pointer of an empty buffer is still a valid address.
+  size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
+  if (rounded == 0)
+    rounded = kAlignment;
+  void *p = std::aligned_alloc(kAlignment, rounded);
+  if (!p)
+    return llvm::createStringError(
+        llvm::formatv("cannot allocate {0} bytes", rounded));
+  std::memset(p, 0, rounded);
+  buffer.storage.reset(p);
+  return std::move(buffer);
+}
+
+Buffer Buffer::clone() const {
+  Buffer copy = llvm::cantFail(create(elementType, shape));
+  if (getByteSize())
+    std::memcpy(copy.getRawData(), getRawData(), getByteSize());
+  return copy;
+}
+
+llvm::Error Buffer::copyFrom(const Buffer &other) {
+  if (other.elementType != elementType || other.shape != shape)
+    return llvm::createStringError(
+        llvm::formatv("cannot copy a {0} buffer into a {1} buffer",
+                      other.getTypeString(), getTypeString()));
+  if (getByteSize())
+    std::memcpy(getRawData(), other.getRawData(), getByteSize());
+  return llvm::Error::success();
+}
+
+double Buffer::getAsDouble(int64_t i) const {
+  assert(i >= 0 && i < numElements && "index out of range");
+  if (elementType == ElementType::F32)
+    return getData<float>()[i];
+  return getData<double>()[i];
+}
+
+void Buffer::setFromDouble(int64_t i, double value) {
+  assert(i >= 0 && i < numElements && "index out of range");
+  if (elementType == ElementType::F32)
+    getData<float>()[i] = static_cast<float>(value);
+  else
+    getData<double>()[i] = value;
+}
+
+void Buffer::fillRandom(uint64_t seed, double lo, double hi) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> dist(lo, hi);
+  if (elementType == ElementType::F32) {
+    float *p = getData<float>();
+    for (int64_t i = 0; i < numElements; ++i)
+      p[i] = static_cast<float>(dist(rng));
+  } else {
+    double *p = getData<double>();
+    for (int64_t i = 0; i < numElements; ++i)
+      p[i] = dist(rng);
+  }
+}
+
+void Buffer::fillConstant(double value) {
+  if (elementType == ElementType::F32) {
+    float *p = getData<float>();
+    std::fill(p, p + numElements, static_cast<float>(value));
+  } else {
+    double *p = getData<double>();
+    std::fill(p, p + numElements, value);
+  }
+}
+
+llvm::SmallVector<int64_t> Buffer::delinearize(int64_t linearIndex) const {
+  llvm::SmallVector<int64_t> index(shape.size(), 0);
+  for (size_t d = 0; d < shape.size(); ++d) {
+    index[d] = linearIndex / strides[d];
+    linearIndex %= strides[d];
+  }
+  return index;
+}
+
+std::string Buffer::getTypeString() const {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  for (int64_t dim : shape)
+    os << dim << 'x';
+  os << stringifyElementType(elementType);
+  return s;
+}
+
+Tolerance Tolerance::forReduction(ElementType type, int64_t reductionLength,
+                                  double factor) {
+  double length = static_cast<double>(std::max<int64_t>(reductionLength, 1));
+  double tol = factor * length * getEpsilon(type);
+  return Tolerance{tol, tol};
+}
+
+std::string ComparisonResult::summary() const {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << (passed ? "PASSED" : "FAILED") << ": max abs error "
+     << llvm::formatv("{0:e3}", maxAbsError) << ", max rel error "
+     << llvm::formatv("{0:e3}", maxRelError);
+  if (!passed) {
+    os << ", " << numMismatches << " mismatching element"
+       << (numMismatches == 1 ? "" : "s") << ", first at [";
+    llvm::interleaveComma(firstMismatch, os);
+    os << "]: got " << llvm::formatv("{0}", firstActual) << ", expected "
+       << llvm::formatv("{0}", firstExpected);
+  }
+  return s;
+}
+
+namespace {
+template <typename T>
+ComparisonResult compareTyped(const T *actual, const T *expected, int64_t n,
+                              const Tolerance &tol, const Buffer &shapeOf) {
+  ComparisonResult result;
+  int64_t firstIndex = -1;
+  for (int64_t i = 0; i < n; ++i) {
+    double a = actual[i], e = expected[i];
+    bool bad;
+    double absErr;
+    if (std::isnan(a) || std::isnan(e)) {
+      bad = !(std::isnan(a) && std::isnan(e));
+      absErr = bad ? std::numeric_limits<double>::infinity() : 0.0;
+    } else {
+      absErr = std::fabs(a - e);
+      bad = !(absErr <= tol.absTol + tol.relTol * std::fabs(e));
+    }
+    double relErr =
+        absErr / std::max(std::fabs(e), std::numeric_limits<double>::min());
+    if (absErr > result.maxAbsError)
+      result.maxAbsError = absErr;
+    if (relErr > result.maxRelError && std::fabs(e) > 0)
+      result.maxRelError = relErr;
+    if (bad) {
+      ++result.numMismatches;
+      if (firstIndex < 0) {
+        firstIndex = i;
+        result.firstActual = a;
+        result.firstExpected = e;
+      }
+    }
+  }
+  result.passed = result.numMismatches == 0;
+  if (firstIndex >= 0)
+    result.firstMismatch = shapeOf.delinearize(firstIndex);
+  return result;
+}
+} // namespace
+
+llvm::Expected<ComparisonResult>
+mlir::tiletune::compareBuffers(const Buffer &actual, const Buffer &expected,
+                               const Tolerance &tolerance) {
+  if (actual.getElementType() != expected.getElementType() ||
+      actual.getShape() != expected.getShape())
+    return llvm::createStringError(
+        llvm::formatv("cannot compare a {0} buffer with a {1} buffer",
+                      actual.getTypeString(), expected.getTypeString()));
+  if (actual.getElementType() == ElementType::F32)
+    return compareTyped(actual.getData<float>(), expected.getData<float>(),
+                        actual.getNumElements(), tolerance, actual);
+  return compareTyped(actual.getData<double>(), expected.getData<double>(),
+                      actual.getNumElements(), tolerance, actual);
+}

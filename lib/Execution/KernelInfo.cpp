@@ -1,0 +1,355 @@
+//===- KernelInfo.cpp - Kernel signatures and reference problems ----------===//
+//
+// Reading, recording and recovering kernel signatures, and recognising
+// single-op kernels that have a C++ reference.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tiletune/Execution/KernelInfo.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::tiletune;
+
+//===----------------------------------------------------------------------===//
+// Signatures.
+//===----------------------------------------------------------------------===//
+
+llvm::Expected<Buffer> MemRefInfo::allocate() const {
+  return Buffer::create(elementType, shape);
+}
+
+bool MemRefInfo::matches(const Buffer &buffer) const {
+  return buffer.getElementType() == elementType &&
+         buffer.getShape() == llvm::ArrayRef<int64_t>(shape);
+}
+
+std::string MemRefInfo::str() const {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "memref<";
+  for (int64_t d : shape)
+    os << d << 'x';
+  os << stringifyElementType(elementType) << '>';
+  return s;
+}
+
+std::string KernelSignature::str() const {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << '@' << name << '(';
+  llvm::interleaveComma(args, os, [&](const MemRefInfo &m) { os << m.str(); });
+  os << ") -> (";
+  llvm::interleaveComma(results, os,
+                        [&](const MemRefInfo &m) { os << m.str(); });
+  os << ')';
+  return s;
+}
+
+llvm::Expected<llvm::SmallVector<Buffer>>
+KernelSignature::allocateArguments() const {
+  llvm::SmallVector<Buffer> buffers;
+  for (const MemRefInfo &arg : args) {
+    auto buffer = arg.allocate();
+    if (!buffer)
+      return buffer.takeError();
+    buffers.push_back(std::move(*buffer));
+  }
+  return std::move(buffers);
+}
+
+/// Converts one argument or result type; `what` names it in errors.
+static llvm::Expected<MemRefInfo> convertType(Type type,
+                                              const std::string &what) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  if (!shaped || !(isa<MemRefType>(type) || isa<RankedTensorType>(type))) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    os << what << " has type " << type
+       << "; only ranked memrefs and tensors are supported";
+    return llvm::createStringError(s);
+  }
+  auto typeError = [&](llvm::StringRef why) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    os << what << " of type " << type << ": " << why;
+    return llvm::createStringError(s);
+  };
+  if (!shaped.hasStaticShape())
+    return typeError("dynamic shapes are not supported");
+  if (shaped.getRank() > kMaxBufferRank)
+    return typeError("rank above 7 is not supported");
+  MemRefInfo info;
+  Type elt = shaped.getElementType();
+  if (elt.isF32())
+    info.elementType = ElementType::F32;
+  else if (elt.isF64())
+    info.elementType = ElementType::F64;
+  else
+    return typeError("only f32 and f64 elements are supported");
+  info.shape.assign(shaped.getShape().begin(), shaped.getShape().end());
+  if (auto memref = dyn_cast<MemRefType>(type)) {
+    if (memref.getMemorySpace())
+      return typeError("non-default memory spaces are not supported");
+    if (!memref.getLayout().isIdentity()) {
+      // Accept strided layouts whose static parts agree with a contiguous
+      // row-major buffer at offset 0 (dynamic parts are taken from the
+      // descriptor at run time).
+      SmallVector<int64_t> strides;
+      int64_t offset;
+      if (failed(memref.getStridesAndOffset(strides, offset)))
+        return typeError("non-strided layouts are not supported");
+      int64_t expected = 1;
+      for (int d = memref.getRank() - 1; d >= 0; --d) {
+        if (!ShapedType::isDynamic(strides[d]) && strides[d] != expected &&
+            info.shape[d] != 1)
+          return typeError("layout is not row-major contiguous");
+        expected *= info.shape[d];
+      }
+      if (!ShapedType::isDynamic(offset) && offset != 0)
+        return typeError("layout has a non-zero static offset");
+    }
+  }
+  return info;
+}
+
+static llvm::Expected<KernelSignature>
+signatureFromTypes(llvm::StringRef name, TypeRange inputs, TypeRange results) {
+  KernelSignature sig;
+  sig.name = name.str();
+  for (auto [i, type] : llvm::enumerate(inputs)) {
+    auto info = convertType(
+        type, llvm::formatv("argument #{0} of @{1}", i, name).str());
+    if (!info)
+      return info.takeError();
+    sig.args.push_back(std::move(*info));
+  }
+  for (auto [i, type] : llvm::enumerate(results)) {
+    auto info = convertType(
+        type, llvm::formatv("result #{0} of @{1}", i, name).str());
+    if (!info)
+      return info.takeError();
+    sig.results.push_back(std::move(*info));
+  }
+  return sig;
+}
+
+llvm::Expected<KernelSignature>
+mlir::tiletune::getKernelSignature(func::FuncOp func) {
+  FunctionType type = func.getFunctionType();
+  return signatureFromTypes(func.getSymName(), type.getInputs(),
+                            type.getResults());
+}
+
+llvm::Expected<KernelSignature>
+mlir::tiletune::getKernelSignature(ModuleOp module, llvm::StringRef name) {
+  Operation *symbol = module.lookupSymbol(name);
+  if (!symbol)
+    return llvm::createStringError(
+        llvm::formatv("no function named @{0} in the module", name));
+  if (auto func = dyn_cast<func::FuncOp>(symbol)) {
+    if (func.isExternal())
+      return llvm::createStringError(
+          llvm::formatv("@{0} is only a declaration", name));
+    return getKernelSignature(func);
+  }
+  if (auto llvmFunc = dyn_cast<LLVM::LLVMFuncOp>(symbol)) {
+    auto attr = llvmFunc->getAttrOfType<TypeAttr>(kSignatureAttrName);
+    auto fnType = attr ? dyn_cast<FunctionType>(attr.getValue()) : nullptr;
+    if (!fnType)
+      return llvm::createStringError(llvm::formatv(
+          "llvm.func @{0} has no '{1}' attribute: lower it from a func.func "
+          "prepared with prepareForExecution (tiletune-run does this when "
+          "given --pipeline), or add the attribute by hand, e.g. {1} = "
+          "(memref<4x4xf32>) -> ()",
+          name, kSignatureAttrName));
+    return signatureFromTypes(name, fnType.getInputs(), fnType.getResults());
+  }
+  return llvm::createStringError(llvm::formatv(
+      "symbol @{0} is a '{1}', not a function", name,
+      symbol->getName().getStringRef()));
+}
+
+llvm::Error mlir::tiletune::prepareForExecution(ModuleOp module, bool strict) {
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isExternal())
+      continue;
+    auto sig = getKernelSignature(func);
+    if (!sig) {
+      if (strict)
+        return sig.takeError();
+      llvm::consumeError(sig.takeError());
+      continue;
+    }
+    func->setAttr(kEmitCInterfaceAttrName, UnitAttr::get(func.getContext()));
+    func->setAttr(kSignatureAttrName, TypeAttr::get(func.getFunctionType()));
+  }
+  return llvm::Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Reference problems.
+//===----------------------------------------------------------------------===//
+
+llvm::StringRef ReferenceProblem::getOpName() const {
+  switch (kind) {
+  case Kind::Matmul:
+    return "linalg.matmul";
+  case Kind::BatchMatmul:
+    return "linalg.batch_matmul";
+  case Kind::Conv2DNhwcHwcf:
+    return "linalg.conv_2d_nhwc_hwcf";
+  case Kind::Conv2DNchwFchw:
+    return "linalg.conv_2d_nchw_fchw";
+  }
+  return "";
+}
+
+llvm::Error ReferenceProblem::compute(const Buffer &lhs, const Buffer &rhs,
+                                      Buffer &out) const {
+  switch (kind) {
+  case Kind::Matmul:
+    return referenceMatmul(lhs, rhs, out);
+  case Kind::BatchMatmul:
+    return referenceBatchMatmul(lhs, rhs, out);
+  case Kind::Conv2DNhwcHwcf:
+    return referenceConv2DNhwcHwcf(lhs, rhs, out, conv);
+  case Kind::Conv2DNchwFchw:
+    return referenceConv2DNchwFchw(lhs, rhs, out, conv);
+  }
+  return llvm::createStringError("unknown reference problem");
+}
+
+/// Reads a 2-element strides/dilations attribute (absent means {1, 1}).
+static llvm::Expected<std::array<int64_t, 2>>
+readPair(DenseIntElementsAttr attr, llvm::StringRef what) {
+  std::array<int64_t, 2> values = {1, 1};
+  if (!attr)
+    return values;
+  if (attr.getNumElements() != 2)
+    return llvm::createStringError(
+        llvm::formatv("{0} must have two elements", what));
+  unsigned i = 0;
+  for (const APInt &v : attr.getValues<APInt>())
+    values[i++] = v.getSExtValue();
+  return values;
+}
+
+llvm::Expected<ReferenceProblem>
+mlir::tiletune::analyzeSingleOpKernel(func::FuncOp func) {
+  auto fail = [&](const llvm::Twine &why) {
+    return llvm::createStringError(
+        ("@" + func.getSymName() + " is not a single-op kernel: " + why)
+            .str());
+  };
+  if (func.isExternal())
+    return fail("it has no body");
+  if (!func.getBody().hasOneBlock())
+    return fail("its body has more than one block");
+  Block &entry = func.getBody().front();
+  linalg::LinalgOp target;
+  for (Operation &op : entry) {
+    if (isa<func::ReturnOp, arith::ConstantOp>(op))
+      continue;
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    if (!linalgOp || !isa<linalg::MatmulOp, linalg::BatchMatmulOp,
+                          linalg::Conv2DNhwcHwcfOp, linalg::Conv2DNchwFchwOp>(
+                         op))
+      return fail("it contains '" + op.getName().getStringRef() +
+                  "'; supported: one linalg.matmul, batch_matmul, "
+                  "conv_2d_nhwc_hwcf or conv_2d_nchw_fchw");
+    if (target)
+      return fail("it contains more than one linalg op");
+    target = linalgOp;
+  }
+  if (!target)
+    return fail("it contains no linalg op");
+
+  ReferenceProblem problem;
+  Operation *op = target.getOperation();
+  if (auto mm = dyn_cast<linalg::MatmulOp>(op)) {
+    if (mm.hasUserDefinedMaps())
+      return fail("linalg.matmul with user-defined indexing maps");
+    problem.kind = ReferenceProblem::Kind::Matmul;
+  } else if (auto bmm = dyn_cast<linalg::BatchMatmulOp>(op)) {
+    if (bmm.hasUserDefinedMaps())
+      return fail("linalg.batch_matmul with user-defined indexing maps");
+    problem.kind = ReferenceProblem::Kind::BatchMatmul;
+  } else if (auto conv = dyn_cast<linalg::Conv2DNhwcHwcfOp>(op)) {
+    problem.kind = ReferenceProblem::Kind::Conv2DNhwcHwcf;
+    auto s = readPair(conv.getStrides(), "strides");
+    auto d = readPair(conv.getDilations(), "dilations");
+    if (!s || !d)
+      return fail(llvm::toString(s ? d.takeError() : s.takeError()));
+    problem.conv.strides = *s;
+    problem.conv.dilations = *d;
+  } else {
+    auto nchw = cast<linalg::Conv2DNchwFchwOp>(op);
+    problem.kind = ReferenceProblem::Kind::Conv2DNchwFchw;
+    auto s = readPair(nchw.getStrides(), "strides");
+    auto d = readPair(nchw.getDilations(), "dilations");
+    if (!s || !d)
+      return fail(llvm::toString(s ? d.takeError() : s.takeError()));
+    problem.conv.strides = *s;
+    problem.conv.dilations = *d;
+  }
+
+  if (target.getNumDpsInputs() != 2 || target.getNumDpsInits() != 1)
+    return fail("the op must have two inputs and one output");
+  auto argIndex = [&](Value v) -> std::optional<unsigned> {
+    auto arg = dyn_cast<BlockArgument>(v);
+    if (!arg || arg.getOwner() != &entry)
+      return std::nullopt;
+    return arg.getArgNumber();
+  };
+  auto lhs = argIndex(target.getDpsInputOperand(0)->get());
+  auto rhs = argIndex(target.getDpsInputOperand(1)->get());
+  auto out = argIndex(target.getDpsInitOperand(0)->get());
+  if (!lhs || !rhs || !out)
+    return fail("the op's operands must be function arguments");
+  problem.lhsArg = *lhs;
+  problem.rhsArg = *rhs;
+  problem.outArg = *out;
+  if (*out == *lhs || *out == *rhs)
+    return fail("the output aliases an input");
+
+  // Element types must all agree (the reference does no conversions).
+  Type elt = getElementTypeOrSelf(target.getDpsInitOperand(0)->get());
+  for (Value v : op->getOperands())
+    if (getElementTypeOrSelf(v) != elt)
+      return fail("operands have different element types");
+
+  auto ret = cast<func::ReturnOp>(entry.getTerminator());
+  if (target.hasPureTensorSemantics()) {
+    if (ret.getNumOperands() != 1 || ret.getOperand(0) != op->getResult(0))
+      return fail("a tensor kernel must return the op's result (only)");
+    problem.outputIsResult = true;
+  } else if (target.hasPureBufferSemantics()) {
+    if (ret.getNumOperands() != 0)
+      return fail("a memref kernel must not return values");
+  } else {
+    return fail("the op mixes tensors and memrefs");
+  }
+
+  // Loop ranges give the FLOPs and the reduction length.
+  SmallVector<int64_t> ranges = target.getStaticLoopRanges();
+  double iterations = 1.0;
+  int64_t reduction = 1;
+  for (auto [range, iter] :
+       llvm::zip(ranges, target.getIteratorTypesArray())) {
+    if (ShapedType::isDynamic(range))
+      return fail("dynamic shapes are not supported");
+    iterations *= static_cast<double>(range);
+    if (iter == utils::IteratorType::reduction)
+      reduction *= range;
+  }
+  problem.flops = 2.0 * iterations;
+  problem.reductionLength = reduction;
+  return problem;
+}

@@ -1,0 +1,78 @@
+//===- Lowering.cpp - Running textual pass pipelines ----------------------===//
+//
+// Pipeline parsing/running with diagnostics captured into llvm::Error.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tiletune/Execution/Lowering.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <mutex>
+
+using namespace mlir;
+using namespace mlir::tiletune;
+
+llvm::StringRef mlir::tiletune::getUntiledLoweringPipeline() {
+  return "one-shot-bufferize{bufferize-function-boundaries "
+         "function-boundary-type-conversion=identity-layout-map},"
+         "convert-linalg-to-loops,"
+         "expand-strided-metadata,"
+         "lower-affine,"
+         "convert-scf-to-cf,"
+         "finalize-memref-to-llvm,"
+         "convert-to-llvm,"
+         "reconcile-unrealized-casts";
+}
+
+void mlir::tiletune::registerUpstreamPasses() {
+  static std::once_flag once;
+  std::call_once(once, [] { mlir::registerAllPasses(); });
+}
+
+llvm::Error mlir::tiletune::runPassPipeline(ModuleOp module,
+                                            llvm::StringRef pipeline) {
+  pipeline = pipeline.trim();
+  if (pipeline.empty())
+    return llvm::Error::success();
+  // A module pass manager nests "builtin.module(...)" one level deeper,
+  // where no module exists, so it would run nothing: unwrap it.
+  if (pipeline.consume_front("builtin.module(")) {
+    if (!pipeline.consume_back(")"))
+      return llvm::createStringError(
+          "malformed pipeline: 'builtin.module(' without a closing ')'");
+    pipeline = pipeline.trim();
+  }
+  registerUpstreamPasses();
+
+  MLIRContext *context = module.getContext();
+  PassManager pm(context, ModuleOp::getOperationName());
+  std::string parseErrors;
+  llvm::raw_string_ostream parseOS(parseErrors);
+  if (failed(parsePassPipeline(pipeline, pm, parseOS)))
+    return llvm::createStringError("cannot parse the pass pipeline '" +
+                                   pipeline.str() + "': " +
+                                   llvm::StringRef(parseErrors).trim().str());
+
+  std::string diagnostics;
+  llvm::raw_string_ostream diagOS(diagnostics);
+  ScopedDiagnosticHandler handler(context, [&](Diagnostic &diag) {
+    if (diag.getSeverity() == DiagnosticSeverity::Error) {
+      diagOS << diag.getLocation() << ": " << diag << "\n";
+      for (const Diagnostic &note : diag.getNotes())
+        diagOS << "  note: " << note << "\n";
+    }
+    return success();
+  });
+  if (failed(pm.run(module)))
+    return llvm::createStringError(
+        "the pass pipeline failed" +
+        (diagnostics.empty()
+             ? std::string()
+             : ":\n" + llvm::StringRef(diagnostics).rtrim().str()));
+  return llvm::Error::success();
+}

@@ -1,0 +1,111 @@
+//===- Timing.cpp - Repeated timing of a callable -------------------------===//
+//
+// Warm-up, batch calibration, sampling and summary statistics.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tiletune/Execution/Timing.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+using namespace mlir::tiletune;
+
+namespace {
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+} // namespace
+
+std::string mlir::tiletune::formatDuration(double seconds) {
+  if (seconds >= 1.0)
+    return llvm::formatv("{0:f3} s", seconds).str();
+  if (seconds >= 1e-3)
+    return llvm::formatv("{0:f3} ms", seconds * 1e3).str();
+  if (seconds >= 1e-6)
+    return llvm::formatv("{0:f3} us", seconds * 1e6).str();
+  return llvm::formatv("{0:f1} ns", seconds * 1e9).str();
+}
+
+std::string TimingStats::summary() const {
+  return llvm::formatv("mean {0}, median {1}, min {2}, max {3}, stddev {4} "
+                       "({5} samples x {6} calls)",
+                       formatDuration(mean), formatDuration(median),
+                       formatDuration(min), formatDuration(max),
+                       formatDuration(stddev), samples.size(), callsPerSample)
+      .str();
+}
+
+llvm::Expected<TimingStats>
+mlir::tiletune::computeTimingStats(llvm::ArrayRef<double> samples,
+                                   unsigned callsPerSample) {
+  if (samples.empty())
+    return llvm::createStringError("no timing samples");
+  TimingStats stats;
+  stats.samples.assign(samples.begin(), samples.end());
+  stats.callsPerSample = callsPerSample;
+  llvm::SmallVector<double> sorted(samples.begin(), samples.end());
+  llvm::sort(sorted);
+  size_t n = sorted.size();
+  stats.min = sorted.front();
+  stats.max = sorted.back();
+  stats.median = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+  double sum = 0.0;
+  for (double s : samples)
+    sum += s;
+  stats.mean = sum / n;
+  if (n > 1) {
+    double sq = 0.0;
+    for (double s : samples)
+      sq += (s - stats.mean) * (s - stats.mean);
+    stats.stddev = std::sqrt(sq / (n - 1));
+  }
+  return stats;
+}
+
+llvm::Expected<TimingStats>
+mlir::tiletune::measure(llvm::function_ref<void()> fn,
+                        const TimingOptions &options) {
+  if (options.repeats == 0)
+    return llvm::createStringError("timing needs at least one repeat");
+  if (options.maxCallsPerSample == 0)
+    return llvm::createStringError("maxCallsPerSample must be at least 1");
+  if (!(options.minSampleSeconds >= 0.0))
+    return llvm::createStringError("minSampleSeconds must be >= 0");
+
+  // Warm-up calls; the fastest one calibrates the batch size. One untimed
+  // calibration call is made even when no warm-up is asked for.
+  double fastest = 0.0;
+  unsigned calibrationCalls = std::max(options.warmupRuns, 1u);
+  for (unsigned i = 0; i < calibrationCalls; ++i) {
+    auto start = Clock::now();
+    fn();
+    double t = secondsSince(start);
+    fastest = i == 0 ? t : std::min(fastest, t);
+  }
+
+  unsigned calls = 1;
+  if (fastest < options.minSampleSeconds) {
+    double wanted = std::ceil(options.minSampleSeconds /
+                              std::max(fastest, 1e-9));
+    calls = static_cast<unsigned>(
+        std::min<double>(wanted, options.maxCallsPerSample));
+    calls = std::max(calls, 1u);
+  }
+
+  llvm::SmallVector<double> samples;
+  samples.reserve(options.repeats);
+  for (unsigned r = 0; r < options.repeats; ++r) {
+    auto start = Clock::now();
+    for (unsigned c = 0; c < calls; ++c)
+      fn();
+    samples.push_back(secondsSince(start) / calls);
+  }
+  return computeTimingStats(samples, calls);
+}

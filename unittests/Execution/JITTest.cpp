@@ -1,0 +1,414 @@
+//===- JITTest.cpp - Tests of lowering, JIT compilation and calls ---------===//
+//
+// Lowers small kernels with the upstream pipeline, JIT-compiles them and
+// checks their results against the C++ references; descriptor marshalling
+// across ranks; tensor functions; and the error paths (nothing crashes).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tiletune/Execution/JIT.h"
+#include "tiletune/Execution/KernelInfo.h"
+#include "tiletune/Execution/Lowering.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Parser/Parser.h"
+
+#include "gtest/gtest.h"
+
+using namespace mlir;
+using namespace mlir::tiletune;
+
+namespace {
+
+class JITTest : public ::testing::Test {
+protected:
+  JITTest() {
+    DialectRegistry registry;
+    registerAllDialects(registry);
+    registerAllExtensions(registry);
+    context.appendDialectRegistry(registry);
+    context.loadAllAvailableDialects();
+  }
+
+  OwningOpRef<ModuleOp> parse(llvm::StringRef source) {
+    auto module = parseSourceString<ModuleOp>(source, &context);
+    EXPECT_TRUE(module) << "cannot parse test input";
+    return module;
+  }
+
+  /// Parses, prepares and lowers with `pipeline`, then JIT-compiles.
+  std::unique_ptr<ExecutionModule>
+  compile(llvm::StringRef source,
+          llvm::StringRef pipeline = getUntiledLoweringPipeline()) {
+    auto module = parse(source);
+    if (!module)
+      return nullptr;
+    llvm::Error err = prepareForExecution(*module);
+    EXPECT_FALSE(static_cast<bool>(err)) << llvm::toString(std::move(err));
+    llvm::Error lowerErr = runPassPipeline(*module, pipeline);
+    EXPECT_FALSE(static_cast<bool>(lowerErr))
+        << llvm::toString(std::move(lowerErr));
+    auto compiled = ExecutionModule::create(*module);
+    EXPECT_TRUE(static_cast<bool>(compiled))
+        << llvm::toString(compiled.takeError());
+    return compiled ? std::move(*compiled) : nullptr;
+  }
+
+  MLIRContext context;
+};
+
+constexpr const char *kMatmul = R"mlir(
+func.func @matmul(%A: memref<24x40xf32>, %B: memref<40x36xf32>,
+                  %C: memref<24x36xf32>) {
+  linalg.matmul ins(%A, %B : memref<24x40xf32>, memref<40x36xf32>)
+                outs(%C : memref<24x36xf32>)
+  return
+}
+)mlir";
+
+TEST_F(JITTest, MatmulMatchesReference) {
+  auto compiled = compile(kMatmul);
+  ASSERT_TRUE(compiled);
+  EXPECT_FALSE(compiled->getTarget().cpu.empty());
+  auto kernel = compiled->getKernel("matmul");
+  ASSERT_TRUE(static_cast<bool>(kernel)) << llvm::toString(kernel.takeError());
+  ASSERT_EQ(kernel->getSignature().args.size(), 3u);
+  EXPECT_TRUE(kernel->getSignature().results.empty());
+
+  auto args = kernel->getSignature().allocateArguments();
+  ASSERT_TRUE(static_cast<bool>(args));
+  for (auto [i, b] : llvm::enumerate(*args))
+    b.fillRandom(100 + i);
+  Buffer expected = (*args)[2].clone();
+  ASSERT_FALSE(static_cast<bool>(
+      referenceMatmul((*args)[0], (*args)[1], expected)));
+  SmallVector<Buffer *> ptrs = {&(*args)[0], &(*args)[1], &(*args)[2]};
+  llvm::Error runErr = kernel->run(ptrs);
+  ASSERT_FALSE(static_cast<bool>(runErr)) << llvm::toString(std::move(runErr));
+  auto cmp = compareBuffers((*args)[2], expected,
+                            Tolerance::forReduction(ElementType::F32, 40));
+  ASSERT_TRUE(static_cast<bool>(cmp));
+  EXPECT_TRUE(cmp->passed) << cmp->summary();
+
+  // Timing runs the same kernel; the stats are consistent.
+  TimingOptions opts;
+  opts.warmupRuns = 1;
+  opts.repeats = 3;
+  auto stats = kernel->time(ptrs, opts);
+  ASSERT_TRUE(static_cast<bool>(stats)) << llvm::toString(stats.takeError());
+  EXPECT_EQ(stats->samples.size(), 3u);
+  EXPECT_GT(stats->min, 0.0);
+  EXPECT_LE(stats->min, stats->max);
+}
+
+TEST_F(JITTest, ArgumentsAreChecked) {
+  auto compiled = compile(kMatmul);
+  ASSERT_TRUE(compiled);
+  auto kernel = compiled->getKernel("matmul");
+  ASSERT_TRUE(static_cast<bool>(kernel));
+  Buffer a = llvm::cantFail(Buffer::create(ElementType::F32, {24, 40}));
+  Buffer wrong = llvm::cantFail(Buffer::create(ElementType::F32, {40, 35}));
+  Buffer c = llvm::cantFail(Buffer::create(ElementType::F32, {24, 36}));
+  llvm::Error err = kernel->run({&a, &wrong, &c});
+  ASSERT_TRUE(static_cast<bool>(err));
+  EXPECT_NE(llvm::toString(std::move(err)).find("argument #1"),
+            std::string::npos);
+  llvm::Error countErr = kernel->run({&a, &c});
+  EXPECT_TRUE(static_cast<bool>(countErr));
+  llvm::consumeError(std::move(countErr));
+  auto missing = compiled->getKernel("nope");
+  EXPECT_FALSE(static_cast<bool>(missing));
+  llvm::consumeError(missing.takeError());
+}
+
+// Loads one element of each argument at a fixed multi-index, so a wrong size
+// or stride in any descriptor reads a different value.
+constexpr const char *kRanks = R"mlir(
+func.func @ranks(%a: memref<5xf64>, %b: memref<2x3x4xf64>,
+                 %c: memref<2x2x3x2xf64>, %d: memref<1x2x1x3x1x2x2xf64>,
+                 %e: memref<f64>, %out: memref<3x2xf64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %va = memref.load %a[%c4] : memref<5xf64>
+  %vb = memref.load %b[%c1, %c2, %c3] : memref<2x3x4xf64>
+  %vc = memref.load %c[%c1, %c0, %c2, %c1] : memref<2x2x3x2xf64>
+  %vd = memref.load %d[%c0, %c1, %c0, %c2, %c0, %c1, %c1]
+      : memref<1x2x1x3x1x2x2xf64>
+  %ve = memref.load %e[] : memref<f64>
+  memref.store %va, %out[%c0, %c0] : memref<3x2xf64>
+  memref.store %vb, %out[%c0, %c1] : memref<3x2xf64>
+  memref.store %vc, %out[%c1, %c0] : memref<3x2xf64>
+  memref.store %vd, %out[%c1, %c1] : memref<3x2xf64>
+  memref.store %ve, %out[%c2, %c0] : memref<3x2xf64>
+  return
+}
+)mlir";
+
+TEST_F(JITTest, DescriptorsOfRanksZeroToSeven) {
+  auto compiled = compile(kRanks);
+  ASSERT_TRUE(compiled);
+  auto kernel = compiled->getKernel("ranks");
+  ASSERT_TRUE(static_cast<bool>(kernel)) << llvm::toString(kernel.takeError());
+  auto args = kernel->getSignature().allocateArguments();
+  ASSERT_TRUE(static_cast<bool>(args));
+  // Element value = its linear index + 1000 * argument number.
+  for (auto [i, b] : llvm::enumerate(*args))
+    for (int64_t j = 0; j < b.getNumElements(); ++j)
+      b.setFromDouble(j, 1000.0 * i + j);
+  Buffer &out = (*args)[5];
+  out.fillConstant(-1);
+  SmallVector<Buffer *> ptrs;
+  for (Buffer &b : *args)
+    ptrs.push_back(&b);
+  ASSERT_FALSE(static_cast<bool>(kernel->run(ptrs)));
+  const double *o = out.getData<double>();
+  EXPECT_EQ(o[0], 4.0);
+  EXPECT_EQ(o[1], 1000.0 + (1 * 12 + 2 * 4 + 3));
+  EXPECT_EQ(o[2], 2000.0 + (1 * 12 + 0 * 6 + 2 * 2 + 1));
+  EXPECT_EQ(o[3], 3000.0 + (1 * 12 + 2 * 4 + 1 * 2 + 1));
+  EXPECT_EQ(o[4], 4000.0);
+  EXPECT_EQ(o[5], -1.0);
+}
+
+constexpr const char *kTensorMatmul = R"mlir(
+func.func @tmm(%A: tensor<8x16xf32>, %B: tensor<16x12xf32>,
+               %C: tensor<8x12xf32>) -> tensor<8x12xf32> {
+  %r = linalg.matmul ins(%A, %B : tensor<8x16xf32>, tensor<16x12xf32>)
+                     outs(%C : tensor<8x12xf32>) -> tensor<8x12xf32>
+  return %r : tensor<8x12xf32>
+}
+)mlir";
+
+/// Runs @tmm lowered with `pipeline` and checks its output (in `results` or
+/// in the third argument).
+void checkTensorMatmul(JITTest *, ExecutionModule &compiled,
+                       unsigned expectedArgs, unsigned expectedResults) {
+  auto kernel = compiled.getKernel("tmm");
+  ASSERT_TRUE(static_cast<bool>(kernel)) << llvm::toString(kernel.takeError());
+  ASSERT_EQ(kernel->getSignature().args.size(), expectedArgs);
+  ASSERT_EQ(kernel->getSignature().results.size(), expectedResults);
+  auto args = kernel->getSignature().allocateArguments();
+  ASSERT_TRUE(static_cast<bool>(args));
+  for (auto [i, b] : llvm::enumerate(*args))
+    b.fillRandom(7 + i);
+  Buffer expected = (*args)[2].clone();
+  ASSERT_FALSE(static_cast<bool>(
+      referenceMatmul((*args)[0], (*args)[1], expected)));
+  SmallVector<Buffer *> ptrs;
+  for (Buffer &b : *args)
+    ptrs.push_back(&b);
+  SmallVector<Buffer> results;
+  llvm::Error err = kernel->run(ptrs, &results);
+  ASSERT_FALSE(static_cast<bool>(err)) << llvm::toString(std::move(err));
+  ASSERT_EQ(results.size(), expectedResults);
+  const Buffer &actual =
+      expectedResults ? results[0] : (*args)[expectedArgs - 1];
+  auto cmp = compareBuffers(actual, expected,
+                            Tolerance::forReduction(ElementType::F32, 16));
+  ASSERT_TRUE(static_cast<bool>(cmp));
+  EXPECT_TRUE(cmp->passed) << cmp->summary();
+  // Timing a kernel with results releases what it allocates each call.
+  TimingOptions opts;
+  opts.warmupRuns = 1;
+  opts.repeats = 2;
+  auto stats = kernel->time(ptrs, opts);
+  EXPECT_TRUE(static_cast<bool>(stats)) << llvm::toString(stats.takeError());
+}
+
+TEST_F(JITTest, TensorFunctionReturningItsArgument) {
+  // %C is writable: the result is %C's buffer, returned as a memref.
+  auto compiled = compile(kTensorMatmul);
+  ASSERT_TRUE(compiled);
+  checkTensorMatmul(this, *compiled, 3, 1);
+}
+
+TEST_F(JITTest, TensorFunctionReturningAllocation) {
+  // A read-only %C makes bufferization allocate the result, which the
+  // runner copies out and frees.
+  std::string source = kTensorMatmul;
+  source.replace(source.find("%C: tensor<8x12xf32>"),
+                 strlen("%C: tensor<8x12xf32>"),
+                 "%C: tensor<8x12xf32> {bufferization.writable = false}");
+  auto compiled = compile(source);
+  ASSERT_TRUE(compiled);
+  checkTensorMatmul(this, *compiled, 3, 1);
+}
+
+TEST_F(JITTest, TensorFunctionWithOutParams) {
+  // A read-only %C makes bufferization allocate the result; moved into an
+  // out-parameter it becomes a trailing fourth argument.
+  std::string source = kTensorMatmul;
+  source.replace(source.find("%C: tensor<8x12xf32>"),
+                 strlen("%C: tensor<8x12xf32>"),
+                 "%C: tensor<8x12xf32> {bufferization.writable = false}");
+  std::string pipeline = getUntiledLoweringPipeline().str();
+  size_t pos = pipeline.find("convert-linalg-to-loops");
+  ASSERT_NE(pos, std::string::npos);
+  pipeline.insert(pos, "buffer-results-to-out-params{modify-public-functions},");
+  auto compiled = compile(source, pipeline);
+  ASSERT_TRUE(compiled);
+  auto kernel = compiled->getKernel("tmm");
+  ASSERT_TRUE(static_cast<bool>(kernel)) << llvm::toString(kernel.takeError());
+  ASSERT_EQ(kernel->getSignature().args.size(), 4u);
+  auto args = kernel->getSignature().allocateArguments();
+  ASSERT_TRUE(static_cast<bool>(args));
+  for (unsigned i = 0; i < 3; ++i)
+    (*args)[i].fillRandom(i);
+  Buffer expected = (*args)[2].clone();
+  ASSERT_FALSE(static_cast<bool>(
+      referenceMatmul((*args)[0], (*args)[1], expected)));
+  SmallVector<Buffer *> ptrs;
+  for (Buffer &b : *args)
+    ptrs.push_back(&b);
+  ASSERT_FALSE(static_cast<bool>(kernel->run(ptrs)));
+  auto cmp = compareBuffers((*args)[3], expected,
+                            Tolerance::forReduction(ElementType::F32, 16));
+  ASSERT_TRUE(static_cast<bool>(cmp));
+  EXPECT_TRUE(cmp->passed) << cmp->summary();
+}
+
+TEST_F(JITTest, UnloweredModuleIsAnError) {
+  auto module = parse(kMatmul);
+  ASSERT_TRUE(module);
+  ASSERT_FALSE(static_cast<bool>(prepareForExecution(*module)));
+  auto compiled = ExecutionModule::create(*module);
+  ASSERT_FALSE(static_cast<bool>(compiled));
+  std::string msg = llvm::toString(compiled.takeError());
+  EXPECT_NE(msg.find("not lowered"), std::string::npos) << msg;
+}
+
+TEST_F(JITTest, UnresolvedSymbolIsAnError) {
+  // Calls a function no library defines: compilation succeeds, lookup
+  // reports the missing symbol instead of crashing.
+  auto module = parse(R"mlir(
+    llvm.func @tiletune_no_such_function()
+    llvm.func @k() attributes {llvm.emit_c_interface,
+                               tiletune.signature = () -> ()} {
+      llvm.call @tiletune_no_such_function() : () -> ()
+      llvm.return
+    }
+    llvm.func @_mlir_ciface_k() attributes {llvm.emit_c_interface} {
+      llvm.call @k() : () -> ()
+      llvm.return
+    }
+  )mlir");
+  ASSERT_TRUE(module);
+  auto compiled = ExecutionModule::create(*module);
+  ASSERT_TRUE(static_cast<bool>(compiled))
+      << llvm::toString(compiled.takeError());
+  auto kernel = (*compiled)->getKernel("k");
+  ASSERT_FALSE(static_cast<bool>(kernel));
+  std::string msg = llvm::toString(kernel.takeError());
+  EXPECT_NE(msg.find("tiletune_no_such_function"), std::string::npos) << msg;
+}
+
+TEST_F(JITTest, MissingCInterfaceIsAnError) {
+  auto module = parse(kMatmul);
+  ASSERT_TRUE(module);
+  // Record the signature but do not ask for the C interface.
+  ASSERT_FALSE(static_cast<bool>(prepareForExecution(*module)));
+  module->walk([](func::FuncOp f) { f->removeAttr(kEmitCInterfaceAttrName); });
+  ASSERT_FALSE(static_cast<bool>(
+      runPassPipeline(*module, getUntiledLoweringPipeline())));
+  auto compiled = ExecutionModule::create(*module);
+  ASSERT_TRUE(static_cast<bool>(compiled));
+  auto kernel = (*compiled)->getKernel("matmul");
+  ASSERT_FALSE(static_cast<bool>(kernel));
+  std::string msg = llvm::toString(kernel.takeError());
+  EXPECT_NE(msg.find("_mlir_ciface_matmul"), std::string::npos) << msg;
+}
+
+TEST_F(JITTest, BadSharedLibraryIsAnError) {
+  auto module = parse(kMatmul);
+  ASSERT_TRUE(module);
+  ASSERT_FALSE(static_cast<bool>(prepareForExecution(*module)));
+  ASSERT_FALSE(static_cast<bool>(
+      runPassPipeline(*module, getUntiledLoweringPipeline())));
+  JITOptions opts;
+  opts.sharedLibraries = {"/nonexistent/libnothing.so"};
+  auto compiled = ExecutionModule::create(*module, opts);
+  ASSERT_FALSE(static_cast<bool>(compiled));
+  llvm::consumeError(compiled.takeError());
+}
+
+TEST_F(JITTest, PipelineErrors) {
+  auto module = parse(kMatmul);
+  ASSERT_TRUE(module);
+  llvm::Error parseErr = runPassPipeline(*module, "no-such-pass");
+  ASSERT_TRUE(static_cast<bool>(parseErr));
+  EXPECT_NE(llvm::toString(std::move(parseErr)).find("no-such-pass"),
+            std::string::npos);
+  // builtin.module(...) is unwrapped rather than silently nested.
+  ASSERT_FALSE(static_cast<bool>(runPassPipeline(
+      *module, ("builtin.module(" + getUntiledLoweringPipeline() + ")")
+                   .str())));
+  bool lowered = true;
+  module->walk([&](func::FuncOp) { lowered = false; });
+  EXPECT_TRUE(lowered);
+}
+
+TEST_F(JITTest, SignaturesAndSingleOpAnalysis) {
+  auto module = parse(R"mlir(
+    func.func @conv(%I: memref<2x9x9x3xf32>, %F: memref<3x3x3x8xf32>,
+                    %O: memref<2x4x4x8xf32>) {
+      linalg.conv_2d_nhwc_hwcf {strides = dense<2> : tensor<2xi64>,
+                                dilations = dense<1> : tensor<2xi64>}
+        ins(%I, %F : memref<2x9x9x3xf32>, memref<3x3x3x8xf32>)
+        outs(%O : memref<2x4x4x8xf32>)
+      return
+    }
+    func.func @two(%A: memref<4x4xf32>, %B: memref<4x4xf32>,
+                   %C: memref<4x4xf32>) {
+      linalg.matmul ins(%A, %B : memref<4x4xf32>, memref<4x4xf32>)
+                    outs(%C : memref<4x4xf32>)
+      linalg.matmul ins(%A, %B : memref<4x4xf32>, memref<4x4xf32>)
+                    outs(%C : memref<4x4xf32>)
+      return
+    }
+    func.func @dyn(%A: memref<?x4xf32>) {
+      return
+    }
+    func.func @ints(%A: memref<4xi32>) {
+      return
+    }
+  )mlir");
+  ASSERT_TRUE(module);
+  auto sig = getKernelSignature(*module, "conv");
+  ASSERT_TRUE(static_cast<bool>(sig));
+  EXPECT_EQ(sig->str(), "@conv(memref<2x9x9x3xf32>, memref<3x3x3x8xf32>, "
+                        "memref<2x4x4x8xf32>) -> ()");
+  auto problem =
+      analyzeSingleOpKernel(module->lookupSymbol<func::FuncOp>("conv"));
+  ASSERT_TRUE(static_cast<bool>(problem))
+      << llvm::toString(problem.takeError());
+  EXPECT_EQ(problem->kind, ReferenceProblem::Kind::Conv2DNhwcHwcf);
+  EXPECT_EQ(problem->conv.strides[0], 2);
+  EXPECT_EQ(problem->reductionLength, 27);
+  EXPECT_DOUBLE_EQ(problem->flops, 2.0 * 2 * 4 * 4 * 8 * 27);
+  EXPECT_FALSE(problem->outputIsResult);
+
+  auto two = analyzeSingleOpKernel(module->lookupSymbol<func::FuncOp>("two"));
+  ASSERT_FALSE(static_cast<bool>(two));
+  EXPECT_NE(llvm::toString(two.takeError()).find("more than one"),
+            std::string::npos);
+  for (const char *name : {"dyn", "ints"}) {
+    auto bad = getKernelSignature(*module, name);
+    EXPECT_FALSE(static_cast<bool>(bad)) << name;
+    llvm::consumeError(bad.takeError());
+  }
+  auto none = getKernelSignature(*module, "absent");
+  EXPECT_FALSE(static_cast<bool>(none));
+  llvm::consumeError(none.takeError());
+  // Non-strict preparation skips unsupported functions; strict fails.
+  EXPECT_FALSE(static_cast<bool>(prepareForExecution(*module)));
+  llvm::Error strict = prepareForExecution(*module, /*strict=*/true);
+  EXPECT_TRUE(static_cast<bool>(strict));
+  llvm::consumeError(std::move(strict));
+}
+
+} // namespace

@@ -1,0 +1,101 @@
+//===- TimingTest.cpp - Tests of the timing statistics --------------------===//
+//
+// Statistics on known samples and sanity of measure() (call counts, batch
+// calibration, ordering of min <= median <= max). No timing assertions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tiletune/Execution/Timing.h"
+
+#include "gtest/gtest.h"
+
+#include <chrono>
+#include <thread>
+
+using namespace mlir::tiletune;
+
+namespace {
+
+TEST(TimingTest, StatsOfKnownSamples) {
+  auto stats = computeTimingStats({4.0, 1.0, 3.0, 2.0});
+  ASSERT_TRUE(static_cast<bool>(stats));
+  EXPECT_DOUBLE_EQ(stats->mean, 2.5);
+  EXPECT_DOUBLE_EQ(stats->median, 2.5);
+  EXPECT_DOUBLE_EQ(stats->min, 1.0);
+  EXPECT_DOUBLE_EQ(stats->max, 4.0);
+  EXPECT_NEAR(stats->stddev, 1.2909944487, 1e-9);
+  auto odd = computeTimingStats({5.0, 1.0, 3.0});
+  ASSERT_TRUE(static_cast<bool>(odd));
+  EXPECT_DOUBLE_EQ(odd->median, 3.0);
+  auto one = computeTimingStats({2.0});
+  ASSERT_TRUE(static_cast<bool>(one));
+  EXPECT_EQ(one->stddev, 0.0);
+  auto none = computeTimingStats({});
+  EXPECT_FALSE(static_cast<bool>(none));
+  llvm::consumeError(none.takeError());
+}
+
+TEST(TimingTest, MeasureCountsCallsAndOrdersStats) {
+  unsigned calls = 0;
+  TimingOptions opts;
+  opts.warmupRuns = 3;
+  opts.repeats = 5;
+  opts.minSampleSeconds = 0; // one call per sample
+  auto stats = measure([&] { ++calls; }, opts);
+  ASSERT_TRUE(static_cast<bool>(stats));
+  EXPECT_EQ(calls, 3u + 5u);
+  EXPECT_EQ(stats->callsPerSample, 1u);
+  EXPECT_EQ(stats->samples.size(), 5u);
+  EXPECT_LE(stats->min, stats->median);
+  EXPECT_LE(stats->median, stats->max);
+  EXPECT_LE(stats->min, stats->mean);
+  EXPECT_LE(stats->mean, stats->max);
+}
+
+TEST(TimingTest, TinyCallsAreBatched) {
+  volatile double sink = 0;
+  unsigned calls = 0;
+  TimingOptions opts;
+  opts.warmupRuns = 1;
+  opts.repeats = 3;
+  opts.minSampleSeconds = 2e-3;
+  auto stats = measure(
+      [&] {
+        ++calls;
+        sink = sink + 1.0;
+      },
+      opts);
+  ASSERT_TRUE(static_cast<bool>(stats));
+  EXPECT_GT(stats->callsPerSample, 1u);
+  EXPECT_EQ(calls, 1u + 3u * stats->callsPerSample);
+  EXPECT_GT(stats->mean, 0.0);
+}
+
+TEST(TimingTest, SlowCallsAreNotBatched) {
+  TimingOptions opts;
+  opts.warmupRuns = 1;
+  opts.repeats = 2;
+  opts.minSampleSeconds = 1e-3;
+  auto stats = measure(
+      [] { std::this_thread::sleep_for(std::chrono::milliseconds(2)); }, opts);
+  ASSERT_TRUE(static_cast<bool>(stats));
+  EXPECT_EQ(stats->callsPerSample, 1u);
+  EXPECT_GE(stats->min, 1.5e-3);
+}
+
+TEST(TimingTest, RejectsInvalidOptions) {
+  TimingOptions opts;
+  opts.repeats = 0;
+  auto stats = measure([] {}, opts);
+  EXPECT_FALSE(static_cast<bool>(stats));
+  llvm::consumeError(stats.takeError());
+}
+
+TEST(TimingTest, GFlopsAndFormatting) {
+  EXPECT_DOUBLE_EQ(computeGFlops(2e9, 0.5), 4.0);
+  EXPECT_EQ(computeGFlops(1.0, 0.0), 0.0);
+  EXPECT_EQ(formatDuration(1.5e-3), "1.500 ms");
+  EXPECT_EQ(formatDuration(2.0), "2.000 s");
+}
+
+} // namespace
