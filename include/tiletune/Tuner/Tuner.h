@@ -1,0 +1,226 @@
+//===- Tuner.h - The generic tuning loop ------------------------*- C++ -*-===//
+//
+// Part of the TileTune project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The driver that joins a search space, an ask/tell search strategy, a
+// measurer and the tuning database. The strategy only proposes and observes;
+// the tuner owns the budget (trials and/or wall time), batching,
+// de-duplication, measuring the default config first, recording every result
+// transactionally, resume after a kill, re-measuring the winner at the end,
+// time limits that scale with the best time so far, progress output and a
+// callback hook. See docs/Tuning.md ("The tuning loop").
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILETUNE_TUNER_TUNER_H
+#define TILETUNE_TUNER_TUNER_H
+
+#include "tiletune/Database/Database.h"
+#include "tiletune/Search/Strategy.h"
+#include "tiletune/Space/Space.h"
+#include "tiletune/Support/Measurement.h"
+#include "tiletune/Support/Target.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace mlir {
+namespace tiletune {
+
+/// What the tuner asks of one measure() call.
+struct MeasureRequest {
+  /// Why the batch is measured (the final re-measurement may use more
+  /// repetitions).
+  MeasurementRole role = MeasurementRole::Search;
+  /// Limit for one execution of a variant, in seconds: a variant that runs
+  /// longer is killed and reported as MeasureStatus::Timeout. It scales with
+  /// the best time so far (see TunerOptions::timeoutFactor).
+  double runTimeoutSeconds = 0;
+  /// Limit for building one variant, in seconds (<= 0: none).
+  double compileTimeoutSeconds = 0;
+};
+
+/// Called by a Measurer for each result as soon as it is known: the index of
+/// the config in the batch and its result. Returns false when the tuner
+/// wants the measurer to stop (the remaining configs of the batch are then
+/// dropped and measured again later, e.g. after a resume).
+using MeasureResultSink =
+    llvm::function_ref<bool(size_t index, const MeasureResult &result)>;
+
+/// Measures configurations: builds, runs, times and verifies variants.
+/// The MLIR side implements it with JIT-compiled kernels in isolated worker
+/// processes; tests use synthetic measurers.
+///
+/// A measurer receives whole batches so that it can compile upcoming
+/// candidates while earlier ones are timed, as long as that does not disturb
+/// the timings (e.g. compile in a worker that is idle during timing, or
+/// compile the whole batch before timing any of it). Failures of a variant
+/// are results (a MeasureStatus), never errors; an llvm::Error means the
+/// measuring machinery itself broke and ends the run (it stays resumable).
+class Measurer {
+public:
+  virtual ~Measurer();
+
+  /// Measures \p batch, calling \p sink exactly once per config (in any
+  /// order) unless the sink returned false. Returning before reporting every
+  /// config, without an error and without being stopped, is an error of the
+  /// measurer that the tuner reports.
+  virtual llvm::Error measure(llvm::ArrayRef<Config> batch,
+                              const MeasureRequest &request,
+                              MeasureResultSink sink) = 0;
+};
+
+/// Progress information given to the callback after each recorded result.
+struct TunerEvent {
+  /// The measurement just recorded (or replayed from the database).
+  const MeasurementRecord *record = nullptr;
+  /// True when the result was read back from the database during a resume
+  /// instead of being measured now.
+  bool replayed = false;
+  /// Default and search measurements so far (the trial budget counts these).
+  int64_t trialsDone = 0;
+  /// The trial budget, 0 when none.
+  int64_t maxTrials = 0;
+  /// Best Ok result so far (null before the first Ok result).
+  const MeasurementRecord *best = nullptr;
+  /// Tuning time of the run so far (including before a resume), seconds.
+  double elapsedSeconds = 0;
+  /// Variants measured per second in this session.
+  double variantsPerSecond = 0;
+};
+
+/// Options of the tuning loop.
+struct TunerOptions {
+  /// Opaque problem key, e.g. "matmul/f32/m=512,n=1024,k=1024".
+  std::string problemKey;
+  /// JSON text describing the problem (recorded in the database); optional.
+  std::string problemDescription;
+  /// Where the variants run (results are only comparable per target).
+  TargetInfo target;
+
+  /// Trial budget: default and search measurements (final re-measurements
+  /// are extra). 0 means none.
+  int64_t maxTrials = 0;
+  /// Wall-clock budget in seconds for the whole run, including time spent
+  /// before a resume. 0 means none. The tuner stops proposing when it is
+  /// spent; the batch in flight and the final re-measurement still run.
+  double maxSeconds = 0;
+  /// Configs proposed and measured per round.
+  unsigned batchSize = 8;
+  /// Stop after this many consecutive search trials without a new best
+  /// (0: never).
+  int64_t patience = 0;
+
+  /// Floating-point operations of one execution of the kernel; when > 0 the
+  /// tuner fills in GFLOP/s where the measurer left it at 0.
+  double flops = 0;
+
+  /// Run time limit of a variant before any Ok result is known, seconds.
+  double initialRunTimeoutSeconds = 10;
+  /// Once a best time t is known the limit is max(runTimeoutFloorSeconds,
+  /// timeoutFactor * t).
+  double timeoutFactor = 10;
+  double runTimeoutFloorSeconds = 0.5;
+  /// Build time limit of a variant, seconds (<= 0: none).
+  double compileTimeoutSeconds = 120;
+
+  /// Re-measure the winner and the default at the end and return the faster
+  /// of the two re-measurements, so the result is never slower than the
+  /// default.
+  bool remeasureWinner = true;
+
+  /// Continue the most recent unfinished run of this problem, target,
+  /// strategy and seed instead of starting a new one (a new run is started
+  /// when there is none). Every recorded measurement is reused, none is
+  /// repeated, and the search continues exactly as if it had not stopped.
+  bool resume = false;
+  /// Save the strategy's state to the database at most this often, seconds
+  /// (0: after every batch; < 0: never, a resume then replays the whole run
+  /// through the strategy). A checkpoint bounds the replay work on resume.
+  double checkpointSeconds = 30;
+
+  /// Print a one-line progress bar (trials, best, variants/s).
+  bool showProgress = true;
+  /// Where progress goes; null means llvm::errs().
+  llvm::raw_ostream *progressStream = nullptr;
+  /// Called after every recorded or replayed result; returning false stops
+  /// the run (status Interrupted, resumable).
+  std::function<bool(const TunerEvent &)> callback;
+  /// Polled between results; when set to true the run stops (status
+  /// Interrupted, resumable). May be set from a signal handler.
+  const std::atomic<bool> *stopFlag = nullptr;
+};
+
+/// The outcome of a tuning run.
+struct TuneResult {
+  /// The database id of the run.
+  int64_t runId = 0;
+  /// True when an unfinished run was continued.
+  bool resumed = false;
+  /// Finished, or Interrupted when stopped by the callback/stop flag.
+  RunStatus status = RunStatus::Finished;
+  /// Why the search ended: "budget", "time", "exhausted", "patience",
+  /// "stopped".
+  std::string stopReason;
+
+  /// The best config (after the final re-measurement when enabled); empty
+  /// when no variant was Ok.
+  std::optional<Config> best;
+  std::string bestKey;
+  /// Its result (the final re-measurement when there was one).
+  MeasureResult bestResult;
+  /// The default config's result (re-measured at the end when enabled).
+  MeasureResult defaultResult;
+  /// True when the default config is the result.
+  bool bestIsDefault = false;
+
+  /// Default and search measurements in the run, in total.
+  int64_t trials = 0;
+  /// Of these, measured in this session (the rest was replayed on resume).
+  int64_t measuredNow = 0;
+  /// Results read back from the database instead of being measured.
+  int64_t replayed = 0;
+  /// Tuning time of the run, including before a resume, seconds.
+  double elapsedSeconds = 0;
+  /// Variants measured per second in this session.
+  double variantsPerSecond = 0;
+};
+
+/// The JSON form of a config stored in the database: parameter name ->
+/// value (factor list, element names, integer or choice name), plus "key".
+llvm::json::Value configToJSON(const Space &space, const Config &config);
+
+/// The tuning loop. One Tuner runs one search; it is not reusable.
+class Tuner {
+public:
+  /// \p strategy must be freshly created (nothing proposed yet) over
+  /// \p space; its name, options and seed identify the run.
+  Tuner(const Space &space, Strategy &strategy, Measurer &measurer,
+        TileTuneDatabase &database, TunerOptions options);
+  ~Tuner();
+
+  /// Tunes, measuring \p defaultConfig first. Errors: invalid options, a
+  /// resume that does not match the recorded run, database errors, or a
+  /// measurer error (the run is then marked failed and stays resumable).
+  llvm::Expected<TuneResult> run(const Config &defaultConfig);
+
+private:
+  class Impl;
+  std::unique_ptr<Impl> impl;
+};
+
+} // namespace tiletune
+} // namespace mlir
+
+#endif // TILETUNE_TUNER_TUNER_H
