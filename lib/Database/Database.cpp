@@ -239,7 +239,8 @@ public:
     return *this;
   }
   Statement &bind(int index, StringRef value) {
-    note(sqlite3_bind_text(stmt, index, value.data(),
+    // A null data pointer would bind SQL NULL; an empty StringRef is "".
+    note(sqlite3_bind_text(stmt, index, value.data() ? value.data() : "",
                            static_cast<int>(value.size()), SQLITE_TRANSIENT));
     return *this;
   }
@@ -358,7 +359,7 @@ Error TileTuneDatabase::execute(StringRef sql) {
 }
 
 Expected<std::unique_ptr<TileTuneDatabase>>
-TileTuneDatabase::open(StringRef path, OpenMode mode) {
+TileTuneDatabase::open(StringRef path, OpenMode mode, SyncMode sync) {
   if (path.empty())
     return llvm::createStringError("tuning database: empty file name");
   bool exists = llvm::sys::fs::exists(path);
@@ -389,12 +390,12 @@ TileTuneDatabase::open(StringRef path, OpenMode mode) {
   sqlite3_busy_timeout(handle, 10000);
   std::unique_ptr<TileTuneDatabase> database(new TileTuneDatabase(
       handle, pathText, mode == OpenMode::ReadOnly));
-  if (Error err = database->checkOrCreateSchema())
+  if (Error err = database->checkOrCreateSchema(sync))
     return std::move(err);
   return std::move(database);
 }
 
-Error TileTuneDatabase::checkOrCreateSchema() {
+Error TileTuneDatabase::checkOrCreateSchema(SyncMode sync) {
   auto notOurs = [&](const llvm::Twine &why) {
     return llvm::createStringError("'" + path +
                                    "' is not a TileTune tuning database: " +
@@ -521,9 +522,13 @@ Error TileTuneDatabase::checkOrCreateSchema() {
       if (Error err = execute("PRAGMA journal_mode=WAL"))
         return err;
   }
-  // Durability: with WAL and synchronous=FULL every committed transaction is
-  // on disk before COMMIT returns.
-  if (Error err = execute("PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON"))
+  // Durability: in WAL mode a committed transaction is in the WAL file when
+  // COMMIT returns (so it survives the death of this process); with
+  // synchronous=FULL it has also been fsync'ed (so it survives a power loss).
+  if (Error err = execute(sync == SyncMode::Full
+                              ? "PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON"
+                              : "PRAGMA synchronous=NORMAL; "
+                                "PRAGMA foreign_keys=ON"))
     return err;
   return Error::success();
 }

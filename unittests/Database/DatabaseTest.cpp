@@ -428,7 +428,8 @@ TEST_F(DatabaseTest, FindResumableRun) {
   ASSERT_TRUE(db);
   RunInfo finished = makeRun();
   expectOk(db->recordRun(finished));
-  expectOk(db->updateRunStatus(finished.id, RunStatus::Finished, 3));
+  expectOk(db->updateRunStatus(finished.id, RunStatus::Finished, 3,
+                               llvm::StringRef()));
   RunInfo other = makeRun("matmul/f32/m=64,n=64,k=64", testTarget(), "random",
                           /*seed=*/8);
   expectOk(db->recordRun(other));

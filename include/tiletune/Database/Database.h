@@ -171,6 +171,17 @@ enum class OpenMode : uint8_t {
   ReadOnly,
 };
 
+/// How hard a commit waits for the disk.
+enum class SyncMode : uint8_t {
+  /// fsync on every commit: committed results survive a kill -9 and a power
+  /// loss (SQLite synchronous=FULL). The default.
+  Full,
+  /// No fsync per commit: committed results survive a kill -9 or a crash of
+  /// the tuner, but a power loss or OS crash may lose the last ones (SQLite
+  /// synchronous=NORMAL in WAL mode). Much faster on slow disks.
+  Normal,
+};
+
 /// A TileTune tuning database (one SQLite file). Not thread-safe: use one
 /// object per thread. Several processes may use one file at once (WAL mode,
 /// busy timeout).
@@ -186,7 +197,8 @@ public:
   /// corrupt, an SQLite file of another tool, or a schema from a newer
   /// TileTune.
   static llvm::Expected<std::unique_ptr<TileTuneDatabase>>
-  open(llvm::StringRef path, OpenMode mode = OpenMode::CreateIfMissing);
+  open(llvm::StringRef path, OpenMode mode = OpenMode::CreateIfMissing,
+       SyncMode sync = SyncMode::Full);
 
   ~TileTuneDatabase();
   TileTuneDatabase(const TileTuneDatabase &) = delete;
@@ -265,7 +277,7 @@ private:
   class Statement;
   llvm::Error execute(llvm::StringRef sql);
   llvm::Error sqliteError(llvm::StringRef what) const;
-  llvm::Error checkOrCreateSchema();
+  llvm::Error checkOrCreateSchema(SyncMode sync);
   llvm::Expected<int64_t> findOrInsertTarget(const TargetInfo &target);
   llvm::Expected<int64_t> findOrInsertProblem(llvm::StringRef key,
                                               llvm::StringRef description);

@@ -1,0 +1,681 @@
+//===- TunerTest.cpp - Tests of the generic tuning loop -------------------===//
+//
+// Part of the TileTune project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The loop is driven by real strategies over a small space and a synthetic
+// measurer whose results are a deterministic function of the config (with
+// failing regions), so an interrupted and resumed run can be compared
+// record by record with an uninterrupted one.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tiletune/Tuner/Tuner.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/xxhash.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <csignal>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace mlir::tiletune;
+
+namespace {
+
+Space makeSpace() {
+  Space space("tuner test space");
+  space.addParameter(std::make_shared<FactorizationParam>("m", 64, 3));
+  space.addParameter(std::make_shared<FactorizationParam>("n", 32, 2));
+  std::vector<std::string> dims = {"m", "n", "k"};
+  space.addParameter(std::make_shared<PermutationParam>("order", dims));
+  std::vector<std::string> flags = {"true", "false"};
+  space.addParameter(std::make_shared<CategoricalParam>("vectorize", flags));
+  return space;
+}
+
+TargetInfo testTarget() {
+  TargetInfo target;
+  target.model = "Synthetic CPU";
+  target.features = "fma";
+  target.threads = 1;
+  target.toolchain = "test";
+  return target;
+}
+
+/// Results are a deterministic function of the config key: a bowl over the
+/// log2 factors with its optimum at m = [4,4,4], n = [8,4], plus failing
+/// regions chosen by a stable hash.
+class SyntheticMeasurer : public Measurer {
+public:
+  explicit SyntheticMeasurer(const Space &space) : space(space) {}
+
+  MeasureResult evaluate(const Config &config, MeasurementRole role) const {
+    std::string key = space.getKey(config);
+    uint64_t hash = llvm::xxh3_64bits(key);
+    if (key != defaultKey) {
+      if (hash % 11 == 0)
+        return MeasureResult::failure(MeasureStatus::CompileError,
+                                      "synthetic compile error");
+      if (hash % 13 == 0)
+        return MeasureResult::failure(MeasureStatus::Timeout,
+                                      "synthetic timeout");
+      if (hash % 17 == 0)
+        return MeasureResult::failure(MeasureStatus::WrongResult,
+                                      "synthetic wrong result");
+    }
+    double cost = 1;
+    llvm::ArrayRef<int64_t> m = space.getValue(config, 0);
+    llvm::ArrayRef<int64_t> n = space.getValue(config, 1);
+    for (int64_t f : m)
+      cost += std::pow(std::log2(double(f)) - 2, 2);
+    cost += std::pow(std::log2(double(n[0])) - 3, 2);
+    cost += 0.1 * space.getValue(config, 2)[0] + 0.5 * space.getValue(config, 3)[0];
+    double seconds = cost * 1e-3;
+    if (role == MeasurementRole::Final && slowFinalWinner && key != defaultKey)
+      seconds *= 100;
+    MeasureResult result = MeasureResult::success(
+        TimeStats::fromSamples({seconds * 0.99, seconds, seconds * 1.02}));
+    result.costSeconds = 0.001;
+    return result;
+  }
+
+  llvm::Error measure(llvm::ArrayRef<Config> batch,
+                      const MeasureRequest &request,
+                      MeasureResultSink sink) override {
+    requests.push_back(request);
+    // Report in reverse order: completion order need not be batch order.
+    for (size_t k = batch.size(); k-- > 0;) {
+      ++calls;
+      if (killAtCall && calls == killAtCall)
+        raise(SIGKILL);
+      if (failAtCall && calls == failAtCall)
+        return llvm::createStringError("synthetic measurer breakdown");
+      measured.push_back({space.getKey(batch[k]), request.role});
+      if (!sink(k, evaluate(batch[k], request.role)))
+        return llvm::Error::success();
+    }
+    return llvm::Error::success();
+  }
+
+  const Space &space;
+  std::string defaultKey;
+  bool slowFinalWinner = false;
+  int64_t killAtCall = 0;
+  int64_t failAtCall = 0;
+  int64_t calls = 0;
+  std::vector<std::pair<std::string, MeasurementRole>> measured;
+  std::vector<MeasureRequest> requests;
+};
+
+/// One record without its timestamp, for comparing runs.
+struct Row {
+  int64_t trial;
+  MeasurementRole role;
+  std::string key;
+  MeasureStatus status;
+  double median;
+  bool operator==(const Row &o) const {
+    return trial == o.trial && role == o.role && key == o.key &&
+           status == o.status && median == o.median;
+  }
+};
+
+std::ostream &operator<<(std::ostream &os, const Row &row) {
+  return os << row.trial << ' ' << stringifyMeasurementRole(row.role).str()
+            << ' ' << row.key << ' '
+            << stringifyMeasureStatus(row.status).str() << ' ' << row.median;
+}
+
+class TunerTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    ASSERT_FALSE(
+        llvm::sys::fs::createUniqueDirectory("tiletune-tuner-test", directory));
+    space = makeSpace();
+  }
+  void TearDown() override { llvm::sys::fs::remove_directories(directory); }
+
+  std::string file(llvm::StringRef name) const {
+    llvm::SmallString<128> path(directory);
+    llvm::sys::path::append(path, name);
+    return std::string(path);
+  }
+
+  std::unique_ptr<TileTuneDatabase> openDb(llvm::StringRef name) {
+    // Commits survive kill -9 without an fsync each (SyncMode::Normal);
+    // DatabaseTests cover the default full sync.
+    auto db = TileTuneDatabase::open(file(name), OpenMode::CreateIfMissing,
+                                     SyncMode::Normal);
+    if (!db) {
+      ADD_FAILURE() << llvm::toString(db.takeError());
+      return nullptr;
+    }
+    return std::move(*db);
+  }
+
+  std::unique_ptr<Strategy> makeStrategy(llvm::StringRef name,
+                                         uint64_t seed = 42) {
+    auto strategy = createStrategy(name, space, {}, seed);
+    if (!strategy) {
+      ADD_FAILURE() << llvm::toString(strategy.takeError());
+      return nullptr;
+    }
+    return std::move(*strategy);
+  }
+
+  TunerOptions baseOptions() const {
+    TunerOptions options;
+    options.problemKey = "synthetic/m=64,n=32";
+    options.problemDescription = R"({"op":"synthetic"})";
+    options.target = testTarget();
+    options.maxTrials = 40;
+    options.batchSize = 4;
+    options.flops = 2e6;
+    options.showProgress = false;
+    return options;
+  }
+
+  /// Runs the tuner to completion; fails the test on an error.
+  std::optional<TuneResult> tune(TileTuneDatabase &db, Strategy &strategy,
+                                 SyntheticMeasurer &measurer,
+                                 const TunerOptions &options) {
+    measurer.defaultKey = space.getKey(space.getDefault());
+    Tuner tuner(space, strategy, measurer, db, options);
+    llvm::Expected<TuneResult> result = tuner.run(space.getDefault());
+    if (!result) {
+      ADD_FAILURE() << llvm::toString(result.takeError());
+      return std::nullopt;
+    }
+    return *result;
+  }
+
+  std::vector<Row> rows(TileTuneDatabase &db, int64_t runId) {
+    std::vector<Row> out;
+    auto records = db.measurementsOfRun(runId);
+    if (!records) {
+      ADD_FAILURE() << llvm::toString(records.takeError());
+      return out;
+    }
+    for (const MeasurementRecord &r : *records)
+      out.push_back({r.trial, r.role, r.configKey, r.result.status,
+                     r.result.time.median});
+    return out;
+  }
+
+  llvm::SmallString<128> directory;
+  Space space;
+};
+
+TEST_F(TunerTest, RunRecordsEverythingAndFinishes) {
+  auto db = openDb("tune.db");
+  auto strategy = makeStrategy("random");
+  ASSERT_TRUE(db && strategy);
+  SyntheticMeasurer measurer(space);
+  std::optional<TuneResult> result =
+      tune(*db, *strategy, measurer, baseOptions());
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->status, RunStatus::Finished);
+  EXPECT_EQ(result->stopReason, "budget");
+  EXPECT_EQ(result->trials, 40);
+  EXPECT_FALSE(result->resumed);
+  EXPECT_EQ(result->replayed, 0);
+
+  std::vector<Row> recorded = rows(*db, result->runId);
+  // 40 trials + the winner and the default re-measured.
+  ASSERT_EQ(recorded.size(), 42u);
+  EXPECT_EQ(recorded[0].role, MeasurementRole::Default);
+  EXPECT_EQ(recorded[0].key, space.getKey(space.getDefault()));
+  llvm::StringSet<> seen;
+  int failures = 0;
+  for (size_t i = 0; i < recorded.size(); ++i) {
+    EXPECT_EQ(recorded[i].trial, static_cast<int64_t>(i));
+    if (i >= 40) {
+      EXPECT_EQ(recorded[i].role, MeasurementRole::Final);
+      continue;
+    }
+    EXPECT_TRUE(seen.insert(recorded[i].key).second)
+        << "measured twice: " << recorded[i].key;
+    failures += recorded[i].status != MeasureStatus::Ok;
+  }
+  EXPECT_GT(failures, 0) << "the synthetic failures were not exercised";
+  // The final re-measurements are the winner and the default (in the
+  // order the measurer finished them).
+  llvm::StringSet<> finals = {recorded[40].key, recorded[41].key};
+  EXPECT_TRUE(finals.contains(recorded[0].key));
+  const Row &winnerAgain =
+      recorded[40].key == recorded[0].key ? recorded[41] : recorded[40];
+
+  // The result is the faster re-measurement, never slower than the default.
+  ASSERT_TRUE(result->best.has_value());
+  EXPECT_EQ(result->bestKey, space.getKey(*result->best));
+  ASSERT_TRUE(result->defaultResult.ok());
+  EXPECT_LE(result->bestResult.time.seconds(),
+            result->defaultResult.time.seconds());
+  EXPECT_EQ(result->bestKey, winnerAgain.key);
+  EXPECT_DOUBLE_EQ(result->bestResult.time.median, winnerAgain.median);
+  // GFLOP/s filled in from the flop count.
+  EXPECT_NEAR(result->bestResult.gflops,
+              2e6 / result->bestResult.time.median / 1e9, 1e-9);
+
+  // The database agrees.
+  auto run = db->getRun(result->runId);
+  ASSERT_TRUE(static_cast<bool>(run));
+  EXPECT_EQ(run->status, RunStatus::Finished);
+  EXPECT_EQ(run->resultConfigKey, result->bestKey);
+  EXPECT_EQ(run->algorithm, "random");
+  EXPECT_EQ(run->seed, 42u);
+  auto best = db->bestConfig("synthetic/m=64,n=32", testTarget());
+  ASSERT_TRUE(static_cast<bool>(best) && best->has_value());
+  EXPECT_EQ((*best)->configKey, result->bestKey);
+  // The stored config is structured JSON.
+  auto records = db->measurementsOfRun(result->runId);
+  ASSERT_TRUE(static_cast<bool>(records));
+  llvm::Expected<llvm::json::Value> config =
+      llvm::json::parse((*records)[0].config);
+  ASSERT_TRUE(static_cast<bool>(config));
+  const llvm::json::Object *object = config->getAsObject();
+  ASSERT_TRUE(object);
+  EXPECT_TRUE(object->getArray("m"));
+  EXPECT_TRUE(object->getArray("order"));
+  EXPECT_TRUE(object->getString("vectorize"));
+  EXPECT_EQ(object->getString("key"), (*records)[0].configKey);
+}
+
+TEST_F(TunerTest, DeterministicUnderSeed) {
+  auto db = openDb("tune.db");
+  ASSERT_TRUE(db);
+  std::vector<std::vector<Row>> runs;
+  for (uint64_t seed : {5, 5, 6}) {
+    auto strategy = makeStrategy("random", seed);
+    ASSERT_TRUE(strategy);
+    SyntheticMeasurer measurer(space);
+    std::optional<TuneResult> result =
+        tune(*db, *strategy, measurer, baseOptions());
+    ASSERT_TRUE(result);
+    runs.push_back(rows(*db, result->runId));
+  }
+  EXPECT_EQ(runs[0], runs[1]);
+  EXPECT_NE(runs[0], runs[2]);
+}
+
+TEST_F(TunerTest, DefaultIsNeverMeasuredTwice) {
+  // Make the default config the grid's very first proposal.
+  auto probe = makeStrategy("grid");
+  ASSERT_TRUE(probe);
+  llvm::SmallVector<Trial> first = probe->propose(1);
+  ASSERT_EQ(first.size(), 1u);
+  Config defaultConfig = first[0].Cfg;
+
+  auto db = openDb("tune.db");
+  auto strategy = makeStrategy("grid");
+  ASSERT_TRUE(db && strategy);
+  SyntheticMeasurer measurer(space);
+  measurer.defaultKey = space.getKey(defaultConfig);
+  TunerOptions options = baseOptions();
+  options.maxTrials = 12;
+  Tuner tuner(space, *strategy, measurer, *db, options);
+  llvm::Expected<TuneResult> result = tuner.run(defaultConfig);
+  ASSERT_TRUE(static_cast<bool>(result)) << llvm::toString(result.takeError());
+  llvm::StringMap<int> counts;
+  for (const auto &[key, role] : measurer.measured)
+    if (role != MeasurementRole::Final)
+      ++counts[key];
+  for (const auto &entry : counts)
+    EXPECT_EQ(entry.second, 1) << entry.first().str();
+  EXPECT_EQ(counts.size(), 12u);
+  EXPECT_EQ(counts.lookup(space.getKey(defaultConfig)), 1);
+  // The strategy saw the default's result for its own proposal.
+  ASSERT_FALSE(strategy->getHistory().empty());
+  EXPECT_EQ(strategy->getHistory()[0].Cfg, defaultConfig);
+}
+
+TEST_F(TunerTest, NoisyWinnerFallsBackToDefault) {
+  auto db = openDb("tune.db");
+  auto strategy = makeStrategy("random");
+  ASSERT_TRUE(db && strategy);
+  SyntheticMeasurer measurer(space);
+  measurer.slowFinalWinner = true;
+  std::optional<TuneResult> result =
+      tune(*db, *strategy, measurer, baseOptions());
+  ASSERT_TRUE(result);
+  ASSERT_TRUE(result->best.has_value());
+  EXPECT_TRUE(result->bestIsDefault);
+  EXPECT_EQ(*result->best, space.getDefault());
+  EXPECT_LE(result->bestResult.time.seconds(),
+            result->defaultResult.time.seconds());
+  auto run = db->getRun(result->runId);
+  ASSERT_TRUE(static_cast<bool>(run));
+  EXPECT_EQ(run->resultConfigKey, space.getKey(space.getDefault()));
+}
+
+TEST_F(TunerTest, TimeoutsScaleWithTheBestTime) {
+  auto db = openDb("tune.db");
+  auto strategy = makeStrategy("random");
+  ASSERT_TRUE(db && strategy);
+  SyntheticMeasurer measurer(space);
+  TunerOptions options = baseOptions();
+  options.initialRunTimeoutSeconds = 7;
+  options.timeoutFactor = 1000;
+  options.runTimeoutFloorSeconds = 0.001;
+  options.compileTimeoutSeconds = 33;
+  std::optional<TuneResult> result = tune(*db, *strategy, measurer, options);
+  ASSERT_TRUE(result);
+  ASSERT_GE(measurer.requests.size(), 3u);
+  EXPECT_EQ(measurer.requests[0].role, MeasurementRole::Default);
+  EXPECT_DOUBLE_EQ(measurer.requests[0].runTimeoutSeconds, 7);
+  // After the default, the limit is 1000x the best median so far, and it
+  // never grows.
+  std::vector<Row> recorded = rows(*db, result->runId);
+  double best = recorded[0].median;
+  size_t trial = 1;
+  for (size_t i = 1; i < measurer.requests.size(); ++i) {
+    const MeasureRequest &request = measurer.requests[i];
+    EXPECT_DOUBLE_EQ(request.runTimeoutSeconds, 1000 * best) << "batch " << i;
+    EXPECT_DOUBLE_EQ(request.compileTimeoutSeconds, 33);
+    // Advance `best` over this batch's records.
+    size_t batch = request.role == MeasurementRole::Final ? 2 : 4;
+    for (size_t k = 0; k < batch && trial < recorded.size(); ++k, ++trial)
+      if (recorded[trial].status == MeasureStatus::Ok &&
+          recorded[trial].role != MeasurementRole::Final)
+        best = std::min(best, recorded[trial].median);
+  }
+  EXPECT_EQ(measurer.requests.back().role, MeasurementRole::Final);
+}
+
+TEST_F(TunerTest, BadOptionsAreErrors) {
+  auto db = openDb("tune.db");
+  ASSERT_TRUE(db);
+  SyntheticMeasurer measurer(space);
+  auto expectError = [&](TunerOptions options, const Config &defaultConfig,
+                         llvm::StringRef needle) {
+    auto strategy = makeStrategy("random");
+    ASSERT_TRUE(strategy);
+    Tuner tuner(space, *strategy, measurer, *db, options);
+    llvm::Expected<TuneResult> result = tuner.run(defaultConfig);
+    ASSERT_FALSE(static_cast<bool>(result));
+    std::string message = llvm::toString(result.takeError());
+    EXPECT_NE(message.find(needle.str()), std::string::npos) << message;
+  };
+  TunerOptions noBudget = baseOptions();
+  noBudget.maxTrials = 0;
+  expectError(noBudget, space.getDefault(), "no budget");
+  TunerOptions noBatch = baseOptions();
+  noBatch.batchSize = 0;
+  expectError(noBatch, space.getDefault(), "batch size");
+  Config broken = space.getDefault();
+  broken.getSlots()[0] = 3; // m factors no longer multiply to 64.
+  expectError(baseOptions(), broken, "not valid");
+  EXPECT_EQ(measurer.calls, 0);
+}
+
+TEST_F(TunerTest, ProgressLineAndSilence) {
+  auto db = openDb("tune.db");
+  ASSERT_TRUE(db);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  {
+    auto strategy = makeStrategy("random");
+    SyntheticMeasurer measurer(space);
+    TunerOptions options = baseOptions();
+    options.showProgress = true;
+    options.progressStream = &os;
+    ASSERT_TRUE(tune(*db, *strategy, measurer, options));
+  }
+  EXPECT_NE(text.find("40/40 trials"), std::string::npos) << text;
+  EXPECT_NE(text.find("GFLOP/s"), std::string::npos) << text;
+  EXPECT_NE(text.find("variants/s"), std::string::npos) << text;
+  EXPECT_NE(text.find("finished (budget)"), std::string::npos) << text;
+
+  std::string quiet;
+  llvm::raw_string_ostream qs(quiet);
+  auto strategy = makeStrategy("random");
+  SyntheticMeasurer measurer(space);
+  TunerOptions options = baseOptions();
+  options.showProgress = false;
+  options.progressStream = &qs;
+  ASSERT_TRUE(tune(*db, *strategy, measurer, options));
+  EXPECT_TRUE(quiet.empty()) << quiet;
+}
+
+TEST_F(TunerTest, CallbackSeesEveryResultAndCanStop) {
+  auto db = openDb("tune.db");
+  auto strategy = makeStrategy("random");
+  ASSERT_TRUE(db && strategy);
+  SyntheticMeasurer measurer(space);
+  TunerOptions options = baseOptions();
+  std::vector<int64_t> trials;
+  options.callback = [&](const TunerEvent &event) {
+    trials.push_back(event.record->trial);
+    EXPECT_FALSE(event.replayed);
+    EXPECT_EQ(event.maxTrials, 40);
+    return event.trialsDone < 10; // Stop in the middle of a batch.
+  };
+  std::optional<TuneResult> result = tune(*db, *strategy, measurer, options);
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->status, RunStatus::Interrupted);
+  EXPECT_EQ(result->stopReason, "stopped");
+  EXPECT_EQ(result->trials, 10);
+  ASSERT_EQ(trials.size(), 10u);
+  for (size_t i = 0; i < trials.size(); ++i)
+    EXPECT_EQ(trials[i], static_cast<int64_t>(i));
+  auto run = db->getRun(result->runId);
+  ASSERT_TRUE(static_cast<bool>(run));
+  EXPECT_EQ(run->status, RunStatus::Interrupted);
+}
+
+TEST_F(TunerTest, StopFlagInterrupts) {
+  auto db = openDb("tune.db");
+  auto strategy = makeStrategy("random");
+  ASSERT_TRUE(db && strategy);
+  SyntheticMeasurer measurer(space);
+  std::atomic<bool> stop{false};
+  TunerOptions options = baseOptions();
+  options.stopFlag = &stop;
+  options.callback = [&](const TunerEvent &event) {
+    if (event.trialsDone == 5)
+      stop = true;
+    return true;
+  };
+  std::optional<TuneResult> result = tune(*db, *strategy, measurer, options);
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->status, RunStatus::Interrupted);
+  EXPECT_EQ(result->trials, 5);
+}
+
+TEST_F(TunerTest, ResumeWithOtherSettingsIsAClearError) {
+  auto db = openDb("tune.db");
+  ASSERT_TRUE(db);
+  {
+    auto strategy = makeStrategy("random");
+    SyntheticMeasurer measurer(space);
+    TunerOptions options = baseOptions();
+    options.callback = [](const TunerEvent &e) { return e.trialsDone < 6; };
+    ASSERT_TRUE(tune(*db, *strategy, measurer, options));
+  }
+  auto strategy = makeStrategy("random");
+  SyntheticMeasurer measurer(space);
+  TunerOptions options = baseOptions();
+  options.resume = true;
+  options.batchSize = 5;
+  measurer.defaultKey = space.getKey(space.getDefault());
+  Tuner tuner(space, *strategy, measurer, *db, options);
+  llvm::Expected<TuneResult> result = tuner.run(space.getDefault());
+  ASSERT_FALSE(static_cast<bool>(result));
+  std::string message = llvm::toString(result.takeError());
+  EXPECT_NE(message.find("cannot resume run 1"), std::string::npos) << message;
+  EXPECT_NE(message.find("batch_size"), std::string::npos) << message;
+  EXPECT_EQ(measurer.calls, 0);
+}
+
+TEST_F(TunerTest, ResumeWithNothingToResumeStartsANewRun) {
+  auto db = openDb("tune.db");
+  auto strategy = makeStrategy("random");
+  ASSERT_TRUE(db && strategy);
+  SyntheticMeasurer measurer(space);
+  TunerOptions options = baseOptions();
+  options.resume = true;
+  std::optional<TuneResult> result = tune(*db, *strategy, measurer, options);
+  ASSERT_TRUE(result);
+  EXPECT_FALSE(result->resumed);
+  EXPECT_EQ(result->status, RunStatus::Finished);
+}
+
+//===----------------------------------------------------------------------===//
+// Resume: no measurement lost, none repeated, identical continuation
+//===----------------------------------------------------------------------===//
+
+/// How the first session ends.
+enum class Interruption { Kill9, MeasurerError, Callback };
+
+struct ResumeCase {
+  const char *strategy;
+  Interruption interruption;
+  /// Where the first session stops (the n-th measurement).
+  int64_t at;
+  /// TunerOptions::checkpointSeconds of both sessions.
+  double checkpointSeconds;
+};
+
+std::string caseName(const ::testing::TestParamInfo<ResumeCase> &info) {
+  const char *how[] = {"Kill9", "MeasurerError", "Callback"};
+  return std::string(info.param.strategy) + "_" +
+         how[static_cast<int>(info.param.interruption)] + "_at" +
+         std::to_string(info.param.at) +
+         (info.param.checkpointSeconds < 0 ? "_replayAll" : "_checkpoints");
+}
+
+class TunerResumeTest : public TunerTest,
+                        public ::testing::WithParamInterface<ResumeCase> {};
+
+TEST_P(TunerResumeTest, ContinuesExactly) {
+  const ResumeCase &param = GetParam();
+  TunerOptions options = baseOptions();
+  options.checkpointSeconds = param.checkpointSeconds;
+
+  // The reference: one uninterrupted run.
+  std::vector<Row> reference;
+  {
+    auto db = openDb("reference.db");
+    auto strategy = makeStrategy(param.strategy);
+    ASSERT_TRUE(db && strategy);
+    SyntheticMeasurer measurer(space);
+    std::optional<TuneResult> result = tune(*db, *strategy, measurer, options);
+    ASSERT_TRUE(result);
+    reference = rows(*db, result->runId);
+    ASSERT_GT(reference.size(), size_t(param.at));
+  }
+
+  // The first session, stopped after `at` measurements.
+  std::string path = file("resumed.db");
+  if (param.interruption == Interruption::Kill9) {
+    pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      auto db = TileTuneDatabase::open(path, OpenMode::CreateIfMissing,
+                                       SyncMode::Normal);
+      auto strategy = createStrategy(param.strategy, space, {}, 42);
+      if (!db || !strategy)
+        _exit(2);
+      SyntheticMeasurer measurer(space);
+      measurer.defaultKey = space.getKey(space.getDefault());
+      measurer.killAtCall = param.at + 1;
+      Tuner tuner(space, **strategy, measurer, **db, options);
+      (void)!tuner.run(space.getDefault());
+      _exit(3); // Not reached: the measurer kills the process.
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+        << "the first session did not die by SIGKILL";
+  } else {
+    auto db = openDb("resumed.db");
+    auto strategy = makeStrategy(param.strategy);
+    ASSERT_TRUE(db && strategy);
+    SyntheticMeasurer measurer(space);
+    measurer.defaultKey = space.getKey(space.getDefault());
+    TunerOptions first = options;
+    if (param.interruption == Interruption::MeasurerError)
+      measurer.failAtCall = param.at + 1;
+    else
+      first.callback = [&](const TunerEvent &e) {
+        return e.record->trial + 1 < param.at;
+      };
+    Tuner tuner(space, *strategy, measurer, *db, first);
+    llvm::Expected<TuneResult> result = tuner.run(space.getDefault());
+    if (param.interruption == Interruption::MeasurerError) {
+      ASSERT_FALSE(static_cast<bool>(result));
+      std::string message = llvm::toString(result.takeError());
+      EXPECT_NE(message.find("breakdown"), std::string::npos) << message;
+      EXPECT_NE(message.find("resume"), std::string::npos) << message;
+      auto run = db->getRun(1);
+      ASSERT_TRUE(static_cast<bool>(run));
+      EXPECT_EQ(run->status, RunStatus::Failed);
+    } else {
+      ASSERT_TRUE(static_cast<bool>(result))
+          << llvm::toString(result.takeError());
+      EXPECT_EQ(result->status, RunStatus::Interrupted);
+    }
+  }
+
+  // What the first session left: exactly its `at` measurements, in order.
+  auto db = openDb("resumed.db");
+  ASSERT_TRUE(db);
+  std::vector<Row> before = rows(*db, 1);
+  ASSERT_EQ(before.size(), size_t(param.at));
+  for (size_t i = 0; i < before.size(); ++i)
+    EXPECT_EQ(before[i], reference[i]) << "trial " << i;
+
+  // The second session resumes.
+  auto strategy = makeStrategy(param.strategy);
+  ASSERT_TRUE(strategy);
+  SyntheticMeasurer measurer(space);
+  TunerOptions second = options;
+  second.resume = true;
+  std::optional<TuneResult> result = tune(*db, *strategy, measurer, second);
+  ASSERT_TRUE(result);
+  EXPECT_TRUE(result->resumed);
+  EXPECT_EQ(result->runId, 1);
+  EXPECT_EQ(result->status, RunStatus::Finished);
+  EXPECT_EQ(result->replayed, param.at);
+
+  // None lost, none repeated, and the same continuation.
+  std::vector<Row> after = rows(*db, 1);
+  ASSERT_EQ(after.size(), reference.size());
+  for (size_t i = 0; i < after.size(); ++i)
+    EXPECT_EQ(after[i], reference[i]) << "trial " << i;
+  EXPECT_EQ(measurer.calls, int64_t(reference.size()) - param.at);
+  ASSERT_EQ(measurer.measured.size(), reference.size() - param.at);
+  for (size_t i = 0; i < measurer.measured.size(); ++i)
+    EXPECT_EQ(measurer.measured[i].first, reference[param.at + i].key);
+  auto run = db->getRun(1);
+  ASSERT_TRUE(static_cast<bool>(run));
+  EXPECT_EQ(run->status, RunStatus::Finished);
+}
+
+// The default is trial 0; batches of 4 follow (trials 1-4, 5-8, ...), so
+// `at` = 11 stops in the middle of a batch and 9 right after one; 41 stops
+// between the two final re-measurements.
+INSTANTIATE_TEST_SUITE_P(
+    Strategies, TunerResumeTest,
+    ::testing::Values(
+        ResumeCase{"random", Interruption::Kill9, 11, 0},
+        ResumeCase{"random", Interruption::Kill9, 11, -1},
+        ResumeCase{"random", Interruption::Kill9, 41, 0},
+        ResumeCase{"gbfs", Interruption::Kill9, 11, 0},
+        ResumeCase{"gbfs", Interruption::Kill9, 23, -1},
+        ResumeCase{"opevo", Interruption::Kill9, 14, 0},
+        ResumeCase{"opevo", Interruption::Kill9, 9, -1},
+        ResumeCase{"random", Interruption::MeasurerError, 7, 0},
+        ResumeCase{"opevo", Interruption::Callback, 10, 0},
+        ResumeCase{"gbfs", Interruption::Callback, 1, -1}),
+    caseName);
+
+} // namespace
