@@ -178,9 +178,9 @@ Error checkJSONText(StringRef text, StringRef what) {
     return Error::success();
   Expected<llvm::json::Value> parsed = llvm::json::parse(text);
   if (!parsed)
-    return llvm::createStringError("tuning database: " + what +
-                                   " is not valid JSON: " +
-                                   llvm::toString(parsed.takeError()));
+    return llvm::createStringError(
+        "tuning database: " + what +
+        " is not valid JSON: " + llvm::toString(parsed.takeError()));
   return Error::success();
 }
 
@@ -388,8 +388,8 @@ TileTuneDatabase::open(StringRef path, OpenMode mode, SyncMode sync) {
   }
   sqlite3_extended_result_codes(handle, 1);
   sqlite3_busy_timeout(handle, 10000);
-  std::unique_ptr<TileTuneDatabase> database(new TileTuneDatabase(
-      handle, pathText, mode == OpenMode::ReadOnly));
+  std::unique_ptr<TileTuneDatabase> database(
+      new TileTuneDatabase(handle, pathText, mode == OpenMode::ReadOnly));
   if (Error err = database->checkOrCreateSchema(sync))
     return std::move(err);
   return std::move(database);
@@ -397,9 +397,8 @@ TileTuneDatabase::open(StringRef path, OpenMode mode, SyncMode sync) {
 
 Error TileTuneDatabase::checkOrCreateSchema(SyncMode sync) {
   auto notOurs = [&](const llvm::Twine &why) {
-    return llvm::createStringError("'" + path +
-                                   "' is not a TileTune tuning database: " +
-                                   why);
+    return llvm::createStringError(
+        "'" + path + "' is not a TileTune tuning database: " + why);
   };
 
   // The first read of the file: a file that is not SQLite fails here.
@@ -467,11 +466,11 @@ Error TileTuneDatabase::checkOrCreateSchema(SyncMode sync) {
         .bind(4, StringRef(isoTime(unixNow())));
     if (Error err = meta.run())
       return err;
-    if (Error err = execute("PRAGMA application_id=" +
-                            std::to_string(kApplicationId)))
+    if (Error err =
+            execute("PRAGMA application_id=" + std::to_string(kApplicationId)))
       return err;
-    if (Error err = execute("PRAGMA user_version=" +
-                            std::to_string(kSchemaVersion)))
+    if (Error err =
+            execute("PRAGMA user_version=" + std::to_string(kSchemaVersion)))
       return err;
     if (transaction.commit() != SQLITE_OK)
       return sqliteError("creating the schema");
@@ -482,8 +481,8 @@ Error TileTuneDatabase::checkOrCreateSchema(SyncMode sync) {
       os << "it is an SQLite database of another application (application_id "
          << llvm::format_hex(static_cast<uint32_t>(applicationId), 10)
          << ", expected "
-         << llvm::format_hex(static_cast<uint32_t>(kApplicationId), 10)
-         << ", " << numObjects << " schema objects)";
+         << llvm::format_hex(static_cast<uint32_t>(kApplicationId), 10) << ", "
+         << numObjects << " schema objects)";
       return notOurs(what);
     }
     // Our application id: check the meta table and the schema version.
@@ -525,10 +524,11 @@ Error TileTuneDatabase::checkOrCreateSchema(SyncMode sync) {
   // Durability: in WAL mode a committed transaction is in the WAL file when
   // COMMIT returns (so it survives the death of this process); with
   // synchronous=FULL it has also been fsync'ed (so it survives a power loss).
-  if (Error err = execute(sync == SyncMode::Full
-                              ? "PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON"
-                              : "PRAGMA synchronous=NORMAL; "
-                                "PRAGMA foreign_keys=ON"))
+  if (Error err =
+          execute(sync == SyncMode::Full
+                      ? "PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON"
+                      : "PRAGMA synchronous=NORMAL; "
+                        "PRAGMA foreign_keys=ON"))
     return err;
   return Error::success();
 }
@@ -607,8 +607,8 @@ Expected<int64_t> TileTuneDatabase::findOrInsertTarget(const TargetInfo &t) {
   return sqlite3_last_insert_rowid(db);
 }
 
-Expected<int64_t>
-TileTuneDatabase::findOrInsertProblem(StringRef key, StringRef description) {
+Expected<int64_t> TileTuneDatabase::findOrInsertProblem(StringRef key,
+                                                        StringRef description) {
   Expected<std::optional<int64_t>> existing = lookupProblemId(key);
   if (!existing)
     return existing.takeError();
@@ -637,7 +637,8 @@ TileTuneDatabase::findOrInsertProblem(StringRef key, StringRef description) {
 
 Error TileTuneDatabase::recordRun(RunInfo &run) {
   if (run.problemKey.empty())
-    return llvm::createStringError("tuning database: a run needs a problem key");
+    return llvm::createStringError(
+        "tuning database: a run needs a problem key");
   if (run.algorithm.empty())
     return llvm::createStringError("tuning database: a run needs an algorithm");
   if (Error err = checkJSONText(run.problemDescription, "problem description"))
@@ -1069,17 +1070,17 @@ TileTuneDatabase::bestConfig(StringRef problemKey, const TargetInfo &target,
     candidates.push_back(std::move(c));
   }
   std::sort(candidates.begin(), candidates.end(),
-                   [&](const Candidate &a, const Candidate &b) {
-                     if (a.score != b.score)
-                       return a.score > b.score;
-                     auto distance = [&](const Candidate &c) {
-                       return std::abs(static_cast<int64_t>(c.target.threads) -
-                                       static_cast<int64_t>(target.threads));
-                     };
-                     if (distance(a) != distance(b))
-                       return distance(a) < distance(b);
-                     return a.id < b.id;
-                   });
+            [&](const Candidate &a, const Candidate &b) {
+              if (a.score != b.score)
+                return a.score > b.score;
+              auto distance = [&](const Candidate &c) {
+                return std::abs(static_cast<int64_t>(c.target.threads) -
+                                static_cast<int64_t>(target.threads));
+              };
+              if (distance(a) != distance(b))
+                return distance(a) < distance(b);
+              return a.id < b.id;
+            });
   for (Candidate &candidate : candidates) {
     Expected<std::optional<BestConfig>> found = bestFor(candidate.id);
     if (!found)
@@ -1169,8 +1170,9 @@ TileTuneDatabase::report(const TargetInfo *target) {
                      "r.algorithm = ?3 AND m.role != 'final'");
     if (Error err = counts.status())
       return std::move(err);
-    counts.bind(1, problemId).bind(2, targetId).bind(3,
-                                                     StringRef(report.algorithm));
+    counts.bind(1, problemId)
+        .bind(2, targetId)
+        .bind(3, StringRef(report.algorithm));
     Expected<bool> row = counts.step();
     if (!row)
       return row.takeError();
@@ -1184,8 +1186,9 @@ TileTuneDatabase::report(const TargetInfo *target) {
                        "m.role = 'default' AND m.status = 'ok'");
     if (Error err = defaults.status())
       return std::move(err);
-    defaults.bind(1, problemId).bind(2, targetId).bind(
-        3, StringRef(report.algorithm));
+    defaults.bind(1, problemId)
+        .bind(2, targetId)
+        .bind(3, StringRef(report.algorithm));
     row = defaults.step();
     if (!row)
       return row.takeError();
@@ -1250,12 +1253,10 @@ Error TileTuneDatabase::exportJSONL(llvm::raw_ostream &os) {
         {"timestamp", isoTime(stmt.getDouble(m + 14))},
     };
     if (!stmt.isNull(m + 6)) {
-      line["time"] = llvm::json::Object{{"mean", stmt.getDouble(m + 5)},
-                                        {"median", stmt.getDouble(m + 6)},
-                                        {"min", stmt.getDouble(m + 7)},
-                                        {"max", stmt.getDouble(m + 8)},
-                                        {"stddev", stmt.getDouble(m + 9)},
-                                        {"repeats", stmt.getInt(m + 10)}};
+      line["time"] = llvm::json::Object{
+          {"mean", stmt.getDouble(m + 5)},   {"median", stmt.getDouble(m + 6)},
+          {"min", stmt.getDouble(m + 7)},    {"max", stmt.getDouble(m + 8)},
+          {"stddev", stmt.getDouble(m + 9)}, {"repeats", stmt.getInt(m + 10)}};
       line["gflops"] = stmt.getDouble(m + 11);
     } else {
       line["time"] = nullptr;

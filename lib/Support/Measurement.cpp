@@ -55,7 +55,8 @@ TimeStats TimeStats::fromSamples(llvm::ArrayRef<double> samples) {
   stats.repeats = static_cast<unsigned>(n);
   stats.min = sorted.front();
   stats.max = sorted.back();
-  stats.median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  stats.median =
+      n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
   double sum = 0;
   for (double s : sorted)
     sum += s;

@@ -68,15 +68,14 @@ std::string TargetInfo::describe() const {
 }
 
 llvm::json::Value TargetInfo::toJSON() const {
-  return llvm::json::Object{{"kind", kind},
-                            {"model", model},
-                            {"features", features},
-                            {"threads", static_cast<int64_t>(threads)},
-                            {"toolchain", toolchain},
-                            {"key", key()}};
+  return llvm::json::Object{
+      {"kind", kind},           {"model", model},
+      {"features", features},   {"threads", static_cast<int64_t>(threads)},
+      {"toolchain", toolchain}, {"key", key()}};
 }
 
-llvm::Expected<TargetInfo> TargetInfo::fromJSON(const llvm::json::Value &value) {
+llvm::Expected<TargetInfo>
+TargetInfo::fromJSON(const llvm::json::Value &value) {
   const llvm::json::Object *object = value.getAsObject();
   if (!object)
     return llvm::createStringError("target: expected a JSON object");

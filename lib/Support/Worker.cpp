@@ -17,11 +17,11 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cerrno>
-#include <optional>
 #include <chrono>
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
+#include <optional>
 #include <poll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -70,8 +70,7 @@ std::string WorkerResult::describe() const {
       os << "exited with status " << exitCode;
     break;
   case WorkerStatus::Timeout:
-    os << "timed out after " << llvm::format("%.2f", seconds)
-       << " s (killed)";
+    os << "timed out after " << llvm::format("%.2f", seconds) << " s (killed)";
     break;
   }
   return text;
@@ -103,9 +102,9 @@ bool deadlinePassed(std::optional<Clock::time_point> deadline) {
 }
 
 llvm::Error errnoError(StringRef what) {
-  return llvm::createStringError(std::error_code(errno, std::generic_category()),
-                                 "worker: %s failed: %s", what.str().c_str(),
-                                 strerror(errno));
+  return llvm::createStringError(
+      std::error_code(errno, std::generic_category()), "worker: %s failed: %s",
+      what.str().c_str(), strerror(errno));
 }
 
 void closeFd(int &fd) {
@@ -283,8 +282,9 @@ mlir::tiletune::runInChild(const ChildFunction &fn,
   auto start = Clock::now();
   std::optional<Clock::time_point> deadline;
   if (options.timeoutSeconds > 0)
-    deadline = start + std::chrono::duration_cast<Clock::duration>(
-                           std::chrono::duration<double>(options.timeoutSeconds));
+    deadline =
+        start + std::chrono::duration_cast<Clock::duration>(
+                    std::chrono::duration<double>(options.timeoutSeconds));
 
   int resultPipe[2];
   if (::pipe2(resultPipe, O_CLOEXEC) != 0)
@@ -505,8 +505,8 @@ llvm::Expected<WorkerResult> ForkServer::call(StringRef request,
     if (errOpen && fds[1].revents)
       errOpen = drainAvailable(stderrPipe, result.stderrTail, kStderrTailLimit);
     if ((fds[0].revents & POLLOUT) && sent < out.size()) {
-      ssize_t w = ::send(channel, out.data() + sent, out.size() - sent,
-                         MSG_NOSIGNAL);
+      ssize_t w =
+          ::send(channel, out.data() + sent, out.size() - sent, MSG_NOSIGNAL);
       if (w > 0)
         sent += static_cast<size_t>(w);
       else if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK &&

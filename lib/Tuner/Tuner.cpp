@@ -40,7 +40,8 @@ llvm::json::Value mlir::tiletune::configToJSON(const Space &space,
     if (const auto *perm = llvm::dyn_cast<PermutationParam>(&param)) {
       llvm::json::Array names;
       for (int64_t index : value)
-        names.push_back(index >= 0 && index < int64_t(perm->getElements().size())
+        names.push_back(index >= 0 &&
+                                index < int64_t(perm->getElements().size())
                             ? perm->getElements()[index]
                             : std::to_string(index));
       object[param.getName()] = std::move(names);
@@ -354,9 +355,10 @@ void Tuner::Impl::addRecord(MeasurementRecord record, bool replayed) {
   if (rec.role != MeasurementRole::Final) {
     ++trialsDone;
     firstResult.try_emplace(rec.configKey, index);
-    bool improved = rec.result.ok() &&
-                    (!bestIndex || rec.result.time.seconds() <
-                                       records[*bestIndex].result.time.seconds());
+    bool improved =
+        rec.result.ok() &&
+        (!bestIndex ||
+         rec.result.time.seconds() < records[*bestIndex].result.time.seconds());
     if (improved) {
       bestIndex = index;
       sinceImprovement = 0;
@@ -431,8 +433,8 @@ Tuner::Impl::obtain(llvm::ArrayRef<Config> batch, MeasurementRole role,
         "tuner: cannot resume run " + llvm::Twine(runInfo.id) +
         ": recorded trial " + llvm::Twine(next.trial) + " measured " +
         stringifyMeasurementRole(next.role) + " config '" + next.configKey +
-        "', but the search now asks for " +
-        stringifyMeasurementRole(role) + " config(s) " + wanted +
+        "', but the search now asks for " + stringifyMeasurementRole(role) +
+        " config(s) " + wanted +
         " (did the strategy, its options, the space or the budget change?)");
   }
   if (stopRequested)
@@ -526,8 +528,8 @@ Error Tuner::Impl::fail(Error err) {
     if (Error update =
             db.updateRunStatus(runInfo.id, RunStatus::Failed, elapsed()))
       llvm::consumeError(std::move(update));
-    return llvm::createStringError(llvm::toString(std::move(err)) +
-                                   " (run " + llvm::Twine(runInfo.id) +
+    return llvm::createStringError(llvm::toString(std::move(err)) + " (run " +
+                                   llvm::Twine(runInfo.id) +
                                    " is kept; continue it with resume)");
   }
   return err;
@@ -604,8 +606,8 @@ Expected<TuneResult> Tuner::Impl::run(const Config &defaultConfig) {
     completed = *done;
     if (completed && !results[0].ok() && opts.showProgress)
       *out << "tiletune: warning: the default config failed ("
-           << stringifyMeasureStatus(results[0].status) << "): "
-           << results[0].message << "\n";
+           << stringifyMeasureStatus(results[0].status)
+           << "): " << results[0].message << "\n";
   }
 
   // The search.
@@ -771,8 +773,8 @@ Expected<TuneResult> Tuner::Impl::run(const Config &defaultConfig) {
   printProgress(/*final=*/true);
   if (opts.showProgress) {
     *out << "tiletune: run " << result.runId << " "
-         << stringifyRunStatus(status) << " (" << result.stopReason << "): "
-         << result.trials << " trials";
+         << stringifyRunStatus(status) << " (" << result.stopReason
+         << "): " << result.trials << " trials";
     if (result.best) {
       *out << ", best " << formatSeconds(result.bestResult.time.seconds());
       if (result.bestResult.gflops > 0)

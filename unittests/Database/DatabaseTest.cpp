@@ -41,9 +41,8 @@ protected:
     return std::string(path);
   }
 
-  std::unique_ptr<TileTuneDatabase> openOrFail(llvm::StringRef path,
-                                               OpenMode mode =
-                                                   OpenMode::CreateIfMissing) {
+  std::unique_ptr<TileTuneDatabase>
+  openOrFail(llvm::StringRef path, OpenMode mode = OpenMode::CreateIfMissing) {
     auto db = TileTuneDatabase::open(path, mode);
     if (!db) {
       ADD_FAILURE() << llvm::toString(db.takeError());
@@ -76,8 +75,8 @@ TargetInfo testTarget(unsigned threads = 1) {
 }
 
 RunInfo makeRun(llvm::StringRef problem = "matmul/f32/m=64,n=64,k=64",
-                TargetInfo target = testTarget(), llvm::StringRef algo = "random",
-                uint64_t seed = 7) {
+                TargetInfo target = testTarget(),
+                llvm::StringRef algo = "random", uint64_t seed = 7) {
   RunInfo run;
   run.problemKey = problem.str();
   run.problemDescription = R"({"op":"matmul","m":64,"n":64,"k":64})";
@@ -128,7 +127,8 @@ TEST_F(DatabaseTest, SchemaIsVersionedAndMarked) {
     return value;
   };
   EXPECT_EQ(queryInt("PRAGMA user_version"), TileTuneDatabase::kSchemaVersion);
-  EXPECT_EQ(queryInt("PRAGMA application_id"), TileTuneDatabase::kApplicationId);
+  EXPECT_EQ(queryInt("PRAGMA application_id"),
+            TileTuneDatabase::kApplicationId);
   EXPECT_EQ(queryInt("SELECT count(*) FROM meta WHERE key = 'tool' AND "
                      "value = 'tiletune'"),
             1);
@@ -179,7 +179,8 @@ TEST_F(DatabaseTest, RunAndMeasurementsRoundTrip) {
   EXPECT_DOUBLE_EQ(back->startedAt, run.startedAt);
 
   auto records = db->measurementsOfRun(run.id);
-  ASSERT_TRUE(static_cast<bool>(records)) << llvm::toString(records.takeError());
+  ASSERT_TRUE(static_cast<bool>(records))
+      << llvm::toString(records.takeError());
   ASSERT_EQ(records->size(), 3u);
   const MeasurementRecord &r0 = (*records)[0];
   EXPECT_EQ(r0.trial, 0);
@@ -364,9 +365,9 @@ TEST_F(DatabaseTest, ForeignSQLiteFilesAreRejected) {
   std::string newer = file("newer.db");
   ASSERT_TRUE(openOrFail(newer) != nullptr);
   ASSERT_EQ(sqlite3_open(newer.c_str(), &raw), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(raw, "PRAGMA user_version=99", nullptr, nullptr,
-                         nullptr),
-            SQLITE_OK);
+  ASSERT_EQ(
+      sqlite3_exec(raw, "PRAGMA user_version=99", nullptr, nullptr, nullptr),
+      SQLITE_OK);
   sqlite3_close(raw);
   message = openError(newer);
   EXPECT_NE(message.find("newer TileTune"), std::string::npos) << message;
@@ -405,15 +406,16 @@ TEST_F(DatabaseTest, KilledWriterLosesNoCommittedRecord) {
   int status = 0;
   waitpid(child, &status, 0);
   close(progress[0]);
-  ASSERT_TRUE(WIFSIGNALED(status)) << "writer exited early with status "
-                                   << WEXITSTATUS(status);
+  ASSERT_TRUE(WIFSIGNALED(status))
+      << "writer exited early with status " << WEXITSTATUS(status);
   ASSERT_GE(lastCommitted, 30);
 
   // Every record the writer saw committed is there, with contiguous trials.
   auto db = openOrFail(path);
   ASSERT_TRUE(db);
   auto records = db->measurementsOfRun(1);
-  ASSERT_TRUE(static_cast<bool>(records)) << llvm::toString(records.takeError());
+  ASSERT_TRUE(static_cast<bool>(records))
+      << llvm::toString(records.takeError());
   ASSERT_GE(static_cast<int64_t>(records->size()), lastCommitted + 1);
   for (auto [index, record] : llvm::enumerate(*records))
     EXPECT_EQ(record.trial, static_cast<int64_t>(index));
@@ -505,8 +507,8 @@ TEST_F(DatabaseTest, BestConfigRespectsTargets) {
 
   // Finishing the run with its result re-measured: the re-measurement
   // counts, not the (luckier) search measurement.
-  MeasurementRecord final = makeRecord(local.id, 4, 2.2e-3,
-                                       MeasurementRole::Final);
+  MeasurementRecord final =
+      makeRecord(local.id, 4, 2.2e-3, MeasurementRole::Final);
   final.configKey = "cfg2";
   expectOk(db->recordMeasurement(final, 2));
   expectOk(db->updateRunStatus(local.id, RunStatus::Finished, 2, "cfg2"));
@@ -595,8 +597,8 @@ TEST_F(DatabaseTest, ExportJSONLinesParses) {
   RunInfo run = makeRun();
   expectOk(db->recordRun(run));
   MeasurementRecord ok = makeRecord(run.id, 0, 1e-3, MeasurementRole::Default);
-  MeasurementRecord bad = makeRecord(run.id, 1, 0, MeasurementRole::Search,
-                                     MeasureStatus::Timeout);
+  MeasurementRecord bad =
+      makeRecord(run.id, 1, 0, MeasurementRole::Search, MeasureStatus::Timeout);
   bad.result.message = "line one\nline \"two\"";
   expectOk(db->recordMeasurement(ok, 1));
   expectOk(db->recordMeasurement(bad, 2));

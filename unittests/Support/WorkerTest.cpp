@@ -46,8 +46,7 @@ TEST(WorkerTest, SuccessReturnsBytes) {
 TEST(WorkerTest, LargeOutputDoesNotDeadlock) {
   // Far larger than a pipe buffer: the parent must read while the child
   // writes.
-  WorkerResult result =
-      runOrFail([] { return std::string(4 << 20, 'x'); });
+  WorkerResult result = runOrFail([] { return std::string(4 << 20, 'x'); });
   ASSERT_EQ(result.status, WorkerStatus::Success);
   EXPECT_EQ(result.output.size(), size_t(4 << 20));
 }

@@ -77,7 +77,8 @@ public:
     for (int64_t f : m)
       cost += std::pow(std::log2(double(f)) - 2, 2);
     cost += std::pow(std::log2(double(n[0])) - 3, 2);
-    cost += 0.1 * space.getValue(config, 2)[0] + 0.5 * space.getValue(config, 3)[0];
+    cost +=
+        0.1 * space.getValue(config, 2)[0] + 0.5 * space.getValue(config, 3)[0];
     double seconds = cost * 1e-3;
     if (role == MeasurementRole::Final && slowFinalWinner && key != defaultKey)
       seconds *= 100;
@@ -130,8 +131,8 @@ struct Row {
 
 std::ostream &operator<<(std::ostream &os, const Row &row) {
   return os << row.trial << ' ' << stringifyMeasurementRole(row.role).str()
-            << ' ' << row.key << ' '
-            << stringifyMeasureStatus(row.status).str() << ' ' << row.median;
+            << ' ' << row.key << ' ' << stringifyMeasureStatus(row.status).str()
+            << ' ' << row.median;
 }
 
 class TunerTest : public ::testing::Test {
@@ -665,17 +666,16 @@ TEST_P(TunerResumeTest, ContinuesExactly) {
 // between the two final re-measurements.
 INSTANTIATE_TEST_SUITE_P(
     Strategies, TunerResumeTest,
-    ::testing::Values(
-        ResumeCase{"random", Interruption::Kill9, 11, 0},
-        ResumeCase{"random", Interruption::Kill9, 11, -1},
-        ResumeCase{"random", Interruption::Kill9, 41, 0},
-        ResumeCase{"gbfs", Interruption::Kill9, 11, 0},
-        ResumeCase{"gbfs", Interruption::Kill9, 23, -1},
-        ResumeCase{"opevo", Interruption::Kill9, 14, 0},
-        ResumeCase{"opevo", Interruption::Kill9, 9, -1},
-        ResumeCase{"random", Interruption::MeasurerError, 7, 0},
-        ResumeCase{"opevo", Interruption::Callback, 10, 0},
-        ResumeCase{"gbfs", Interruption::Callback, 1, -1}),
+    ::testing::Values(ResumeCase{"random", Interruption::Kill9, 11, 0},
+                      ResumeCase{"random", Interruption::Kill9, 11, -1},
+                      ResumeCase{"random", Interruption::Kill9, 41, 0},
+                      ResumeCase{"gbfs", Interruption::Kill9, 11, 0},
+                      ResumeCase{"gbfs", Interruption::Kill9, 23, -1},
+                      ResumeCase{"opevo", Interruption::Kill9, 14, 0},
+                      ResumeCase{"opevo", Interruption::Kill9, 9, -1},
+                      ResumeCase{"random", Interruption::MeasurerError, 7, 0},
+                      ResumeCase{"opevo", Interruption::Callback, 10, 0},
+                      ResumeCase{"gbfs", Interruption::Callback, 1, -1}),
     caseName);
 
 } // namespace

@@ -1,4 +1,5 @@
-//===- Target.h - Description of the machine a result belongs to -*- C++ -*-===//
+//===- Target.h - Description of the machine a result belongs to -*- C++
+//-*-===//
 //
 // Part of the TileTune project.
 //
