@@ -391,6 +391,99 @@ TEST_F(TunerTest, TimeoutsScaleWithTheBestTime) {
   EXPECT_EQ(measurer.requests.back().role, MeasurementRole::Final);
 }
 
+TEST_F(TunerTest, PatienceStopsTheSearch) {
+  auto db = openDb("tune.db");
+  auto strategy = makeStrategy("random");
+  ASSERT_TRUE(db && strategy);
+  SyntheticMeasurer measurer(space);
+  TunerOptions options = baseOptions();
+  options.maxTrials = 0;
+  options.patience = 6;
+  std::optional<TuneResult> result = tune(*db, *strategy, measurer, options);
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->stopReason, "patience");
+  // The last 6 search trials did not beat the best before them.
+  std::vector<Row> recorded = rows(*db, result->runId);
+  std::vector<Row> trials;
+  for (const Row &row : recorded)
+    if (row.role != MeasurementRole::Final)
+      trials.push_back(row);
+  ASSERT_GE(trials.size(), 7u);
+  double bestBefore = 1e30;
+  for (size_t i = 0; i + 6 < trials.size(); ++i)
+    if (trials[i].status == MeasureStatus::Ok)
+      bestBefore = std::min(bestBefore, trials[i].median);
+  for (size_t i = trials.size() - 6; i < trials.size(); ++i)
+    if (trials[i].status == MeasureStatus::Ok)
+      EXPECT_GE(trials[i].median, bestBefore);
+}
+
+TEST_F(TunerTest, TimeBudgetStopsTheSearch) {
+  auto db = openDb("tune.db");
+  auto strategy = makeStrategy("random");
+  ASSERT_TRUE(db && strategy);
+  /// Each measurement takes 10 ms of wall time.
+  struct SlowMeasurer : SyntheticMeasurer {
+    using SyntheticMeasurer::SyntheticMeasurer;
+    llvm::Error measure(llvm::ArrayRef<Config> batch,
+                        const MeasureRequest &request,
+                        MeasureResultSink sink) override {
+      for (size_t k = 0; k < batch.size(); ++k) {
+        usleep(10000);
+        if (!sink(k, evaluate(batch[k], request.role)))
+          break;
+      }
+      return llvm::Error::success();
+    }
+  } measurer(space);
+  TunerOptions options = baseOptions();
+  options.maxTrials = 0;
+  options.maxSeconds = 0.25;
+  std::optional<TuneResult> result = tune(*db, *strategy, measurer, options);
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->stopReason, "time");
+  EXPECT_EQ(result->status, RunStatus::Finished);
+  EXPECT_GE(result->elapsedSeconds, 0.25);
+  EXPECT_GE(result->trials, 5);
+  EXPECT_LE(result->trials, 30);
+  EXPECT_GT(result->variantsPerSecond, 0);
+}
+
+TEST_F(TunerTest, SmallSpaceIsExhausted) {
+  Space tiny("tiny");
+  std::vector<std::string> flags = {"a", "b", "c"};
+  tiny.addParameter(std::make_shared<CategoricalParam>("choice", flags));
+  tiny.addParameter(std::make_shared<FactorizationParam>("m", 4, 2));
+  auto db = openDb("tune.db");
+  auto strategy = createStrategy("grid", tiny, {}, 1);
+  ASSERT_TRUE(db && strategy);
+  /// Cost depends only on the slots.
+  struct TinyMeasurer : Measurer {
+    llvm::Error measure(llvm::ArrayRef<Config> batch, const MeasureRequest &,
+                        MeasureResultSink sink) override {
+      for (size_t k = 0; k < batch.size(); ++k) {
+        double seconds = 1e-3 * (1 + batch[k][0] + batch[k][1]);
+        ++calls;
+        if (!sink(k, MeasureResult::success(TimeStats::fromSamples({seconds}))))
+          break;
+      }
+      return llvm::Error::success();
+    }
+    int calls = 0;
+  } measurer;
+  TunerOptions options = baseOptions();
+  options.maxTrials = 100;
+  Tuner tuner(tiny, **strategy, measurer, *db, options);
+  llvm::Expected<TuneResult> result = tuner.run(tiny.getDefault());
+  ASSERT_TRUE(static_cast<bool>(result)) << llvm::toString(result.takeError());
+  EXPECT_EQ(result->stopReason, "exhausted");
+  // 3 choices x 3 factorizations of 4 into 2 factors, each measured once.
+  EXPECT_EQ(result->trials, 9);
+  ASSERT_TRUE(result->best.has_value());
+  EXPECT_EQ((*result->best)[0], 0);
+  EXPECT_EQ((*result->best)[1], 1);
+}
+
 TEST_F(TunerTest, BadOptionsAreErrors) {
   auto db = openDb("tune.db");
   ASSERT_TRUE(db);
