@@ -74,12 +74,7 @@ protected:
           setExhausted();
           return;
         }
-        std::optional<Config> s;
-        for (unsigned a = 0; a < 100 && !s; ++a) {
-          auto c = space.sampleValid(getRng(), 100);
-          if (c && fresh(*c))
-            s = std::move(c);
-        }
+        std::optional<Config> s = space.sampleValidIf(getRng(), fresh);
         if (!s) {
           setExhausted();
           return;

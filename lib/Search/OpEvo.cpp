@@ -104,12 +104,7 @@ protected:
       out.push_back(std::move(c));
     };
     auto randomFresh = [&]() -> std::optional<Config> {
-      for (unsigned a = 0; a < MaxRetries; ++a) {
-        auto c = space.sampleValid(getRng(), 1000);
-        if (c && fresh(*c))
-          return c;
-      }
-      return std::nullopt;
+      return space.sampleValidIf(getRng(), fresh);
     };
 
     // Lines 1-2: lambda random configs form the initial population.

@@ -143,6 +143,27 @@ std::optional<Config> Space::sampleValid(std::mt19937_64 &rng,
   return std::nullopt;
 }
 
+std::optional<Config>
+Space::sampleValidIf(std::mt19937_64 &rng,
+                     const std::function<bool(const Config &)> &accept,
+                     unsigned maxAttempts, uint64_t scanLimit) const {
+  for (unsigned a = 0; a < maxAttempts; ++a) {
+    Config cfg = sample(rng);
+    if (accept(cfg) && isValid(cfg))
+      return cfg;
+  }
+  uint64_t total = countProduct();
+  if (total > scanLimit || total == 0)
+    return std::nullopt;
+  uint64_t start = uniformIndex(rng, total);
+  for (uint64_t i = 0; i < total; ++i) {
+    Config cfg = unrank((start + i) % total);
+    if (accept(cfg) && isValid(cfg))
+      return cfg;
+  }
+  return std::nullopt;
+}
+
 Config Space::getDefault() const {
   Config cfg(SmallVector<int64_t>(Width, 0));
   for (unsigned i = 0; i < Params.size(); ++i)

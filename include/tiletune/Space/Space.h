@@ -407,6 +407,16 @@ public:
   /// with at most `maxAttempts` draws; std::nullopt if none was found.
   std::optional<Config> sampleValid(std::mt19937_64 &rng,
                                     unsigned maxAttempts = 10000) const;
+  /// A config satisfying the constraints for which `accept` returns true:
+  /// first up to `maxAttempts` uniform draws; if all fail and the product
+  /// space has at most `scanLimit` points, a scan over all ranks starting at
+  /// a random one (so small spaces are searched exhaustively). Never loops
+  /// unboundedly; std::nullopt when nothing was found.
+  std::optional<Config>
+  sampleValidIf(std::mt19937_64 &rng,
+                const std::function<bool(const Config &)> &accept,
+                unsigned maxAttempts = 1000,
+                uint64_t scanLimit = 1000000) const;
   /// The config made of every parameter's default value (G-BFS's
   /// "no multi-level tiling" start state for factorization spaces).
   Config getDefault() const;

@@ -1,0 +1,337 @@
+//===- StrategyTest.cpp - Tests of grid, random, G-BFS and OpEvo ---------===//
+//
+// Registry and options, the generic conformance check (determinism, no
+// duplicates, validity, budget, exact resume) for each strategy, and
+// finding the known optimum of synthetic landscapes within stated budgets.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SearchTestUtils.h"
+
+#include "tiletune/Search/Strategy.h"
+#include "tiletune/Space/OperatorSpaces.h"
+
+#include "gtest/gtest.h"
+
+using namespace mlir::tiletune;
+using namespace mlir::tiletune::testing;
+using llvm::SmallVector;
+
+namespace {
+
+/// The G-BFS space of a 64^3 matmul (49392 configs).
+Space paperSpace() { return buildPaperMatmulSpace(64, 64, 64); }
+const char *kPaperOptimum = "m=[2,4,2,4];k=[8,8];n=[4,2,4,2]";
+
+/// A CPU matmul space with all four parameter kinds and constraints.
+Space cpuSpace() {
+  auto p = makeProblemSpec("matmul", "cpu", {32, 32, 32});
+  auto s = buildSpace(*p);
+  return *s;
+}
+const char *kCpuOptimum = "m=[2,2,2,4];n=[1,2,2,8];k=[4,8];order=[n,k,m];"
+                          "vectorize=true;pack=b;unroll=4";
+
+/// A small space (1200 configs) that grid and random can exhaust.
+Space tinySpace() { return buildPaperMatmulSpace(8, 4, 8); }
+const char *kTinyOptimum = "m=[2,1,2,2];k=[2,2];n=[1,2,2,2]";
+
+Landscape smoothPaper() {
+  Space s = paperSpace();
+  return makeSmoothLandscape(s, keyToConfig(s, kPaperOptimum));
+}
+
+const char *kMyStrategies[] = {"grid", "random", "gbfs", "opevo"};
+
+TEST(Registry, BuiltinsAreRegistered) {
+  for (const char *name : kMyStrategies) {
+    const StrategyInfo *info = StrategyRegistry::get().lookup(name);
+    ASSERT_NE(info, nullptr) << name;
+    EXPECT_FALSE(info->Summary.empty());
+    for (const OptionInfo &o : info->Options)
+      EXPECT_FALSE(o.Help.empty()) << name << "." << o.Name;
+  }
+}
+
+TEST(Registry, DefaultsArePaperValues) {
+  auto gbfs = makeStrategy("gbfs", paperSpace(), {}, 0);
+  ASSERT_TRUE(gbfs);
+  EXPECT_EQ(gbfs->getOptions().at("rho"), "5");
+  auto opevo = makeStrategy("opevo", paperSpace(), {}, 0);
+  ASSERT_TRUE(opevo);
+  EXPECT_EQ(opevo->getOptions().at("lambda"), "8");
+  EXPECT_EQ(opevo->getOptions().at("rho"), "8");
+  EXPECT_EQ(opevo->getOptions().at("q"), "0.5");
+  EXPECT_EQ(opevo->getOptions().at("max_trials"), "0");
+}
+
+TEST(Registry, ErrorsAreReported) {
+  auto expectError = [](llvm::Expected<std::unique_ptr<Strategy>> s,
+                        llvm::StringRef needle) {
+    ASSERT_FALSE(bool(s));
+    std::string msg = llvm::toString(s.takeError());
+    EXPECT_NE(msg.find(needle.str()), std::string::npos) << msg;
+  };
+  expectError(createStrategy("nope", paperSpace()), "unknown search strategy");
+  expectError(createStrategy("gbfs", paperSpace(), {{"rhoo", "5"}}),
+              "unknown option 'rhoo'");
+  expectError(createStrategy("gbfs", paperSpace(), {{"rho", "x"}}),
+              "not an integer");
+  expectError(createStrategy("gbfs", paperSpace(), {{"rho", "0"}}), "rho");
+  expectError(createStrategy("opevo", paperSpace(), {{"q", "1.5"}}), "q");
+  expectError(createStrategy("random", paperSpace(), {{"max_trials", "-1"}}),
+              "max_trials");
+  expectError(createStrategy("gbfs", paperSpace(), {{"start", "middle"}}),
+              "start");
+  expectError(createStrategy("grid", Space()), "empty space");
+}
+
+TEST(Registry, ParseOptions) {
+  auto o = parseStrategyOptions("rho=3, restart=false");
+  ASSERT_TRUE(bool(o));
+  EXPECT_EQ(o->at("rho"), "3");
+  EXPECT_EQ(o->at("restart"), "false");
+  auto bad = parseStrategyOptions("rho");
+  EXPECT_FALSE(bool(bad));
+  llvm::consumeError(bad.takeError());
+  auto dup = parseStrategyOptions("a=1,a=2");
+  EXPECT_FALSE(bool(dup));
+  llvm::consumeError(dup.takeError());
+}
+
+TEST(Registry, StatusNames) {
+  for (TrialStatus s :
+       {TrialStatus::Ok, TrialStatus::Invalid, TrialStatus::CompileError,
+        TrialStatus::RuntimeError, TrialStatus::WrongResult,
+        TrialStatus::Timeout})
+    EXPECT_EQ(symbolizeTrialStatus(stringifyTrialStatus(s)), s);
+  EXPECT_FALSE(symbolizeTrialStatus("crashed").has_value());
+}
+
+//===----------------------------------------------------------------------===//
+// Conformance
+//===----------------------------------------------------------------------===//
+
+class Conformance : public ::testing::TestWithParam<const char *> {};
+
+TEST_P(Conformance, SmoothPaperSpace) {
+  checkStrategyConformance(GetParam(), smoothPaper(), {}, 8, 120);
+}
+
+TEST_P(Conformance, InvalidRegionsCpuSpace) {
+  Space s = cpuSpace();
+  checkStrategyConformance(GetParam(),
+                           makeInvalidRegionLandscape(s, keyToConfig(s, kCpuOptimum)),
+                           {}, 5, 100, 3);
+}
+
+TEST_P(Conformance, FilteredSpaceBatchOfOne) {
+  // A space transformed by AutoMCL's filters: every proposal must satisfy
+  // the added constraints.
+  auto p = makeProblemSpec("matmul", "cpu", {8, 16, 16});
+  Space base = *buildSpace(*p);
+  CacheModel m;
+  m.CacheBytes = 32 * 1024;
+  Space f = *restrictToThreadGrid(*filterByIdealCacheModel(base, *p, m), *p, 4);
+  std::mt19937_64 rng(5);
+  Config opt = *f.sampleValid(rng, 100000);
+  checkStrategyConformance(GetParam(), makeNoisyLandscape(f, opt), {}, 1, 40);
+}
+
+TEST_P(Conformance, ExhaustsTinySpaceWithoutRepeats) {
+  Space s = tinySpace();
+  Landscape l = makeSmoothLandscape(s, keyToConfig(s, kTinyOptimum));
+  StrategyOptions opts;
+  RunLog log = runFresh(GetParam(), l, opts, 9, 16, 5000);
+  EXPECT_FALSE(log.SawDuplicate);
+  EXPECT_FALSE(log.SawInvalid);
+  // grid, random and (restarting) G-BFS visit the whole space; OpEvo
+  // finds the optimum long before.
+  if (llvm::StringRef(GetParam()) != "opevo")
+    EXPECT_EQ(log.NumTrials, s.countProduct());
+  EXPECT_TRUE(log.OptimumAt.has_value());
+}
+
+INSTANTIATE_TEST_SUITE_P(MyStrategies, Conformance,
+                         ::testing::ValuesIn(kMyStrategies));
+
+//===----------------------------------------------------------------------===//
+// Strategy-specific behaviour
+//===----------------------------------------------------------------------===//
+
+TEST(Grid, MixedRadixOrder) {
+  Space s = tinySpace();
+  auto g = makeStrategy("grid", s, {}, 0);
+  ASSERT_TRUE(g);
+  auto trials = g->propose(5);
+  ASSERT_EQ(trials.size(), 5u);
+  for (unsigned i = 0; i < 5; ++i)
+    EXPECT_EQ(s.rank(trials[i].Cfg), i);
+  auto g2 = makeStrategy("grid", s, {{"start", "100"}}, 0);
+  EXPECT_EQ(s.rank(g2->propose(1)[0].Cfg), 100u);
+}
+
+TEST(Random, ExhaustsConstrainedSpace) {
+  // Only 1/4 of the product space is valid; random must still hand out
+  // every valid config exactly once and then stop.
+  Space s = tinySpace().withConstraint(
+      {"k-split", [](const Space &sp, const Config &c) -> std::optional<std::string> {
+         if (sp.getValue(c, "k")[0] == 2)
+           return std::nullopt;
+         return std::string("k outer must be 2");
+       }});
+  uint64_t valid = *s.countValid();
+  Landscape l = makeSmoothLandscape(s, *s.parseKey("m=[8,1,1,1];k=[2,2];n=[8,1,1,1]"));
+  RunLog log = runFresh("random", l, {{"max_attempts", "20"}}, 4, 7, 100000);
+  EXPECT_EQ(log.NumTrials, valid);
+  EXPECT_FALSE(log.SawDuplicate);
+  EXPECT_FALSE(log.SawInvalid);
+}
+
+TEST(GBFS, StartsFromDefaultAndExpandsNeighbours) {
+  Space s = paperSpace();
+  auto g = makeStrategy("gbfs", s, {}, 1);
+  ASSERT_TRUE(g);
+  auto first = g->propose(8);
+  ASSERT_EQ(first.size(), 1u) << "the start state is measured alone";
+  EXPECT_EQ(s.getKey(first[0].Cfg), "m=[64,1,1,1];k=[64,1];n=[64,1,1,1]");
+  // Nothing more until the start state's cost is known.
+  EXPECT_TRUE(g->propose(8).empty());
+  ASSERT_FALSE(bool(g->observe({{first[0].Id, first[0].Cfg, TrialStatus::Ok, 1.0, ""}})));
+  auto next = g->propose(5);
+  EXPECT_EQ(next.size(), 5u);
+  SmallVector<Config> nbrs;
+  s.getNeighbors(first[0].Cfg, nbrs);
+  for (const Trial &t : next)
+    EXPECT_TRUE(llvm::is_contained(nbrs, t.Cfg));
+}
+
+TEST(GBFS, DoesNotStopWhenSampledNeighboursWereVisited) {
+  // Small rho and no restarts: many popped states have all their sampled
+  // neighbours visited already; G-BFS must then move on to the next queued
+  // state, so it stops only when every measured state has been expanded.
+  Space s = tinySpace();
+  Landscape l = makeNoisyLandscape(s, keyToConfig(s, kTinyOptimum));
+  for (const char *rho : {"1", "2", "3"})
+    for (uint64_t seed = 0; seed < 5; ++seed) {
+      auto g = makeStrategy("gbfs", s, {{"rho", rho}, {"restart", "false"}},
+                            seed);
+      ASSERT_TRUE(g);
+      RunLog log;
+      runStrategy(*g, l, 1, 100000, log);
+      EXPECT_TRUE(g->isDone());
+      EXPECT_FALSE(log.SawDuplicate);
+      llvm::json::Value saved = g->saveState();
+      const llvm::json::Object *state =
+          saved.getAsObject()->getObject("state");
+      ASSERT_TRUE(state);
+      size_t ok = 0;
+      for (const TrialResult &r : g->getHistory())
+        ok += r.isOk();
+      EXPECT_EQ(state->getArray("popped")->size(), ok)
+          << "stopped with states left in the queue (rho " << rho << ")";
+    }
+  // With rho >= the largest degree G-BFS is exhaustive (paper, section 3.3).
+  auto full =
+      makeStrategy("gbfs", s, {{"rho", "1000"}, {"restart", "false"}}, 3);
+  RunLog all;
+  runStrategy(*full, l, 4, 100000, all);
+  EXPECT_EQ(all.NumTrials, s.countProduct());
+}
+
+TEST(GBFS, FailedStatesAreNotExpanded) {
+  Space s = tinySpace();
+  auto g = makeStrategy("gbfs", s, {{"restart", "false"}}, 0);
+  auto t = g->propose(1);
+  ASSERT_FALSE(bool(g->observe({{t[0].Id, t[0].Cfg, TrialStatus::CompileError, 0, "boom"}})));
+  EXPECT_TRUE(g->propose(4).empty());
+  EXPECT_TRUE(g->isDone());
+  EXPECT_FALSE(g->getBest().has_value());
+}
+
+TEST(OpEvo, InitialPopulationIsLambdaRandomConfigs) {
+  Space s = paperSpace();
+  auto e = makeStrategy("opevo", s, {{"lambda", "6"}}, 2);
+  auto t = e->propose(100);
+  EXPECT_EQ(t.size(), 6u) << "first the lambda random configs, then wait";
+  EXPECT_TRUE(e->propose(100).empty());
+}
+
+TEST(OpEvo, AllFailuresStillProgress) {
+  // Zero fitness everywhere: recombination falls back to uniform parents
+  // and the search keeps proposing new configs.
+  Space s = tinySpace();
+  auto e = makeStrategy("opevo", s, {}, 2);
+  uint64_t n = 0;
+  for (int round = 0; round < 20; ++round) {
+    auto t = e->propose(8);
+    ASSERT_FALSE(t.empty());
+    SmallVector<TrialResult> r;
+    for (const Trial &x : t)
+      r.push_back({x.Id, x.Cfg, TrialStatus::WrongResult, 0, ""});
+    n += t.size();
+    ASSERT_FALSE(bool(e->observe(r)));
+  }
+  EXPECT_EQ(n, 160u);
+  EXPECT_FALSE(e->getBest().has_value());
+}
+
+//===----------------------------------------------------------------------===//
+// Finding known optima (budgets are stated in the test names' comments)
+//===----------------------------------------------------------------------===//
+
+/// Runs `name` on `l` for seeds 1..5 and expects the optimum within
+/// `budget` trials every time.
+void expectFindsOptimum(const char *name, const Landscape &l, uint64_t budget,
+                        const StrategyOptions &opts = {}) {
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    RunLog log = runFresh(name, l, opts, seed, 8, budget);
+    ASSERT_TRUE(log.Best.has_value()) << name << " seed " << seed;
+    EXPECT_EQ(log.Best->Cost, l.OptimumCost)
+        << name << " on " << l.Name << " seed " << seed
+        << ": best " << l.S.getKey(log.Best->Cfg);
+  }
+}
+
+Landscape multimodalPaper() {
+  Space s = paperSpace();
+  // Decoy basins near the G-BFS start state.
+  return makeMultimodalLandscape(
+      s, keyToConfig(s, kPaperOptimum),
+      {keyToConfig(s, "m=[1,1,8,8];k=[1,64];n=[1,8,8,1]"),
+       keyToConfig(s, "m=[4,4,4,1];k=[2,32];n=[1,1,4,16]")});
+}
+
+// Budgets: G-BFS 400 trials (0.8% of the 49392-point space); OpEvo 600.
+TEST(FindsOptimum, GBFSSmooth) { expectFindsOptimum("gbfs", smoothPaper(), 400); }
+TEST(FindsOptimum, OpEvoSmooth) { expectFindsOptimum("opevo", smoothPaper(), 600); }
+
+TEST(FindsOptimum, GBFSNoisy) {
+  Space s = paperSpace();
+  expectFindsOptimum("gbfs", makeNoisyLandscape(s, keyToConfig(s, kPaperOptimum)), 600);
+}
+TEST(FindsOptimum, OpEvoNoisy) {
+  Space s = paperSpace();
+  expectFindsOptimum("opevo", makeNoisyLandscape(s, keyToConfig(s, kPaperOptimum)), 800);
+}
+
+TEST(FindsOptimum, GBFSMultimodal) { expectFindsOptimum("gbfs", multimodalPaper(), 800); }
+TEST(FindsOptimum, OpEvoMultimodal) { expectFindsOptimum("opevo", multimodalPaper(), 800); }
+
+TEST(FindsOptimum, GBFSInvalidRegionsCpuSpace) {
+  Space s = cpuSpace();
+  expectFindsOptimum("gbfs", makeInvalidRegionLandscape(s, keyToConfig(s, kCpuOptimum)), 1500);
+}
+TEST(FindsOptimum, OpEvoInvalidRegionsCpuSpace) {
+  Space s = cpuSpace();
+  expectFindsOptimum("opevo", makeInvalidRegionLandscape(s, keyToConfig(s, kCpuOptimum)), 1500);
+}
+
+TEST(FindsOptimum, GridAndRandomByExhaustion) {
+  Space s = tinySpace();
+  Landscape l = makeNoisyLandscape(s, keyToConfig(s, kTinyOptimum));
+  expectFindsOptimum("grid", l, s.countProduct());
+  expectFindsOptimum("random", l, s.countProduct());
+}
+
+} // namespace
