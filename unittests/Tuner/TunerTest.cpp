@@ -754,7 +754,8 @@ TEST_P(TunerResumeTest, ContinuesExactly) {
   EXPECT_EQ(run->status, RunStatus::Finished);
 }
 
-// The default is trial 0; batches of 4 follow (trials 1-4, 5-8, ...), so
+// Every registered strategy resumes exactly. The default is trial 0;
+// batches of 4 follow (trials 1-4, 5-8, ...), so
 // `at` = 11 stops in the middle of a batch and 9 right after one; 41 stops
 // between the two final re-measurements.
 INSTANTIATE_TEST_SUITE_P(
@@ -762,6 +763,12 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(ResumeCase{"random", Interruption::Kill9, 11, 0},
                       ResumeCase{"random", Interruption::Kill9, 11, -1},
                       ResumeCase{"random", Interruption::Kill9, 41, 0},
+                      ResumeCase{"grid", Interruption::Kill9, 11, 0},
+                      ResumeCase{"na2c", Interruption::Kill9, 11, 0},
+                      ResumeCase{"na2c", Interruption::Kill9, 23, -1},
+                      ResumeCase{"xgb", Interruption::Kill9, 11, 0},
+                      ResumeCase{"xgb", Interruption::Kill9, 23, -1},
+                      ResumeCase{"automcl", Interruption::Kill9, 11, 0},
                       ResumeCase{"gbfs", Interruption::Kill9, 11, 0},
                       ResumeCase{"gbfs", Interruption::Kill9, 23, -1},
                       ResumeCase{"opevo", Interruption::Kill9, 14, 0},

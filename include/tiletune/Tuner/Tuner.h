@@ -73,9 +73,12 @@ public:
   virtual ~Measurer();
 
   /// Measures \p batch, calling \p sink exactly once per config (in any
-  /// order) unless the sink returned false. Returning before reporting every
-  /// config, without an error and without being stopped, is an error of the
-  /// measurer that the tuner reports.
+  /// order) unless the sink returned false; then it should return soon. The
+  /// sink records the result in the database before it returns, so call it
+  /// before starting to time the next variant, and from the thread that
+  /// called measure(). Returning before reporting every config, without an
+  /// error and without being stopped, is an error of the measurer that the
+  /// tuner reports.
   virtual llvm::Error measure(llvm::ArrayRef<Config> batch,
                               const MeasureRequest &request,
                               MeasureResultSink sink) = 0;
