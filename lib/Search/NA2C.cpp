@@ -1,0 +1,898 @@
+//===- NA2C.cpp - Neighbourhood Actor Advantage Critic search -------------===//
+//
+// Part of the TileTune project.
+//
+//===----------------------------------------------------------------------===//
+//
+// N-A2C, Algorithm 2 of Zhang et al. (papers 000/002). Each batch starts T-step
+// episodes from the best state found so far; every step takes, with
+// probability tau, an action sampled from the actor's policy pi(s) and
+// otherwise a uniformly random allowed action; every successor that was never
+// proposed joins the batch. When the batch has been measured, the
+// transitions (s, a, s') that discovered its members go into a fixed-size
+// replay memory and the actor and critic networks are trained on random
+// minibatches of it with the one-step advantage
+//   A = r + gamma * V(s') - V(s)   (no bootstrap on the episode's last step
+//                                   or when s' failed),
+// r = bestCost / cost(s') in (0, 1] (the paper's 1/T scaled by the best cost
+// so far, so rewards are normalised; failures get 0). The critic minimises
+// (V(s) - target)^2; the actor minimises -A log pi(a|s) - beta H(pi(s)), which
+// raises the probability of actions with a positive advantage.
+//
+// Exploration step T: a soft start (T begins at soft_start_steps and drops by
+// one per batch to `steps`), then T grows by one after grow_patience batches
+// without a new best ("long exploration from the same starting point") up to
+// max_steps, and falls back to `steps` when the best improves. Inside one
+// batch, stale_episodes episodes in a row without a new candidate also grow T
+// (for that batch); at max_steps the batch is completed with random fresh
+// configs. Collection is therefore always bounded.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tiletune/Search/NA2C.h"
+
+#include "CostModelSearch.h"
+#include "StrategyRegistration.h"
+#include "tiletune/Search/NN.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Casting.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <deque>
+#include <limits>
+#include <map>
+
+using namespace llvm;
+using namespace mlir::tiletune;
+
+//===----------------------------------------------------------------------===//
+// NeighborActionSpace
+//===----------------------------------------------------------------------===//
+
+static unsigned numLabels(const Parameter &p) {
+  if (auto *f = dyn_cast<FactorizationParam>(&p)) {
+    unsigned nu = f->getNumFactors();
+    return nu < 2 ? 0 : f->getPrimes().size() * nu * (nu - 1);
+  }
+  if (auto *perm = dyn_cast<PermutationParam>(&p)) {
+    unsigned n = perm->getElements().size();
+    return n * (n - 1) / 2;
+  }
+  if (isa<DiscreteParam>(&p))
+    return 2;
+  if (auto *cat = dyn_cast<CategoricalParam>(&p))
+    return cat->getChoices().size();
+  return 0;
+}
+
+NeighborActionSpace::NeighborActionSpace(const Space &space)
+    : TheSpace(space) {
+  for (unsigned i = 0; i < space.getNumParameters(); ++i) {
+    Base.push_back(NumActions);
+    NumActions += numLabels(space.getParameter(i));
+  }
+  Base.push_back(NumActions);
+}
+
+/// Index of the unordered pair i < j among the n(n-1)/2 pairs.
+static unsigned pairIndex(unsigned i, unsigned j, unsigned n) {
+  return i * n - i * (i + 1) / 2 + (j - i - 1);
+}
+
+std::optional<unsigned>
+NeighborActionSpace::labelMove(const Config &from, const Config &to) const {
+  if (from.size() != to.size() || from.size() != TheSpace.getWidth())
+    return std::nullopt;
+  std::optional<unsigned> changed;
+  for (unsigned i = 0; i < TheSpace.getNumParameters(); ++i) {
+    if (TheSpace.getValue(from, i) != TheSpace.getValue(to, i)) {
+      if (changed)
+        return std::nullopt; // more than one parameter differs
+      changed = i;
+    }
+  }
+  if (!changed)
+    return std::nullopt;
+  unsigned pi = *changed;
+  const Parameter &p = TheSpace.getParameter(pi);
+  ArrayRef<int64_t> a = TheSpace.getValue(from, pi);
+  ArrayRef<int64_t> b = TheSpace.getValue(to, pi);
+  if (auto *f = dyn_cast<FactorizationParam>(&p)) {
+    unsigned nu = f->getNumFactors();
+    std::optional<unsigned> src, dst;
+    for (unsigned s = 0; s < nu; ++s) {
+      if (b[s] < a[s]) {
+        if (src)
+          return std::nullopt;
+        src = s;
+      } else if (b[s] > a[s]) {
+        if (dst)
+          return std::nullopt;
+        dst = s;
+      }
+    }
+    if (!src || !dst || b[*src] <= 0 || a[*src] % b[*src] != 0 ||
+        a[*dst] <= 0 || b[*dst] % a[*dst] != 0)
+      return std::nullopt;
+    int64_t prime = a[*src] / b[*src];
+    if (b[*dst] / a[*dst] != prime)
+      return std::nullopt;
+    ArrayRef<std::pair<int64_t, unsigned>> primes = f->getPrimes();
+    for (unsigned q = 0; q < primes.size(); ++q)
+      if (primes[q].first == prime)
+        return Base[pi] + (q * nu + *src) * (nu - 1) +
+               (*dst < *src ? *dst : *dst - 1);
+    return std::nullopt;
+  }
+  if (auto *perm = dyn_cast<PermutationParam>(&p)) {
+    unsigned n = perm->getElements().size();
+    SmallVector<unsigned, 2> diff;
+    for (unsigned s = 0; s < n; ++s)
+      if (a[s] != b[s])
+        diff.push_back(s);
+    if (diff.size() != 2 || a[diff[0]] != b[diff[1]] ||
+        a[diff[1]] != b[diff[0]])
+      return std::nullopt;
+    return Base[pi] + pairIndex(diff[0], diff[1], n);
+  }
+  if (isa<DiscreteParam>(&p)) {
+    if (b[0] == a[0] - 1)
+      return Base[pi];
+    if (b[0] == a[0] + 1)
+      return Base[pi] + 1;
+    return std::nullopt;
+  }
+  if (auto *cat = dyn_cast<CategoricalParam>(&p)) {
+    if (b[0] < 0 || b[0] >= int64_t(cat->getChoices().size()))
+      return std::nullopt;
+    return Base[pi] + unsigned(b[0]);
+  }
+  return std::nullopt;
+}
+
+void NeighborActionSpace::getActions(
+    const Config &config,
+    SmallVectorImpl<std::pair<unsigned, Config>> &out) const {
+  SmallVector<Config> neighbors;
+  TheSpace.getNeighbors(config, neighbors);
+  size_t first = out.size();
+  for (Config &n : neighbors) {
+    std::optional<unsigned> label = labelMove(config, n);
+    if (!label || !TheSpace.isValid(n))
+      continue;
+    out.emplace_back(*label, std::move(n));
+  }
+  std::sort(out.begin() + first, out.end(), [](const auto &x, const auto &y) {
+    return x.first < y.first || (x.first == y.first && x.second < y.second);
+  });
+  // A correct neighbourhood gives distinct labels; keep the first otherwise.
+  auto last = std::unique(out.begin() + first, out.end(),
+                          [](const auto &x, const auto &y) {
+                            return x.first == y.first;
+                          });
+  out.erase(last, out.end());
+}
+
+std::string NeighborActionSpace::describe(unsigned action) const {
+  if (action >= NumActions)
+    return "invalid action";
+  unsigned pi = 0;
+  while (Base[pi + 1] <= action)
+    ++pi;
+  const Parameter &p = TheSpace.getParameter(pi);
+  unsigned local = action - Base[pi];
+  std::string name = p.getName().str();
+  if (auto *f = dyn_cast<FactorizationParam>(&p)) {
+    unsigned nu = f->getNumFactors();
+    unsigned q = local / (nu * (nu - 1));
+    unsigned rest = local % (nu * (nu - 1));
+    unsigned src = rest / (nu - 1), dst = rest % (nu - 1);
+    if (dst >= src)
+      ++dst;
+    return formatv("{0}: move {1} from {2} to {3}", name,
+                   f->getPrimes()[q].first, src, dst);
+  }
+  if (auto *perm = dyn_cast<PermutationParam>(&p)) {
+    unsigned n = perm->getElements().size();
+    for (unsigned i = 0; i < n; ++i)
+      for (unsigned j = i + 1; j < n; ++j)
+        if (pairIndex(i, j, n) == local)
+          return formatv("{0}: swap {1} and {2}", name, i, j);
+  }
+  if (isa<DiscreteParam>(&p))
+    return name + (local == 0 ? ": previous value" : ": next value");
+  if (auto *cat = dyn_cast<CategoricalParam>(&p))
+    return name + ": set " + cat->getChoices()[local];
+  return "invalid action";
+}
+
+//===----------------------------------------------------------------------===//
+// NA2CStrategy
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+using BoolMatrix = Eigen::Array<bool, Eigen::Dynamic, Eigen::Dynamic>;
+
+/// Resolved N-A2C options.
+struct NA2COptions {
+  unsigned Steps, SoftStartSteps, MaxSteps, GrowPatience, StaleEpisodes;
+  double Tau;
+  unsigned BatchSize;
+  bool RandomStart;
+  unsigned MemorySize, Minibatch, TrainSteps;
+  double Gamma, ActorLR, CriticLR, Entropy;
+  unsigned HiddenUnits, HiddenLayers;
+  bool NormalizeAdvantage;
+};
+
+/// A transition (s, a, s') of an episode; the reward is computed from the
+/// measured cost of s' at training time.
+struct Transition {
+  Config From;
+  unsigned Action = 0;
+  Config To;
+  bool Terminal = false;
+  /// Allowed actions of `From` (the policy's mask).
+  std::vector<bool> Mask;
+};
+
+class NA2CStrategy : public Strategy {
+public:
+  NA2CStrategy(const Space &space, const StrategyOptions &options,
+               uint64_t seed, const NA2COptions &opts);
+
+protected:
+  void proposeImpl(unsigned maxCount, SmallVectorImpl<Config> &out) override;
+  void observeImpl(ArrayRef<TrialResult> results) override;
+  json::Object saveImpl() const override;
+  Error loadImpl(const json::Object &state) override;
+
+private:
+  Eigen::RowVectorXd encodeState(const Config &c) const;
+  BoolMatrix maskRow(const std::vector<bool> &mask) const;
+  size_t samplePolicy(const Config &s,
+                      ArrayRef<std::pair<unsigned, Config>> actions);
+  bool runEpisode(const Config &center, unsigned steps, unsigned target,
+                  ConfigSet &local, SmallVectorImpl<Config> &out);
+  void collectBatch(SmallVectorImpl<Config> &out);
+  void endOfBatch();
+  void train();
+  double rewardOf(const Config &to, bool &failed) const;
+
+  NA2COptions Opts;
+  NeighborActionSpace Actions;
+  unsigned NumFeatures;
+  Eigen::RowVectorXd FeatureMin, FeatureScale;
+  Config Start;
+
+  nn::MLP Actor, Critic;
+  nn::Adam ActorOpt, CriticOpt;
+
+  // Search state (serialised).
+  bool StartProposed = false;
+  unsigned CurrentSteps;
+  bool SoftStartDone;
+  unsigned NoImprove = 0;
+  double BestAtBatchStart = std::numeric_limits<double>::infinity();
+  std::deque<Transition> Memory;
+  std::map<Config, Transition> PendingTransitions;
+  /// Collected candidates of the current batch not handed out yet.
+  std::deque<Config> Batch;
+  // Derived from the history (rebuilt on load).
+  std::unordered_map<Config, std::optional<double>, ConfigHash> Observed;
+};
+
+std::vector<unsigned> hiddenSizes(unsigned inputs, unsigned outputs,
+                                  const NA2COptions &o) {
+  std::vector<unsigned> sizes = {inputs};
+  for (unsigned i = 0; i < o.HiddenLayers; ++i)
+    sizes.push_back(o.HiddenUnits);
+  sizes.push_back(outputs);
+  return sizes;
+}
+
+/// Builds an MLP from a dedicated engine so that construction does not
+/// depend on (or disturb) the strategy's engine.
+nn::MLP makeNet(unsigned inputs, unsigned outputs, const NA2COptions &o,
+                uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  return nn::MLP(hiddenSizes(inputs, outputs, o), nn::Activation::Tanh,
+                 nn::Activation::Identity, rng);
+}
+
+} // namespace
+
+NA2CStrategy::NA2CStrategy(const Space &space, const StrategyOptions &options,
+                           uint64_t seed, const NA2COptions &opts)
+    : Strategy("na2c", space, options, seed), Opts(opts),
+      Actions(getSpace()), NumFeatures(getSpace().getNumFeatures()),
+      Actor(makeNet(std::max(1u, NumFeatures),
+                    std::max(1u, Actions.getNumActions()), opts,
+                    seed ^ 0xa2c0a2c0a2c0a2c0ULL)),
+      Critic(makeNet(std::max(1u, NumFeatures), 1, opts,
+                     seed ^ 0xc0c0c0c0c0c0c0c0ULL)),
+      ActorOpt(opts.ActorLR), CriticOpt(opts.CriticLR),
+      CurrentSteps(opts.SoftStartSteps),
+      SoftStartDone(opts.SoftStartSteps <= opts.Steps) {
+  // The policy starts uniform over the allowed actions (a zero output
+  // layer): an untrained actor must not bias the exploration.
+  Actor.getLayers().back().weights.setZero();
+  const Space &sp = getSpace();
+  // Per-feature ranges from a fixed sample (inputs scaled to [-1, 1]).
+  std::mt19937_64 local(seed ^ 0x5eed5eed5eed5eedULL);
+  SmallVector<Config> probe = {sp.getDefault()};
+  for (unsigned i = 0; i < 256; ++i)
+    probe.push_back(sp.sample(local));
+  FeatureMatrix f = learned::encodeConfigs(sp, probe);
+  FeatureMin = f.cast<double>().colwise().minCoeff();
+  Eigen::RowVectorXd maxs = f.cast<double>().colwise().maxCoeff();
+  FeatureScale = (maxs - FeatureMin).cwiseMax(1e-12);
+  for (Eigen::Index i = 0; i < FeatureScale.size(); ++i)
+    if (maxs(i) - FeatureMin(i) < 1e-12)
+      FeatureScale(i) = 1.0;
+
+  // The start state s0: the paper's "no multi-level tiling" default, or a
+  // random valid config.
+  Start = sp.getDefault();
+  if (Opts.RandomStart || !sp.isValid(Start)) {
+    if (std::optional<Config> c = sp.sampleValid(local))
+      Start = *c;
+  }
+}
+
+Eigen::RowVectorXd NA2CStrategy::encodeState(const Config &c) const {
+  SmallVector<double, 32> features;
+  getSpace().encode(c, features);
+  Eigen::RowVectorXd x(std::max(1u, NumFeatures));
+  x.setZero();
+  for (unsigned i = 0; i < NumFeatures; ++i)
+    x(i) = 2.0 * (features[i] - FeatureMin(i)) / FeatureScale(i) - 1.0;
+  return x;
+}
+
+BoolMatrix NA2CStrategy::maskRow(const std::vector<bool> &mask) const {
+  BoolMatrix m = BoolMatrix::Constant(1, Actor.numOutputs(), false);
+  for (size_t i = 0; i < mask.size() && i < size_t(m.cols()); ++i)
+    m(0, i) = mask[i];
+  return m;
+}
+
+size_t NA2CStrategy::samplePolicy(
+    const Config &s, ArrayRef<std::pair<unsigned, Config>> actions) {
+  Eigen::MatrixXd logits = Actor.apply(encodeState(s));
+  BoolMatrix mask = BoolMatrix::Constant(1, logits.cols(), false);
+  for (const auto &a : actions)
+    mask(0, a.first) = true;
+  Eigen::MatrixXd probs = nn::maskedSoftmax(logits, mask);
+  double u = uniformReal(getRng());
+  double acc = 0.0;
+  for (size_t i = 0; i < actions.size(); ++i) {
+    acc += probs(0, actions[i].first);
+    if (u < acc)
+      return i;
+  }
+  return actions.size() - 1; // rounding
+}
+
+bool NA2CStrategy::runEpisode(const Config &center, unsigned steps,
+                              unsigned target, ConfigSet &local,
+                              SmallVectorImpl<Config> &out) {
+  Config s = center;
+  bool added = false;
+  SmallVector<std::pair<unsigned, Config>> actions;
+  for (unsigned t = 0; t < steps && out.size() < target; ++t) {
+    actions.clear();
+    Actions.getActions(s, actions);
+    if (actions.empty())
+      break;
+    size_t pick = uniformReal(getRng()) < Opts.Tau
+                      ? samplePolicy(s, actions)
+                      : size_t(uniformIndex(getRng(), actions.size()));
+    Config next = actions[pick].second;
+    if (!wasProposed(next) && !local.count(next)) {
+      Transition tr;
+      tr.From = s;
+      tr.Action = actions[pick].first;
+      tr.To = next;
+      tr.Terminal = t + 1 == steps;
+      tr.Mask.assign(Actions.getNumActions(), false);
+      for (const auto &a : actions)
+        tr.Mask[a.first] = true;
+      PendingTransitions[next] = std::move(tr);
+      local.insert(next);
+      out.push_back(next);
+      added = true;
+    }
+    s = std::move(next);
+  }
+  return added;
+}
+
+void NA2CStrategy::proposeImpl(unsigned maxCount,
+                               SmallVectorImpl<Config> &out) {
+  // Batches are collected whole (independently of how the driver chunks its
+  // requests) and only once the previous batch has been measured and
+  // learned from, as in Algorithm 2.
+  if (Batch.empty()) {
+    if (getNumPending() > 0)
+      return;
+    SmallVector<Config> collected;
+    collectBatch(collected);
+    if (collected.empty()) {
+      setExhausted();
+      return;
+    }
+    Batch.assign(collected.begin(), collected.end());
+  }
+  while (out.size() < maxCount && !Batch.empty()) {
+    out.push_back(std::move(Batch.front()));
+    Batch.pop_front();
+  }
+}
+
+void NA2CStrategy::collectBatch(SmallVectorImpl<Config> &out) {
+  const Space &space = getSpace();
+  unsigned target = Opts.BatchSize;
+  ConfigSet local;
+  auto taken = [&](const Config &c) {
+    return wasProposed(c) || local.count(c) != 0;
+  };
+  auto fillRandom = [&]() {
+    while (out.size() < target) {
+      std::optional<Config> c = learned::drawFreshConfig(space, getRng(), taken);
+      if (!c)
+        break;
+      local.insert(*c);
+      out.push_back(std::move(*c));
+    }
+  };
+
+  std::optional<TrialResult> best = getBest();
+  if (!best) {
+    // Algorithm 2 starts from s0, which is measured first on its own.
+    if (!StartProposed) {
+      StartProposed = true;
+      if (!taken(Start) && space.isValid(Start)) {
+        out.push_back(Start);
+        return;
+      }
+    }
+    // Nothing measured successfully yet (s0 failed): explore randomly until
+    // a first success gives the episodes a centre.
+    fillRandom();
+    return;
+  }
+
+  unsigned steps = CurrentSteps;
+  unsigned stale = 0;
+  while (out.size() < target) {
+    if (runEpisode(best->Cfg, steps, target, local, out)) {
+      stale = 0;
+      continue;
+    }
+    if (++stale < Opts.StaleEpisodes)
+      continue;
+    stale = 0;
+    if (steps < Opts.MaxSteps) {
+      ++steps; // grow T: the neighbourhood of the best state is used up
+      continue;
+    }
+    // Even max_steps episodes find nothing new: complete the batch with
+    // random fresh configs (no transition is recorded for them).
+    fillRandom();
+    break;
+  }
+}
+
+double NA2CStrategy::rewardOf(const Config &to, bool &failed) const {
+  auto it = Observed.find(to);
+  std::optional<TrialResult> best = getBest();
+  failed = it == Observed.end() || !it->second || !best || *it->second <= 0.0;
+  if (failed)
+    return 0.0;
+  return best->Cost / *it->second;
+}
+
+void NA2CStrategy::observeImpl(ArrayRef<TrialResult> results) {
+  for (const TrialResult &r : results) {
+    Observed[r.Cfg] =
+        r.isOk() ? std::optional<double>(r.Cost) : std::optional<double>();
+    auto it = PendingTransitions.find(r.Cfg);
+    if (it == PendingTransitions.end())
+      continue;
+    Memory.push_back(std::move(it->second));
+    PendingTransitions.erase(it);
+    while (Memory.size() > Opts.MemorySize)
+      Memory.pop_front();
+  }
+  if (getNumPending() == 0 && Batch.empty())
+    endOfBatch();
+}
+
+void NA2CStrategy::endOfBatch() {
+  if (!Memory.empty())
+    train();
+  std::optional<TrialResult> best = getBest();
+  double bestNow =
+      best ? best->Cost : std::numeric_limits<double>::infinity();
+  bool hadCentre = std::isfinite(BestAtBatchStart);
+  bool improved = bestNow < BestAtBatchStart;
+  BestAtBatchStart = bestNow;
+  if (!hadCentre)
+    return; // the start-state batch does not count for the T schedule
+  if (!SoftStartDone) {
+    if (CurrentSteps > Opts.Steps)
+      --CurrentSteps;
+    SoftStartDone = CurrentSteps <= Opts.Steps;
+    return;
+  }
+  if (improved) {
+    NoImprove = 0;
+    CurrentSteps = Opts.Steps;
+    return;
+  }
+  if (++NoImprove >= Opts.GrowPatience) {
+    NoImprove = 0;
+    CurrentSteps = std::min(Opts.MaxSteps, CurrentSteps + 1);
+  }
+}
+
+void NA2CStrategy::train() {
+  unsigned width = Actor.numInputs();
+  unsigned numActions = Actor.numOutputs();
+  for (unsigned step = 0; step < Opts.TrainSteps; ++step) {
+    size_t b = std::min<size_t>(Opts.Minibatch, Memory.size());
+    Eigen::MatrixXd s(b, width), s2(b, width);
+    BoolMatrix mask = BoolMatrix::Constant(b, numActions, false);
+    SmallVector<unsigned> actions(b);
+    Eigen::VectorXd reward(b);
+    std::vector<bool> stop(b);
+    for (size_t i = 0; i < b; ++i) {
+      const Transition &t = Memory[uniformIndex(getRng(), Memory.size())];
+      s.row(i) = encodeState(t.From);
+      s2.row(i) = encodeState(t.To);
+      for (unsigned a = 0; a < numActions && a < t.Mask.size(); ++a)
+        mask(i, a) = t.Mask[a];
+      actions[i] = t.Action;
+      bool failed;
+      reward(i) = rewardOf(t.To, failed);
+      stop[i] = t.Terminal || failed;
+    }
+    // Targets and advantages from the current critic (held fixed).
+    Eigen::VectorXd v = Critic.apply(s).col(0);
+    Eigen::VectorXd v2 = Critic.apply(s2).col(0);
+    Eigen::MatrixXd target(b, 1);
+    SmallVector<double> advantage(b);
+    for (size_t i = 0; i < b; ++i) {
+      target(i, 0) = reward(i) + (stop[i] ? 0.0 : Opts.Gamma * v2(i));
+      advantage[i] = target(i, 0) - v(i);
+    }
+    if (Opts.NormalizeAdvantage && b > 1) {
+      // Standardise the advantages of the minibatch (zero mean, unit
+      // variance): the policy step is then invariant to the reward scale.
+      double mean = 0, var = 0;
+      for (double a : advantage)
+        mean += a;
+      mean /= double(b);
+      for (double a : advantage)
+        var += (a - mean) * (a - mean);
+      double sd = std::sqrt(var / double(b));
+      for (double &a : advantage)
+        a = (a - mean) / (sd + 1e-8);
+    }
+    // Critic: regress V(s) on the one-step target.
+    Critic.zeroGrad();
+    Eigen::MatrixXd grad;
+    nn::mseLoss(Critic.forward(s), target, &grad);
+    Critic.backward(grad);
+    CriticOpt.step(Critic);
+    // Actor: policy gradient with the advantage (and an entropy bonus).
+    Actor.zeroGrad();
+    nn::policyGradientLoss(Actor.forward(s), mask, actions, advantage,
+                           Opts.Entropy, &grad);
+    Actor.backward(grad);
+    ActorOpt.step(Actor);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// State
+//===----------------------------------------------------------------------===//
+
+static json::Array doublesToJSON(ArrayRef<double> values) {
+  json::Array out;
+  for (double v : values)
+    out.push_back(v);
+  return out;
+}
+
+static json::Array vectorToJSON(const Eigen::VectorXd &v) {
+  return doublesToJSON(ArrayRef<double>(v.data(), v.size()));
+}
+
+static Expected<std::vector<double>> doublesFromJSON(const json::Object &o,
+                                                     StringRef key) {
+  const json::Array *a = o.getArray(key);
+  if (!a)
+    return createStringError(inconvertibleErrorCode(),
+                             "na2c state: missing '" + key + "'");
+  std::vector<double> out;
+  for (const json::Value &v : *a) {
+    auto d = v.getAsNumber();
+    if (!d)
+      return createStringError(inconvertibleErrorCode(),
+                               "na2c state: '" + key + "' holds a non-number");
+    out.push_back(*d);
+  }
+  return out;
+}
+
+static json::Object transitionToJSON(const Space &space, const Transition &t) {
+  std::string mask;
+  for (bool b : t.Mask)
+    mask.push_back(b ? '1' : '0');
+  return json::Object{{"from", space.getKey(t.From)},
+                      {"action", int64_t(t.Action)},
+                      {"to", space.getKey(t.To)},
+                      {"terminal", t.Terminal},
+                      {"mask", mask}};
+}
+
+static Expected<Transition> transitionFromJSON(const Space &space,
+                                               const json::Value &v,
+                                               unsigned numActions) {
+  auto bad = [] {
+    return createStringError(inconvertibleErrorCode(),
+                             "na2c state: malformed transition");
+  };
+  const json::Object *o = v.getAsObject();
+  if (!o)
+    return bad();
+  auto from = o->getString("from");
+  auto to = o->getString("to");
+  auto action = o->getInteger("action");
+  auto terminal = o->getBoolean("terminal");
+  auto mask = o->getString("mask");
+  if (!from || !to || !action || !terminal || !mask ||
+      mask->size() != numActions || *action < 0 ||
+      *action >= int64_t(numActions))
+    return bad();
+  Transition t;
+  auto f = space.parseKey(*from);
+  if (!f)
+    return f.takeError();
+  auto g = space.parseKey(*to);
+  if (!g)
+    return g.takeError();
+  t.From = std::move(*f);
+  t.To = std::move(*g);
+  t.Action = unsigned(*action);
+  t.Terminal = *terminal;
+  for (char c : *mask)
+    t.Mask.push_back(c == '1');
+  return t;
+}
+
+json::Object NA2CStrategy::saveImpl() const {
+  const Space &space = getSpace();
+  json::Array memory, pending;
+  for (const Transition &t : Memory)
+    memory.push_back(transitionToJSON(space, t));
+  for (const auto &[to, t] : PendingTransitions)
+    pending.push_back(transitionToJSON(space, t));
+  json::Object o{
+      {"start_proposed", StartProposed},
+      {"steps", int64_t(CurrentSteps)},
+      {"soft_start_done", SoftStartDone},
+      {"no_improve", int64_t(NoImprove)},
+      {"actor", vectorToJSON(Actor.getParameters())},
+      {"critic", vectorToJSON(Critic.getParameters())},
+      {"actor_opt", doublesToJSON(ActorOpt.getState())},
+      {"critic_opt", doublesToJSON(CriticOpt.getState())},
+      {"memory", std::move(memory)},
+      {"pending_transitions", std::move(pending)},
+      {"batch", learned::configsToJSON(
+                    getSpace(), std::vector<Config>(Batch.begin(), Batch.end()))},
+  };
+  if (std::isfinite(BestAtBatchStart))
+    o["best_at_batch_start"] = BestAtBatchStart;
+  return o;
+}
+
+Error NA2CStrategy::loadImpl(const json::Object &state) {
+  auto startProposed = state.getBoolean("start_proposed");
+  auto steps = state.getInteger("steps");
+  auto softDone = state.getBoolean("soft_start_done");
+  auto noImprove = state.getInteger("no_improve");
+  if (!startProposed || !steps || !softDone || !noImprove || *steps < 1 ||
+      *noImprove < 0)
+    return createStringError(inconvertibleErrorCode(),
+                             "na2c state: missing or malformed fields");
+  auto actor = doublesFromJSON(state, "actor");
+  if (!actor)
+    return actor.takeError();
+  auto critic = doublesFromJSON(state, "critic");
+  if (!critic)
+    return critic.takeError();
+  auto actorOpt = doublesFromJSON(state, "actor_opt");
+  if (!actorOpt)
+    return actorOpt.takeError();
+  auto criticOpt = doublesFromJSON(state, "critic_opt");
+  if (!criticOpt)
+    return criticOpt.takeError();
+  if (actor->size() != Actor.numParameters() ||
+      critic->size() != Critic.numParameters())
+    return createStringError(inconvertibleErrorCode(),
+                             "na2c state: network size mismatch");
+  std::deque<Transition> memory;
+  std::map<Config, Transition> pending;
+  unsigned numActions = Actions.getNumActions();
+  const json::Array *mem = state.getArray("memory");
+  const json::Array *pend = state.getArray("pending_transitions");
+  if (!mem || !pend)
+    return createStringError(inconvertibleErrorCode(),
+                             "na2c state: missing transitions");
+  for (const json::Value &v : *mem) {
+    auto t = transitionFromJSON(getSpace(), v, numActions);
+    if (!t)
+      return t.takeError();
+    memory.push_back(std::move(*t));
+  }
+  for (const json::Value &v : *pend) {
+    auto t = transitionFromJSON(getSpace(), v, numActions);
+    if (!t)
+      return t.takeError();
+    Config key = t->To;
+    pending.emplace(std::move(key), std::move(*t));
+  }
+  auto batch =
+      learned::configsFromJSON(getSpace(), state.getArray("batch"), "batch");
+  if (!batch)
+    return batch.takeError();
+  if ((!actorOpt->empty() && !ActorOpt.setState(*actorOpt)) ||
+      (!criticOpt->empty() && !CriticOpt.setState(*criticOpt)))
+    return createStringError(inconvertibleErrorCode(),
+                             "na2c state: malformed optimiser state");
+
+  Actor.setParameters(
+      Eigen::Map<const Eigen::VectorXd>(actor->data(), actor->size()));
+  Critic.setParameters(
+      Eigen::Map<const Eigen::VectorXd>(critic->data(), critic->size()));
+  StartProposed = *startProposed;
+  CurrentSteps = unsigned(*steps);
+  SoftStartDone = *softDone;
+  NoImprove = unsigned(*noImprove);
+  BestAtBatchStart = state.getNumber("best_at_batch_start")
+                         .value_or(std::numeric_limits<double>::infinity());
+  Memory = std::move(memory);
+  PendingTransitions = std::move(pending);
+  Batch.assign(batch->begin(), batch->end());
+  Observed.clear();
+  for (const TrialResult &r : getHistory())
+    Observed[r.Cfg] =
+        r.isOk() ? std::optional<double>(r.Cost) : std::optional<double>();
+  return Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Registration
+//===----------------------------------------------------------------------===//
+
+void mlir::tiletune::registerNA2CStrategy(StrategyRegistry &registry) {
+  StrategyInfo info;
+  info.Name = "na2c";
+  info.Summary = "Neighbourhood Actor Advantage Critic: T-step episodes from "
+                 "the best state guided by an actor-critic with replay "
+                 "memory (Zhang et al., papers 000/002, Algorithm 2)";
+  info.Options = {
+      {"steps", "3", "exploration steps T per episode (paper: T = 3)"},
+      {"soft_start_steps", "6",
+       "initial T of the soft start, decreased by one per batch down to "
+       "'steps' (paper: 'start with a large value'; value ours; = steps "
+       "disables)"},
+      {"max_steps", "8",
+       "upper bound of T when it grows after long exploration from the same "
+       "best state (value ours)"},
+      {"grow_patience", "4",
+       "batches without a new best before T grows by one (value ours)"},
+      {"stale_episodes", "32",
+       "episodes in a row without a new candidate before T grows within a "
+       "batch; at max_steps the batch is filled randomly (bounds collection)"},
+      {"tau", "0.8",
+       "probability of following the actor's policy instead of a random "
+       "action (paper's tau; value not given in the paper)"},
+      {"batch_size", "8",
+       "candidates collected per batch before measuring (paper's 'tested "
+       "batch size'; value ours); also capped by propose()'s count"},
+      {"start", "default",
+       "start state s0: 'default' (no multi-level tiling, as in the paper) "
+       "or 'random'"},
+      {"memory_size", "1024", "replay memory capacity (latest transitions)"},
+      {"minibatch", "32", "transitions per training minibatch"},
+      {"train_steps", "8", "minibatch updates of actor and critic per batch"},
+      {"gamma", "0.9", "discount of the critic's one-step target"},
+      {"actor_lr", "0.001", "Adam learning rate of the actor"},
+      {"critic_lr", "0.003", "Adam learning rate of the critic"},
+      {"entropy", "0.01", "entropy bonus weight of the actor loss"},
+      {"hidden_units", "64", "units per hidden layer (tanh)"},
+      {"hidden_layers", "2", "hidden layers of actor and critic"},
+      {"normalize_advantage", "true",
+       "standardise the advantages of each minibatch before the actor step"},
+  };
+  info.Create = [](const Space &space, const StrategyOptions &options,
+                   uint64_t seed) -> Expected<std::unique_ptr<Strategy>> {
+    using namespace learned;
+    NA2COptions o;
+    auto readInt = [&](StringRef name, int64_t lo, int64_t hi,
+                       unsigned &out) -> Error {
+      auto v = getIntOptionInRange(options, name, lo, hi);
+      if (!v)
+        return v.takeError();
+      out = unsigned(*v);
+      return Error::success();
+    };
+    auto readDouble = [&](StringRef name, double lo, double hi,
+                          double &out) -> Error {
+      auto v = getDoubleOptionInRange(options, name, lo, hi);
+      if (!v)
+        return v.takeError();
+      out = *v;
+      return Error::success();
+    };
+    const int64_t big = 1 << 20;
+    if (Error e = readInt("steps", 1, 1000, o.Steps))
+      return std::move(e);
+    if (Error e = readInt("soft_start_steps", 1, 1000, o.SoftStartSteps))
+      return std::move(e);
+    if (Error e = readInt("max_steps", 1, 1000, o.MaxSteps))
+      return std::move(e);
+    if (Error e = readInt("grow_patience", 1, big, o.GrowPatience))
+      return std::move(e);
+    if (Error e = readInt("stale_episodes", 1, big, o.StaleEpisodes))
+      return std::move(e);
+    if (Error e = readDouble("tau", 0.0, 1.0, o.Tau))
+      return std::move(e);
+    if (Error e = readInt("batch_size", 1, big, o.BatchSize))
+      return std::move(e);
+    if (Error e = readInt("memory_size", 1, big, o.MemorySize))
+      return std::move(e);
+    if (Error e = readInt("minibatch", 1, big, o.Minibatch))
+      return std::move(e);
+    if (Error e = readInt("train_steps", 0, big, o.TrainSteps))
+      return std::move(e);
+    if (Error e = readDouble("gamma", 0.0, 1.0, o.Gamma))
+      return std::move(e);
+    if (Error e = readDouble("actor_lr", 0.0, 10.0, o.ActorLR))
+      return std::move(e);
+    if (Error e = readDouble("critic_lr", 0.0, 10.0, o.CriticLR))
+      return std::move(e);
+    if (Error e = readDouble("entropy", 0.0, 100.0, o.Entropy))
+      return std::move(e);
+    if (Error e = readInt("hidden_units", 1, 4096, o.HiddenUnits))
+      return std::move(e);
+    if (Error e = readInt("hidden_layers", 0, 16, o.HiddenLayers))
+      return std::move(e);
+    auto normAdv = getBoolOption(options, "normalize_advantage");
+    if (!normAdv)
+      return normAdv.takeError();
+    o.NormalizeAdvantage = *normAdv;
+    StringRef start = options.at("start");
+    if (start != "default" && start != "random")
+      return createStringError(inconvertibleErrorCode(),
+                               "option 'start' must be 'default' or "
+                               "'random', got '" +
+                                   start + "'");
+    o.RandomStart = start == "random";
+    if (o.MaxSteps < o.Steps)
+      return createStringError(inconvertibleErrorCode(),
+                               "na2c: 'max_steps' must be >= 'steps'");
+    NeighborActionSpace actions(space);
+    if (actions.getNumActions() == 0)
+      return createStringError(inconvertibleErrorCode(),
+                               "na2c: the space has no neighbourhood moves");
+    return std::make_unique<NA2CStrategy>(space, options, seed, o);
+  };
+  cantFail(registry.add(std::move(info)));
+}

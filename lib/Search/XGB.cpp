@@ -1,0 +1,417 @@
+//===- XGB.cpp - AutoTVM-style XGBoost + simulated annealing --------------===//
+//
+// Part of the TileTune project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The "xgb" strategy, modelled on AutoTVM's XGBTuner (ModelBasedTuner +
+// XGBoostCostModel + SimulatedAnnealingOptimizer):
+// - until the first fit, and for the last epsilon * plan_size entries of
+//   every plan, configs are drawn uniformly at random (never repeated);
+// - whenever plan_size * (fits + 1) results have been observed (and at least
+//   one succeeded), an XGBoost model (rank:pairwise by default) is fitted on
+//   all observations, features = the space's encoding, target = normalised
+//   throughput bestCost / cost (failures 0), and parallel simulated
+//   annealing over the space's neighbourhood picks the plan_size
+//   best-predicted configs not proposed yet; proposals follow that plan.
+// The model itself is not serialised: it is only used when a plan is built,
+// and the plan, the annealing chains and the fit count are saved, so a
+// resumed search continues exactly.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tiletune/Search/XGB.h"
+
+#include "CostModelSearch.h"
+#include "StrategyRegistration.h"
+#include "tiletune/Search/CostModel.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace llvm;
+using namespace mlir::tiletune;
+
+//===----------------------------------------------------------------------===//
+// Simulated annealing on a model
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The `capacity` best (score, config) pairs seen, as a min-heap.
+class TopSet {
+public:
+  explicit TopSet(unsigned capacity) : Capacity(capacity) {}
+
+  /// Offers a candidate; returns true if the set changed.
+  bool offer(float score, const Config &c) {
+    if (Capacity == 0 || Members.count(c))
+      return false;
+    if (Heap.size() < Capacity) {
+      Heap.emplace_back(score, c);
+      std::push_heap(Heap.begin(), Heap.end(), worse);
+      Members.insert(c);
+      return true;
+    }
+    if (!(score > Heap.front().first))
+      return false;
+    std::pop_heap(Heap.begin(), Heap.end(), worse);
+    Members.erase(Heap.back().second);
+    Heap.back() = {score, c};
+    std::push_heap(Heap.begin(), Heap.end(), worse);
+    Members.insert(c);
+    return true;
+  }
+
+  /// Members, best first (ties by config order).
+  std::vector<Config> sorted() const {
+    std::vector<std::pair<float, Config>> items = Heap;
+    std::sort(items.begin(), items.end(), [](const auto &a, const auto &b) {
+      return a.first > b.first || (a.first == b.first && a.second < b.second);
+    });
+    std::vector<Config> out;
+    for (auto &item : items)
+      out.push_back(std::move(item.second));
+    return out;
+  }
+
+private:
+  /// Heap order: the root is the worst member (lowest score, then the
+  /// largest config so that ties are resolved deterministically).
+  static bool worse(const std::pair<float, Config> &a,
+                    const std::pair<float, Config> &b) {
+    return a.first > b.first || (a.first == b.first && a.second < b.second);
+  }
+
+  unsigned Capacity;
+  std::vector<std::pair<float, Config>> Heap;
+  ConfigSet Members;
+};
+} // namespace
+
+/// A uniformly random valid neighbour of `c` (std::nullopt if it has none).
+static std::optional<Config> randomValidNeighbor(const Space &space,
+                                                 const Config &c,
+                                                 std::mt19937_64 &rng) {
+  SmallVector<Config> neighbors;
+  space.getNeighbors(c, neighbors);
+  // Try a few random picks first (cheap), then filter all of them.
+  for (unsigned attempt = 0; attempt < 4 && !neighbors.empty(); ++attempt) {
+    size_t i = uniformIndex(rng, neighbors.size());
+    if (space.isValid(neighbors[i]))
+      return neighbors[i];
+  }
+  SmallVector<size_t> valid;
+  for (size_t i = 0; i < neighbors.size(); ++i)
+    if (space.isValid(neighbors[i]))
+      valid.push_back(i);
+  if (valid.empty())
+    return std::nullopt;
+  return neighbors[valid[uniformIndex(rng, valid.size())]];
+}
+
+Expected<std::vector<Config>> mlir::tiletune::annealOnModel(
+    const Space &space, const ConfigScorer &score, unsigned num,
+    const std::function<bool(const Config &)> &isExcluded,
+    std::vector<Config> &points, const AnnealingOptions &options,
+    std::mt19937_64 &rng) {
+  if (points.empty()) {
+    for (unsigned i = 0; i < options.Chains; ++i)
+      if (std::optional<Config> c = space.sampleValid(rng))
+        points.push_back(std::move(*c));
+  }
+  TopSet top(num);
+  if (points.empty())
+    return std::vector<Config>();
+  auto scores = score(points);
+  if (!scores)
+    return scores.takeError();
+  for (size_t i = 0; i < points.size(); ++i)
+    if (!isExcluded(points[i]))
+      top.offer((*scores)[i], points[i]);
+
+  double temp = options.TempStart;
+  double cool =
+      (options.TempStart - options.TempEnd) / (options.Iterations + 1.0);
+  unsigned lastChange = 0;
+  std::vector<Config> next(points.size());
+  for (unsigned k = 0;
+       k < options.Iterations && k < lastChange + options.EarlyStop; ++k) {
+    for (size_t i = 0; i < points.size(); ++i) {
+      std::optional<Config> n = randomValidNeighbor(space, points[i], rng);
+      next[i] = n ? std::move(*n) : points[i];
+    }
+    auto nextScores = score(next);
+    if (!nextScores)
+      return nextScores.takeError();
+    for (size_t i = 0; i < points.size(); ++i) {
+      double delta = double((*nextScores)[i]) - double((*scores)[i]);
+      // temp > 0 throughout: it ends at TempEnd + cool.
+      double accept = temp > 0 ? std::exp(delta / temp) : (delta > 0 ? 1 : 0);
+      if (uniformReal(rng) < accept) {
+        points[i] = next[i];
+        (*scores)[i] = (*nextScores)[i];
+      }
+    }
+    for (size_t i = 0; i < next.size(); ++i)
+      if (!isExcluded(next[i]) && top.offer((*nextScores)[i], next[i]))
+        lastChange = k;
+    temp -= cool;
+  }
+  return top.sorted();
+}
+
+//===----------------------------------------------------------------------===//
+// XGBStrategy
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct XGBStrategyOptions {
+  unsigned PlanSize;
+  double Epsilon;
+  AnnealingOptions Annealing;
+  bool Persistent;
+  XGBoostOptions Model;
+};
+
+class XGBStrategy : public Strategy {
+public:
+  XGBStrategy(const Space &space, const StrategyOptions &options,
+              uint64_t seed, XGBStrategyOptions opts)
+      : Strategy("xgb", space, options, seed), Opts(std::move(opts)) {}
+
+protected:
+  void proposeImpl(unsigned maxCount, SmallVectorImpl<Config> &out) override;
+  void observeImpl(ArrayRef<TrialResult> results) override;
+  json::Object saveImpl() const override;
+  Error loadImpl(const json::Object &state) override;
+
+private:
+  Error refit();
+
+  XGBStrategyOptions Opts;
+  std::vector<Config> Plan;
+  size_t PlanPos = 0;
+  unsigned NumFits = 0;
+  std::vector<Config> Chains;
+  /// Message of the last failed fit (the plan then stays random).
+  std::string LastError;
+};
+} // namespace
+
+void XGBStrategy::proposeImpl(unsigned maxCount,
+                              SmallVectorImpl<Config> &out) {
+  const Space &space = getSpace();
+  ConfigSet local;
+  auto taken = [&](const Config &c) {
+    return wasProposed(c) || local.count(c) != 0;
+  };
+  size_t randomTail = std::min<size_t>(
+      Plan.size(), size_t(std::floor(Opts.Epsilon * Opts.PlanSize)));
+  while (out.size() < maxCount) {
+    while (PlanPos < Plan.size() &&
+           (taken(Plan[PlanPos]) || !space.isValid(Plan[PlanPos])))
+      ++PlanPos;
+    std::optional<Config> c;
+    if (PlanPos >= Plan.size() - randomTail)
+      c = learned::drawFreshConfig(space, getRng(), taken);
+    else
+      c = Plan[PlanPos++];
+    if (!c)
+      break;
+    local.insert(*c);
+    out.push_back(std::move(*c));
+  }
+  if (out.empty() && getNumPending() == 0)
+    setExhausted();
+}
+
+Error XGBStrategy::refit() {
+  const Space &space = getSpace();
+  ArrayRef<TrialResult> history = getHistory();
+  std::vector<Config> configs;
+  for (const TrialResult &r : history)
+    configs.push_back(r.Cfg);
+  XGBoostOptions modelOpts = Opts.Model;
+  modelOpts.recallK = Opts.PlanSize;
+  XGBoostModel model(modelOpts);
+  if (Error e = model.fit(learned::encodeConfigs(space, configs),
+                          learned::throughputTargets(history)))
+    return e;
+  ConfigScorer scorer =
+      [&](ArrayRef<Config> cs) -> Expected<std::vector<float>> {
+    return model.predict(learned::encodeConfigs(space, cs));
+  };
+  auto plan = annealOnModel(
+      space, scorer, Opts.PlanSize,
+      [&](const Config &c) { return wasProposed(c); }, Chains, Opts.Annealing,
+      getRng());
+  if (!Opts.Persistent)
+    Chains.clear();
+  if (!plan)
+    return plan.takeError();
+  Plan = std::move(*plan);
+  PlanPos = 0;
+  return Error::success();
+}
+
+void XGBStrategy::observeImpl(ArrayRef<TrialResult> /*results*/) {
+  ArrayRef<TrialResult> history = getHistory();
+  if (history.size() < size_t(Opts.PlanSize) * (NumFits + 1))
+    return;
+  if (llvm::none_of(history, [](const TrialResult &r) { return r.isOk(); }))
+    return; // AutoTVM fits only once something succeeded
+  ++NumFits;
+  if (Error e = refit()) {
+    // Keep searching (randomly) and remember why the model is missing.
+    LastError = toString(std::move(e));
+    Plan.clear();
+    PlanPos = 0;
+  }
+}
+
+json::Object XGBStrategy::saveImpl() const {
+  const Space &space = getSpace();
+  return json::Object{{"plan", learned::configsToJSON(space, Plan)},
+                      {"plan_pos", int64_t(PlanPos)},
+                      {"fits", int64_t(NumFits)},
+                      {"chains", learned::configsToJSON(space, Chains)},
+                      {"last_error", LastError}};
+}
+
+Error XGBStrategy::loadImpl(const json::Object &state) {
+  const Space &space = getSpace();
+  auto plan = learned::configsFromJSON(space, state.getArray("plan"), "plan");
+  if (!plan)
+    return plan.takeError();
+  auto chains =
+      learned::configsFromJSON(space, state.getArray("chains"), "chains");
+  if (!chains)
+    return chains.takeError();
+  auto pos = state.getInteger("plan_pos");
+  auto fits = state.getInteger("fits");
+  auto lastError = state.getString("last_error");
+  if (!pos || !fits || !lastError || *pos < 0 ||
+      size_t(*pos) > plan->size() || *fits < 0)
+    return createStringError(inconvertibleErrorCode(),
+                             "xgb state: missing or malformed fields");
+  Plan = std::move(*plan);
+  Chains = std::move(*chains);
+  PlanPos = size_t(*pos);
+  NumFits = unsigned(*fits);
+  LastError = lastError->str();
+  return Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Registration
+//===----------------------------------------------------------------------===//
+
+void mlir::tiletune::registerXGBStrategy(StrategyRegistry &registry) {
+  StrategyInfo info;
+  info.Name = "xgb";
+  info.Summary = "AutoTVM-style baseline: XGBoost rank model over config "
+                 "features + parallel simulated annealing over the "
+                 "neighbourhood, epsilon-greedy (Chen et al. 2018; baseline "
+                 "of papers 000-004)";
+  info.Options = {
+      {"plan_size", "64",
+       "refit the model every plan_size measurements and plan that many "
+       "configs (AutoTVM default)"},
+      {"epsilon", "0.05",
+       "fraction of each plan replaced by random picks (AutoTVM's last 5%)"},
+      {"loss", "rank",
+       "'rank' (rank:pairwise, AutoTVM default) or 'reg' "
+       "(reg:squarederror)"},
+      {"num_rounds", "8000", "maximum XGBoost boosting rounds (AutoTVM)"},
+      {"early_stopping", "20",
+       "stop boosting after this many rounds without better top-plan_size "
+       "recall on the training set; 0 = off (AutoTVM)"},
+      {"max_depth", "3", "XGBoost tree depth (AutoTVM)"},
+      {"eta", "0.3", "XGBoost learning rate (AutoTVM)"},
+      {"threads", "1",
+       "XGBoost threads (1 = bit-reproducible; more is faster)"},
+      {"sa_chains", "128", "parallel annealing chains (AutoTVM)"},
+      {"sa_iterations", "500", "maximum annealing steps (AutoTVM)"},
+      {"sa_early_stop", "50",
+       "stop annealing after this many steps without a change of the top "
+       "set (AutoTVM)"},
+      {"sa_temp_start", "1.0", "initial annealing temperature (AutoTVM)"},
+      {"sa_temp_end", "0.0", "final annealing temperature (AutoTVM)"},
+      {"sa_persistent", "true",
+       "continue the chains from their last positions at the next plan "
+       "(AutoTVM)"},
+  };
+  info.Create = [](const Space &space, const StrategyOptions &options,
+                   uint64_t seed) -> Expected<std::unique_ptr<Strategy>> {
+    using namespace learned;
+    XGBStrategyOptions o;
+    const int64_t big = 1 << 24;
+    auto planSize = getIntOptionInRange(options, "plan_size", 1, big);
+    if (!planSize)
+      return planSize.takeError();
+    o.PlanSize = unsigned(*planSize);
+    auto eps = getDoubleOptionInRange(options, "epsilon", 0.0, 1.0);
+    if (!eps)
+      return eps.takeError();
+    o.Epsilon = *eps;
+    StringRef loss = options.at("loss");
+    if (loss == "rank")
+      o.Model.objective = "rank:pairwise";
+    else if (loss == "reg")
+      o.Model.objective = "reg:squarederror";
+    else
+      return createStringError(inconvertibleErrorCode(),
+                               "option 'loss' must be 'rank' or 'reg', got '" +
+                                   loss + "'");
+    auto rounds = getIntOptionInRange(options, "num_rounds", 1, big);
+    if (!rounds)
+      return rounds.takeError();
+    o.Model.numRounds = unsigned(*rounds);
+    auto early = getIntOptionInRange(options, "early_stopping", 0, big);
+    if (!early)
+      return early.takeError();
+    o.Model.earlyStoppingRounds = unsigned(*early);
+    auto depth = getIntOptionInRange(options, "max_depth", 1, 64);
+    if (!depth)
+      return depth.takeError();
+    o.Model.maxDepth = unsigned(*depth);
+    auto eta = getDoubleOptionInRange(options, "eta", 1e-6, 1.0);
+    if (!eta)
+      return eta.takeError();
+    o.Model.eta = *eta;
+    auto threads = getIntOptionInRange(options, "threads", 1, 1024);
+    if (!threads)
+      return threads.takeError();
+    o.Model.numThreads = int(*threads);
+    o.Model.seed = seed;
+    auto chains = getIntOptionInRange(options, "sa_chains", 1, big);
+    if (!chains)
+      return chains.takeError();
+    o.Annealing.Chains = unsigned(*chains);
+    auto iters = getIntOptionInRange(options, "sa_iterations", 0, big);
+    if (!iters)
+      return iters.takeError();
+    o.Annealing.Iterations = unsigned(*iters);
+    auto saEarly = getIntOptionInRange(options, "sa_early_stop", 1, big);
+    if (!saEarly)
+      return saEarly.takeError();
+    o.Annealing.EarlyStop = unsigned(*saEarly);
+    auto t0 = getDoubleOptionInRange(options, "sa_temp_start", 0.0, 1e6);
+    if (!t0)
+      return t0.takeError();
+    auto t1 = getDoubleOptionInRange(options, "sa_temp_end", 0.0, 1e6);
+    if (!t1)
+      return t1.takeError();
+    if (*t1 > *t0)
+      return createStringError(inconvertibleErrorCode(),
+                               "xgb: 'sa_temp_end' must be <= 'sa_temp_start'");
+    o.Annealing.TempStart = *t0;
+    o.Annealing.TempEnd = *t1;
+    auto persistent = getBoolOption(options, "sa_persistent");
+    if (!persistent)
+      return persistent.takeError();
+    o.Persistent = *persistent;
+    return std::make_unique<XGBStrategy>(space, options, seed, std::move(o));
+  };
+  cantFail(registry.add(std::move(info)));
+}
