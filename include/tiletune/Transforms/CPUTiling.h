@@ -1,0 +1,107 @@
+//===- CPUTiling.h - Config-driven CPU tiling and vectorization -*- C++ -*-===//
+//
+// Public C++ entry points of `tiletune-tile-cpu`: decoding a
+// `#tiletune.config<cpu, ...>` into per-loop tile sizes, and tiling, packing
+// and vectorizing one op by it. The tuner and embedding frameworks call these
+// directly; the pass only walks ops and reports errors.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILETUNE_TRANSFORMS_CPUTILING_H
+#define TILETUNE_TRANSFORMS_CPUTILING_H
+
+#include "tiletune/Dialect/TileConfig.h"
+
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <string>
+
+namespace mlir::tiletune {
+
+/// The CPU schedule of one op: tile sizes per loop (the op's iterator order)
+/// at each level, the cache-level loop order and the options. A tile size of
+/// 0 means "not tiled at this level" (the loop would have one iteration).
+struct CPUSchedule {
+  OpKind kind = OpKind::Matmul;
+  /// Full loop ranges, iterator order.
+  SmallVector<int64_t> loopSizes;
+  /// Per-thread tile of the `scf.forall` (0 for reductions).
+  SmallVector<int64_t> parallelTiles;
+  /// Cache tile per loop.
+  SmallVector<int64_t> cacheTiles;
+  /// Register tile per loop (reductions: `unroll` for k/c, 1 for kh/kw).
+  SmallVector<int64_t> registerTiles;
+  /// Cache-level loop order as loop indices, outer to inner (batch first).
+  SmallVector<int64_t> cacheOrder;
+  bool vectorize = true;
+  bool packLhs = false;
+  bool packRhs = false;
+  int64_t unroll = 1;
+
+  /// Number of `scf.forall` iterations (threads worth of work).
+  int64_t getParallelTrips() const;
+};
+
+/// Decodes the CPU schedule of `op` from `config`. Fails (with `reason`)
+/// when the op is not tunable, the config is not a CPU config or does not
+/// verify against the op.
+FailureOr<CPUSchedule> decodeCPUSchedule(Operation *op, TileConfigAttr config,
+                                         std::string *reason = nullptr);
+
+/// What tileAndVectorizeForCPU produced (a summary: the loops themselves
+/// may be rewritten by the cleanups that follow tiling).
+struct CPUTilingResult {
+  /// Iterations of the `scf.forall` of the parallel level (1: no forall).
+  int64_t numThreads = 1;
+  /// Number of cache-level and register-level loops created.
+  unsigned numCacheLoops = 0;
+  unsigned numRegisterLoops = 0;
+  /// Number of packing copies created.
+  unsigned numPackCopies = 0;
+  /// Whether every register tile was vectorized.
+  bool vectorized = false;
+};
+
+/// Checks everything tileAndVectorizeForCPU needs without touching IR:
+/// a tunable op with static shapes, buffer or tensor semantics (not mixed),
+/// a schedule whose sizes match its loops.
+LogicalResult checkCPUTilingPreconditions(Operation *op,
+                                          const CPUSchedule &schedule,
+                                          std::string *reason = nullptr);
+
+/// Tiles `op` by `schedule` (forall / cache loops / packing / register loops)
+/// and vectorizes the register tile. Works on tensors and on memrefs. On
+/// failure of a precondition nothing is changed; the op is replaced on
+/// success.
+FailureOr<CPUTilingResult> tileAndVectorizeForCPU(RewriterBase &rewriter,
+                                                  Operation *op,
+                                                  const CPUSchedule &schedule);
+
+/// Convenience: decodes the op's `tiletune.config` and applies it. Fails
+/// without changes when the op has no CPU config.
+FailureOr<CPUTilingResult> applyCPUConfig(RewriterBase &rewriter,
+                                          Operation *op,
+                                          std::string *reason = nullptr);
+
+/// Vector hoisting and cleanup on buffers: folds memref alias ops into
+/// vector transfers, CSE, loop-invariant code motion, and hoists redundant
+/// vector transfer pairs out of loops. Used by `tiletune-tile-cpu` on memref
+/// inputs and by `tiletune-optimize-cpu-buffers` after bufferization.
+void hoistVectorTransfersOnBuffers(Operation *root);
+
+/// Removes self-copies and vectorizes static buffer copies (`memref.copy`,
+/// `linalg.copy`, `linalg.transpose`) of at most `maxElements` elements:
+/// the packing copies after bufferization. Returns the number changed.
+unsigned vectorizeSmallCopies(Operation *root, int64_t maxElements = 4096);
+
+/// Moves static `memref.alloc` + `memref.dealloc` pairs out of `scf.for`
+/// nests up to the closest enclosing `scf.forall`/`scf.parallel` body or
+/// function body. Returns the number of allocations moved.
+unsigned hoistStaticAllocsOutOfLoops(Operation *root);
+
+} // namespace mlir::tiletune
+
+#endif // TILETUNE_TRANSFORMS_CPUTILING_H

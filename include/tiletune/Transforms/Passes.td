@@ -1,0 +1,176 @@
+//===- Passes.td - TileTune transformation passes ----------*- tablegen -*-===//
+//
+// Declares the CPU passes of TileTune: tiling + vectorization driven by
+// `tiletune.config`, default configs for untuned ops, and the steps of the
+// CPU lowering pipeline that upstream MLIR has no pass for.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILETUNE_TRANSFORMS_PASSES_TD
+#define TILETUNE_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def TileTuneTileCPU : Pass<"tiletune-tile-cpu", "func::FuncOp"> {
+  let summary = "Tile, pack and vectorize tunable ops by their CPU config";
+  let description = [{
+    For every tunable op (`linalg.matmul`, `linalg.batch_matmul`,
+    `linalg.conv_2d_nhwc_hwcf`, `linalg.conv_2d_nchw_fchw`, static shapes,
+    f32/f64/integer elements) that carries a `#tiletune.config<cpu, ...>`:
+
+    1. the `parallel` level (batch and parallel dims) becomes one `scf.forall`
+       whose iterations run on all cores after `tiletune-lower-cpu`;
+    2. the `cache` level becomes `scf.for` loops in the config's `order`
+       (batch dims first, stepping by 1);
+    3. `pack` copies the cache tile of the LHS (`a`: A / conv input) and/or
+       RHS (`b`: B / conv filter) into a contiguous buffer, placed in the
+       innermost cache loop the operand depends on. The B tile of matmul and
+       batch_matmul is stored as column panels `[Nc/rn][Kc][rn]`; every other
+       packed tile keeps its layout;
+    4. the `register` level becomes `scf.for` loops: parallel dims step by
+       their register tile, `k`/`c` by `unroll`, `kh`/`kw` by 1; conv tiles
+       are split into 1-D convolutions (one per output row, fully unrolled);
+    5. with `vectorize = true` the register tile becomes vector code
+       (`vector.contract` / 1-D conv vectors) and the output tile's transfers
+       are hoisted out of the reduction loops (FMA accumulators live in
+       registers).
+
+    Example (`order = [n, k, m]`, register tile 8x32):
+
+    ```mlir
+    // before
+    %0 = linalg.matmul {tiletune.config = #tiletune.config<cpu,
+        parallel = {m = 512, n = 1024}, cache = {m = 64, n = 512, k = 256},
+        register = {m = 8, n = 32}>} ins(%A, %B : ...) outs(%C : ...)
+    // after (abridged)
+    scf.forall (%i) in (2) shared_outs(%c = %C) {
+      scf.for %n = 0 to 1024 step 512 {        // cache loops, order n, k, m
+        scf.for %k = 0 to 1024 step 256 {
+          scf.for %m = 0 to 512 step 64 {
+            scf.for %rm = 0 to 64 step 8 {     // register loops
+              scf.for %rn = 0 to 512 step 32 {
+                %acc = vector.transfer_read ... vector<8x32xf32>
+                %r = scf.for %rk = 0 to 256 step 1 iter_args(%a = %acc) {
+                  %x = vector.transfer_read ... vector<8x1xf32>
+                  %y = vector.transfer_read ... vector<1x32xf32>
+                  %z = vector.contract ... %x, %y, %a
+                  scf.yield %z
+                }
+                vector.transfer_write %r, ...
+    ```
+
+    Ops without a config, or with a config of another target, are left
+    untouched (with `require-config`, a tunable op without a config is an
+    error). Unsupported ops carrying a config (dynamic shapes, other ops) get
+    an error at the op; nothing is mutated before every precondition holds.
+  }];
+  let options = [
+    Option<"requireConfig", "require-config", "bool", /*default=*/"false",
+           "Report an error for a tunable op that has no CPU config">,
+    Option<"emitRemarks", "emit-remarks", "bool", /*default=*/"false",
+           "Emit a remark for every op that is left untouched and why">,
+  ];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect",
+    "::mlir::vector::VectorDialect", "::mlir::bufferization::BufferizationDialect"
+  ];
+}
+
+def TileTuneDefaultConfig : Pass<"tiletune-default-config"> {
+  let summary = "Give tunable ops without a config a sensible CPU config";
+  let description = [{
+    Attaches a `#tiletune.config<cpu, ...>` to every tunable op that has no
+    `tiletune.config` yet; explicit configs (from a user or the tuner) are
+    kept. The heuristic picks an AVX-512 friendly register tile (up to 8 rows
+    by 32 lanes, largest divisors otherwise), cache tiles that keep the
+    packed operand tiles inside L1 (48 KiB) and L2 (1 MiB), loop order
+    `n, k, m` for matmuls, and splits the outermost parallel dims across
+    `threads`. The result always verifies, for any static shape (primes and
+    1 included).
+
+    ```mlir
+    // before
+    %0 = linalg.matmul ins(%A, %B : tensor<64x64xf32>, tensor<64x64xf32>) ...
+    // after
+    %0 = linalg.matmul {tiletune.config = #tiletune.config<cpu,
+        parallel = {m = 64, n = 64}, cache = {k = 64, m = 64, n = 64},
+        register = {m = 8, n = 32}, order = [n, k, m], pack = b, ...>} ...
+    ```
+  }];
+  let options = [
+    Option<"threads", "threads", "int64_t", /*default=*/"1",
+           "Number of cores the parallel level is split across">,
+    Option<"overwrite", "overwrite", "bool", /*default=*/"false",
+           "Replace existing configs too (default: keep them)">,
+  ];
+}
+
+def TileTuneOptimizeCPUBuffers : Pass<"tiletune-optimize-cpu-buffers",
+                                      "func::FuncOp"> {
+  let summary = "Post-bufferization cleanup of tiled CPU code";
+  let description = [{
+    Runs after bufferization: folds memref alias ops into vector transfers,
+    hoists loop-invariant code and redundant vector transfers (so output
+    tiles stay in registers across reduction loops), and moves the static
+    packing buffers (`memref.alloc`/`memref.dealloc` pairs) out of `scf.for`
+    loops, up to the enclosing `scf.forall`/`scf.parallel` body or function,
+    so each thread allocates its packing buffers once.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
+def TileTuneLowerCPUVectors : Pass<"tiletune-lower-cpu-vectors",
+                                   "func::FuncOp"> {
+  let summary = "Lower vector contractions and transfers to FMA-friendly ops";
+  let description = [{
+    Lowers `vector.contract` to outer products and then `vector.fma`,
+    unrolls n-D transfers to 1-D loads/stores, and lowers transposes,
+    broadcasts, shape casts and multi-reductions, so `convert-vector-to-llvm`
+    sees only 1-D vector arithmetic. Deliberately runs no canonicalization
+    (folding the rebuilt accumulator rows into `vector.from_elements` costs
+    4x on matmul).
+
+    ```mlir
+    // before
+    %r = vector.contract {...} %a, %b, %c
+        : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
+    // after: per row i
+    %ai = vector.extract %a[i, 0] : f32 from vector<8x1xf32>
+    %bi = vector.broadcast %ai : f32 to vector<32xf32>
+    %ri = vector.fma %bi, %b0, %ci : vector<32xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::vector::VectorDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+def TileTuneDropReturnedArguments : Pass<"tiletune-drop-returned-arguments",
+                                        "ModuleOp"> {
+  let summary = "Drop kernel results that return an argument buffer";
+  let description = [{
+    After function-boundary bufferization a tensor kernel returns the memref
+    of its `outs` argument. For public functions without callers in the
+    module (kernels called from C or a JIT), this pass removes such results:
+    the caller already owns the buffer, and the deallocation pipeline would
+    otherwise clone it on every call.
+
+    ```mlir
+    // before
+    func.func @k(%a: memref<4xf32>, %c: memref<4xf32>) -> memref<4xf32> {
+      ...
+      return %c : memref<4xf32>
+    }
+    // after
+    func.func @k(%a: memref<4xf32>, %c: memref<4xf32>) {
+      ...
+      return
+    }
+    ```
+  }];
+}
+
+#endif // TILETUNE_TRANSFORMS_PASSES_TD

@@ -1,0 +1,69 @@
+//===- Pipelines.h - TileTune lowering pipelines ----------------*- C++ -*-===//
+//
+// The CPU lowering pipeline: config-driven tiling and vectorization,
+// bufferization, vector lowering, scf.forall -> OpenMP, and conversion to
+// the LLVM dialect. The tuner, the benchmarks and `tiletune-opt` all build
+// it through buildCPULoweringPipeline, so what is measured is what users get.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILETUNE_TRANSFORMS_PIPELINES_H
+#define TILETUNE_TRANSFORMS_PIPELINES_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+#include <cstdint>
+
+namespace mlir::tiletune {
+
+/// Options of the CPU lowering pipeline.
+struct CPULoweringOptions {
+  /// Threads of the OpenMP parallel regions made from `scf.forall`
+  /// (0: leave it to the OpenMP runtime, i.e. OMP_NUM_THREADS).
+  int64_t threads = 0;
+  /// Run `tiletune-tile-cpu` first (ops without a config are lowered
+  /// untiled either way).
+  bool tile = true;
+  /// Give tunable ops without a config a default config first.
+  bool defaultConfigs = false;
+  /// Add `llvm.emit_c_interface` to every public function so that a JIT can
+  /// call the `_mlir_ciface_<name>` wrappers with memref descriptors.
+  bool emitCInterface = true;
+};
+
+/// Appends the CPU lowering pipeline to `pm`, a pass manager on
+/// `builtin.module`. The input may hold tensors or memrefs at function
+/// boundaries; tensor arguments become identity-layout memrefs (results are
+/// returned as memrefs).
+void buildCPULoweringPipeline(OpPassManager &pm,
+                              const CPULoweringOptions &options);
+
+/// Textual options of the `tiletune-lower-cpu` pipeline.
+struct CPULoweringPipelineOptions
+    : public PassPipelineOptions<CPULoweringPipelineOptions> {
+  Option<int64_t> threads{*this, "threads",
+                          llvm::cl::desc("OpenMP threads (0: runtime default)"),
+                          llvm::cl::init(0)};
+  Option<bool> tile{*this, "tile",
+                    llvm::cl::desc("Run tiletune-tile-cpu first"),
+                    llvm::cl::init(true)};
+  Option<bool> defaultConfigs{
+      *this, "default-configs",
+      llvm::cl::desc("Give ops without a config a default config"),
+      llvm::cl::init(false)};
+  Option<bool> emitCInterface{
+      *this, "emit-c-interface",
+      llvm::cl::desc("Add llvm.emit_c_interface to public functions"),
+      llvm::cl::init(true)};
+
+  /// The equivalent C++ options.
+  CPULoweringOptions toOptions() const;
+};
+
+/// Registers the `tiletune-lower-cpu` pass pipeline.
+void registerCPULoweringPipeline();
+
+} // namespace mlir::tiletune
+
+#endif // TILETUNE_TRANSFORMS_PIPELINES_H

@@ -1,0 +1,215 @@
+//===- DefaultConfig.cpp - Heuristic CPU configs for untuned ops ----------===//
+//
+// computeDefaultCPUConfig and the tiletune-default-config pass. Every tile is
+// chosen as a divisor of its enclosing tile, so the config is legal for any
+// static shape; the choices favour AVX-512 register tiles and caches of a
+// few tens of KiB (L1) and about 1 MiB (L2).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tiletune/Transforms/DefaultConfig.h"
+#include "tiletune/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
+
+#define DEBUG_TYPE "tiletune-default-config"
+
+namespace mlir::tiletune {
+#define GEN_PASS_DEF_TILETUNEDEFAULTCONFIG
+#include "tiletune/Transforms/Passes.h.inc"
+} // namespace mlir::tiletune
+
+using namespace mlir;
+using namespace mlir::tiletune;
+
+/// Largest divisor of `n` that is at most `cap` (at least 1).
+static int64_t largestDivisorAtMost(int64_t n, int64_t cap) {
+  cap = std::max<int64_t>(1, std::min(n, cap));
+  for (int64_t d = cap; d > 1; --d)
+    if (n % d == 0)
+      return d;
+  return 1;
+}
+
+/// Register tile of the dim that becomes the vector lanes: two vectors when
+/// they divide, one, else the largest divisor up to two vectors; a small
+/// dim without a useful divisor is taken whole (one masked vector op beats
+/// scalar code).
+static int64_t pickVectorTile(int64_t size, int64_t lanes) {
+  if (size % (2 * lanes) == 0)
+    return 2 * lanes;
+  if (size % lanes == 0)
+    return lanes;
+  int64_t d = largestDivisorAtMost(size, 2 * lanes);
+  if (d < lanes / 2 && size <= 4 * lanes)
+    return size;
+  return d;
+}
+
+namespace {
+/// Tile sizes per dim name being built.
+struct Plan {
+  std::map<std::string, int64_t> parallel, cache, reg;
+};
+} // namespace
+
+/// Splits `threads` across `dims` in order: each gets the largest trip count
+/// that divides its size divided by its register tile.
+static void splitThreads(const TunableOp &op, Plan &plan,
+                         ArrayRef<StringRef> dims, int64_t threads) {
+  for (const LoopDim &dim : op.dims)
+    if (dim.role != DimRole::Reduction)
+      plan.parallel[dim.name] = dim.size;
+  int64_t remaining = std::max<int64_t>(1, threads);
+  for (StringRef name : dims) {
+    if (remaining <= 1)
+      break;
+    const LoopDim *dim = op.lookup(name);
+    if (!dim)
+      continue;
+    int64_t reg = dim->role == DimRole::Batch ? 1 : plan.reg[dim->name];
+    int64_t trips = largestDivisorAtMost(dim->size / reg, remaining);
+    plan.parallel[dim->name] = dim->size / trips;
+    remaining /= trips;
+  }
+}
+
+/// The largest multiple of `reg` that divides `outer` and is at most `cap`
+/// (at least `reg`).
+static int64_t cacheTile(int64_t outer, int64_t reg, int64_t cap) {
+  return reg * largestDivisorAtMost(outer / reg, std::max<int64_t>(1, cap / reg));
+}
+
+TileConfigAttr tiletune::computeDefaultCPUConfig(MLIRContext *ctx,
+                                                 const TunableOp &op,
+                                                 const CPUTarget &target) {
+  Builder b(ctx);
+  int64_t elementBytes =
+      std::max<int64_t>(1, op.elementType.getIntOrFloatBitWidth() / 8);
+  int64_t lanes = std::max<int64_t>(1, target.vectorBytes / elementBytes);
+  auto size = [&](StringRef name) { return op.lookup(name)->size; };
+  Plan plan;
+  SmallVector<StringRef> order;
+  StringRef pack = "none";
+
+  bool matmulLike = op.kind == OpKind::Matmul || op.kind == OpKind::BatchMatmul;
+  if (matmulLike) {
+    int64_t rn = pickVectorTile(size("n"), lanes);
+    int64_t rowCap = std::max<int64_t>(
+        1, std::min<int64_t>(8, target.maxRegisterElements / rn));
+    int64_t rm = largestDivisorAtMost(size("m"), rowCap);
+    plan.reg["m"] = rm;
+    plan.reg["n"] = rn;
+    if (op.kind == OpKind::BatchMatmul)
+      splitThreads(op, plan, {"b", "m", "n"}, target.threads);
+    else
+      splitThreads(op, plan, {"m", "n"}, target.threads);
+    // K tile: the packed B panel (Kc x rn) stays in L1, the B cache tile
+    // (Kc x Nc) in half of L2.
+    int64_t kc = largestDivisorAtMost(
+        size("k"), std::max<int64_t>(1, target.l1Bytes / 2 /
+                                            (rn * elementBytes)));
+    int64_t ncCap =
+        std::max<int64_t>(rn, target.l2Bytes / 2 / (kc * elementBytes));
+    plan.cache["k"] = kc;
+    plan.cache["n"] = cacheTile(plan.parallel["n"], rn, std::min<int64_t>(ncCap, 512));
+    plan.cache["m"] = cacheTile(plan.parallel["m"], rm, 64);
+    order = {"n", "k", "m"};
+    // Panels pay off when several register rows reuse them.
+    if (plan.parallel["m"] / rm >= 4 && plan.cache["n"] >= rn)
+      pack = "b";
+  } else {
+    // Convolutions: output width x filters form the register tile, filters
+    // on the vector lanes; one output row at a time.
+    int64_t rf = pickVectorTile(size("f"), lanes);
+    int64_t rowCap = std::max<int64_t>(
+        1, std::min<int64_t>(8, target.maxRegisterElements / rf));
+    plan.reg["f"] = rf;
+    plan.reg["ow"] = largestDivisorAtMost(size("ow"), rowCap);
+    plan.reg["oh"] = 1;
+    splitThreads(op, plan, {"n", "oh", "f", "ow"}, target.threads);
+    plan.cache["kh"] = size("kh");
+    plan.cache["kw"] = size("kw");
+    // Input channels: the filter slice (kh x kw x c x rf) within half of L1.
+    int64_t perChannel = size("kh") * size("kw") * rf * elementBytes;
+    plan.cache["c"] = largestDivisorAtMost(
+        size("c"), std::max<int64_t>(1, target.l1Bytes / 2 / perChannel));
+    plan.cache["f"] = cacheTile(plan.parallel["f"], rf, 128);
+    plan.cache["ow"] = plan.parallel["ow"];
+    plan.cache["oh"] = cacheTile(plan.parallel["oh"], 1, 4);
+    if (op.kind == OpKind::ConvNhwcHwcf)
+      order = {"f", "oh", "ow", "kh", "kw", "c"};
+    else
+      order = {"f", "oh", "ow", "c", "kh", "kw"};
+  }
+
+  FactorMap factors;
+  for (const LoopDim &dim : op.dims) {
+    switch (dim.role) {
+    case DimRole::Batch: {
+      int64_t p = plan.parallel[dim.name];
+      factors[dim.name] = {dim.size / p, p};
+      break;
+    }
+    case DimRole::Parallel: {
+      int64_t p = plan.parallel[dim.name], c = plan.cache[dim.name],
+              r = plan.reg[dim.name];
+      factors[dim.name] = {dim.size / p, p / c, c / r, r};
+      break;
+    }
+    case DimRole::Reduction: {
+      int64_t c = plan.cache[dim.name];
+      factors[dim.name] = {dim.size / c, c};
+      break;
+    }
+    }
+  }
+  SmallVector<Attribute> orderAttrs;
+  for (StringRef name : order)
+    orderAttrs.push_back(b.getStringAttr(name));
+  SmallVector<NamedAttribute> options = {
+      b.getNamedAttr("order", b.getArrayAttr(orderAttrs)),
+      b.getNamedAttr("vectorize", b.getBoolAttr(true)),
+      b.getNamedAttr("pack", b.getStringAttr(pack)),
+      b.getNamedAttr("unroll", b.getI64IntegerAttr(1)),
+  };
+  return buildConfig(ctx, kTargetCPU, op, factors, options);
+}
+
+namespace {
+struct DefaultConfigPass
+    : public tiletune::impl::TileTuneDefaultConfigBase<DefaultConfigPass> {
+  using TileTuneDefaultConfigBase::TileTuneDefaultConfigBase;
+
+  void runOnOperation() override {
+    if (threads < 1) {
+      getOperation()->emitError("tiletune-default-config: threads must be >= 1");
+      return signalPassFailure();
+    }
+    CPUTarget target;
+    target.threads = threads;
+    bool anyError = false;
+    getOperation()->walk([&](Operation *op) {
+      if (getConfig(op) && !overwrite)
+        return;
+      FailureOr<TunableOp> tunable = matchTunableOp(op);
+      if (failed(tunable))
+        return;
+      TileConfigAttr config =
+          computeDefaultCPUConfig(&getContext(), *tunable, target);
+      if (!config ||
+          failed(verifyConfig(config, *tunable,
+                              [&] { return op->emitError(); }))) {
+        op->emitError("tiletune-default-config: no legal default config "
+                      "(internal error)");
+        anyError = true;
+        return;
+      }
+      setConfig(op, config);
+    });
+    if (anyError)
+      signalPassFailure();
+  }
+};
+} // namespace

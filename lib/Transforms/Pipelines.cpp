@@ -1,0 +1,110 @@
+//===- Pipelines.cpp - The tiletune-lower-cpu pipeline --------------------===//
+//
+// buildCPULoweringPipeline and the registration of all TileTune transforms.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tiletune/Transforms/Pipelines.h"
+#include "tiletune/Transforms/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+using namespace mlir::tiletune;
+
+CPULoweringOptions CPULoweringPipelineOptions::toOptions() const {
+  CPULoweringOptions options;
+  options.threads = threads;
+  options.tile = tile;
+  options.defaultConfigs = defaultConfigs;
+  options.emitCInterface = emitCInterface;
+  return options;
+}
+
+void tiletune::buildCPULoweringPipeline(OpPassManager &pm,
+                                        const CPULoweringOptions &options) {
+  if (options.emitCInterface)
+    pm.addPass(LLVM::createLLVMRequestCWrappersPass());
+  if (options.defaultConfigs) {
+    TileTuneDefaultConfigOptions defaults;
+    defaults.threads = std::max<int64_t>(1, options.threads);
+    pm.addPass(createTileTuneDefaultConfig(defaults));
+  }
+  if (options.tile)
+    pm.addNestedPass<func::FuncOp>(createTileTuneTileCPU());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+
+  // Bufferization: tensor arguments become identity-layout memrefs; results
+  // that alias an argument are dropped (the caller's buffer holds them).
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addPass(bufferization::createDropEquivalentBufferResultsPass());
+  pm.addPass(createTileTuneDropReturnedArguments());
+  pm.addPass(createCSEPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createTileTuneOptimizeCPUBuffers());
+  bufferization::buildBufferDeallocationPipeline(pm);
+
+  // Whatever was not tiled or vectorized becomes loops.
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+
+  // scf.forall -> scf.parallel -> OpenMP. The canonicalizer inlines the
+  // memref.alloca_scope the conversion wraps around each body (it must go
+  // before control flow is lowered) and runs before vector lowering, which
+  // must not be followed by canonicalization.
+  pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
+  ConvertSCFToOpenMPPassOptions openmp;
+  openmp.numThreads =
+      static_cast<unsigned>(std::max<int64_t>(0, options.threads));
+  pm.addPass(createConvertSCFToOpenMPPass(openmp));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addNestedPass<func::FuncOp>(createTileTuneLowerCPUVectors());
+
+  // To the LLVM dialect.
+  VectorTransferToSCFOptions transfers;
+  transfers.enableFullUnroll();
+  pm.addPass(createConvertVectorToSCFPass(transfers));
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertVectorToLLVMPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertOpenMPToLLVMPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void tiletune::registerCPULoweringPipeline() {
+  PassPipelineRegistration<CPULoweringPipelineOptions>(
+      "tiletune-lower-cpu",
+      "Tile and vectorize by tiletune.config, bufferize, and lower to the "
+      "LLVM dialect with OpenMP for the parallel level",
+      [](OpPassManager &pm, const CPULoweringPipelineOptions &options) {
+        buildCPULoweringPipeline(pm, options.toOptions());
+      });
+}
+
+void tiletune::registerTileTuneTransformsPasses() {
+  registerTileTuneCPUPasses();
+  registerCPULoweringPipeline();
+}
