@@ -62,6 +62,10 @@ protected:
     return llvm::toString(db.takeError());
   }
 
+  /// A writer process commits records until it is SIGKILLed; every record
+  /// it saw committed must be in the file.
+  void checkKilledWriter(SyncMode sync);
+
   llvm::SmallString<128> directory;
 };
 
@@ -374,7 +378,14 @@ TEST_F(DatabaseTest, ForeignSQLiteFilesAreRejected) {
 }
 
 TEST_F(DatabaseTest, KilledWriterLosesNoCommittedRecord) {
-  std::string path = file("killed.db");
+  for (SyncMode sync : {SyncMode::Normal, SyncMode::Full})
+    checkKilledWriter(sync);
+}
+
+void DatabaseTest::checkKilledWriter(SyncMode sync) {
+  SCOPED_TRACE(sync == SyncMode::Full ? "full sync" : "normal sync");
+  std::string path =
+      file(sync == SyncMode::Full ? "killed-full.db" : "killed-normal.db");
   int progress[2];
   ASSERT_EQ(pipe(progress), 0);
   pid_t child = fork();
@@ -383,7 +394,7 @@ TEST_F(DatabaseTest, KilledWriterLosesNoCommittedRecord) {
     // The writer: commits records as fast as it can and reports each
     // committed trial index to the parent.
     close(progress[0]);
-    auto db = TileTuneDatabase::open(path);
+    auto db = TileTuneDatabase::open(path, OpenMode::CreateIfMissing, sync);
     if (!db)
       _exit(2);
     RunInfo run = makeRun();

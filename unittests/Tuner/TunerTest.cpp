@@ -151,10 +151,7 @@ protected:
   }
 
   std::unique_ptr<TileTuneDatabase> openDb(llvm::StringRef name) {
-    // Commits survive kill -9 without an fsync each (SyncMode::Normal);
-    // DatabaseTests cover the default full sync.
-    auto db = TileTuneDatabase::open(file(name), OpenMode::CreateIfMissing,
-                                     SyncMode::Normal);
+    auto db = TileTuneDatabase::open(file(name));
     if (!db) {
       ADD_FAILURE() << llvm::toString(db.takeError());
       return nullptr;
@@ -673,8 +670,7 @@ TEST_P(TunerResumeTest, ContinuesExactly) {
     pid_t child = fork();
     ASSERT_GE(child, 0);
     if (child == 0) {
-      auto db = TileTuneDatabase::open(path, OpenMode::CreateIfMissing,
-                                       SyncMode::Normal);
+      auto db = TileTuneDatabase::open(path);
       auto strategy = createStrategy(param.strategy, space, {}, 42);
       if (!db || !strategy)
         _exit(2);
