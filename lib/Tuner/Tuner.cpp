@@ -300,6 +300,10 @@ Error Tuner::Impl::startOrResume(const Config &defaultConfig) {
             !count || !saved || *count < 0 ||
             static_cast<size_t>(*count) > recordedResults->size())
           return mismatch("its saved strategy state is malformed");
+        for (size_t i = 0; i < static_cast<size_t>(*count); ++i)
+          if ((*recordedResults)[i].role == MeasurementRole::Final)
+            return mismatch("its saved strategy state covers a final "
+                            "re-measurement (malformed checkpoint)");
         if (Error err = strategy.loadState(*saved))
           return mismatch("its saved strategy state does not load: " +
                           llvm::toString(std::move(err)));
@@ -611,13 +615,16 @@ Expected<TuneResult> Tuner::Impl::run(const Config &defaultConfig) {
   }
 
   // The search.
+  bool stoppedBetweenBatches = false;
   while (completed) {
     if (stopFlagSet() && !stopRequested) {
       stopRequested = true;
       stopReason = "stopped";
     }
-    if (stopRequested)
+    if (stopRequested) {
+      stoppedBetweenBatches = true;
       break;
+    }
     bool replaying = !replayQueue.empty();
     if (opts.maxTrials > 0 && trialsDone >= opts.maxTrials) {
       stopReason = "budget";
@@ -751,7 +758,9 @@ Expected<TuneResult> Tuner::Impl::run(const Config &defaultConfig) {
 
   RunStatus status =
       stopRequested ? RunStatus::Interrupted : RunStatus::Finished;
-  if (status == RunStatus::Interrupted && completed)
+  // A checkpoint must describe a state between two search batches (all
+  // proposals observed, no final re-measurement yet).
+  if (status == RunStatus::Interrupted && stoppedBetweenBatches)
     if (Error err = checkpoint(/*force=*/true))
       return fail(std::move(err));
   if (Error err = db.updateRunStatus(

@@ -771,6 +771,8 @@ INSTANTIATE_TEST_SUITE_P(
                       ResumeCase{"opevo", Interruption::Kill9, 9, -1},
                       ResumeCase{"random", Interruption::MeasurerError, 7, 0},
                       ResumeCase{"opevo", Interruption::Callback, 10, 0},
+                      ResumeCase{"random", Interruption::Callback, 41, 0},
+                      ResumeCase{"random", Interruption::Callback, 9, 0},
                       ResumeCase{"gbfs", Interruption::Callback, 1, -1}),
     caseName);
 
