@@ -101,8 +101,13 @@ public:
         ctx(MLIRContext::Threading::DISABLED) {}
 
   llvm::Error init();
-  MeasureResult measure(StringRef attrText,
-                        const std::function<void(StringRef)> &phase);
+  std::optional<MeasureResult> compile(StringRef attrText);
+  MeasureResult run(const std::function<void(StringRef)> &phase);
+
+  /// The variant compiled last (for run()).
+  std::unique_ptr<ExecutionModule> compiled;
+  std::optional<Kernel> compiledKernel;
+  double compileSeconds = 0;
 
   Problem problem;
   CPUMeasureOptions options;
@@ -169,17 +174,14 @@ llvm::Error InProcessCPUMeasurer::Impl::init() {
   return llvm::Error::success();
 }
 
-MeasureResult
-InProcessCPUMeasurer::Impl::measure(StringRef attrText,
-                                    const std::function<void(StringRef)> &phase) {
+std::optional<MeasureResult>
+InProcessCPUMeasurer::Impl::compile(StringRef attrText) {
   double start = now();
+  compiledKernel.reset();
+  compiled.reset();
   auto finish = [&](MeasureResult r) {
     r.costSeconds = now() - start;
-    return r;
-  };
-  auto setPhase = [&](StringRef name) {
-    if (phase)
-      phase(name);
+    return std::optional<MeasureResult>(r);
   };
   std::string diagText;
   ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &diag) {
@@ -189,7 +191,6 @@ InProcessCPUMeasurer::Impl::measure(StringRef attrText,
     return success();
   });
 
-  setPhase("compile");
   auto attr = dyn_cast_or_null<TileConfigAttr>(parseAttribute(attrText, &ctx));
   if (!attr)
     return finish(MeasureResult::failure(
@@ -227,7 +228,27 @@ InProcessCPUMeasurer::Impl::measure(StringRef attrText,
     return finish(MeasureResult::failure(
         MeasureStatus::CompileError,
         "kernel lookup failed: " + toString(fn.takeError())));
+  compiled = std::move(*module);
+  compiledKernel = *fn;
+  compileSeconds = now() - start;
+  return std::nullopt;
+}
 
+MeasureResult
+InProcessCPUMeasurer::Impl::run(const std::function<void(StringRef)> &phase) {
+  double start = now();
+  auto finish = [&](MeasureResult r) {
+    r.costSeconds = now() - start + compileSeconds;
+    return r;
+  };
+  if (!compiledKernel)
+    return finish(MeasureResult::failure(MeasureStatus::RuntimeError,
+                                         "no compiled variant to run"));
+  auto setPhase = [&](StringRef name) {
+    if (phase)
+      phase(name);
+  };
+  Kernel *fn = &*compiledKernel;
   Buffer out = outInit.clone();
   llvm::SmallVector<Buffer *> args = {&lhs, &rhs, &out};
   setPhase("run");
@@ -279,7 +300,20 @@ InProcessCPUMeasurer::create(const Problem &problem,
 MeasureResult
 InProcessCPUMeasurer::measure(StringRef attrText,
                               std::function<void(StringRef)> phase) {
-  return impl->measure(attrText, phase);
+  if (phase)
+    phase("compile");
+  if (std::optional<MeasureResult> failed = impl->compile(attrText))
+    return *failed;
+  return impl->run(phase);
+}
+
+std::optional<MeasureResult>
+InProcessCPUMeasurer::compile(StringRef attrText) {
+  return impl->compile(attrText);
+}
+
+MeasureResult InProcessCPUMeasurer::run(std::function<void(StringRef)> phase) {
+  return impl->run(phase);
 }
 
 //===----------------------------------------------------------------------===//
@@ -289,6 +323,9 @@ InProcessCPUMeasurer::measure(StringRef attrText,
 /// Marker the worker writes to stderr when it enters a phase.
 static constexpr llvm::StringLiteral kPhaseMarker = "tiletune-worker-phase: ";
 
+/// Worker protocol: "C<attr text>" compiles a variant (answer: "ok" or an
+/// encoded failed result); "R" verifies and times it (answer: an encoded
+/// result).
 CPUMeasurer::CPUMeasurer(const Problem &problem,
                          const CPUMeasureOptions &options)
     : problem(problem), options(options) {
@@ -299,7 +336,12 @@ CPUMeasurer::CPUMeasurer(const Problem &problem,
   Problem p = problem;
   CPUMeasureOptions o = options;
   auto handler = [state, initError, p, o](StringRef request) -> std::string {
+    auto phase = [](StringRef name) {
+      llvm::errs() << kPhaseMarker << name << "\n";
+      llvm::errs().flush();
+    };
     if (!*state && initError->empty()) {
+      phase("setup");
       llvm::Expected<std::unique_ptr<InProcessCPUMeasurer>> created =
           InProcessCPUMeasurer::create(p, o);
       if (!created)
@@ -311,11 +353,13 @@ CPUMeasurer::CPUMeasurer(const Problem &problem,
       return encodeMeasureResult(MeasureResult::failure(
           MeasureStatus::CompileError,
           "cannot set up the measurement: " + *initError));
-    auto phase = [](StringRef name) {
-      llvm::errs() << kPhaseMarker << name << "\n";
-      llvm::errs().flush();
-    };
-    return encodeMeasureResult((*state)->measure(request, phase));
+    if (request.consume_front("C")) {
+      phase("compile");
+      if (std::optional<MeasureResult> failed = (*state)->compile(request))
+        return encodeMeasureResult(*failed);
+      return "ok";
+    }
+    return encodeMeasureResult((*state)->run(phase));
   };
   WorkerOptions workerOptions;
   workerOptions.timeoutSeconds = options.timeoutSeconds;
@@ -331,52 +375,61 @@ unsigned CPUMeasurer::getNumWorkerStarts() const {
   return server->getNumStarts();
 }
 
-MeasureResult CPUMeasurer::measure(StringRef attrText, double timeoutSeconds) {
-  double start = now();
-  if (timeoutSeconds <= 0)
-    timeoutSeconds = options.timeoutSeconds;
-  llvm::Expected<WorkerResult> answer = server->call(attrText, timeoutSeconds);
-  MeasureResult result;
-  if (!answer) {
-    result = MeasureResult::failure(MeasureStatus::RuntimeError,
-                                    "worker failure: " +
-                                        toString(answer.takeError()));
-  } else if (answer->succeeded()) {
+MeasureResult CPUMeasurer::call(StringRef request, double timeoutSeconds) {
+  llvm::Expected<WorkerResult> answer = server->call(request, timeoutSeconds);
+  if (!answer)
+    return MeasureResult::failure(MeasureStatus::RuntimeError,
+                                  "worker failure: " +
+                                      toString(answer.takeError()));
+  if (answer->succeeded()) {
+    if (answer->output == "ok")
+      return MeasureResult::success(TimeStats());
     llvm::Expected<MeasureResult> decoded = decodeMeasureResult(answer->output);
     if (decoded)
-      result = std::move(*decoded);
-    else
-      result = MeasureResult::failure(MeasureStatus::RuntimeError,
-                                      "bad worker answer: " +
-                                          toString(decoded.takeError()));
-  } else {
-    // Find the phase the worker was in and keep the other stderr lines.
-    StringRef lastPhase = "compile";
-    std::string otherLines;
-    llvm::SmallVector<StringRef> lines;
-    StringRef(answer->stderrTail).split(lines, '\n', -1, false);
-    for (StringRef line : lines) {
-      if (line.starts_with(kPhaseMarker)) {
-        lastPhase = line.drop_front(kPhaseMarker.size()).trim();
-        otherLines.clear();
-        continue;
-      }
-      otherLines += line.str() + "\n";
-    }
-    MeasureStatus status = answer->status == WorkerStatus::Timeout
-                               ? MeasureStatus::Timeout
-                           : lastPhase == "compile"
-                               ? MeasureStatus::CompileError
-                               : MeasureStatus::RuntimeError;
-    std::string message = "worker " + answer->describe() + " during " +
-                          lastPhase.str();
-    StringRef tail = StringRef(otherLines).trim();
-    if (tail.size() > 2000)
-      tail = tail.take_back(2000);
-    if (!tail.empty())
-      message += ": " + tail.str();
-    result = MeasureResult::failure(status, message);
+      return std::move(*decoded);
+    return MeasureResult::failure(MeasureStatus::RuntimeError,
+                                  "bad worker answer: " +
+                                      toString(decoded.takeError()));
   }
+  // Find the phase the worker was in and keep the other stderr lines.
+  StringRef lastPhase = "compile";
+  std::string otherLines;
+  llvm::SmallVector<StringRef> lines;
+  StringRef(answer->stderrTail).split(lines, '\n', -1, false);
+  for (StringRef line : lines) {
+    if (line.starts_with(kPhaseMarker)) {
+      lastPhase = line.drop_front(kPhaseMarker.size()).trim();
+      otherLines.clear();
+      continue;
+    }
+    otherLines += line.str() + "\n";
+  }
+  MeasureStatus status =
+      answer->status == WorkerStatus::Timeout ? MeasureStatus::Timeout
+      : (lastPhase == "compile" || lastPhase == "setup")
+          ? MeasureStatus::CompileError
+          : MeasureStatus::RuntimeError;
+  std::string message =
+      "worker " + answer->describe() + " during " + lastPhase.str();
+  StringRef tail = StringRef(otherLines).trim();
+  if (tail.size() > 2000)
+    tail = tail.take_back(2000);
+  if (!tail.empty())
+    message += ": " + tail.str();
+  return MeasureResult::failure(status, message);
+}
+
+MeasureResult CPUMeasurer::measure(StringRef attrText,
+                                   double compileTimeoutSeconds,
+                                   double runTimeoutSeconds) {
+  double start = now();
+  if (compileTimeoutSeconds <= 0)
+    compileTimeoutSeconds = options.timeoutSeconds;
+  if (runTimeoutSeconds <= 0)
+    runTimeoutSeconds = options.timeoutSeconds;
+  MeasureResult result = call(("C" + attrText).str(), compileTimeoutSeconds);
+  if (result.ok())
+    result = call("R", runTimeoutSeconds);
   result.costSeconds = now() - start;
   return result;
 }

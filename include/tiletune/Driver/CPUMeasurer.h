@@ -58,6 +58,11 @@ public:
   /// the work proceeds (the worker reports it so a crash can be typed).
   MeasureResult measure(llvm::StringRef attrText,
                         std::function<void(llvm::StringRef)> phase = {});
+  /// The first half of measure(): compiles the variant and keeps it for
+  /// run(). Returns the failed result, or std::nullopt on success.
+  std::optional<MeasureResult> compile(llvm::StringRef attrText);
+  /// The second half: verifies and times the variant compiled last.
+  MeasureResult run(std::function<void(llvm::StringRef)> phase = {});
 
   class Impl;
 
@@ -74,10 +79,13 @@ public:
   CPUMeasurer(const Problem &problem, const CPUMeasureOptions &options);
   ~CPUMeasurer();
 
-  /// Measures one config (attribute text) with a time limit in seconds
-  /// (<= 0: the options' default). Never fails: problems of the worker
-  /// machinery come back as failed results too.
-  MeasureResult measure(llvm::StringRef attrText, double timeoutSeconds = 0);
+  /// Measures one config (attribute text): compiles it within
+  /// `compileTimeoutSeconds`, then verifies and times it within
+  /// `runTimeoutSeconds` (<= 0: the options' default for either). Never
+  /// fails: problems of the worker machinery come back as failed results.
+  MeasureResult measure(llvm::StringRef attrText,
+                        double compileTimeoutSeconds = 0,
+                        double runTimeoutSeconds = 0);
 
   /// Starts the worker process now (before the caller starts threads).
   llvm::Error start();
@@ -89,6 +97,9 @@ public:
   const CPUMeasureOptions &getOptions() const { return options; }
 
 private:
+  /// One request to the worker; failures of the worker become results.
+  MeasureResult call(llvm::StringRef request, double timeoutSeconds);
+
   Problem problem;
   CPUMeasureOptions options;
   std::unique_ptr<ForkServer> server;

@@ -1,0 +1,149 @@
+//===- Driver.h - Tuning whole modules, applying and reporting --*- C++ -*-===//
+//
+// The flows behind the `tiletune` CLI and the tuning passes: tune every
+// unique tunable op of a module (space per problem, strategy by name, the
+// generic Tuner over the isolated CPU measurer, results in the database,
+// best configs written back onto the ops), apply the best configs of a
+// database to a module, and print spaces and reports.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILETUNE_DRIVER_DRIVER_H
+#define TILETUNE_DRIVER_DRIVER_H
+
+#include "tiletune/Database/Database.h"
+#include "tiletune/Driver/CPUMeasurer.h"
+#include "tiletune/Driver/Problem.h"
+#include "tiletune/Search/Strategy.h"
+#include "tiletune/Space/Space.h"
+#include "tiletune/Support/Target.h"
+#include "tiletune/Tuner/Tuner.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mlir::tiletune {
+
+/// The default search algorithm of the CLI and the autotune pass.
+constexpr llvm::StringLiteral kDefaultAlgorithm = "gbfs";
+
+/// ~/.cache/tiletune/tuning.db ($XDG_CACHE_HOME is honoured).
+std::string getDefaultDatabasePath();
+
+/// `threads`, or the number of cores when it is 0.
+unsigned resolveThreads(unsigned threads);
+
+/// The target results are recorded for: the host CPU with `threads` threads.
+TargetInfo getCPUTarget(unsigned threads);
+
+/// Options of tuneModule().
+struct TuneOptions {
+  std::string algorithm = kDefaultAlgorithm.str();
+  /// Strategy options ("name=value"); unknown names are errors.
+  StrategyOptions strategyOptions;
+  /// Budget per problem: measurements (0: none) and seconds (0: none).
+  int64_t trials = 32;
+  double seconds = 0;
+  uint64_t seed = 0;
+  /// Threads of the kernels (0: all cores).
+  unsigned threads = 0;
+  /// Database file (empty: getDefaultDatabasePath()).
+  std::string databasePath;
+  /// Continue unfinished runs of the same problem/target/algorithm/seed.
+  bool resume = false;
+  /// Candidates per batch.
+  unsigned batchSize = 8;
+  /// Progress bar on `progress` (null: no progress).
+  llvm::raw_ostream *progress = nullptr;
+  /// Per-problem summaries (null: quiet).
+  llvm::raw_ostream *log = nullptr;
+  /// Timing methodology of the measurements.
+  TimingOptions timing;
+  /// Stop flag polled by the tuner (e.g. set by SIGINT).
+  const std::atomic<bool> *stopFlag = nullptr;
+};
+
+/// What tuning one problem gave.
+struct ProblemOutcome {
+  Problem problem;
+  /// Number of ops of the module with this problem.
+  unsigned numOps = 0;
+  TuneResult result;
+  /// The winner as attribute text (empty when nothing was Ok).
+  std::string bestAttr;
+};
+
+/// The Tuner's measurer for one CPU problem: converts configs to attributes
+/// and measures them in an isolated worker process (CPUMeasurer).
+class CPUProblemMeasurer : public Measurer {
+public:
+  CPUProblemMeasurer(MLIRContext *ctx, const Problem &problem,
+                     const Space &space, const CPUMeasureOptions &options);
+  llvm::Error measure(llvm::ArrayRef<Config> batch,
+                      const MeasureRequest &request,
+                      MeasureResultSink sink) override;
+
+private:
+  MLIRContext *ctx;
+  Problem problem;
+  Space space;
+  CPUMeasureOptions options;
+  CPUMeasurer worker;
+};
+
+/// The default config of a problem (the heuristic of
+/// `tiletune-default-config` for `threads` threads) as a point of `space`;
+/// the space's own default when the heuristic's config is not in it.
+Config getDefaultConfig(MLIRContext *ctx, const Problem &problem,
+                        const Space &space, unsigned threads);
+
+/// The space a strategy searches: `space` itself, or for "automcl" the
+/// AutoMCL pfactor + ideal-cache-model filtered space.
+llvm::Expected<Space> getSearchSpace(llvm::StringRef algorithm,
+                                     const Problem &problem,
+                                     const Space &space, unsigned threads);
+
+/// Tunes every unique tunable op of `module` and sets the best config found
+/// on each of them. Problems in the module are reported as diagnostics on
+/// the ops and as an error; database and measurer failures as errors.
+llvm::Expected<std::vector<ProblemOutcome>>
+tuneModule(ModuleOp module, const TuneOptions &options);
+
+/// Statistics of applyDatabase().
+struct ApplyStats {
+  unsigned applied = 0;
+  unsigned kept = 0;
+  unsigned missing = 0;
+};
+
+/// Sets the best config recorded in `db` for this `target` on every tunable
+/// op of `module`. Ops without a result are left alone; ops with a config
+/// keep it unless `overrideConfigs`.
+llvm::Expected<ApplyStats> applyDatabase(ModuleOp module,
+                                         TileTuneDatabase &db,
+                                         const TargetInfo &target,
+                                         bool overrideConfigs);
+
+/// Prints, for each unique problem of `module`, the space's parameters and
+/// size (exact valid count when it can be enumerated quickly).
+llvm::Error printSpaces(ModuleOp module, llvm::StringRef target,
+                        unsigned threads, llvm::raw_ostream &os);
+
+/// Prints the per-problem report of `db`: best config, GFLOP/s, speed-up
+/// over the default config, trials and time used, per algorithm. Restricted
+/// to `target` when given.
+llvm::Error printReport(TileTuneDatabase &db, const TargetInfo *target,
+                        llvm::raw_ostream &os);
+
+/// Prints a summary table of tuneModule()'s outcomes.
+void printOutcomes(llvm::ArrayRef<ProblemOutcome> outcomes,
+                   llvm::StringRef algorithm, llvm::raw_ostream &os);
+
+} // namespace mlir::tiletune
+
+#endif // TILETUNE_DRIVER_DRIVER_H

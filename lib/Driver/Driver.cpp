@@ -1,0 +1,412 @@
+//===- Driver.cpp - Tuning whole modules, applying and reporting ----------===//
+//
+// tuneModule / applyDatabase / printSpaces / printReport and the Tuner's
+// CPU measurer.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tiletune/Driver/Driver.h"
+
+#include "tiletune/Driver/ConfigSpace.h"
+#include "tiletune/Space/OperatorSpaces.h"
+#include "tiletune/Transforms/DefaultConfig.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Threading.h"
+
+#include <algorithm>
+#include <map>
+
+using namespace mlir;
+using namespace mlir::tiletune;
+
+static llvm::Error makeError(const llvm::Twine &msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
+}
+
+std::string mlir::tiletune::getDefaultDatabasePath() {
+  llvm::SmallString<256> path;
+  if (std::optional<std::string> xdg =
+          llvm::sys::Process::GetEnv("XDG_CACHE_HOME");
+      xdg && !xdg->empty()) {
+    path = *xdg;
+  } else if (std::optional<std::string> home =
+                 llvm::sys::Process::GetEnv("HOME");
+             home && !home->empty()) {
+    path = *home;
+    llvm::sys::path::append(path, ".cache");
+  } else {
+    path = ".";
+  }
+  llvm::sys::path::append(path, "tiletune", "tuning.db");
+  return std::string(path);
+}
+
+unsigned mlir::tiletune::resolveThreads(unsigned threads) {
+  if (threads > 0)
+    return threads;
+  return std::max(1u, llvm::hardware_concurrency().compute_thread_count());
+}
+
+TargetInfo mlir::tiletune::getCPUTarget(unsigned threads) {
+  return TargetInfo::detectHostCPU(resolveThreads(threads));
+}
+
+//===----------------------------------------------------------------------===//
+// CPUProblemMeasurer
+//===----------------------------------------------------------------------===//
+
+CPUProblemMeasurer::CPUProblemMeasurer(MLIRContext *ctx,
+                                       const Problem &problem,
+                                       const Space &space,
+                                       const CPUMeasureOptions &options)
+    : ctx(ctx), problem(problem), space(space), options(options),
+      worker(problem, options) {}
+
+llvm::Error CPUProblemMeasurer::measure(ArrayRef<Config> batch,
+                                        const MeasureRequest &request,
+                                        MeasureResultSink sink) {
+  // A run limit covers one execution; verification and timing execute the
+  // variant (1 + warm-up + repeats) times, in samples of at least
+  // minSampleSeconds each.
+  const TimingOptions &timing = options.timing;
+  double perRun = request.runTimeoutSeconds > 0 ? request.runTimeoutSeconds
+                                                : options.timeoutSeconds;
+  double runLimit =
+      2.0 + double(1 + timing.warmupRuns) * perRun +
+      double(timing.repeats) * std::max(perRun, 2 * timing.minSampleSeconds);
+  double compileLimit = request.compileTimeoutSeconds > 0
+                            ? request.compileTimeoutSeconds
+                            : options.timeoutSeconds;
+  for (auto [index, config] : llvm::enumerate(batch)) {
+    MeasureResult result;
+    llvm::Expected<TileConfigAttr> attr =
+        configToAttr(ctx, problem, space, config);
+    if (!attr)
+      result = MeasureResult::failure(MeasureStatus::Invalid,
+                                      toString(attr.takeError()));
+    else
+      result = worker.measure(printAttr(*attr), compileLimit, runLimit);
+    if (!sink(index, result))
+      break;
+  }
+  return llvm::Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Spaces and defaults
+//===----------------------------------------------------------------------===//
+
+Config mlir::tiletune::getDefaultConfig(MLIRContext *ctx,
+                                        const Problem &problem,
+                                        const Space &space, unsigned threads) {
+  if (problem.target == kTargetCPU) {
+    CPUTarget target;
+    target.threads = resolveThreads(threads);
+    TileConfigAttr attr =
+        computeDefaultCPUConfig(ctx, toTunableOp(ctx, problem), target);
+    if (attr) {
+      llvm::Expected<Config> config = attrToConfig(problem, space, attr);
+      if (config)
+        return *config;
+      llvm::consumeError(config.takeError());
+    }
+  }
+  return space.getDefault();
+}
+
+llvm::Expected<Space> mlir::tiletune::getSearchSpace(StringRef algorithm,
+                                                     const Problem &problem,
+                                                     const Space &space,
+                                                     unsigned threads) {
+  if (algorithm != "automcl" || problem.target != kTargetCPU)
+    return space;
+  ProblemSpec spec = toProblemSpec(problem);
+  llvm::Expected<Space> grid =
+      restrictToThreadGrid(space, spec, resolveThreads(threads));
+  if (!grid)
+    return grid.takeError();
+  CacheModel model; // L2 of one core (1 MiB), 64-byte lines and vectors.
+  return filterByIdealCacheModel(*grid, spec, model);
+}
+
+//===----------------------------------------------------------------------===//
+// tuneModule
+//===----------------------------------------------------------------------===//
+
+static std::string jsonText(const llvm::json::Value &value) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << value;
+  return text;
+}
+
+llvm::Expected<std::vector<ProblemOutcome>>
+mlir::tiletune::tuneModule(ModuleOp module, const TuneOptions &options) {
+  MLIRContext *ctx = module.getContext();
+  if (!StrategyRegistry::get().lookup(options.algorithm)) {
+    std::string known;
+    for (const StrategyInfo *info : StrategyRegistry::get().getAll())
+      known += (known.empty() ? "" : ", ") + info->Name;
+    return makeError("unknown algorithm '" + options.algorithm +
+                     "' (known: " + known + ")");
+  }
+  if (options.trials <= 0 && options.seconds <= 0)
+    return makeError("no budget: give a number of trials and/or seconds");
+  FailureOr<ProblemSet> set = collectProblems(module, kTargetCPU);
+  if (failed(set))
+    return makeError("the module cannot be tuned (see the errors above)");
+
+  std::string dbPath = options.databasePath.empty() ? getDefaultDatabasePath()
+                                                    : options.databasePath;
+  if (options.databasePath.empty())
+    llvm::sys::fs::create_directories(llvm::sys::path::parent_path(dbPath));
+  llvm::Expected<std::unique_ptr<TileTuneDatabase>> db =
+      TileTuneDatabase::open(dbPath, OpenMode::CreateIfMissing);
+  if (!db)
+    return db.takeError();
+
+  unsigned threads = resolveThreads(options.threads);
+  TargetInfo target = getCPUTarget(threads);
+  std::vector<ProblemOutcome> outcomes;
+  for (auto [index, problem] : llvm::enumerate(set->problems)) {
+    if (options.log)
+      *options.log << llvm::formatv("[{0}/{1}] tuning {2} ({3} op{4}) with "
+                                    "{5}\n",
+                                    index + 1, set->problems.size(),
+                                    problem.describe(), set->ops[index].size(),
+                                    set->ops[index].size() == 1 ? "" : "s",
+                                    options.algorithm);
+    llvm::Expected<Space> space = buildProblemSpace(problem);
+    if (!space)
+      return space.takeError();
+    llvm::Expected<Space> searchSpace =
+        getSearchSpace(options.algorithm, problem, *space, threads);
+    if (!searchSpace)
+      return searchSpace.takeError();
+    StrategyOptions strategyOptions = options.strategyOptions;
+    llvm::Expected<std::unique_ptr<Strategy>> strategy = createStrategy(
+        options.algorithm, *searchSpace, strategyOptions, options.seed);
+    if (!strategy)
+      return strategy.takeError();
+
+    CPUMeasureOptions measureOptions;
+    measureOptions.threads = threads;
+    measureOptions.timing = options.timing;
+    measureOptions.seed = options.seed;
+    measureOptions.verify = true;
+    CPUProblemMeasurer measurer(ctx, problem, *space, measureOptions);
+
+    TunerOptions tunerOptions;
+    tunerOptions.problemKey = problem.getKey();
+    tunerOptions.problemDescription = jsonText(problem.toJSON());
+    tunerOptions.target = target;
+    tunerOptions.maxTrials = options.trials;
+    tunerOptions.maxSeconds = options.seconds;
+    tunerOptions.batchSize = std::max(1u, options.batchSize);
+    tunerOptions.flops = problem.getFlops();
+    tunerOptions.resume = options.resume;
+    tunerOptions.showProgress = options.progress != nullptr;
+    tunerOptions.progressStream = options.progress;
+    tunerOptions.stopFlag = options.stopFlag;
+
+    Config defaultConfig = getDefaultConfig(ctx, problem, *space, threads);
+    Tuner tuner(*space, **strategy, measurer, **db, tunerOptions);
+    llvm::Expected<TuneResult> result = tuner.run(defaultConfig);
+    if (!result)
+      return makeError("tuning " + problem.describe() + " failed: " +
+                       toString(result.takeError()));
+    ProblemOutcome outcome;
+    outcome.problem = problem;
+    outcome.numOps = set->ops[index].size();
+    outcome.result = *result;
+    if (result->best) {
+      llvm::Expected<TileConfigAttr> attr =
+          configToAttr(ctx, problem, *space, *result->best);
+      if (!attr)
+        return attr.takeError();
+      outcome.bestAttr = printAttr(*attr);
+      for (Operation *op : set->ops[index])
+        setConfig(op, *attr);
+    }
+    if (options.log) {
+      if (result->best)
+        *options.log << llvm::formatv(
+            "  best {0:F2} GFLOP/s ({1}), default {2:F2} GFLOP/s, {3} trials "
+            "in {4:F1} s{5}\n",
+            result->bestResult.gflops, result->bestKey,
+            result->defaultResult.gflops, result->trials,
+            result->elapsedSeconds,
+            result->replayed ? llvm::formatv(" ({0} replayed)",
+                                             result->replayed)
+                                   .str()
+                             : std::string());
+      else
+        *options.log << "  no variant ran correctly; the ops are left "
+                        "untouched\n";
+    }
+    outcomes.push_back(std::move(outcome));
+    if (result->status == RunStatus::Interrupted)
+      break;
+  }
+  return outcomes;
+}
+
+void mlir::tiletune::printOutcomes(ArrayRef<ProblemOutcome> outcomes,
+                                   StringRef algorithm, llvm::raw_ostream &os) {
+  os << llvm::formatv("{0,-44} {1,-8} {2,10} {3,10} {4,8} {5,7} {6,8}\n",
+                      "problem", "algo", "best GF/s", "dflt GF/s", "speedup",
+                      "trials", "time s");
+  for (const ProblemOutcome &o : outcomes) {
+    const TuneResult &r = o.result;
+    double speedup = r.bestResult.ok() && r.defaultResult.ok() &&
+                             r.bestResult.time.seconds() > 0
+                         ? r.defaultResult.time.seconds() /
+                               r.bestResult.time.seconds()
+                         : 0;
+    os << llvm::formatv("{0,-44} {1,-8} {2,10:F2} {3,10:F2} {4,7:F2}x {5,7} "
+                        "{6,8:F1}\n",
+                        o.problem.getKey(), algorithm, r.bestResult.gflops,
+                        r.defaultResult.gflops, speedup, r.trials,
+                        r.elapsedSeconds);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// applyDatabase
+//===----------------------------------------------------------------------===//
+
+llvm::Expected<ApplyStats>
+mlir::tiletune::applyDatabase(ModuleOp module, TileTuneDatabase &db,
+                              const TargetInfo &target, bool overrideConfigs) {
+  MLIRContext *ctx = module.getContext();
+  ApplyStats stats;
+  FailureOr<ProblemSet> set =
+      collectProblems(module, target.kind, /*allowEmpty=*/true);
+  if (failed(set))
+    return makeError("the module has ops that cannot be tuned (see the "
+                     "errors above)");
+  for (auto [index, problem] : llvm::enumerate(set->problems)) {
+    llvm::Expected<std::optional<BestConfig>> best =
+        db.bestConfig(problem.getKey(), target);
+    if (!best)
+      return best.takeError();
+    if (!*best) {
+      stats.missing += set->ops[index].size();
+      continue;
+    }
+    llvm::Expected<Space> space = buildProblemSpace(problem);
+    if (!space)
+      return space.takeError();
+    llvm::Expected<Config> config = space->parseKey((*best)->configKey);
+    if (!config)
+      return makeError("database config '" + (*best)->configKey + "' of " +
+                       problem.getKey() +
+                       " does not fit its space: " +
+                       toString(config.takeError()));
+    llvm::Expected<TileConfigAttr> attr =
+        configToAttr(ctx, problem, *space, *config);
+    if (!attr)
+      return attr.takeError();
+    for (Operation *op : set->ops[index]) {
+      if (getConfig(op) && !overrideConfigs) {
+        ++stats.kept;
+        continue;
+      }
+      setConfig(op, *attr);
+      ++stats.applied;
+    }
+  }
+  return stats;
+}
+
+//===----------------------------------------------------------------------===//
+// printSpaces / printReport
+//===----------------------------------------------------------------------===//
+
+llvm::Error mlir::tiletune::printSpaces(ModuleOp module, StringRef target,
+                                        unsigned threads,
+                                        llvm::raw_ostream &os) {
+  FailureOr<ProblemSet> set = collectProblems(module, target);
+  if (failed(set))
+    return makeError("the module cannot be tuned (see the errors above)");
+  for (auto [index, problem] : llvm::enumerate(set->problems)) {
+    llvm::Expected<Space> space = buildProblemSpace(problem);
+    if (!space)
+      return space.takeError();
+    os << "problem " << problem.getKey() << " (" << set->ops[index].size()
+       << " op" << (set->ops[index].size() == 1 ? "" : "s") << ", "
+       << llvm::formatv("{0:F3}", problem.getFlops() * 1e-9) << " GFLOP)\n";
+    os << "  parameters:\n";
+    for (unsigned i = 0, e = space->getNumParameters(); i < e; ++i) {
+      const Parameter &param = space->getParameter(i);
+      os << llvm::formatv("    {0,-10} {1,-14} {2} values", param.getName(),
+                          stringifyParamKind(param.getKind()), param.count());
+      if (const auto *f = dyn_cast<FactorizationParam>(&param))
+        os << " (" << f->getTotal() << " into " << f->getNumFactors()
+           << " factors)";
+      os << "\n";
+    }
+    os << "  constraints:";
+    for (const Constraint &c : space->getConstraints())
+      os << " " << c.Name;
+    os << "\n  product size: " << space->countProduct() << "\n";
+    llvm::Expected<uint64_t> valid = space->countValid(2000000);
+    if (valid)
+      os << "  valid configs: " << *valid << "\n";
+    else {
+      llvm::consumeError(valid.takeError());
+      os << "  valid configs: (too many to enumerate)\n";
+    }
+    if (target == kTargetCPU) {
+      Config def = getDefaultConfig(module.getContext(), problem, *space,
+                                    threads);
+      os << "  default config: " << space->getKey(def) << "\n";
+    }
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error mlir::tiletune::printReport(TileTuneDatabase &db,
+                                        const TargetInfo *target,
+                                        llvm::raw_ostream &os) {
+  auto rows = db.report(target);
+  if (!rows)
+    return rows.takeError();
+  if (rows->empty()) {
+    os << "no tuning results"
+       << (target ? " for " + target->describe() : std::string()) << "\n";
+    return llvm::Error::success();
+  }
+  std::string lastTarget;
+  for (const ReportRow &row : *rows) {
+    if (row.target.key() != lastTarget) {
+      lastTarget = row.target.key();
+      os << "target " << row.target.describe() << " [" << lastTarget << "]\n";
+      os << llvm::formatv("  {0,-44} {1,-8} {2,10} {3,10} {4,8} {5,7} {6,6} "
+                          "{7,8}  {8}\n",
+                          "problem", "algo", "best GF/s", "dflt GF/s",
+                          "speedup", "trials", "ok", "time s", "best config");
+    }
+    double speedup = row.defaultSeconds && row.bestSeconds > 0
+                         ? *row.defaultSeconds / row.bestSeconds
+                         : 0;
+    os << llvm::formatv("  {0,-44} {1,-8} {2,10:F2} {3,10} {4,8} {5,7} {6,6} "
+                        "{7,8:F1}  {8}\n",
+                        row.problemKey, row.algorithm, row.bestGflops,
+                        row.defaultGflops
+                            ? llvm::formatv("{0:F2}", *row.defaultGflops).str()
+                            : std::string("-"),
+                        speedup > 0 ? llvm::formatv("{0:F2}x", speedup).str()
+                                    : std::string("-"),
+                        row.trials, row.okTrials, row.secondsUsed,
+                        row.bestConfigKey.empty() ? std::string("-")
+                                                  : row.bestConfigKey);
+  }
+  return llvm::Error::success();
+}

@@ -1,0 +1,369 @@
+//===- tiletune.cpp - The TileTune auto-tuning command line ---------------===//
+//
+// `tiletune tune|apply|space|report|export`: tune the matmul/conv ops of an
+// MLIR module on this machine, annotate modules from a tuning database,
+// inspect search spaces, and report or export tuning results.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tiletune/Database/Database.h"
+#include "tiletune/Dialect/TileConfig.h"
+#include "tiletune/Driver/Driver.h"
+#include "tiletune/Driver/Passes.h"
+#include "tiletune/InitAll.h"
+#include "tiletune/Search/Strategy.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <atomic>
+#include <csignal>
+
+using namespace mlir;
+using namespace mlir::tiletune;
+namespace cl = llvm::cl;
+
+//===----------------------------------------------------------------------===//
+// Command line.
+//===----------------------------------------------------------------------===//
+
+static cl::OptionCategory category("tiletune options");
+
+static cl::SubCommand tuneCmd(
+    "tune", "Tune every matmul/batch_matmul/conv_2d op of an MLIR module on "
+            "this machine's CPU; record all measurements in the database; "
+            "write the module annotated with the best configs");
+static cl::SubCommand applyCmd(
+    "apply", "Annotate the tunable ops of a module with the best configs "
+             "recorded for this machine in the database");
+static cl::SubCommand spaceCmd(
+    "space", "Print the search space (parameters, size, default config) of "
+             "each unique tunable op of a module");
+static cl::SubCommand reportCmd(
+    "report", "Per problem and algorithm: best config, GFLOP/s, speed-up "
+              "over the default config, trials and time used");
+static cl::SubCommand exportCmd(
+    "export", "Export every measurement of the database as JSON Lines");
+static cl::SubCommand algorithmsCmd(
+    "algorithms", "List the search algorithms and their options");
+
+static cl::opt<std::string> inputFile(cl::Positional,
+                                      cl::desc("<input .mlir file>"),
+                                      cl::init("-"), cl::sub(tuneCmd),
+                                      cl::sub(applyCmd), cl::sub(spaceCmd),
+                                      cl::cat(category));
+static cl::opt<std::string>
+    outputFile("o",
+               cl::desc("Write the annotated module here ('-' = stdout); tune "
+                        "writes no module without it"),
+               cl::value_desc("file"), cl::init(""), cl::sub(tuneCmd),
+               cl::sub(applyCmd), cl::sub(exportCmd), cl::cat(category));
+static cl::opt<std::string>
+    dbPath("db",
+           cl::desc("Tuning database (default: ~/.cache/tiletune/tuning.db)"),
+           cl::value_desc("file"), cl::init(""), cl::sub(tuneCmd),
+           cl::sub(applyCmd), cl::sub(reportCmd), cl::sub(exportCmd),
+           cl::cat(category));
+static cl::opt<unsigned>
+    threads("threads",
+            cl::desc("Threads of the kernels; results are recorded per thread "
+                     "count (default 0 = all cores)"),
+            cl::init(0), cl::sub(tuneCmd), cl::sub(applyCmd),
+            cl::sub(spaceCmd), cl::sub(reportCmd), cl::cat(category));
+
+static cl::opt<std::string>
+    algorithm("algorithm",
+              cl::desc("Search algorithm: grid, random, gbfs, opevo, na2c, "
+                       "xgb, automcl (default gbfs; see `tiletune "
+                       "algorithms`)"),
+              cl::init(kDefaultAlgorithm.str()), cl::sub(tuneCmd),
+              cl::cat(category));
+static cl::alias algorithmAlias("a", cl::desc("Alias for --algorithm"),
+                                cl::aliasopt(algorithm), cl::sub(tuneCmd));
+static cl::opt<std::string>
+    algorithmOptions("algorithm-options",
+                     cl::desc("Options of the algorithm, 'name=value,...'"),
+                     cl::init(""), cl::sub(tuneCmd), cl::cat(category));
+static cl::opt<int64_t>
+    trials("trials",
+           cl::desc("Budget: measurements per problem (0 = no limit; then "
+                    "--seconds is required). Default 32"),
+           cl::init(32), cl::sub(tuneCmd), cl::cat(category));
+static cl::opt<double>
+    seconds("seconds",
+            cl::desc("Budget: wall-clock seconds per problem (0 = no limit)"),
+            cl::init(0), cl::sub(tuneCmd), cl::cat(category));
+static cl::opt<uint64_t> seed("seed",
+                              cl::desc("Seed of the search and the inputs; "
+                                       "the same seed reproduces a run"),
+                              cl::init(0), cl::sub(tuneCmd),
+                              cl::cat(category));
+static cl::opt<bool>
+    resume("resume",
+           cl::desc("Continue the unfinished runs of the same problems, "
+                    "algorithm and seed (nothing is measured twice)"),
+           cl::init(false), cl::sub(tuneCmd), cl::cat(category));
+static cl::opt<unsigned> batchSize("batch",
+                                   cl::desc("Candidates per batch (default 8)"),
+                                   cl::init(8), cl::sub(tuneCmd),
+                                   cl::cat(category));
+static cl::opt<unsigned> repeats("repeats",
+                                 cl::desc("Timed samples per variant (10)"),
+                                 cl::init(10), cl::sub(tuneCmd),
+                                 cl::cat(category));
+static cl::opt<unsigned> warmup("warmup",
+                                cl::desc("Untimed warm-up calls (2)"),
+                                cl::init(2), cl::sub(tuneCmd),
+                                cl::cat(category));
+static cl::opt<double>
+    minSampleMs("min-sample-ms",
+                cl::desc("Minimum duration of one timed sample in ms (1)"),
+                cl::init(1.0), cl::sub(tuneCmd), cl::cat(category));
+static cl::opt<bool> noProgress("no-progress",
+                                cl::desc("Do not print the progress bar"),
+                                cl::init(false), cl::sub(tuneCmd),
+                                cl::cat(category));
+static cl::opt<bool> quiet("quiet",
+                           cl::desc("Print only errors and the report"),
+                           cl::init(false), cl::sub(tuneCmd),
+                           cl::cat(category));
+
+static cl::opt<bool>
+    overrideConfigs("override",
+                    cl::desc("Replace configs already present on ops"),
+                    cl::init(false), cl::sub(applyCmd), cl::cat(category));
+static cl::opt<std::string> target("target",
+                                   cl::desc("Target of the spaces: cpu or "
+                                            "cuda (default cpu)"),
+                                   cl::init("cpu"), cl::sub(spaceCmd),
+                                   cl::cat(category));
+static cl::opt<bool>
+    hereOnly("here",
+             cl::desc("Only results of this machine (with --threads)"),
+             cl::init(false), cl::sub(reportCmd), cl::cat(category));
+
+//===----------------------------------------------------------------------===//
+// Helpers.
+//===----------------------------------------------------------------------===//
+
+static int fail(const llvm::Twine &message) {
+  llvm::WithColor::error(llvm::errs(), "tiletune") << message << "\n";
+  return 1;
+}
+
+static int fail(llvm::Error err) { return fail(toString(std::move(err))); }
+
+/// Parses the input module, reporting problems as located diagnostics.
+static OwningOpRef<ModuleOp> parseInput(MLIRContext &ctx,
+                                        llvm::SourceMgr &sourceMgr) {
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> file =
+      openInputFile(inputFile, &error);
+  if (!file) {
+    fail("cannot open input '" + inputFile + "': " + error);
+    return nullptr;
+  }
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  return parseSourceFile<ModuleOp>(sourceMgr, &ctx);
+}
+
+static int writeModule(ModuleOp module) {
+  std::string error;
+  std::unique_ptr<llvm::ToolOutputFile> out =
+      openOutputFile(outputFile, &error);
+  if (!out)
+    return fail("cannot open output '" + outputFile + "': " + error);
+  module.print(out->os());
+  out->os() << "\n";
+  out->keep();
+  return 0;
+}
+
+static std::string resolveDbPath() {
+  return dbPath.empty() ? getDefaultDatabasePath() : dbPath.getValue();
+}
+
+/// Opens an existing database (apply, report, export).
+static llvm::Expected<std::unique_ptr<TileTuneDatabase>> openExistingDb() {
+  std::string path = resolveDbPath();
+  if (!llvm::sys::fs::exists(path))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "tuning database '" + path +
+                                       "' does not exist");
+  return TileTuneDatabase::open(path, OpenMode::ReadOnly);
+}
+
+static std::atomic<bool> stopRequested{false};
+static void onInterrupt(int) { stopRequested.store(true); }
+
+//===----------------------------------------------------------------------===//
+// Subcommands.
+//===----------------------------------------------------------------------===//
+
+static int runTune(MLIRContext &ctx) {
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &ctx);
+  OwningOpRef<ModuleOp> module = parseInput(ctx, sourceMgr);
+  if (!module)
+    return 1;
+  TuneOptions options;
+  options.algorithm = algorithm;
+  llvm::Expected<StrategyOptions> parsedOptions =
+      parseStrategyOptions(algorithmOptions);
+  if (!parsedOptions)
+    return fail(parsedOptions.takeError());
+  options.strategyOptions = *parsedOptions;
+  options.trials = trials;
+  options.seconds = seconds;
+  options.seed = seed;
+  options.threads = threads;
+  options.databasePath = dbPath;
+  options.resume = resume;
+  options.batchSize = batchSize;
+  options.timing.repeats = std::max(1u, repeats.getValue());
+  options.timing.warmupRuns = warmup;
+  options.timing.minSampleSeconds = minSampleMs * 1e-3;
+  options.progress = (noProgress || quiet) ? nullptr : &llvm::errs();
+  options.log = quiet ? nullptr : &llvm::errs();
+  options.stopFlag = &stopRequested;
+  std::signal(SIGINT, onInterrupt);
+  std::signal(SIGTERM, onInterrupt);
+  if (!quiet)
+    llvm::errs() << "database: " << resolveDbPath() << "\n"
+                 << "target: " << getCPUTarget(threads).describe() << "\n";
+  llvm::Expected<std::vector<ProblemOutcome>> outcomes =
+      tuneModule(*module, options);
+  if (!outcomes)
+    return fail(outcomes.takeError());
+  printOutcomes(*outcomes, algorithm, llvm::outs());
+  if (stopRequested)
+    llvm::errs() << "interrupted: continue with --resume\n";
+  if (!outputFile.empty())
+    if (int rc = writeModule(*module))
+      return rc;
+  return stopRequested ? 130 : 0;
+}
+
+static int runApply(MLIRContext &ctx) {
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &ctx);
+  OwningOpRef<ModuleOp> module = parseInput(ctx, sourceMgr);
+  if (!module)
+    return 1;
+  llvm::Expected<std::unique_ptr<TileTuneDatabase>> db = openExistingDb();
+  if (!db)
+    return fail(db.takeError());
+  llvm::Expected<ApplyStats> stats =
+      applyDatabase(*module, **db, getCPUTarget(threads), overrideConfigs);
+  if (!stats)
+    return fail(stats.takeError());
+  llvm::errs() << "applied " << stats->applied << " config(s); "
+               << stats->kept << " op(s) kept their config; "
+               << stats->missing << " op(s) have no result for "
+               << getCPUTarget(threads).describe() << "\n";
+  if (outputFile.empty())
+    outputFile = "-";
+  return writeModule(*module);
+}
+
+static int runSpace(MLIRContext &ctx) {
+  if (!isKnownTarget(target))
+    return fail("unknown target '" + target + "' (expected cpu or cuda)");
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &ctx);
+  OwningOpRef<ModuleOp> module = parseInput(ctx, sourceMgr);
+  if (!module)
+    return 1;
+  if (llvm::Error err = printSpaces(*module, target, threads, llvm::outs()))
+    return fail(std::move(err));
+  return 0;
+}
+
+static int runReport() {
+  llvm::Expected<std::unique_ptr<TileTuneDatabase>> db = openExistingDb();
+  if (!db)
+    return fail(db.takeError());
+  TargetInfo here = getCPUTarget(threads);
+  if (llvm::Error err =
+          printReport(**db, hereOnly ? &here : nullptr, llvm::outs()))
+    return fail(std::move(err));
+  return 0;
+}
+
+static int runExport() {
+  llvm::Expected<std::unique_ptr<TileTuneDatabase>> db = openExistingDb();
+  if (!db)
+    return fail(db.takeError());
+  std::string error;
+  std::unique_ptr<llvm::ToolOutputFile> out =
+      openOutputFile(outputFile.empty() ? "-" : outputFile.getValue(), &error);
+  if (!out)
+    return fail("cannot open output: " + error);
+  if (llvm::Error err = (*db)->exportJSONL(out->os()))
+    return fail(std::move(err));
+  out->keep();
+  return 0;
+}
+
+static int runAlgorithms() {
+  for (const StrategyInfo *info : StrategyRegistry::get().getAll()) {
+    llvm::outs() << info->Name << (info->Name == kDefaultAlgorithm
+                                       ? " (default)"
+                                       : "")
+                 << ": " << info->Summary << "\n";
+    for (const OptionInfo &option : info->Options)
+      llvm::outs() << "    " << option.Name << " = " << option.Default
+                   << ": " << option.Help << "\n";
+  }
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  registerAllTileTunePasses();
+  registerTileTuneDriverPasses();
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "TileTune auto-tuner: tunes the tile sizes of linalg matmul, "
+      "batch_matmul and conv_2d ops for this machine.\n\n"
+      "  tiletune tune model.mlir -o tuned.mlir --trials 64\n"
+      "  tiletune apply model.mlir -o tuned.mlir\n"
+      "  tiletune space model.mlir\n"
+      "  tiletune report\n"
+      "  tiletune export -o results.jsonl\n\n"
+      "Run `tiletune <subcommand> --help` for its options.\n");
+
+  // Fork-safe: the tuner forks worker processes, so the context must not
+  // own a thread pool.
+  MLIRContext ctx(MLIRContext::Threading::DISABLED);
+  initializeContext(ctx);
+
+  if (tuneCmd)
+    return runTune(ctx);
+  if (applyCmd)
+    return runApply(ctx);
+  if (spaceCmd)
+    return runSpace(ctx);
+  if (reportCmd)
+    return runReport();
+  if (exportCmd)
+    return runExport();
+  if (algorithmsCmd)
+    return runAlgorithms();
+  return fail("no subcommand given (tune, apply, space, report, export, "
+              "algorithms); see `tiletune --help`");
+}

@@ -1,0 +1,193 @@
+//===- DriverTest.cpp - Tests of problem extraction and measurement -------===//
+//
+// Problem keys and de-duplication, standalone kernels, config <-> attribute
+// conversion, the worker protocol, and real measurements of a tiny matmul
+// (in process and isolated).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tiletune/Driver/CPUMeasurer.h"
+#include "tiletune/Driver/ConfigSpace.h"
+#include "tiletune/Driver/Driver.h"
+#include "tiletune/Driver/Problem.h"
+#include "tiletune/InitAll.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/TargetSelect.h"
+
+#include "gtest/gtest.h"
+
+#include <random>
+
+using namespace mlir;
+using namespace mlir::tiletune;
+
+namespace {
+
+const char *kModule = R"mlir(
+func.func @f(%a: tensor<8x16xf32>, %b: tensor<16x12xf32>,
+             %c: tensor<8x12xf32>) -> tensor<8x12xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<8x16xf32>, tensor<16x12xf32>)
+                     outs(%c : tensor<8x12xf32>) -> tensor<8x12xf32>
+  %s = linalg.matmul ins(%a, %b : tensor<8x16xf32>, tensor<16x12xf32>)
+                     outs(%r : tensor<8x12xf32>) -> tensor<8x12xf32>
+  return %s : tensor<8x12xf32>
+}
+func.func @g(%i: memref<2x7x7x3xf32>, %f: memref<3x3x3x4xf32>,
+             %o: memref<2x3x3x4xf32>) {
+  linalg.conv_2d_nhwc_hwcf
+      {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%i, %f : memref<2x7x7x3xf32>, memref<3x3x3x4xf32>)
+      outs(%o : memref<2x3x3x4xf32>)
+  return
+}
+)mlir";
+
+class DriverTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    initializeContext(ctx);
+    module = parseSourceString<ModuleOp>(kModule, &ctx);
+    ASSERT_TRUE(module);
+  }
+  MLIRContext ctx{MLIRContext::Threading::DISABLED};
+  OwningOpRef<ModuleOp> module;
+};
+
+TEST_F(DriverTest, ExtractsAndDeduplicatesProblems) {
+  FailureOr<ProblemSet> set = collectProblems(*module, "cpu");
+  ASSERT_TRUE(succeeded(set));
+  ASSERT_EQ(set->problems.size(), 2u);
+  EXPECT_EQ(set->ops[0].size(), 2u);
+  EXPECT_EQ(set->ops[1].size(), 1u);
+  EXPECT_EQ(set->problems[0].getKey(), "matmul/f32/m=8,n=12,k=16");
+  EXPECT_EQ(set->problems[1].getKey(),
+            "conv_2d_nhwc_hwcf/f32/n=2,oh=3,ow=3,f=4,kh=3,kw=3,c=3/s=2x2/"
+            "d=1x1");
+  EXPECT_TRUE(set->problems[0].onTensors);
+  EXPECT_FALSE(set->problems[1].onTensors);
+  EXPECT_DOUBLE_EQ(set->problems[0].getFlops(), 2.0 * 8 * 12 * 16);
+}
+
+TEST_F(DriverTest, ProblemJSONRoundTrips) {
+  FailureOr<ProblemSet> set = collectProblems(*module, "cpu");
+  ASSERT_TRUE(succeeded(set));
+  for (const Problem &p : set->problems) {
+    llvm::Expected<Problem> back = Problem::fromJSON(p.toJSON());
+    ASSERT_TRUE(bool(back)) << toString(back.takeError());
+    EXPECT_EQ(back->getKey(), p.getKey());
+    EXPECT_EQ(back->operandShapes, p.operandShapes);
+    EXPECT_EQ(back->strides, p.strides);
+  }
+  llvm::Expected<Problem> bad =
+      Problem::fromJSON(llvm::json::Object{{"op", "softmax"}});
+  EXPECT_FALSE(bool(bad));
+  llvm::consumeError(bad.takeError());
+}
+
+TEST_F(DriverTest, KernelKeepsTensorOpsOnTensors) {
+  FailureOr<ProblemSet> set = collectProblems(*module, "cpu");
+  ASSERT_TRUE(succeeded(set));
+  for (const Problem &p : set->problems) {
+    FailureOr<OwningOpRef<ModuleOp>> kernel = buildKernelModule(&ctx, p);
+    ASSERT_TRUE(succeeded(kernel));
+    Operation *op = getKernelOp(**kernel);
+    ASSERT_NE(op, nullptr);
+    FailureOr<Problem> again = extractProblem(op, "cpu");
+    ASSERT_TRUE(succeeded(again));
+    EXPECT_EQ(again->getKey(), p.getKey());
+    EXPECT_EQ(again->onTensors, p.onTensors);
+  }
+}
+
+TEST_F(DriverTest, ConfigsConvertToAttributesAndBack) {
+  FailureOr<ProblemSet> set = collectProblems(*module, "cpu");
+  ASSERT_TRUE(succeeded(set));
+  std::mt19937_64 rng(42);
+  for (const Problem &p : set->problems) {
+    llvm::Expected<Space> space = buildProblemSpace(p);
+    ASSERT_TRUE(bool(space)) << toString(space.takeError());
+    for (int i = 0; i < 20; ++i) {
+      std::optional<Config> config = space->sampleValid(rng);
+      ASSERT_TRUE(config.has_value());
+      llvm::Expected<TileConfigAttr> attr =
+          configToAttr(&ctx, p, *space, *config);
+      ASSERT_TRUE(bool(attr)) << toString(attr.takeError());
+      llvm::Expected<Config> back = attrToConfig(p, *space, *attr);
+      ASSERT_TRUE(bool(back)) << toString(back.takeError());
+      EXPECT_EQ(space->getKey(*back), space->getKey(*config));
+    }
+    // The default config is a point of the space.
+    Config def = getDefaultConfig(&ctx, p, *space, 1);
+    EXPECT_TRUE(space->isValid(def));
+  }
+}
+
+TEST(MeasureResultCodec, RoundTrips) {
+  TimeStats t;
+  t.mean = 2e-3;
+  t.median = 1.5e-3;
+  t.min = 1e-3;
+  t.max = 4e-3;
+  t.stddev = 5e-4;
+  t.repeats = 7;
+  MeasureResult r = MeasureResult::success(t, 12.5);
+  r.costSeconds = 0.25;
+  llvm::Expected<MeasureResult> back =
+      decodeMeasureResult(encodeMeasureResult(r));
+  ASSERT_TRUE(bool(back));
+  EXPECT_EQ(back->status, MeasureStatus::Ok);
+  EXPECT_DOUBLE_EQ(back->time.median, 1.5e-3);
+  EXPECT_EQ(back->time.repeats, 7u);
+  EXPECT_DOUBLE_EQ(back->gflops, 12.5);
+  MeasureResult f =
+      MeasureResult::failure(MeasureStatus::WrongResult, "off by one");
+  back = decodeMeasureResult(encodeMeasureResult(f));
+  ASSERT_TRUE(bool(back));
+  EXPECT_EQ(back->status, MeasureStatus::WrongResult);
+  EXPECT_EQ(back->message, "off by one");
+  back = decodeMeasureResult("{\"status\": \"fine\"}");
+  EXPECT_FALSE(bool(back));
+  llvm::consumeError(back.takeError());
+}
+
+/// Measures real variants of the 8x12x16 matmul: the default config and a
+/// tiled one run and verify; a malformed config is Invalid.
+TEST_F(DriverTest, MeasuresVariantsInAWorker) {
+  FailureOr<ProblemSet> set = collectProblems(*module, "cpu");
+  ASSERT_TRUE(succeeded(set));
+  const Problem &p = set->problems[0];
+  llvm::Expected<Space> space = buildProblemSpace(p);
+  ASSERT_TRUE(bool(space));
+  CPUMeasureOptions options;
+  options.threads = 1;
+  options.timing.repeats = 2;
+  options.timing.minSampleSeconds = 1e-4;
+  options.timeoutSeconds = 60;
+  CPUMeasurer measurer(p, options);
+  Config def = getDefaultConfig(&ctx, p, *space, 1);
+  llvm::Expected<TileConfigAttr> attr = configToAttr(&ctx, p, *space, def);
+  ASSERT_TRUE(bool(attr));
+  MeasureResult ok = measurer.measure(printAttr(*attr));
+  EXPECT_EQ(ok.status, MeasureStatus::Ok) << ok.message;
+  EXPECT_GT(ok.time.median, 0.0);
+  EXPECT_GT(ok.gflops, 0.0);
+
+  std::mt19937_64 rng(3);
+  std::optional<Config> other = space->sampleValid(rng);
+  ASSERT_TRUE(other.has_value());
+  attr = configToAttr(&ctx, p, *space, *other);
+  ASSERT_TRUE(bool(attr));
+  MeasureResult ok2 = measurer.measure(printAttr(*attr));
+  EXPECT_EQ(ok2.status, MeasureStatus::Ok) << ok2.message;
+
+  MeasureResult bad = measurer.measure("#tiletune.config<cpu, bogus>");
+  EXPECT_EQ(bad.status, MeasureStatus::Invalid);
+  // One worker served every request.
+  EXPECT_EQ(measurer.getNumWorkerStarts(), 1u);
+}
+
+} // namespace
