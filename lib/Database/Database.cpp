@@ -196,6 +196,13 @@ llvm::json::Value jsonOrString(StringRef text) {
   return text.str();
 }
 
+/// A JSON number, or null for a value JSON cannot express (inf, NaN).
+llvm::json::Value number(double value) {
+  if (!std::isfinite(value))
+    return nullptr;
+  return value;
+}
+
 int64_t seedToSql(uint64_t seed) {
   int64_t value;
   memcpy(&value, &seed, sizeof(value));
@@ -697,6 +704,15 @@ Error TileTuneDatabase::recordMeasurement(MeasurementRecord &record,
         "tuning database: a measurement needs a config key");
   if (Error err = checkJSONText(record.config, "config"))
     return err;
+  if (record.result.ok()) {
+    const TimeStats &t = record.result.time;
+    for (double value :
+         {t.mean, t.median, t.min, t.max, t.stddev, record.result.gflops})
+      if (!std::isfinite(value) || value < 0)
+        return llvm::createStringError(
+            "tuning database: an ok measurement of '" + record.configKey +
+            "' has a negative or non-finite time statistic or GFLOP/s");
+  }
   record.createdAt = unixNow();
 
   Transaction transaction(db);
@@ -1249,15 +1265,18 @@ Error TileTuneDatabase::exportJSONL(llvm::raw_ostream &os) {
         {"config", jsonOrString(stmt.getText(m + 3))},
         {"status", stmt.getText(m + 4)},
         {"message", stmt.getText(m + 12)},
-        {"cost_seconds", stmt.getDouble(m + 13)},
+        {"cost_seconds", number(stmt.getDouble(m + 13))},
         {"timestamp", isoTime(stmt.getDouble(m + 14))},
     };
     if (!stmt.isNull(m + 6)) {
-      line["time"] = llvm::json::Object{
-          {"mean", stmt.getDouble(m + 5)},   {"median", stmt.getDouble(m + 6)},
-          {"min", stmt.getDouble(m + 7)},    {"max", stmt.getDouble(m + 8)},
-          {"stddev", stmt.getDouble(m + 9)}, {"repeats", stmt.getInt(m + 10)}};
-      line["gflops"] = stmt.getDouble(m + 11);
+      line["time"] =
+          llvm::json::Object{{"mean", number(stmt.getDouble(m + 5))},
+                             {"median", number(stmt.getDouble(m + 6))},
+                             {"min", number(stmt.getDouble(m + 7))},
+                             {"max", number(stmt.getDouble(m + 8))},
+                             {"stddev", number(stmt.getDouble(m + 9))},
+                             {"repeats", stmt.getInt(m + 10)}};
+      line["gflops"] = number(stmt.getDouble(m + 11));
     } else {
       line["time"] = nullptr;
       line["gflops"] = nullptr;

@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <deque>
 #include <vector>
 
@@ -480,6 +481,19 @@ Tuner::Impl::obtain(llvm::ArrayRef<Config> batch, MeasurementRole role,
     if (record.result.ok() && record.result.gflops == 0 && opts.flops > 0 &&
         record.result.time.seconds() > 0)
       record.result.gflops = opts.flops / record.result.time.seconds() / 1e9;
+    if (record.result.ok()) {
+      const TimeStats &t = record.result.time;
+      bool valid = t.median > 0;
+      for (double value : {t.mean, t.median, t.min, t.max, t.stddev})
+        valid = valid && std::isfinite(value) && value >= 0;
+      if (!valid)
+        record.result = MeasureResult::failure(
+            MeasureStatus::RuntimeError,
+            "the measurer reported invalid time statistics (median " +
+                std::to_string(t.median) + " s)");
+      else if (!std::isfinite(record.result.gflops) || record.result.gflops < 0)
+        record.result.gflops = 0;
+    }
     if (!record.result.ok()) {
       record.result.time = TimeStats();
       record.result.gflops = 0;

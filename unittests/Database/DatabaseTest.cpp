@@ -15,6 +15,7 @@
 
 #include "gtest/gtest.h"
 
+#include <cmath>
 #include <csignal>
 #include <fstream>
 #include <random>
@@ -242,6 +243,13 @@ TEST_F(DatabaseTest, RejectsBadRecords) {
   err = db->recordMeasurement(bad, 1);
   ASSERT_TRUE(static_cast<bool>(err));
   llvm::consumeError(std::move(err));
+  // An ok result with a non-finite time.
+  MeasurementRecord nan = makeRecord(run.id, 1, 1e-3);
+  nan.result.time.median = std::nan("");
+  err = db->recordMeasurement(nan, 1);
+  ASSERT_TRUE(static_cast<bool>(err));
+  EXPECT_NE(llvm::toString(std::move(err)).find("non-finite"),
+            std::string::npos);
   // Nothing of the failed writes is left behind.
   auto records = db->measurementsOfRun(run.id);
   ASSERT_TRUE(static_cast<bool>(records));

@@ -481,6 +481,62 @@ TEST_F(TunerTest, SmallSpaceIsExhausted) {
   EXPECT_EQ((*result->best)[1], 1);
 }
 
+TEST_F(TunerTest, InvalidTimesFromTheMeasurerBecomeFailures) {
+  auto db = openDb("tune.db");
+  auto strategy = makeStrategy("random");
+  ASSERT_TRUE(db && strategy);
+  /// Reports NaN, zero and infinite times for some configs.
+  struct BrokenMeasurer : SyntheticMeasurer {
+    using SyntheticMeasurer::SyntheticMeasurer;
+    llvm::Error measure(llvm::ArrayRef<Config> batch,
+                        const MeasureRequest &request,
+                        MeasureResultSink sink) override {
+      for (size_t k = 0; k < batch.size(); ++k) {
+        MeasureResult result = evaluate(batch[k], request.role);
+        if (result.ok() && ++okCount % 3 == 0)
+          result.time.median = okCount % 2 ? std::nan("") : 0.0;
+        if (result.ok() && okCount % 5 == 0)
+          result.gflops = INFINITY;
+        if (!sink(k, result))
+          break;
+      }
+      return llvm::Error::success();
+    }
+    int okCount = 0;
+  } measurer(space);
+  TunerOptions options = baseOptions();
+  options.flops = 0;
+  std::optional<TuneResult> result = tune(*db, *strategy, measurer, options);
+  ASSERT_TRUE(result);
+  auto records = db->measurementsOfRun(result->runId);
+  ASSERT_TRUE(static_cast<bool>(records));
+  int invalid = 0;
+  for (const MeasurementRecord &record : *records) {
+    if (record.result.message.find("invalid time statistics") !=
+        std::string::npos) {
+      ++invalid;
+      EXPECT_EQ(record.result.status, MeasureStatus::RuntimeError);
+    }
+    if (record.result.ok()) {
+      EXPECT_GT(record.result.time.median, 0);
+      EXPECT_TRUE(std::isfinite(record.result.gflops));
+    }
+  }
+  EXPECT_GT(invalid, 0);
+  // The export stays valid JSON.
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  ASSERT_FALSE(static_cast<bool>(db->exportJSONL(os)));
+  llvm::SmallVector<llvm::StringRef> lines;
+  llvm::StringRef(text).rtrim('\n').split(lines, '\n');
+  for (llvm::StringRef line : lines) {
+    llvm::Expected<llvm::json::Value> value = llvm::json::parse(line);
+    EXPECT_TRUE(static_cast<bool>(value)) << line.str();
+    if (!value)
+      llvm::consumeError(value.takeError());
+  }
+}
+
 TEST_F(TunerTest, BadOptionsAreErrors) {
   auto db = openDb("tune.db");
   ASSERT_TRUE(db);
