@@ -797,15 +797,16 @@ void mlir::tiletune::registerNA2CStrategy(StrategyRegistry &registry) {
        "best state (value ours)"},
       {"grow_patience", "4",
        "batches without a new best before T grows by one (value ours)"},
-      {"stale_episodes", "32",
+      {"stale_episodes", "16",
        "episodes in a row without a new candidate before T grows within a "
        "batch; at max_steps the batch is filled randomly (bounds collection)"},
-      {"tau", "0.8",
+      {"tau", "0.5",
        "probability of following the actor's policy instead of a random "
        "action (paper's tau; value not given in the paper)"},
       {"batch_size", "8",
-       "candidates collected per batch before measuring (paper's 'tested "
-       "batch size'; value ours); also capped by propose()'s count"},
+       "candidates collected per batch before measuring and learning "
+       "(paper's 'tested batch size'; value ours); handed out over as many "
+       "propose() calls as the driver needs"},
       {"start", "default",
        "start state s0: 'default' (no multi-level tiling, as in the paper) "
        "or 'random'"},
@@ -816,9 +817,9 @@ void mlir::tiletune::registerNA2CStrategy(StrategyRegistry &registry) {
       {"actor_lr", "0.001", "Adam learning rate of the actor"},
       {"critic_lr", "0.003", "Adam learning rate of the critic"},
       {"entropy", "0.01", "entropy bonus weight of the actor loss"},
-      {"hidden_units", "64", "units per hidden layer (tanh)"},
+      {"hidden_units", "32", "units per hidden layer (tanh)"},
       {"hidden_layers", "2", "hidden layers of actor and critic"},
-      {"normalize_advantage", "true",
+      {"normalize_advantage", "false",
        "standardise the advantages of each minibatch before the actor step"},
   };
   info.Create = [](const Space &space, const StrategyOptions &options,
