@@ -16,8 +16,13 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include <sqlite3.h>
+
+#include <cerrno>
+#include <csignal>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -120,7 +125,8 @@ CREATE TABLE runs(
   status TEXT NOT NULL
     CHECK(status IN ('running', 'finished', 'failed', 'interrupted')),
   strategy_state TEXT NOT NULL DEFAULT '',
-  result_config_key TEXT NOT NULL DEFAULT ''
+  result_config_key TEXT NOT NULL DEFAULT '',
+  owner TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX runs_by_search ON runs(problem_id, target_id, algorithm, seed);
 CREATE TABLE measurements(
@@ -671,8 +677,8 @@ Error TileTuneDatabase::recordRun(RunInfo &run) {
                  "INSERT INTO runs(problem_id, target_id, algorithm, seed, "
                  "budget_trials, budget_seconds, options, tool_version, "
                  "started_at, finished_at, elapsed_seconds, status, "
-                 "strategy_state, result_config_key) VALUES (?1, ?2, ?3, ?4, "
-                 "?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)");
+                 "strategy_state, result_config_key, owner) VALUES (?1, ?2, "
+                 "?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)");
   if (Error err = stmt.status())
     return err;
   stmt.bind(1, *problemId)
@@ -688,7 +694,8 @@ Error TileTuneDatabase::recordRun(RunInfo &run) {
       .bind(11, run.elapsedSeconds)
       .bind(12, stringifyRunStatus(run.status))
       .bind(13, StringRef(run.strategyState))
-      .bind(14, StringRef(run.resultConfigKey));
+      .bind(14, StringRef(run.resultConfigKey))
+      .bind(15, StringRef(run.owner));
   if (Error err = stmt.run())
     return err;
   run.id = sqlite3_last_insert_rowid(db);
@@ -795,6 +802,71 @@ Error TileTuneDatabase::saveStrategyState(int64_t runId, StringRef state) {
   return Error::success();
 }
 
+Expected<bool> TileTuneDatabase::claimRun(int64_t runId,
+                                          StringRef expectedOwner,
+                                          StringRef newOwner) {
+  Statement stmt(*this,
+                 "UPDATE runs SET owner = ?1 WHERE id = ?2 AND owner = ?3");
+  if (Error err = stmt.status())
+    return std::move(err);
+  stmt.bind(1, newOwner).bind(2, runId).bind(3, expectedOwner);
+  if (Error err = stmt.run())
+    return std::move(err);
+  return sqlite3_changes(db) == 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Run owners
+//===----------------------------------------------------------------------===//
+
+/// Field 22 of /proc/<pid>/stat (start time in clock ticks after boot), or
+/// "" where it cannot be read.
+static std::string processStartTime(int64_t pid) {
+  auto buffer = llvm::MemoryBuffer::getFileAsStream(
+      "/proc/" + std::to_string(pid) + "/stat");
+  if (!buffer)
+    return "";
+  // The command name (field 2) is parenthesised and may contain spaces.
+  StringRef text = (*buffer)->getBuffer();
+  size_t close = text.rfind(')');
+  if (close == StringRef::npos)
+    return "";
+  llvm::SmallVector<StringRef> fields;
+  text.drop_front(close + 1).split(fields, ' ', -1, /*KeepEmpty=*/false);
+  // fields[0] is field 3 (state); field 22 is fields[19].
+  return fields.size() > 19 ? fields[19].str() : "";
+}
+
+static std::string hostName() {
+  char name[256] = {0};
+  if (gethostname(name, sizeof(name) - 1) != 0)
+    return "unknown-host";
+  return name;
+}
+
+std::string mlir::tiletune::getCurrentRunOwner() {
+  int64_t pid = getpid();
+  return hostName() + ":" + std::to_string(pid) + ":" + processStartTime(pid);
+}
+
+std::optional<bool> mlir::tiletune::isRunOwnerAlive(StringRef owner) {
+  auto [host, rest] = owner.split(':');
+  auto [pidText, startTime] = rest.split(':');
+  int64_t pid = 0;
+  if (owner.empty() || pidText.getAsInteger(10, pid) || pid <= 0)
+    return false;
+  if (host != hostName())
+    return std::nullopt;
+  if (kill(static_cast<pid_t>(pid), 0) != 0 && errno != EPERM)
+    return false;
+  // The pid is in use; it is the owner only if it started at the same time
+  // (pids are reused).
+  std::string current = processStartTime(pid);
+  if (!startTime.empty() && !current.empty())
+    return current == startTime;
+  return true;
+}
+
 //===----------------------------------------------------------------------===//
 // Reading
 //===----------------------------------------------------------------------===//
@@ -804,7 +876,8 @@ static constexpr const char *kRunColumns =
     "r.id, p.key, p.description, t.kind, t.model, t.features, t.threads, "
     "t.toolchain, r.algorithm, r.seed, r.budget_trials, r.budget_seconds, "
     "r.options, r.tool_version, r.started_at, r.finished_at, "
-    "r.elapsed_seconds, r.status, r.strategy_state, r.result_config_key";
+    "r.elapsed_seconds, r.status, r.strategy_state, r.result_config_key, "
+    "r.owner";
 static constexpr const char *kRunJoins =
     " FROM runs r JOIN problems p ON p.id = r.problem_id "
     "JOIN targets t ON t.id = r.target_id ";
@@ -837,6 +910,7 @@ Expected<RunInfo> TileTuneDatabase::readRunRow(Statement &stmt) {
   run.status = *parsed;
   run.strategyState = stmt.getText(18);
   run.resultConfigKey = stmt.getText(19);
+  run.owner = stmt.getText(20);
   return run;
 }
 
@@ -1250,7 +1324,7 @@ Error TileTuneDatabase::exportJSONL(llvm::raw_ostream &os) {
     Expected<RunInfo> run = readRunRow(stmt);
     if (!run)
       return run.takeError();
-    constexpr int m = 20; // First measurement column.
+    constexpr int m = 21; // First measurement column.
     llvm::json::Object line{
         {"run", run->id},
         {"problem", run->problemKey},

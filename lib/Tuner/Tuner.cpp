@@ -274,6 +274,27 @@ Error Tuner::Impl::startOrResume(const Config &defaultConfig) {
       if (recordedTrajectory->size() != wanted.size())
         return mismatch("it was recorded with other settings");
 
+      // A run marked running may still be tuned by a live process.
+      std::string me = getCurrentRunOwner();
+      if (previous.status == RunStatus::Running && !previous.owner.empty() &&
+          previous.owner != me) {
+        std::optional<bool> alive = isRunOwnerAlive(previous.owner);
+        if (alive && *alive)
+          return mismatch("it is being tuned right now by process " +
+                          previous.owner.substr(0, previous.owner.rfind(':')) +
+                          " (wait for it to end, or stop it first)");
+        if (!alive && opts.showProgress)
+          *out << "tiletune: warning: run " << previous.id
+               << " was started on another host (" << previous.owner
+               << "); resuming it here assumes that process is gone\n";
+      }
+      Expected<bool> claimed = db.claimRun(previous.id, previous.owner, me);
+      if (!claimed)
+        return claimed.takeError();
+      if (!*claimed)
+        return mismatch("another process took it over just now");
+      previous.owner = me;
+
       Expected<llvm::SmallVector<MeasurementRecord, 0>> recordedResults =
           db.measurementsOfRun(previous.id);
       if (!recordedResults)
@@ -338,6 +359,7 @@ Error Tuner::Impl::startOrResume(const Config &defaultConfig) {
   runInfo.algorithm = strategy.getName().str();
   runInfo.seed = strategy.getSeed();
   runInfo.budgetTrials = opts.maxTrials;
+  runInfo.owner = getCurrentRunOwner();
   runInfo.budgetSeconds = opts.maxSeconds;
   llvm::json::Object tuner{
       {"max_trials", opts.maxTrials},

@@ -151,6 +151,7 @@ TEST_F(DatabaseTest, RunAndMeasurementsRoundTrip) {
   std::string path = file("tune.db");
   RunInfo run = makeRun();
   run.seed = ~uint64_t(0) - 5; // Does not fit in a signed 64-bit integer.
+  run.owner = "host:1:2";
   {
     auto db = openOrFail(path);
     ASSERT_TRUE(db);
@@ -182,6 +183,7 @@ TEST_F(DatabaseTest, RunAndMeasurementsRoundTrip) {
   EXPECT_EQ(back->status, RunStatus::Running);
   EXPECT_DOUBLE_EQ(back->elapsedSeconds, 0.9);
   EXPECT_DOUBLE_EQ(back->startedAt, run.startedAt);
+  EXPECT_EQ(back->owner, "host:1:2");
 
   auto records = db->measurementsOfRun(run.id);
   ASSERT_TRUE(static_cast<bool>(records))
@@ -480,6 +482,24 @@ TEST_F(DatabaseTest, FindResumableRun) {
     ASSERT_TRUE(static_cast<bool>(none));
     EXPECT_FALSE(none->has_value());
   }
+}
+
+TEST_F(DatabaseTest, ClaimRunIsACompareAndSwap) {
+  auto db = openOrFail(file("tune.db"));
+  ASSERT_TRUE(db);
+  RunInfo run = makeRun();
+  run.owner = "a:1:1";
+  expectOk(db->recordRun(run));
+  auto claimed = db->claimRun(run.id, "a:1:1", "b:2:2");
+  ASSERT_TRUE(static_cast<bool>(claimed));
+  EXPECT_TRUE(*claimed);
+  // A second claimer that saw the old owner loses.
+  claimed = db->claimRun(run.id, "a:1:1", "c:3:3");
+  ASSERT_TRUE(static_cast<bool>(claimed));
+  EXPECT_FALSE(*claimed);
+  auto back = db->getRun(run.id);
+  ASSERT_TRUE(static_cast<bool>(back));
+  EXPECT_EQ(back->owner, "b:2:2");
 }
 
 TEST_F(DatabaseTest, BestConfigRespectsTargets) {

@@ -662,6 +662,103 @@ TEST_F(TunerTest, ResumeWithOtherSettingsIsAClearError) {
   EXPECT_EQ(measurer.calls, 0);
 }
 
+TEST_F(TunerTest, ARunTunedByALiveProcessIsNotResumed) {
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  TunerOptions options = baseOptions();
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    // Tunes until its 6th measurement, then hangs there.
+    close(ready[0]);
+    auto db = TileTuneDatabase::open(file("tune.db"));
+    auto strategy = createStrategy("random", space, {}, 42);
+    if (!db || !strategy)
+      _exit(2);
+    struct HangingMeasurer : SyntheticMeasurer {
+      using SyntheticMeasurer::SyntheticMeasurer;
+      llvm::Error measure(llvm::ArrayRef<Config> batch,
+                          const MeasureRequest &request,
+                          MeasureResultSink sink) override {
+        for (size_t k = 0; k < batch.size(); ++k) {
+          if (++calls == 6) {
+            char byte = 1;
+            (void)!write(fd, &byte, 1);
+            while (true)
+              pause();
+          }
+          if (!sink(k, evaluate(batch[k], request.role)))
+            break;
+        }
+        return llvm::Error::success();
+      }
+      int fd = -1;
+    } measurer(space);
+    measurer.fd = ready[1];
+    Tuner tuner(space, **strategy, measurer, **db, options);
+    (void)!tuner.run(space.getDefault());
+    _exit(3);
+  }
+  close(ready[1]);
+  char byte = 0;
+  ASSERT_EQ(read(ready[0], &byte, 1), 1);
+  close(ready[0]);
+
+  auto db = openDb("tune.db");
+  ASSERT_TRUE(db);
+  TunerOptions resume = options;
+  resume.resume = true;
+  {
+    auto strategy = makeStrategy("random");
+    SyntheticMeasurer measurer(space);
+    Tuner tuner(space, *strategy, measurer, *db, resume);
+    llvm::Expected<TuneResult> result = tuner.run(space.getDefault());
+    ASSERT_FALSE(static_cast<bool>(result));
+    std::string message = llvm::toString(result.takeError());
+    EXPECT_NE(message.find("being tuned right now by process"),
+              std::string::npos)
+        << message;
+    EXPECT_NE(message.find(std::to_string(child)), std::string::npos)
+        << message;
+    EXPECT_EQ(measurer.calls, 0);
+  }
+
+  // Once that process is gone the run can be resumed.
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+  auto strategy = makeStrategy("random");
+  SyntheticMeasurer measurer(space);
+  std::optional<TuneResult> result = tune(*db, *strategy, measurer, resume);
+  ASSERT_TRUE(result);
+  EXPECT_TRUE(result->resumed);
+  EXPECT_EQ(result->replayed, 5);
+  EXPECT_EQ(result->status, RunStatus::Finished);
+  auto run = db->getRun(result->runId);
+  ASSERT_TRUE(static_cast<bool>(run));
+  EXPECT_EQ(run->owner, getCurrentRunOwner());
+}
+
+TEST(RunOwnerTest, LivenessOfOwnerTokens) {
+  std::string me = getCurrentRunOwner();
+  EXPECT_EQ(isRunOwnerAlive(me), std::optional<bool>(true));
+  EXPECT_EQ(isRunOwnerAlive(""), std::optional<bool>(false));
+  EXPECT_EQ(isRunOwnerAlive("garbage"), std::optional<bool>(false));
+  // The same pid with another start time is a reused pid: not the owner.
+  std::string reused = me.substr(0, me.rfind(':') + 1) + "1";
+  EXPECT_EQ(isRunOwnerAlive(reused), std::optional<bool>(false));
+  // A process that has exited.
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0)
+    _exit(0);
+  waitpid(child, nullptr, 0);
+  std::string host = me.substr(0, me.find(':'));
+  EXPECT_EQ(isRunOwnerAlive(host + ":" + std::to_string(child) + ":5"),
+            std::optional<bool>(false));
+  // Another host cannot be checked.
+  EXPECT_EQ(isRunOwnerAlive("another-host-name.invalid:1:1"), std::nullopt);
+}
+
 TEST_F(TunerTest, ResumeWithNothingToResumeStartsANewRun) {
   auto db = openDb("tune.db");
   auto strategy = makeStrategy("random");

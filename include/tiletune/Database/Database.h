@@ -98,6 +98,9 @@ struct RunInfo {
   std::string strategyState;
   /// Config key of the run's result (set when the run finished).
   std::string resultConfigKey;
+  /// The process tuning the run, as getCurrentRunOwner() writes it
+  /// ("host:pid:start-time"); empty when unknown.
+  std::string owner;
 };
 
 /// One measurement of one configuration in one run.
@@ -229,6 +232,12 @@ public:
   /// Stores an opaque strategy state for \p runId.
   llvm::Error saveStrategyState(int64_t runId, llvm::StringRef state);
 
+  /// Makes \p newOwner the owner of a run if its owner is still
+  /// \p expectedOwner (an atomic compare-and-swap, so two processes cannot
+  /// both take over a run). Returns whether the claim succeeded.
+  llvm::Expected<bool> claimRun(int64_t runId, llvm::StringRef expectedOwner,
+                                llvm::StringRef newOwner);
+
   /// The run with this id.
   llvm::Expected<RunInfo> getRun(int64_t runId);
 
@@ -293,6 +302,15 @@ private:
   std::string path;
   bool readOnly = false;
 };
+
+/// The owner token of this process for RunInfo::owner:
+/// "hostname:pid:start-time" (the start time tells a reused pid apart).
+std::string getCurrentRunOwner();
+
+/// Whether the process named by an owner token is still running: true or
+/// false on this host, std::nullopt when the token names another host (it
+/// cannot be checked from here). An empty or malformed token is not alive.
+std::optional<bool> isRunOwnerAlive(llvm::StringRef owner);
 
 } // namespace tiletune
 } // namespace mlir
