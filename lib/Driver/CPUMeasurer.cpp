@@ -207,7 +207,7 @@ InProcessCPUMeasurer::Impl::compile(StringRef attrText) {
   if (llvm::Error err = prepareForExecution(*variant, /*strict=*/true))
     return finish(MeasureResult::failure(MeasureStatus::CompileError,
                                          llvm::toString(std::move(err))));
-  PassManager pm(&ctx);
+  PassManager pm(&ctx, ModuleOp::getOperationName());
   CPULoweringOptions lowering;
   lowering.threads = options.threads;
   lowering.tile = true;
@@ -417,6 +417,23 @@ MeasureResult CPUMeasurer::call(StringRef request, double timeoutSeconds) {
   if (!tail.empty())
     message += ": " + tail.str();
   return MeasureResult::failure(status, message);
+}
+
+std::optional<MeasureResult> CPUMeasurer::compile(StringRef attrText,
+                                                  double timeoutSeconds) {
+  double start = now();
+  MeasureResult result = call(("C" + attrText).str(),
+                              timeoutSeconds > 0 ? timeoutSeconds
+                                                 : options.timeoutSeconds);
+  if (result.ok())
+    return std::nullopt;
+  result.costSeconds = now() - start;
+  return result;
+}
+
+MeasureResult CPUMeasurer::run(double timeoutSeconds) {
+  return call("R", timeoutSeconds > 0 ? timeoutSeconds
+                                      : options.timeoutSeconds);
 }
 
 MeasureResult CPUMeasurer::measure(StringRef attrText,

@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <map>
+#include <thread>
 
 using namespace mlir;
 using namespace mlir::tiletune;
@@ -64,9 +65,13 @@ TargetInfo mlir::tiletune::getCPUTarget(unsigned threads) {
 CPUProblemMeasurer::CPUProblemMeasurer(MLIRContext *ctx,
                                        const Problem &problem,
                                        const Space &space,
-                                       const CPUMeasureOptions &options)
+                                       const CPUMeasureOptions &options,
+                                       bool overlapCompile)
     : ctx(ctx), problem(problem), space(space), options(options),
-      worker(problem, options) {}
+      worker(problem, options) {
+  if (overlapCompile)
+    secondWorker = std::make_unique<CPUMeasurer>(problem, options);
+}
 
 llvm::Error CPUProblemMeasurer::measure(ArrayRef<Config> batch,
                                         const MeasureRequest &request,
@@ -83,17 +88,52 @@ llvm::Error CPUProblemMeasurer::measure(ArrayRef<Config> batch,
   double compileLimit = request.compileTimeoutSeconds > 0
                             ? request.compileTimeoutSeconds
                             : options.timeoutSeconds;
-  for (auto [index, config] : llvm::enumerate(batch)) {
-    MeasureResult result;
+  // Attribute text of every candidate, or the Invalid result.
+  SmallVector<std::string> texts;
+  SmallVector<std::optional<MeasureResult>> invalid;
+  for (const Config &config : batch) {
     llvm::Expected<TileConfigAttr> attr =
         configToAttr(ctx, problem, space, config);
-    if (!attr)
-      result = MeasureResult::failure(MeasureStatus::Invalid,
-                                      toString(attr.takeError()));
-    else
-      result = worker.measure(printAttr(*attr), compileLimit, runLimit);
-    if (!sink(index, result))
+    if (!attr) {
+      texts.emplace_back();
+      invalid.push_back(MeasureResult::failure(MeasureStatus::Invalid,
+                                               toString(attr.takeError())));
+    } else {
+      texts.push_back(printAttr(*attr));
+      invalid.push_back(std::nullopt);
+    }
+  }
+  if (!secondWorker) {
+    for (size_t i = 0; i < batch.size(); ++i) {
+      MeasureResult result =
+          invalid[i] ? *invalid[i]
+                     : worker.measure(texts[i], compileLimit, runLimit);
+      if (!sink(i, result))
+        break;
+    }
+    return llvm::Error::success();
+  }
+  // Pipelined: candidate i is compiled by worker i % 2; while it is timed,
+  // the other worker compiles candidate i + 1 on another core.
+  CPUMeasurer *workers[2] = {&worker, secondWorker.get()};
+  auto compileAt = [&](size_t i) -> std::optional<MeasureResult> {
+    if (invalid[i])
+      return invalid[i];
+    return workers[i % 2]->compile(texts[i], compileLimit);
+  };
+  std::optional<MeasureResult> compiled = compileAt(0);
+  for (size_t i = 0; i < batch.size(); ++i) {
+    std::optional<MeasureResult> nextCompiled;
+    std::thread next;
+    if (i + 1 < batch.size())
+      next = std::thread([&, i] { nextCompiled = compileAt(i + 1); });
+    MeasureResult result =
+        compiled ? *compiled : workers[i % 2]->run(runLimit);
+    if (next.joinable())
+      next.join();
+    if (!sink(i, result))
       break;
+    compiled = std::move(nextCompiled);
   }
   return llvm::Error::success();
 }
@@ -200,7 +240,11 @@ mlir::tiletune::tuneModule(ModuleOp module, const TuneOptions &options) {
     measureOptions.timing = options.timing;
     measureOptions.seed = options.seed;
     measureOptions.verify = true;
-    CPUProblemMeasurer measurer(ctx, problem, *space, measureOptions);
+    // Overlap compilation with timing only when the timed kernels leave a
+    // core idle.
+    bool overlap = options.overlapCompile && threads < resolveThreads(0);
+    CPUProblemMeasurer measurer(ctx, problem, *space, measureOptions,
+                                overlap);
 
     TunerOptions tunerOptions;
     tunerOptions.problemKey = problem.getKey();

@@ -73,11 +73,3 @@ struct AutotunePass : public mlir::tiletune::impl::TileTuneAutotuneBase<Autotune
 };
 
 } // namespace
-
-void mlir::tiletune::registerTileTuneDriverPasses() {
-  static bool registered = false;
-  if (registered)
-    return;
-  registered = true;
-  registerPasses();
-}

@@ -90,7 +90,7 @@ static cl::opt<std::string>
               cl::init(kDefaultAlgorithm.str()), cl::sub(tuneCmd),
               cl::cat(category));
 static cl::alias algorithmAlias("a", cl::desc("Alias for --algorithm"),
-                                cl::aliasopt(algorithm), cl::sub(tuneCmd));
+                                cl::aliasopt(algorithm));
 static cl::opt<std::string>
     algorithmOptions("algorithm-options",
                      cl::desc("Options of the algorithm, 'name=value,...'"),
@@ -130,6 +130,11 @@ static cl::opt<double>
     minSampleMs("min-sample-ms",
                 cl::desc("Minimum duration of one timed sample in ms (1)"),
                 cl::init(1.0), cl::sub(tuneCmd), cl::cat(category));
+static cl::opt<bool> noOverlap(
+    "no-overlap",
+    cl::desc("Do not compile the next candidate while one is timed (by "
+             "default they overlap when --threads leaves a core idle)"),
+    cl::init(false), cl::sub(tuneCmd), cl::cat(category));
 static cl::opt<bool> noProgress("no-progress",
                                 cl::desc("Do not print the progress bar"),
                                 cl::init(false), cl::sub(tuneCmd),
@@ -234,6 +239,7 @@ static int runTune(MLIRContext &ctx) {
   options.timing.repeats = std::max(1u, repeats.getValue());
   options.timing.warmupRuns = warmup;
   options.timing.minSampleSeconds = minSampleMs * 1e-3;
+  options.overlapCompile = !noOverlap;
   options.progress = (noProgress || quiet) ? nullptr : &llvm::errs();
   options.log = quiet ? nullptr : &llvm::errs();
   options.stopFlag = &stopRequested;

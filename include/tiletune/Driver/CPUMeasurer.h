@@ -87,6 +87,13 @@ public:
                         double compileTimeoutSeconds = 0,
                         double runTimeoutSeconds = 0);
 
+  /// The two halves of measure(), for callers that pipeline them: compile
+  /// keeps the variant in the worker (returns std::nullopt on success or the
+  /// failed result); run verifies and times the variant compiled last.
+  std::optional<MeasureResult> compile(llvm::StringRef attrText,
+                                       double timeoutSeconds = 0);
+  MeasureResult run(double timeoutSeconds = 0);
+
   /// Starts the worker process now (before the caller starts threads).
   llvm::Error start();
 

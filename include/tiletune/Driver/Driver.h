@@ -64,6 +64,9 @@ struct TuneOptions {
   llvm::raw_ostream *log = nullptr;
   /// Timing methodology of the measurements.
   TimingOptions timing;
+  /// Compile the next candidate while the current one is timed, when the
+  /// kernels leave a core idle (threads < cores).
+  bool overlapCompile = true;
   /// Stop flag polled by the tuner (e.g. set by SIGINT).
   const std::atomic<bool> *stopFlag = nullptr;
 };
@@ -79,11 +82,16 @@ struct ProblemOutcome {
 };
 
 /// The Tuner's measurer for one CPU problem: converts configs to attributes
-/// and measures them in an isolated worker process (CPUMeasurer).
+/// and measures them in isolated worker processes (CPUMeasurer). With
+/// `overlapCompile`, two workers alternate: while one verifies and times
+/// candidate i, the other compiles candidate i+1 (use it only when a core is
+/// left idle by the timed kernels, i.e. threads < cores, so that the
+/// compilation does not disturb the timing).
 class CPUProblemMeasurer : public Measurer {
 public:
   CPUProblemMeasurer(MLIRContext *ctx, const Problem &problem,
-                     const Space &space, const CPUMeasureOptions &options);
+                     const Space &space, const CPUMeasureOptions &options,
+                     bool overlapCompile = false);
   llvm::Error measure(llvm::ArrayRef<Config> batch,
                       const MeasureRequest &request,
                       MeasureResultSink sink) override;
@@ -94,6 +102,8 @@ private:
   Space space;
   CPUMeasureOptions options;
   CPUMeasurer worker;
+  /// The second worker when compilation overlaps with timing.
+  std::unique_ptr<CPUMeasurer> secondWorker;
 };
 
 /// The default config of a problem (the heuristic of

@@ -19,12 +19,11 @@ namespace mlir::tiletune {
 #define GEN_PASS_DECL
 #include "tiletune/Driver/Passes.h.inc"
 
+/// Generated registration: registerTileTuneDriverPasses() registers
+/// `tiletune-apply-db` and `tiletune-autotune` with the global pass registry
+/// (tools call it once, next to registerAllTileTunePasses()).
 #define GEN_PASS_REGISTRATION
 #include "tiletune/Driver/Passes.h.inc"
-
-/// Registers `tiletune-apply-db` and `tiletune-autotune` with the global
-/// pass registry (tools call it next to registerAllTileTunePasses()).
-void registerTileTuneDriverPasses();
 
 } // namespace mlir::tiletune
 

@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""Tuning benchmark (issue 4, item 8).
+
+Tunes the 1024^3 matmul and the BERT matmuls (512x1024x1024, 512x1024x4096,
+512x4096x1024; M x N x K) with every algorithm under one equal budget, and
+measures OpenBLAS (sgemm through ctypes) in the same run. Prints, per problem
+and algorithm, the best GFLOP/s, the ratio to OpenBLAS, the default config's
+GFLOP/s and the wall-clock time of the tuning run.
+
+usage: tune_bench.py [--tiletune PATH] [--quick] [--trials N] [--seconds S]
+                     [--threads T] [--algorithms a,b,...] [--json out.json]
+
+--quick uses small problems and a small budget (a smoke test, seconds).
+Run it on an otherwise idle machine: timings on a loaded VM are noise.
+"""
+import argparse
+import ctypes
+import ctypes.util
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+FULL = [(1024, 1024, 1024), (512, 1024, 1024), (512, 1024, 4096),
+        (512, 4096, 1024)]
+QUICK = [(128, 128, 128), (64, 128, 256)]
+ALGORITHMS = ["grid", "random", "gbfs", "opevo", "na2c", "xgb", "automcl"]
+
+
+def matmul_mlir(m, n, k):
+    return f"""func.func @mm(%a: tensor<{m}x{k}xf32>, %b: tensor<{k}x{n}xf32>,
+          %c: tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32> {{
+  %r = linalg.matmul ins(%a, %b : tensor<{m}x{k}xf32>, tensor<{k}x{n}xf32>)
+                     outs(%c : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
+  return %r : tensor<{m}x{n}xf32>
+}}
+"""
+
+
+def load_openblas():
+    for name in ["libopenblas.so.0", "libopenblas.so",
+                 ctypes.util.find_library("openblas") or ""]:
+        if not name:
+            continue
+        try:
+            return ctypes.CDLL(name)
+        except OSError:
+            pass
+    return None
+
+
+def time_openblas(lib, m, n, k, threads, repeats=10):
+    import numpy as np
+    if hasattr(lib, "openblas_set_num_threads"):
+        lib.openblas_set_num_threads(threads)
+    rng = np.random.default_rng(0)
+    a = rng.uniform(-1, 1, (m, k)).astype(np.float32)
+    b = rng.uniform(-1, 1, (k, n)).astype(np.float32)
+    c = np.zeros((m, n), dtype=np.float32)
+    f = lib.cblas_sgemm
+    f.restype = None
+    P = ctypes.c_void_p
+    f.argtypes = [ctypes.c_int] * 6 + [ctypes.c_float, P, ctypes.c_int, P,
+                                       ctypes.c_int, ctypes.c_float, P,
+                                       ctypes.c_int]
+    args = (101, 111, 111, m, n, k, 1.0, a.ctypes.data, k, b.ctypes.data, n,
+            1.0, c.ctypes.data, n)
+    for _ in range(3):
+        f(*args)
+    times = []
+    for _ in range(repeats):
+        calls = 1
+        while True:
+            t0 = time.perf_counter()
+            for _ in range(calls):
+                f(*args)
+            dt = time.perf_counter() - t0
+            if dt >= 1e-3 or calls >= 1 << 16:
+                break
+            calls *= 4
+        times.append(dt / calls)
+    med = statistics.median(times)
+    return 2.0 * m * n * k / med * 1e-9
+
+
+def parse_outcome(stdout, algorithm):
+    """Best and default GFLOP/s from `tiletune tune`'s summary table."""
+    for line in stdout.splitlines():
+        parts = line.split()
+        if len(parts) >= 7 and parts[1] == algorithm and "/" in parts[0]:
+            return float(parts[2]), float(parts[3]), int(parts[5])
+    return None
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--tiletune", default=shutil.which("tiletune") or
+                   os.path.join(here, "..", "..", "build", "bin", "tiletune"))
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--trials", type=int, default=None)
+    p.add_argument("--seconds", type=float, default=0)
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--algorithms", default=",".join(ALGORITHMS))
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", default="")
+    args = p.parse_args()
+    problems = QUICK if args.quick else FULL
+    trials = args.trials if args.trials is not None else (
+        6 if args.quick else 64)
+    algorithms = [a for a in args.algorithms.split(",") if a]
+    os.environ.setdefault("OPENBLAS_CORETYPE", "SkylakeX")
+    lib = load_openblas()
+    tmp = tempfile.mkdtemp(prefix="tiletune-bench-")
+    db = os.path.join(tmp, "bench.db")
+    results = []
+    print(f"budget: {trials} trials" +
+          (f", {args.seconds} s" if args.seconds else "") +
+          f" per problem and algorithm; threads {args.threads}")
+    header = (f"{'problem (MxNxK)':<18} {'algorithm':<9} {'best GF/s':>10} "
+              f"{'default':>9} {'OpenBLAS':>9} {'ratio':>6} {'wall s':>8}")
+    print(header)
+    for (m, n, k) in problems:
+        path = os.path.join(tmp, f"mm_{m}x{n}x{k}.mlir")
+        with open(path, "w") as f:
+            f.write(matmul_mlir(m, n, k))
+        blas = time_openblas(lib, m, n, k, args.threads) if lib else None
+        for alg in algorithms:
+            cmd = [args.tiletune, "tune", path, f"--algorithm={alg}",
+                   f"--trials={trials}", f"--seconds={args.seconds}",
+                   f"--seed={args.seed}", f"--threads={args.threads}",
+                   f"--db={db}", "--quiet"]
+            t0 = time.time()
+            out = subprocess.run(cmd, capture_output=True, text=True)
+            wall = time.time() - t0
+            parsed = parse_outcome(out.stdout, alg) if out.returncode == 0 \
+                else None
+            if parsed is None:
+                print(f"{m}x{n}x{k:<10} {alg:<9} FAILED: "
+                      f"{out.stderr.strip()[-300:]}")
+                results.append({"problem": [m, n, k], "algorithm": alg,
+                                "error": out.stderr[-2000:]})
+                continue
+            best, default, used = parsed
+            # Re-measure OpenBLAS after each run as well: the ratio uses the
+            # mean of the measurements taken around the tuning runs.
+            if lib:
+                blas = (blas + time_openblas(lib, m, n, k, args.threads)) / 2
+            ratio = best / blas if blas else float("nan")
+            name = f"{m}x{n}x{k}"
+            print(f"{name:<18} {alg:<9} {best:>10.2f} {default:>9.2f} "
+                  f"{(blas or 0):>9.2f} {ratio:>6.2f} {wall:>8.1f}")
+            sys.stdout.flush()
+            results.append({"problem": [m, n, k], "algorithm": alg,
+                            "best_gflops": best, "default_gflops": default,
+                            "openblas_gflops": blas, "ratio": ratio,
+                            "trials": used, "wall_seconds": wall})
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"trials": trials, "threads": args.threads,
+                       "results": results}, f, indent=1)
+    shutil.rmtree(tmp, ignore_errors=True)
+    return 0 if all("error" not in r for r in results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

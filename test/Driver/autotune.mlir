@@ -1,0 +1,17 @@
+// tiletune-autotune: tunes the ops of the module in the pipeline, records
+// the results and annotates the ops; a later tiletune-apply-db finds them.
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: tiletune-opt --tiletune-autotune="algorithm=random trials=3 threads=1 db=%t/a.db" %s | FileCheck %s
+// RUN: tiletune report --db=%t/a.db | FileCheck %s --check-prefix=REPORT
+// RUN: not tiletune-opt --tiletune-autotune="algorithm=nope db=%t/a.db" %s 2>&1 | FileCheck %s --check-prefix=BAD
+
+// CHECK-LABEL: func.func @f
+// CHECK: linalg.matmul {tiletune.config = #tiletune.config<cpu,
+// REPORT: matmul/f32/m=8,n=8,k=8 random 
+// BAD: error: unknown algorithm 'nope'
+func.func @f(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>,
+             %c: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<8x8xf32>, tensor<8x8xf32>)
+                     outs(%c : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %r : tensor<8x8xf32>
+}
