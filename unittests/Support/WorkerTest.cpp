@@ -127,6 +127,22 @@ TEST(WorkerTest, ChildDoesNotChangeParentState) {
   EXPECT_EQ(counter, 0);
 }
 
+TEST(WorkerTest, MemoryLimitApplies) {
+  WorkerOptions options;
+  options.timeoutSeconds = 10;
+  options.memoryLimitBytes = uint64_t(512) << 20;
+  llvm::Expected<WorkerResult> result = runInChild(
+      [] {
+        // Through a volatile pointer, so the allocation cannot be elided.
+        static void *volatile big;
+        big = malloc(size_t(2) << 30);
+        return std::string(big ? "allocated" : "refused");
+      },
+      options);
+  ASSERT_TRUE(static_cast<bool>(result)) << llvm::toString(result.takeError());
+  EXPECT_EQ(result->output, "refused");
+}
+
 //===----------------------------------------------------------------------===//
 // ForkServer
 //===----------------------------------------------------------------------===//
@@ -225,6 +241,21 @@ TEST(ForkServerTest, ExitIsClassified) {
   EXPECT_EQ(exited.status, WorkerStatus::ExitedNonZero);
   EXPECT_EQ(exited.exitCode, 7);
   EXPECT_EQ(callOrFail(server, "count").output, "1");
+}
+
+TEST(ForkServerTest, StderrBelongsToItsCall) {
+  ForkServer server([](llvm::StringRef request) {
+    fprintf(stderr, "diagnostic for %s\n", request.str().c_str());
+    fflush(stderr);
+    return std::string("done");
+  });
+  WorkerResult first = callOrFail(server, "one");
+  EXPECT_NE(first.stderrTail.find("diagnostic for one"), std::string::npos)
+      << first.stderrTail;
+  WorkerResult second = callOrFail(server, "two");
+  EXPECT_NE(second.stderrTail.find("diagnostic for two"), std::string::npos);
+  EXPECT_EQ(second.stderrTail.find("for one"), std::string::npos)
+      << second.stderrTail;
 }
 
 TEST(ForkServerTest, StopEndsTheWorker) {
