@@ -265,16 +265,15 @@ static void hoistInvariantCode(Operation *root) {
   root->walk([](LoopLikeOpInterface loop) { moveLoopInvariantCode(loop); });
 }
 
-/// Creates a buffer of `type` (memref) before `anchor` and frees it after.
+/// Creates a buffer of `type` (memref) before `anchor`. It is freed by the
+/// buffer deallocation pipeline of tiletune-lower-cpu (an explicit dealloc
+/// would stop ownership-based deallocation from handling the function).
 static Value createScopedBuffer(RewriterBase &rewriter, Operation *anchor,
                                 MemRefType type) {
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(anchor);
-  Value buffer = memref::AllocOp::create(rewriter, anchor->getLoc(), type,
-                                         rewriter.getI64IntegerAttr(64));
-  rewriter.setInsertionPointAfter(anchor);
-  memref::DeallocOp::create(rewriter, anchor->getLoc(), buffer);
-  return buffer;
+  return memref::AllocOp::create(rewriter, anchor->getLoc(), type,
+                                 rewriter.getI64IntegerAttr(64));
 }
 
 /// Sets the insertion point right after the definition of `value`.

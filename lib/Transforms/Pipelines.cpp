@@ -34,7 +34,7 @@ CPULoweringOptions CPULoweringPipelineOptions::toOptions() const {
 void tiletune::buildCPULoweringPipeline(OpPassManager &pm,
                                         const CPULoweringOptions &options) {
   if (options.emitCInterface)
-    pm.addPass(LLVM::createLLVMRequestCWrappersPass());
+    pm.addNestedPass<func::FuncOp>(LLVM::createLLVMRequestCWrappersPass());
   if (options.defaultConfigs) {
     TileTuneDefaultConfigOptions defaults;
     defaults.threads = std::max<int64_t>(1, options.threads);
@@ -52,12 +52,14 @@ void tiletune::buildCPULoweringPipeline(OpPassManager &pm,
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
-  pm.addPass(bufferization::createDropEquivalentBufferResultsPass());
-  pm.addPass(createTileTuneDropReturnedArguments());
   pm.addPass(createCSEPass());
   pm.addPass(createCanonicalizerPass());
+  pm.addPass(bufferization::createDropEquivalentBufferResultsPass());
+  pm.addPass(createTileTuneDropReturnedArguments());
   pm.addNestedPass<func::FuncOp>(createTileTuneOptimizeCPUBuffers());
+  // Frees every buffer bufferization and packing allocated.
   bufferization::buildBufferDeallocationPipeline(pm);
+  pm.addPass(createConvertBufferizationToMemRefPass());
 
   // Whatever was not tiled or vectorized becomes loops.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());

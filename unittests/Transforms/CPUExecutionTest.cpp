@@ -1,0 +1,427 @@
+//===- CPUExecutionTest.cpp - JIT-run tiled variants against references ---===//
+//
+// Builds kernels of every op family (tensors and memrefs, primes, 1, strides,
+// dilations, padded convs), attaches random legal CPU configs (random
+// factorizations, loop orders, packing, unroll, vectorize) or the default
+// config, lowers them with buildCPULoweringPipeline, JIT-runs them and
+// compares the output with the same kernel lowered untiled.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tiletune/Dialect/TileConfig.h"
+#include "tiletune/Execution/Buffer.h"
+#include "tiletune/Execution/JIT.h"
+#include "tiletune/Execution/KernelInfo.h"
+#include "tiletune/Execution/Lowering.h"
+#include "tiletune/InitAll.h"
+#include "tiletune/Transforms/DefaultConfig.h"
+#include "tiletune/Transforms/Pipelines.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+
+#include "gtest/gtest.h"
+
+#include <random>
+#include <sstream>
+
+using namespace mlir;
+using namespace mlir::tiletune;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Kernel text
+//===----------------------------------------------------------------------===//
+
+std::string shapeStr(llvm::ArrayRef<int64_t> shape) {
+  std::string s;
+  for (int64_t d : shape)
+    s += std::to_string(d) + "x";
+  return s + "f32";
+}
+
+std::string typeStr(bool tensors, llvm::ArrayRef<int64_t> shape) {
+  return (tensors ? "tensor<" : "memref<") + shapeStr(shape) + ">";
+}
+
+/// A kernel `@kernel(%a, %b, %c)` around one named op.
+std::string singleOpKernel(bool tensors, llvm::StringRef op,
+                           llvm::StringRef attrs,
+                           llvm::ArrayRef<int64_t> a,
+                           llvm::ArrayRef<int64_t> b,
+                           llvm::ArrayRef<int64_t> c) {
+  std::string ta = typeStr(tensors, a), tb = typeStr(tensors, b),
+              tc = typeStr(tensors, c);
+  std::ostringstream os;
+  os << "func.func @kernel(%a: " << ta << ", %b: " << tb << ", %c: " << tc
+     << ")";
+  if (tensors)
+    os << " -> " << tc;
+  os << " {\n  ";
+  if (tensors)
+    os << "%r = ";
+  os << op.str() << " " << attrs.str() << " ins(%a, %b : " << ta << ", "
+     << tb << ") outs(%c : " << tc << ")";
+  if (tensors)
+    os << " -> " << tc << "\n  return %r : " << tc << "\n}\n";
+  else
+    os << "\n  return\n}\n";
+  return os.str();
+}
+
+std::string convAttrs(int64_t sh, int64_t sw, int64_t dh, int64_t dw) {
+  std::ostringstream os;
+  os << "{dilations = dense<[" << dh << ", " << dw
+     << "]> : tensor<2xi64>, strides = dense<[" << sh << ", " << sw
+     << "]> : tensor<2xi64>}";
+  return os.str();
+}
+
+int64_t convOut(int64_t in, int64_t k, int64_t stride, int64_t dilation) {
+  return (in - dilation * (k - 1) - 1) / stride + 1;
+}
+
+/// Conv kernel; `pad` > 0 pads the image with a tensor.pad of zeros (the
+/// frontend idiom), tensors only.
+std::string convKernel(bool tensors, bool nhwc, int64_t n, int64_t h,
+                       int64_t w, int64_t c, int64_t f, int64_t kh,
+                       int64_t kw, int64_t sh, int64_t sw, int64_t dh,
+                       int64_t dw, int64_t pad = 0) {
+  int64_t ph = h + 2 * pad, pw = w + 2 * pad;
+  int64_t oh = convOut(ph, kh, sh, dh), ow = convOut(pw, kw, sw, dw);
+  llvm::SmallVector<int64_t> in, padded, filter, out;
+  if (nhwc) {
+    in = {n, h, w, c};
+    padded = {n, ph, pw, c};
+    filter = {kh, kw, c, f};
+    out = {n, oh, ow, f};
+  } else {
+    in = {n, c, h, w};
+    padded = {n, c, ph, pw};
+    filter = {f, c, kh, kw};
+    out = {n, f, oh, ow};
+  }
+  llvm::StringRef op =
+      nhwc ? "linalg.conv_2d_nhwc_hwcf" : "linalg.conv_2d_nchw_fchw";
+  if (pad == 0)
+    return singleOpKernel(tensors, op, convAttrs(sh, sw, dh, dw), in, filter,
+                          out);
+  std::string ti = typeStr(true, in), tp = typeStr(true, padded),
+              tf = typeStr(true, filter), to = typeStr(true, out);
+  std::ostringstream os;
+  std::string low = nhwc ? "[0, " + std::to_string(pad) + ", " +
+                               std::to_string(pad) + ", 0]"
+                         : "[0, 0, " + std::to_string(pad) + ", " +
+                               std::to_string(pad) + "]";
+  os << "func.func @kernel(%a: " << ti << ", %b: " << tf << ", %c: " << to
+     << ") -> " << to << " {\n"
+     << "  %zero = arith.constant 0.0 : f32\n"
+     << "  %p = tensor.pad %a low" << low << " high" << low << " {\n"
+     << "  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):\n"
+     << "    tensor.yield %zero : f32\n  } : " << ti << " to " << tp << "\n"
+     << "  %r = " << op.str() << " " << convAttrs(sh, sw, dh, dw)
+     << " ins(%p, %b : " << tp << ", " << tf << ") outs(%c : " << to
+     << ") -> " << to << "\n  return %r : " << to << "\n}\n";
+  return os.str();
+}
+
+//===----------------------------------------------------------------------===//
+// Random legal configs (CONFIG.md: factor lists per dimension role)
+//===----------------------------------------------------------------------===//
+
+llvm::SmallVector<int64_t> primeFactors(int64_t n) {
+  llvm::SmallVector<int64_t> primes;
+  for (int64_t p = 2; p * p <= n; ++p)
+    while (n % p == 0) {
+      primes.push_back(p);
+      n /= p;
+    }
+  if (n > 1)
+    primes.push_back(n);
+  return primes;
+}
+
+/// A uniformly random assignment of `size`'s prime factors to `count` slots.
+llvm::SmallVector<int64_t> randomFactorization(int64_t size, unsigned count,
+                                               std::mt19937_64 &rng) {
+  llvm::SmallVector<int64_t> factors(count, 1);
+  std::uniform_int_distribution<unsigned> slot(0, count - 1);
+  for (int64_t p : primeFactors(size))
+    factors[slot(rng)] *= p;
+  return factors;
+}
+
+TileConfigAttr randomConfig(MLIRContext *ctx, const TunableOp &op,
+                            std::mt19937_64 &rng) {
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    FactorMap factors;
+    int64_t registerElements = 1;
+    for (const LoopDim &dim : op.dims) {
+      unsigned count =
+          getDimLevels(kTargetCPU, op.kind, dim.role).size() + 1;
+      factors[dim.name] = randomFactorization(dim.size, count, rng);
+      if (dim.role == DimRole::Parallel)
+        registerElements *= factors[dim.name].back();
+    }
+    if (registerElements > 1024)
+      continue;
+    Builder b(ctx);
+    llvm::SmallVector<Attribute> order;
+    for (const LoopDim &dim : op.dims)
+      if (dim.role != DimRole::Batch)
+        order.push_back(b.getStringAttr(dim.name));
+    std::shuffle(order.begin(), order.end(), rng);
+    const char *packs[] = {"none", "a", "b", "ab"};
+    bool conv = op.kind == OpKind::ConvNhwcHwcf ||
+                op.kind == OpKind::ConvNchwFchw;
+    int64_t innerCache = factors[conv ? "c" : "k"].back();
+    llvm::SmallVector<int64_t> unrolls;
+    for (int64_t u : {1, 2, 4, 8})
+      if (innerCache % u == 0)
+        unrolls.push_back(u);
+    llvm::SmallVector<NamedAttribute> options = {
+        b.getNamedAttr("order", b.getArrayAttr(order)),
+        b.getNamedAttr("vectorize", b.getBoolAttr(rng() % 5 != 0)),
+        b.getNamedAttr("pack", b.getStringAttr(packs[rng() % 4])),
+        b.getNamedAttr("unroll",
+                       b.getI64IntegerAttr(unrolls[rng() % unrolls.size()])),
+    };
+    if (TileConfigAttr config =
+            buildConfig(ctx, kTargetCPU, op, factors, options))
+      return config;
+  }
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// Running
+//===----------------------------------------------------------------------===//
+
+class CPUExecutionTest : public ::testing::Test {
+protected:
+  static void SetUpTestSuite() {
+    registerAllTileTunePasses();
+    context = new MLIRContext();
+    initializeContext(*context);
+  }
+  static void TearDownTestSuite() {
+    delete context;
+    context = nullptr;
+  }
+
+  OwningOpRef<ModuleOp> parse(const std::string &text) {
+    return parseSourceString<ModuleOp>(text, context);
+  }
+
+  static Operation *findTunable(ModuleOp module) {
+    Operation *found = nullptr;
+    module.walk([&](Operation *op) {
+      if (!found && succeeded(matchTunableOp(op)))
+        found = op;
+    });
+    return found;
+  }
+
+  /// Lowers `module` (already carrying its config, if any) and runs it on
+  /// copies of `inputs`; returns the kernel's output (argument 2 or the
+  /// result).
+  llvm::Expected<Buffer> run(ModuleOp module, llvm::ArrayRef<Buffer> inputs,
+                             bool tiled) {
+    if (llvm::Error err = prepareForExecution(module, /*strict=*/true))
+      return std::move(err);
+    if (tiled) {
+      PassManager pm(context);
+      CPULoweringOptions options;
+      options.threads = 2;
+      buildCPULoweringPipeline(pm, options);
+      std::string diagnostics;
+      ScopedDiagnosticHandler handler(context, [&](Diagnostic &diag) {
+        diagnostics += diag.str() + "\n";
+        return success();
+      });
+      if (failed(pm.run(module)))
+        return llvm::createStringError("lowering failed: " + diagnostics);
+    } else if (llvm::Error err =
+                   runPassPipeline(module, getUntiledLoweringPipeline())) {
+      return std::move(err);
+    }
+    auto engine = ExecutionModule::create(module);
+    if (!engine)
+      return engine.takeError();
+    auto kernel = (*engine)->getKernel("kernel");
+    if (!kernel)
+      return kernel.takeError();
+    llvm::SmallVector<Buffer> args;
+    for (const Buffer &b : inputs)
+      args.push_back(b.clone());
+    llvm::SmallVector<Buffer *> pointers;
+    for (Buffer &b : args)
+      pointers.push_back(&b);
+    llvm::SmallVector<Buffer> results;
+    if (llvm::Error err = kernel->run(pointers, &results))
+      return std::move(err);
+    if (!results.empty())
+      return std::move(results.front());
+    return std::move(args[2]);
+  }
+
+  /// Runs the untiled reference once, then `numConfigs` random configs plus
+  /// the default config, comparing each against the reference.
+  void checkKernel(const std::string &text, unsigned numConfigs,
+                   uint64_t seed) {
+    SCOPED_TRACE(text);
+    OwningOpRef<ModuleOp> module = parse(text);
+    ASSERT_TRUE(module);
+    auto func = *module->getOps<func::FuncOp>().begin();
+    auto signature = getKernelSignature(func);
+    ASSERT_TRUE(static_cast<bool>(signature))
+        << llvm::toString(signature.takeError());
+    llvm::SmallVector<Buffer> inputs;
+    for (auto [i, info] : llvm::enumerate(signature->args)) {
+      auto buffer = info.allocate();
+      ASSERT_TRUE(static_cast<bool>(buffer));
+      buffer->fillRandom(seed + i);
+      inputs.push_back(std::move(*buffer));
+    }
+    Operation *op = findTunable(*module);
+    ASSERT_NE(op, nullptr);
+    FailureOr<TunableOp> tunable = matchTunableOp(op);
+    ASSERT_TRUE(succeeded(tunable));
+    int64_t reduction = 1;
+    for (const LoopDim &dim : tunable->dims)
+      if (dim.role == DimRole::Reduction)
+        reduction *= dim.size;
+    Tolerance tolerance =
+        Tolerance::forReduction(ElementType::F32, reduction + 1);
+
+    OwningOpRef<ModuleOp> reference = module->clone();
+    llvm::Expected<Buffer> expected = run(*reference, inputs, false);
+    ASSERT_TRUE(static_cast<bool>(expected))
+        << llvm::toString(expected.takeError());
+
+    std::mt19937_64 rng(seed);
+    for (unsigned i = 0; i <= numConfigs; ++i) {
+      // The last variant uses the default config.
+      TileConfigAttr config =
+          i < numConfigs ? randomConfig(context, *tunable, rng)
+                         : computeDefaultCPUConfig(context, *tunable,
+                                                   CPUTarget{/*threads=*/2});
+      ASSERT_TRUE(config);
+      std::string configText;
+      llvm::raw_string_ostream os(configText);
+      os << Attribute(config);
+      SCOPED_TRACE(configText);
+      OwningOpRef<ModuleOp> variant = module->clone();
+      setConfig(findTunable(*variant), config);
+      llvm::Expected<Buffer> actual = run(*variant, inputs, true);
+      ASSERT_TRUE(static_cast<bool>(actual))
+          << llvm::toString(actual.takeError());
+      auto cmp = compareBuffers(*actual, *expected, tolerance);
+      ASSERT_TRUE(static_cast<bool>(cmp)) << llvm::toString(cmp.takeError());
+      EXPECT_TRUE(cmp->passed) << cmp->summary();
+    }
+  }
+
+  static MLIRContext *context;
+};
+
+MLIRContext *CPUExecutionTest::context = nullptr;
+
+TEST_F(CPUExecutionTest, Matmul) {
+  struct Shape {
+    int64_t m, n, k;
+  } shapes[] = {{1, 1, 1}, {7, 13, 5}, {17, 31, 8}, {64, 96, 48},
+                {1, 128, 3}, {30, 64, 12}};
+  uint64_t seed = 1;
+  for (Shape s : shapes)
+    checkKernel(singleOpKernel(true, "linalg.matmul", "", {s.m, s.k},
+                               {s.k, s.n}, {s.m, s.n}),
+                5, seed++);
+}
+
+TEST_F(CPUExecutionTest, MatmulOnMemrefs) {
+  checkKernel(
+      singleOpKernel(false, "linalg.matmul", "", {24, 36}, {36, 40}, {24, 40}),
+      5, 11);
+  checkKernel(
+      singleOpKernel(false, "linalg.matmul", "", {5, 3}, {3, 11}, {5, 11}), 3,
+      12);
+}
+
+TEST_F(CPUExecutionTest, BatchMatmul) {
+  checkKernel(singleOpKernel(true, "linalg.batch_matmul", "", {4, 16, 24},
+                             {4, 24, 32}, {4, 16, 32}),
+              5, 21);
+  checkKernel(singleOpKernel(true, "linalg.batch_matmul", "", {3, 7, 5},
+                             {3, 5, 11}, {3, 7, 11}),
+              4, 22);
+  checkKernel(singleOpKernel(false, "linalg.batch_matmul", "", {2, 12, 8},
+                             {2, 8, 20}, {2, 12, 20}),
+              4, 23);
+}
+
+TEST_F(CPUExecutionTest, ConvNhwcHwcf) {
+  // n, h, w, c, f, kh, kw, sh, sw, dh, dw
+  checkKernel(convKernel(true, true, 1, 10, 12, 8, 16, 3, 3, 1, 1, 1, 1), 5,
+              31);
+  checkKernel(convKernel(true, true, 2, 11, 9, 3, 5, 3, 2, 2, 1, 1, 2), 5, 32);
+  checkKernel(convKernel(true, true, 1, 7, 7, 4, 32, 1, 1, 1, 1, 1, 1), 3, 33);
+  checkKernel(convKernel(false, true, 1, 9, 9, 6, 8, 3, 3, 2, 2, 1, 1), 4, 34);
+}
+
+TEST_F(CPUExecutionTest, ConvNchwFchw) {
+  checkKernel(convKernel(true, false, 1, 10, 12, 8, 16, 3, 3, 1, 1, 1, 1), 5,
+              41);
+  checkKernel(convKernel(true, false, 2, 11, 9, 3, 5, 3, 2, 2, 1, 2, 1), 5,
+              42);
+  checkKernel(convKernel(false, false, 1, 9, 8, 4, 8, 2, 3, 1, 2, 1, 1), 4,
+              43);
+}
+
+TEST_F(CPUExecutionTest, PaddedConv) {
+  checkKernel(convKernel(true, true, 1, 8, 8, 4, 16, 3, 3, 1, 1, 1, 1, 1), 4,
+              51);
+  checkKernel(convKernel(true, false, 1, 7, 9, 3, 8, 5, 5, 1, 1, 1, 1, 2), 4,
+              52);
+}
+
+TEST(DefaultConfigTest, LegalForAnyShape) {
+  MLIRContext context;
+  initializeContext(context);
+  std::mt19937_64 rng(7);
+  std::uniform_int_distribution<int64_t> size(1, 300);
+  for (int i = 0; i < 200; ++i) {
+    int64_t m = size(rng), n = size(rng), k = size(rng);
+    std::string text = singleOpKernel(true, "linalg.matmul", "", {m, k},
+                                      {k, n}, {m, n});
+    if (i % 2)
+      text = convKernel(true, i % 4 == 1, 1 + i % 3, 3 + m % 40, 3 + n % 40,
+                        1 + k % 20, 1 + m % 70, 1 + i % 3, 1 + (i / 3) % 3,
+                        1, 1, 1, 1);
+    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
+    ASSERT_TRUE(module);
+    Operation *op = nullptr;
+    module->walk([&](Operation *o) {
+      if (!op && succeeded(matchTunableOp(o)))
+        op = o;
+    });
+    ASSERT_NE(op, nullptr);
+    FailureOr<TunableOp> tunable = matchTunableOp(op);
+    for (int64_t threads : {1, 2, 3, 8}) {
+      CPUTarget target;
+      target.threads = threads;
+      TileConfigAttr config =
+          computeDefaultCPUConfig(&context, *tunable, target);
+      ASSERT_TRUE(config) << text;
+      EXPECT_TRUE(succeeded(verifyConfig(
+          config, *tunable, [&] { return op->emitError(); })))
+          << text;
+    }
+  }
+}
+
+} // namespace
