@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
@@ -550,6 +551,12 @@ transform.named_sequence @__transform_main(%root: !transform.any_op {transform.c
     transform.apply_patterns.vector.lower_transpose
     transform.apply_patterns.canonicalization
   } : !transform.any_op
+  transform.apply_patterns to %hoisted {
+    transform.apply_patterns.vector.transfer_to_scf max_transfer_rank = 1 full_unroll = true
+    transform.apply_patterns.vector.lower_transfer max_transfer_rank = 1
+    transform.apply_patterns.vector.lower_shape_cast
+    transform.apply_patterns.canonicalization
+  } : !transform.any_op
   transform.yield
 }
 }
@@ -762,8 +769,19 @@ mlir::tiletune::tileForGPU(Operation *op, const GPUTilingOptions &options) {
   Operation *kernelRoot = launch ? launch.getOperation() : func.getOperation();
   if (plan->maxUnroll > 0)
     unrollMarkedLoops(kernelRoot, kRegisterLoopMarker, plan->maxUnroll);
-  if (launch)
+  if (launch) {
+    // Per-thread tiles that were not vectorized (convolutions) become
+    // scalar loops here, so that their multiply-adds can be fused.
+    SmallVector<linalg::LinalgOp> scalarOps;
+    launch.walk([&](linalg::LinalgOp linalgOp) { scalarOps.push_back(linalgOp); });
+    IRRewriter rewriter(launch.getContext());
+    for (linalg::LinalgOp linalgOp : scalarOps) {
+      rewriter.setInsertionPoint(linalgOp);
+      if (succeeded(linalg::linalgOpToLoops(rewriter, linalgOp)))
+        rewriter.eraseOp(linalgOp);
+    }
     allowContraction(launch);
+  }
   clearMarkers(func);
   if (failed(verify(func)))
     return func->emitError("internal error: GPU tiling produced invalid IR");

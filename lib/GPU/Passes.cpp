@@ -13,6 +13,8 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 
 namespace mlir::tiletune {
 #define GEN_PASS_DEF_TILETUNETILEGPU
@@ -61,6 +63,16 @@ struct TileGPUPass : tiletune::impl::TileTuneTileGPUBase<TileGPUPass> {
 
 struct GPUCheckPass : tiletune::impl::TileTuneGPUCheckBase<GPUCheckPass> {
   using TileTuneGPUCheckBase::TileTuneGPUCheckBase;
+
+  /// The rest of the pipeline serializes gpu.module ops to PTX/cubin: that
+  /// needs the LLVM IR translations of the GPU, NVVM and LLVM dialects and
+  /// the NVVM target attribute's serializer, which an opt tool does not
+  /// necessarily register.
+  void getDependentDialects(DialectRegistry &registry) const override {
+    TileTuneGPUCheckBase::getDependentDialects(registry);
+    registerAllGPUToLLVMIRTranslations(registry);
+    NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  }
 
   void runOnOperation() override {
     GPULoweringOptions lowering;
