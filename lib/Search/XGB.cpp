@@ -8,12 +8,15 @@
 // XGBoostCostModel + SimulatedAnnealingOptimizer):
 // - until the first fit, and for the last epsilon * plan_size entries of
 //   every plan, configs are drawn uniformly at random (never repeated);
-// - whenever plan_size * (fits + 1) results have been observed (and at least
-//   one succeeded), an XGBoost model (rank:pairwise by default) is fitted on
+// - every plan_size observed results (and once at least one succeeded), an
+//   XGBoost model (rank:pairwise by default) is fitted on
 //   all observations, features = the space's encoding, target = normalised
 //   throughput bestCost / cost (failures 0), and parallel simulated
 //   annealing over the space's neighbourhood picks the plan_size
 //   best-predicted configs not proposed yet; proposals follow that plan.
+//   Proposals never run past the next refit point (AutoTVM refits at the
+//   first batch boundary after it), so the sequence of proposals does not
+//   depend on the driver's batch size.
 // The model itself is not serialised: it is only used when a plan is built,
 // and the plan, the annealing chains and the fit count are saved, so a
 // resumed search continues exactly.
@@ -25,6 +28,8 @@
 #include "CostModelSearch.h"
 #include "StrategyRegistration.h"
 #include "tiletune/Search/CostModel.h"
+
+#include "llvm/Support/ErrorHandling.h"
 
 #include <algorithm>
 #include <cmath>
@@ -88,25 +93,44 @@ private:
 };
 } // namespace
 
-/// A uniformly random valid neighbour of `c` (std::nullopt if it has none).
+/// A uniformly random valid neighbour of `c` in the space's product
+/// topology (std::nullopt if it has none). Draws from the parameters'
+/// neighbour lists without materialising every neighbouring config.
 static std::optional<Config> randomValidNeighbor(const Space &space,
                                                  const Config &c,
                                                  std::mt19937_64 &rng) {
-  SmallVector<Config> neighbors;
-  space.getNeighbors(c, neighbors);
-  // Try a few random picks first (cheap), then filter all of them.
-  for (unsigned attempt = 0; attempt < 4 && !neighbors.empty(); ++attempt) {
-    size_t i = uniformIndex(rng, neighbors.size());
-    if (space.isValid(neighbors[i]))
-      return neighbors[i];
+  unsigned numParams = space.getNumParameters();
+  SmallVector<SmallVector<ParamValue, 8>, 8> perParam(numParams);
+  size_t total = 0;
+  for (unsigned i = 0; i < numParams; ++i) {
+    space.getParameter(i).getNeighbors(space.getValue(c, i), perParam[i]);
+    total += perParam[i].size();
   }
-  SmallVector<size_t> valid;
-  for (size_t i = 0; i < neighbors.size(); ++i)
-    if (space.isValid(neighbors[i]))
-      valid.push_back(i);
+  auto pick = [&](size_t r) {
+    for (unsigned i = 0; i < numParams; ++i) {
+      if (r < perParam[i].size())
+        return space.withValue(c, i, perParam[i][r]);
+      r -= perParam[i].size();
+    }
+    llvm_unreachable("neighbour index out of range");
+  };
+  if (total == 0)
+    return std::nullopt;
+  // A few uniform draws first (cheap); constraints rarely reject them all.
+  for (unsigned attempt = 0; attempt < 8; ++attempt) {
+    Config n = pick(uniformIndex(rng, total));
+    if (space.isValid(n))
+      return n;
+  }
+  SmallVector<Config> valid;
+  for (size_t r = 0; r < total; ++r) {
+    Config n = pick(r);
+    if (space.isValid(n))
+      valid.push_back(std::move(n));
+  }
   if (valid.empty())
     return std::nullopt;
-  return neighbors[valid[uniformIndex(rng, valid.size())]];
+  return valid[uniformIndex(rng, valid.size())];
 }
 
 Expected<std::vector<Config>> mlir::tiletune::annealOnModel(
@@ -177,7 +201,8 @@ class XGBStrategy : public Strategy {
 public:
   XGBStrategy(const Space &space, const StrategyOptions &options,
               uint64_t seed, XGBStrategyOptions opts)
-      : Strategy("xgb", space, options, seed), Opts(std::move(opts)) {}
+      : Strategy("xgb", space, options, seed), Opts(std::move(opts)),
+        NextRefitAt(Opts.PlanSize) {}
 
 protected:
   void proposeImpl(unsigned maxCount, SmallVectorImpl<Config> &out) override;
@@ -192,6 +217,9 @@ private:
   std::vector<Config> Plan;
   size_t PlanPos = 0;
   unsigned NumFits = 0;
+  /// The model is refitted when exactly this many results were observed;
+  /// proposals stop there until it happened (plan_size, 2 plan_size, ...).
+  uint64_t NextRefitAt;
   std::vector<Config> Chains;
   /// Message of the last failed fit (the plan then stays random).
   std::string LastError;
@@ -205,6 +233,12 @@ void XGBStrategy::proposeImpl(unsigned maxCount,
   auto taken = [&](const Config &c) {
     return wasProposed(c) || local.count(c) != 0;
   };
+  // Never run past the next refit point: the proposals after it come from
+  // the refitted model, whatever the driver's batch size.
+  if (getNumProposed() >= NextRefitAt)
+    return; // waiting for the results that complete this plan period
+  maxCount = unsigned(
+      std::min<uint64_t>(maxCount, NextRefitAt - getNumProposed()));
   size_t randomTail = std::min<size_t>(
       Plan.size(), size_t(std::floor(Opts.Epsilon * Opts.PlanSize)));
   while (out.size() < maxCount) {
@@ -256,8 +290,9 @@ Error XGBStrategy::refit() {
 
 void XGBStrategy::observeImpl(ArrayRef<TrialResult> /*results*/) {
   ArrayRef<TrialResult> history = getHistory();
-  if (history.size() < size_t(Opts.PlanSize) * (NumFits + 1))
+  if (history.size() < NextRefitAt)
     return;
+  NextRefitAt += Opts.PlanSize;
   if (llvm::none_of(history, [](const TrialResult &r) { return r.isOk(); }))
     return; // AutoTVM fits only once something succeeded
   ++NumFits;
@@ -274,6 +309,7 @@ json::Object XGBStrategy::saveImpl() const {
   return json::Object{{"plan", learned::configsToJSON(space, Plan)},
                       {"plan_pos", int64_t(PlanPos)},
                       {"fits", int64_t(NumFits)},
+                      {"next_refit_at", int64_t(NextRefitAt)},
                       {"chains", learned::configsToJSON(space, Chains)},
                       {"last_error", LastError}};
 }
@@ -290,14 +326,16 @@ Error XGBStrategy::loadImpl(const json::Object &state) {
   auto pos = state.getInteger("plan_pos");
   auto fits = state.getInteger("fits");
   auto lastError = state.getString("last_error");
-  if (!pos || !fits || !lastError || *pos < 0 ||
-      size_t(*pos) > plan->size() || *fits < 0)
+  auto nextRefit = state.getInteger("next_refit_at");
+  if (!pos || !fits || !lastError || !nextRefit || *pos < 0 ||
+      size_t(*pos) > plan->size() || *fits < 0 || *nextRefit < 1)
     return createStringError(inconvertibleErrorCode(),
                              "xgb state: missing or malformed fields");
   Plan = std::move(*plan);
   Chains = std::move(*chains);
   PlanPos = size_t(*pos);
   NumFits = unsigned(*fits);
+  NextRefitAt = uint64_t(*nextRefit);
   LastError = lastError->str();
   return Error::success();
 }
