@@ -6,6 +6,7 @@
 
 #include "tiletune/Execution/Buffer.h"
 
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -172,8 +173,8 @@ std::string ComparisonResult::summary() const {
     os << ", " << numMismatches << " mismatching element"
        << (numMismatches == 1 ? "" : "s") << ", first at [";
     llvm::interleaveComma(firstMismatch, os);
-    os << "]: got " << llvm::formatv("{0}", firstActual) << ", expected "
-       << llvm::formatv("{0}", firstExpected);
+    os << "]: got " << llvm::format("%.9g", firstActual) << ", expected "
+       << llvm::format("%.9g", firstExpected);
   }
   return s;
 }

@@ -31,7 +31,12 @@ llvm::StringRef mlir::tiletune::getUntiledLoweringPipeline() {
 
 void mlir::tiletune::registerUpstreamPasses() {
   static std::once_flag once;
-  std::call_once(once, [] { mlir::registerAllPasses(); });
+  std::call_once(once, [] {
+    // Another entry point (e.g. TileTune's InitAll) may have registered them
+    // already; registering twice is an error in builds with assertions.
+    if (!PassInfo::lookup("convert-linalg-to-loops"))
+      mlir::registerAllPasses();
+  });
 }
 
 llvm::Error mlir::tiletune::runPassPipeline(ModuleOp module,

@@ -288,7 +288,7 @@ TEST_F(JITTest, UnresolvedSymbolIsAnError) {
   auto module = parse(R"mlir(
     llvm.func @tiletune_no_such_function()
     llvm.func @k() attributes {llvm.emit_c_interface,
-                               tiletune.signature = () -> ()} {
+                               tiletune_exec.signature = () -> ()} {
       llvm.call @tiletune_no_such_function() : () -> ()
       llvm.return
     }

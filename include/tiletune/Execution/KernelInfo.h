@@ -35,9 +35,10 @@
 namespace mlir::tiletune {
 
 /// Name of the function attribute holding the pre-lowering signature, a
-/// TypeAttr of a FunctionType over memref/tensor types. Function-to-LLVM
-/// conversion keeps it on the llvm.func.
-constexpr llvm::StringLiteral kSignatureAttrName = "tiletune.signature";
+/// TypeAttr of a FunctionType over memref/tensor types. Its prefix is not
+/// the tiletune dialect's, whose verifier admits only tiletune.config.
+/// Function-to-LLVM conversion keeps it on the llvm.func.
+constexpr llvm::StringLiteral kSignatureAttrName = "tiletune_exec.signature";
 
 /// Name of the attribute that makes func-to-llvm emit `_mlir_ciface_<name>`.
 constexpr llvm::StringLiteral kEmitCInterfaceAttrName =

@@ -25,7 +25,8 @@ namespace mlir::tiletune {
 llvm::StringRef getUntiledLoweringPipeline();
 
 /// Registers every upstream MLIR pass with the global pass registry so that
-/// textual pipelines can name them. Idempotent and thread-safe.
+/// textual pipelines can name them, unless they already are (by this
+/// function or another entry point). Idempotent and thread-safe.
 void registerUpstreamPasses();
 
 /// Parses `pipeline` as a pass pipeline on builtin.module and runs it on

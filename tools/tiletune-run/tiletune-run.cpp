@@ -1,0 +1,301 @@
+//===- tiletune-run.cpp - JIT-compile, run, time and verify a kernel ------===//
+//
+// An mlir-runner-like driver for TileTune kernels: reads a module, lowers it
+// with an optional pass pipeline, JIT-compiles it for the host, runs the
+// entry function on seeded random inputs, optionally verifies the output
+// against the C++ reference of its single linalg op, and prints the time per
+// call and the GFLOP/s.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tiletune/Execution/JIT.h"
+#include "tiletune/Execution/KernelInfo.h"
+#include "tiletune/Execution/Lowering.h"
+#include "tiletune/InitAll.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+
+using namespace mlir;
+using namespace mlir::tiletune;
+namespace cl = llvm::cl;
+
+namespace {
+cl::OptionCategory runCategory("tiletune-run options");
+
+cl::opt<std::string> inputFilename(cl::Positional,
+                                   cl::desc("<input .mlir file, or - for stdin>"),
+                                   cl::init("-"), cl::cat(runCategory));
+cl::opt<std::string>
+    entryName("entry",
+              cl::desc("Function to run (default: the only function with a "
+                       "body / a recorded signature)"),
+              cl::value_desc("name"), cl::cat(runCategory));
+cl::opt<std::string> pipeline(
+    "pipeline",
+    cl::desc("Pass pipeline lowering the input to the LLVM dialect, e.g. "
+             "'tiletune-lower-cpu' or 'one-shot-bufferize,...' (empty: the "
+             "input is already lowered)"),
+    cl::value_desc("passes"), cl::init(""), cl::cat(runCategory));
+cl::opt<bool> untiled(
+    "untiled",
+    cl::desc("Lower with the upstream pipeline without tiling (instead of "
+             "--pipeline)"),
+    cl::init(false), cl::cat(runCategory));
+cl::opt<bool> verifyOutput(
+    "verify",
+    cl::desc("Compare the output with the C++ reference (the entry function "
+             "must hold exactly one linalg.matmul, batch_matmul, "
+             "conv_2d_nhwc_hwcf or conv_2d_nchw_fchw)"),
+    cl::init(false), cl::cat(runCategory));
+cl::opt<double> toleranceFactor(
+    "tolerance-factor",
+    cl::desc("Verification tolerance: factor * reduction length * epsilon, "
+             "relative and absolute"),
+    cl::init(4.0), cl::cat(runCategory));
+cl::opt<unsigned> repeats("repeats", cl::desc("Timed samples (0: no timing)"),
+                          cl::init(10), cl::cat(runCategory));
+cl::opt<unsigned> warmup("warmup", cl::desc("Untimed warm-up calls"),
+                         cl::init(2), cl::cat(runCategory));
+cl::opt<double> minSampleMs(
+    "min-sample-ms",
+    cl::desc("Minimum duration of one timed sample; fast kernels are called "
+             "several times per sample"),
+    cl::init(1.0), cl::cat(runCategory));
+cl::opt<uint64_t> seed("seed", cl::desc("Seed of the random inputs"),
+                       cl::init(1), cl::cat(runCategory));
+cl::opt<int> threads("num-threads",
+                     cl::desc("OpenMP threads for the kernel (0: runtime "
+                              "default, i.e. OMP_NUM_THREADS or all cores)"),
+                     cl::init(0), cl::cat(runCategory));
+cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimisation level (0-3)"),
+                           cl::init(3), cl::Prefix, cl::cat(runCategory));
+cl::opt<std::string> cpuName("mcpu",
+                             cl::desc("Target CPU (default: the host CPU)"),
+                             cl::init(""), cl::cat(runCategory));
+cl::opt<std::string>
+    cpuFeatures("mattr",
+                cl::desc("Target features, e.g. -avx512f (default: the "
+                         "host's features)"),
+                cl::init(""), cl::cat(runCategory));
+cl::opt<bool> printLowered("print-lowered",
+                           cl::desc("Print the lowered module to stdout"),
+                           cl::init(false), cl::cat(runCategory));
+
+/// Exit codes.
+constexpr int kExitError = 1;
+constexpr int kExitVerifyFailed = 2;
+
+int fail(const llvm::Twine &message) {
+  llvm::outs().flush(); // Keep the report and the error in order.
+  llvm::WithColor::error(llvm::errs(), "tiletune-run") << message << "\n";
+  return kExitError;
+}
+
+int fail(llvm::Error error) { return fail(llvm::toString(std::move(error))); }
+
+/// Picks the entry function: --entry, or the only candidate.
+llvm::Expected<std::string> chooseEntry(ModuleOp module) {
+  if (!entryName.empty())
+    return entryName.getValue();
+  SmallVector<std::string> candidates;
+  for (auto func : module.getOps<func::FuncOp>())
+    if (!func.isExternal() && func.isPublic())
+      candidates.push_back(func.getSymName().str());
+  for (auto func : module.getOps<LLVM::LLVMFuncOp>())
+    if (!func.isExternal() && func->hasAttr(kSignatureAttrName) &&
+        !func.getSymName().starts_with("_mlir_ciface_"))
+      candidates.push_back(func.getSymName().str());
+  if (candidates.size() == 1)
+    return candidates.front();
+  if (candidates.empty())
+    return llvm::createStringError(
+        "the module has no function to run (a public func.func with a body, "
+        "or an llvm.func carrying 'tiletune_exec.signature')");
+  return llvm::createStringError(llvm::formatv(
+      "the module has {0} candidate functions (@{1}); choose one with --entry",
+      candidates.size(), llvm::join(candidates, ", @")));
+}
+
+int runMain() {
+  MLIRContext context;
+  initializeContext(context);
+
+  // Parse the input, collecting diagnostics for a clear error.
+  std::string errorMessage;
+  auto file = openInputFile(inputFilename, &errorMessage);
+  if (!file)
+    return fail(llvm::Twine("cannot open '") + inputFilename +
+                "': " + errorMessage);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context, llvm::errs());
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return fail("cannot parse the input '" + inputFilename + "'");
+
+  auto entry = chooseEntry(*module);
+  if (!entry)
+    return fail(entry.takeError());
+
+  // What the input says before lowering: the signature and, for --verify,
+  // the single op that has a reference.
+  Operation *symbol = module->lookupSymbol(*entry);
+  if (!symbol)
+    return fail("no function named @" + *entry + " in the input");
+  auto func = dyn_cast<func::FuncOp>(symbol);
+  std::optional<ReferenceProblem> problem;
+  // Lowering erases `func`; remember its arity (out-parameters come after).
+  unsigned numOriginalArgs = func ? func.getNumArguments() : 0;
+  if (func) {
+    if (func.isExternal())
+      return fail("@" + *entry + " is only a declaration");
+    if (auto sig = getKernelSignature(func); !sig)
+      return fail("unsupported signature: " + llvm::toString(sig.takeError()));
+    auto analysis = analyzeSingleOpKernel(func);
+    if (analysis)
+      problem = *analysis;
+    else if (verifyOutput)
+      return fail("--verify: " + llvm::toString(analysis.takeError()));
+    else
+      llvm::consumeError(analysis.takeError());
+  } else if (!isa<LLVM::LLVMFuncOp>(symbol)) {
+    return fail("@" + *entry + " is not a function");
+  } else if (verifyOutput) {
+    return fail("--verify needs the op, which is recognised before lowering: "
+                "give the linalg module and a --pipeline");
+  }
+
+  // Lower.
+  std::string passes = pipeline;
+  if (untiled) {
+    if (!passes.empty())
+      return fail("--untiled and --pipeline are mutually exclusive");
+    passes = getUntiledLoweringPipeline().str();
+  }
+  if (llvm::Error err = prepareForExecution(*module))
+    return fail(std::move(err));
+  if (llvm::Error err = runPassPipeline(*module, passes))
+    return fail(std::move(err));
+  if (printLowered)
+    module->print(llvm::outs());
+
+  // Compile.
+  JITOptions jitOptions;
+  jitOptions.optLevel = optLevel;
+  jitOptions.cpu = cpuName;
+  jitOptions.features = cpuFeatures;
+  auto compiled = ExecutionModule::create(*module, jitOptions);
+  if (!compiled)
+    return fail(compiled.takeError());
+  auto kernel = (*compiled)->getKernel(*entry);
+  if (!kernel)
+    return fail(kernel.takeError());
+  const KernelSignature &sig = kernel->getSignature();
+  llvm::outs() << "kernel: " << sig.str() << "\n";
+  llvm::outs() << "target: " << (*compiled)->getTarget().cpu << " ("
+               << (*compiled)->getTarget().triple << ")\n";
+  if (threads > 0) {
+    if (llvm::Error err = setOpenMPNumThreads(threads))
+      return fail(std::move(err));
+    llvm::outs() << "threads: " << threads << "\n";
+  }
+
+  // Inputs: argument i gets seed + i.
+  auto args = sig.allocateArguments();
+  if (!args)
+    return fail(args.takeError());
+  SmallVector<Buffer *> argPtrs;
+  for (auto [i, buffer] : llvm::enumerate(*args)) {
+    buffer.fillRandom(seed + i);
+    argPtrs.push_back(&buffer);
+  }
+
+  int exitCode = 0;
+  if (problem)
+    llvm::outs() << "op: " << problem->getOpName() << ", "
+                 << llvm::formatv("{0:e3}", problem->flops) << " FLOP\n";
+  if (verifyOutput) {
+    if (problem->outArg >= sig.args.size() ||
+        problem->lhsArg >= sig.args.size() ||
+        problem->rhsArg >= sig.args.size())
+      return fail("lowered signature does not match the op's operands");
+    Buffer expected = (*args)[problem->outArg].clone();
+    if (llvm::Error err = problem->compute((*args)[problem->lhsArg],
+                                           (*args)[problem->rhsArg], expected))
+      return fail(std::move(err));
+    SmallVector<Buffer> results;
+    if (llvm::Error err = kernel->run(argPtrs, &results))
+      return fail(std::move(err));
+    // Where the output is: the returned memref (tensor function), a
+    // trailing out-parameter, or the output argument itself.
+    const Buffer *actual = &(*args)[problem->outArg];
+    if (problem->outputIsResult) {
+      if (!results.empty())
+        actual = &results.front();
+      else if (sig.args.size() > numOriginalArgs)
+        actual = &(*args)[numOriginalArgs];
+    }
+    Tolerance tol = Tolerance::forReduction(
+        expected.getElementType(), problem->reductionLength, toleranceFactor);
+    auto cmp = compareBuffers(*actual, expected, tol);
+    if (!cmp)
+      return fail(cmp.takeError());
+    llvm::outs() << "verify: " << cmp->summary() << "\n";
+    if (!cmp->passed)
+      exitCode = kExitVerifyFailed;
+  }
+
+  if (repeats > 0) {
+    TimingOptions timing;
+    timing.warmupRuns = warmup;
+    timing.repeats = repeats;
+    timing.minSampleSeconds = minSampleMs * 1e-3;
+    auto stats = kernel->time(argPtrs, timing);
+    if (!stats)
+      return fail(stats.takeError());
+    llvm::outs() << "time: " << stats->summary() << "\n";
+    if (problem)
+      llvm::outs() << llvm::formatv(
+          "gflops: mean {0:f2}, median {1:f2}, best {2:f2}\n",
+          computeGFlops(problem->flops, stats->mean),
+          computeGFlops(problem->flops, stats->median),
+          computeGFlops(problem->flops, stats->min));
+  }
+  if (exitCode == kExitVerifyFailed)
+    return fail("verification failed"), kExitVerifyFailed;
+  return exitCode;
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM y(argc, argv);
+  cl::HideUnrelatedOptions(runCategory);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "tiletune-run: JIT-compile a kernel for the host CPU, run it on seeded "
+      "random inputs, time it and optionally verify it\n\n"
+      "The entry function takes statically shaped f32/f64 memrefs "
+      "(destination-passing style) or tensors. Exit status: 0 success, 1 "
+      "error, 2 verification failure.\n\n"
+      "Example:\n"
+      "  tiletune-run kernel.mlir --pipeline=tiletune-lower-cpu --verify\n");
+  if (optLevel > 3)
+    return fail("-O must be between 0 and 3");
+  if (threads < 0)
+    return fail("invalid OpenMP thread count " + llvm::Twine(threads.getValue()));
+  return runMain();
+}
