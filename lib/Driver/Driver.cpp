@@ -125,8 +125,13 @@ llvm::Error CPUProblemMeasurer::measure(ArrayRef<Config> batch,
   for (size_t i = 0; i < batch.size(); ++i) {
     std::optional<MeasureResult> nextCompiled;
     std::thread next;
-    if (i + 1 < batch.size())
+    if (i + 1 < batch.size()) {
+      // Fork the worker (if it is not running) from this thread: a worker
+      // dies with the thread that forked it (PR_SET_PDEATHSIG).
+      if (llvm::Error err = workers[(i + 1) % 2]->start())
+        llvm::consumeError(std::move(err)); // compile() reports it again.
       next = std::thread([&, i] { nextCompiled = compileAt(i + 1); });
+    }
     MeasureResult result =
         compiled ? *compiled : workers[i % 2]->run(runLimit);
     if (next.joinable())
