@@ -251,7 +251,7 @@ void mlir::tiletune::registerAutoMCLStrategy(StrategyRegistry &registry) {
       {"exhaustive_limit", "200000",
        "predict every unmeasured config when the space has at most this many "
        "valid configs"},
-      {"enumerate_limit", "4000000",
+      {"enumerate_limit", "1000000",
        "largest product space enumerated to list the valid configs"},
       {"sample_size", "20000",
        "configs predicted per batch when the space is too large to predict "

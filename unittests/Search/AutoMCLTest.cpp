@@ -1,0 +1,230 @@
+//===- AutoMCLTest.cpp - Tests of the AutoMCL AutoConfig strategy ---------===//
+//
+// Part of the TileTune project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Algorithm 2's batch schedule (random first batch, training only after a
+// whole batch was measured, best-predicted batches after), exhaustive and
+// sampled prediction, the generic conformance check (also on AutoMCL's
+// filtered space) and finding known optima within stated budgets.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SearchTestUtils.h"
+
+#include "tiletune/Search/Strategy.h"
+#include "tiletune/Space/OperatorSpaces.h"
+
+#include "gtest/gtest.h"
+
+using namespace mlir::tiletune;
+using namespace mlir::tiletune::testing;
+using llvm::SmallVector;
+
+namespace {
+
+Space paperSpace() { return buildPaperMatmulSpace(64, 64, 64); }
+const char *kPaperOptimum = "m=[2,4,2,4];k=[8,8];n=[4,2,4,2]";
+
+Space cpuSpace() {
+  auto p = makeProblemSpec("matmul", "cpu", {32, 32, 32});
+  return *buildSpace(*p);
+}
+const char *kCpuOptimum = "m=[2,2,2,4];n=[1,2,2,8];k=[4,8];order=[n,k,m];"
+                          "vectorize=true;pack=b;unroll=4";
+
+/// AutoMCL's filtered space: ideal-cache filter + pfactor thread grid.
+Space filteredSpace() {
+  auto p = makeProblemSpec("matmul", "cpu", {64, 64, 64});
+  Space base = *buildSpace(*p);
+  CacheModel m;
+  m.CacheBytes = 32 * 1024;
+  return *restrictToThreadGrid(*filterByIdealCacheModel(base, *p, m), *p, 4);
+}
+
+/// Sampled prediction with small batches keeps the conformance runs fast.
+StrategyOptions fastOptions() {
+  return {{"batch", "16"},
+          {"exhaustive_limit", "0"},
+          {"sample_size", "1000"},
+          {"num_rounds", "100"}};
+}
+
+/// The strategy-specific part of a strategy's saved state.
+llvm::json::Object stateOf(const Strategy &s) {
+  llvm::json::Value saved = s.saveState();
+  return *saved.getAsObject()->getObject("state");
+}
+
+TEST(AutoMCL, RegisteredWithPaperDefaults) {
+  const StrategyInfo *info = StrategyRegistry::get().lookup("automcl");
+  ASSERT_NE(info, nullptr);
+  for (const OptionInfo &o : info->Options)
+    EXPECT_FALSE(o.Help.empty()) << o.Name;
+  auto s = makeStrategy("automcl", paperSpace(), {}, 0);
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->getOptions().at("batch"), "64");
+  EXPECT_EQ(s->getOptions().at("loss"), "reg");
+}
+
+TEST(AutoMCL, BadOptionsAreErrors) {
+  for (auto [name, value] :
+       {std::pair<const char *, const char *>{"loss", "l1"},
+        {"batch", "0"},
+        {"sample_size", "-3"},
+        {"eta", "0"},
+        {"whatever", "1"}}) {
+    auto s = createStrategy("automcl", paperSpace(), {{name, value}});
+    EXPECT_FALSE(bool(s)) << name << "=" << value;
+    if (!s)
+      llvm::consumeError(s.takeError());
+  }
+}
+
+TEST(AutoMCL, TrainsOnlyAfterTheWholeBatchWasMeasured) {
+  Space s = paperSpace();
+  Landscape l = makeSmoothLandscape(s, keyToConfig(s, kPaperOptimum));
+  auto st = makeStrategy("automcl", s, {}, 2); // batch 64
+  ASSERT_TRUE(st);
+  // The random first batch N is handed out in whatever chunks are asked.
+  SmallVector<Trial> a = st->propose(40);
+  SmallVector<Trial> b = st->propose(40);
+  EXPECT_EQ(a.size(), 40u);
+  EXPECT_EQ(b.size(), 24u);
+  // N is used up but not measured: nothing until it is.
+  EXPECT_TRUE(st->propose(10).empty());
+  double bestRandom = 1e9;
+  auto measure = [&](llvm::ArrayRef<Trial> trials) {
+    SmallVector<TrialResult> results;
+    for (const Trial &t : trials) {
+      TrialResult r = l.Evaluate(t.Cfg);
+      r.Id = t.Id;
+      bestRandom = std::min(bestRandom, r.Cost);
+      results.push_back(r);
+    }
+    ASSERT_FALSE(bool(st->observe(results)));
+  };
+  measure(a);
+  EXPECT_TRUE(st->propose(10).empty()); // 24 still pending
+  EXPECT_EQ(stateOf(*st).getInteger("refills"), 0);
+  measure(b);
+  // Now the model ranks the space and the next N is its best 64.
+  SmallVector<Trial> next = st->propose(100);
+  EXPECT_EQ(next.size(), 64u);
+  EXPECT_EQ(stateOf(*st).getInteger("refills"), 1);
+  EXPECT_EQ(stateOf(*st).getString("last_error"), "");
+  double bestModel = 1e9;
+  for (const Trial &t : next)
+    bestModel = std::min(bestModel, l.Evaluate(t.Cfg).Cost);
+  EXPECT_LT(bestModel, bestRandom);
+}
+
+TEST(AutoMCL, FailuresOnlyKeepSearchingRandomly) {
+  auto st = makeStrategy("automcl", paperSpace(), fastOptions(), 4);
+  ASSERT_TRUE(st);
+  uint64_t n = 0;
+  while (n < 48) {
+    SmallVector<Trial> t = st->propose(8);
+    ASSERT_FALSE(t.empty());
+    SmallVector<TrialResult> r;
+    for (const Trial &x : t)
+      r.push_back({x.Id, x.Cfg, TrialStatus::CompileError, 0, "synthetic"});
+    n += t.size();
+    ASSERT_FALSE(bool(st->observe(r)));
+  }
+  EXPECT_FALSE(st->getBest().has_value());
+  EXPECT_EQ(stateOf(*st).getString("last_error"), "");
+}
+
+//===----------------------------------------------------------------------===//
+// Conformance
+//===----------------------------------------------------------------------===//
+
+TEST(AutoMCLConformance, SmoothPaperSpace) {
+  Space s = paperSpace();
+  checkStrategyConformance(
+      "automcl", makeSmoothLandscape(s, keyToConfig(s, kPaperOptimum)),
+      fastOptions(), 8, 120);
+}
+
+TEST(AutoMCLConformance, InvalidRegionsCpuSpace) {
+  Space s = cpuSpace();
+  checkStrategyConformance(
+      "automcl", makeInvalidRegionLandscape(s, keyToConfig(s, kCpuOptimum)),
+      fastOptions(), 5, 100, 3);
+}
+
+TEST(AutoMCLConformance, FilteredSpaceBatchOfOne) {
+  Space f = filteredSpace();
+  std::mt19937_64 rng(5);
+  Config opt = *f.sampleValid(rng, 100000);
+  checkStrategyConformance("automcl", makeNoisyLandscape(f, opt),
+                           fastOptions(), 1, 40);
+}
+
+TEST(AutoMCLConformance, ExhaustsTinySpaceWithExhaustivePrediction) {
+  Space s = buildPaperMatmulSpace(8, 4, 8); // 1200 configs
+  Landscape l =
+      makeSmoothLandscape(s, keyToConfig(s, "m=[2,1,2,2];k=[2,2];n=[1,2,2,2]"));
+  RunLog log = runFresh("automcl", l, {{"batch", "100"}, {"num_rounds", "50"}},
+                        9, 50, 5000);
+  EXPECT_FALSE(log.SawDuplicate);
+  EXPECT_FALSE(log.SawInvalid);
+  EXPECT_EQ(log.NumTrials, s.countProduct());
+  // The model's first batch after the random one contains the optimum.
+  ASSERT_TRUE(log.OptimumAt.has_value());
+  EXPECT_LT(*log.OptimumAt, 200u);
+}
+
+//===----------------------------------------------------------------------===//
+// Finding known optima
+//===----------------------------------------------------------------------===//
+
+/// Runs automcl for seeds 1..5 in batches of 8 until the optimum is
+/// measured; expects it within `budget` trials every time.
+void expectFindsOptimum(const Landscape &l, uint64_t budget,
+                        const StrategyOptions &opts) {
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    auto s = makeStrategy("automcl", l.S, opts, seed);
+    ASSERT_TRUE(s);
+    RunLog log;
+    while (log.NumTrials < budget && !log.OptimumAt) {
+      uint64_t before = log.NumTrials;
+      runStrategy(*s, l, 8, std::min<uint64_t>(budget, before + 8), log);
+      if (log.NumTrials == before)
+        break;
+    }
+    ASSERT_TRUE(log.Best.has_value()) << "seed " << seed;
+    EXPECT_EQ(log.Best->Cost, l.OptimumCost)
+        << "automcl on " << l.Name << " seed " << seed << ": best "
+        << l.S.getKey(log.Best->Cfg);
+  }
+}
+
+// Budgets: 256 trials (0.5% of the 49392-point paper space) with the
+// default batch of 64 and exhaustive prediction of the space.
+TEST(AutoMCLFindsOptimum, SmoothWithDefaults) {
+  Space s = paperSpace();
+  expectFindsOptimum(makeSmoothLandscape(s, keyToConfig(s, kPaperOptimum)),
+                     256, {});
+}
+
+TEST(AutoMCLFindsOptimum, NoisyWithDefaults) {
+  Space s = paperSpace();
+  expectFindsOptimum(makeNoisyLandscape(s, keyToConfig(s, kPaperOptimum)),
+                     256, {});
+}
+
+// Sampled prediction (the space is treated as too large to predict
+// exhaustively): 320 trials.
+TEST(AutoMCLFindsOptimum, SmoothWithSampledPrediction) {
+  Space s = paperSpace();
+  expectFindsOptimum(makeSmoothLandscape(s, keyToConfig(s, kPaperOptimum)),
+                     320,
+                     {{"batch", "16"},
+                      {"exhaustive_limit", "1000"},
+                      {"sample_size", "5000"}});
+}
+
+} // namespace
