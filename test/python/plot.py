@@ -1,5 +1,5 @@
 # RUN: rm -rf %t && mkdir -p %t
-# RUN: env PYTHONPATH=%pythonpath %python %s %t/curve.png | FileCheck %s
+# RUN: env PYTHONPATH=%{pythonpath} %python %s %t/curve.png | FileCheck %s
 """Tuning curves are drawn from exported records."""
 
 import os

@@ -1,4 +1,4 @@
-# RUN: env PYTHONPATH=%pythonpath %python %s | FileCheck %s
+# RUN: env PYTHONPATH=%{pythonpath} %python %s | FileCheck %s
 """Python bindings: spaces, strategies, resume, errors."""
 
 import tiletune
