@@ -104,7 +104,7 @@ TEST(NNTest, MaskedSoftmaxIgnoresMaskedEntries) {
 TEST(NNTest, RegressionLossDecreases) {
   std::mt19937_64 rng(3);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
-  const int n = 256;
+  const int n = 128;
   Eigen::MatrixXd x(n, 2), y(n, 1);
   for (int i = 0; i < n; ++i) {
     x(i, 0) = u(rng);
@@ -114,7 +114,7 @@ TEST(NNTest, RegressionLossDecreases) {
   MLP net({2, 32, 32, 1}, Activation::Tanh, Activation::Identity, rng);
   Adam adam(0.01);
   double initial = mseLoss(net.apply(x), y);
-  for (int epoch = 0; epoch < 600; ++epoch) {
+  for (int epoch = 0; epoch < 400; ++epoch) {
     net.zeroGrad();
     Eigen::MatrixXd grad;
     mseLoss(net.forward(x), y, &grad);
