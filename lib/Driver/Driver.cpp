@@ -436,7 +436,7 @@ llvm::Error mlir::tiletune::printReport(TileTuneDatabase &db,
   for (const ReportRow &row : *rows) {
     if (row.target.key() != lastTarget) {
       lastTarget = row.target.key();
-      os << "target " << row.target.describe() << " [" << lastTarget << "]\n";
+      os << "target " << row.target.describe() << "\n";
       os << llvm::formatv("  {0,-44} {1,-8} {2,10} {3,10} {4,8} {5,7} {6,6} "
                           "{7,8}  {8}\n",
                           "problem", "algo", "best GF/s", "dflt GF/s",
