@@ -87,6 +87,7 @@ void mlir::tiletune::buildGPULoweringPipeline(
   TileTuneGPUCheckOptions check;
   check.chip = options.chip;
   check.features = options.features;
+  check.format = options.format;
   pm.addPass(createTileTuneGPUCheck(check));
   std::string reason;
   if (failed(validateGPULoweringOptions(options, &reason)))

@@ -78,6 +78,7 @@ struct GPUCheckPass : tiletune::impl::TileTuneGPUCheckBase<GPUCheckPass> {
     GPULoweringOptions lowering;
     lowering.chip = chip;
     lowering.features = features;
+    lowering.format = format;
     std::string reason;
     if (failed(validateGPULoweringOptions(lowering, &reason))) {
       getOperation().emitError("invalid GPU target: ") << reason;

@@ -98,6 +98,8 @@ def TileTuneGPUCheck : Pass<"tiletune-gpu-check", "::mlir::ModuleOp"> {
            "Target GPU architecture (sm_70 ... sm_90a)">,
     Option<"features", "features", "std::string", /*default=*/"\"\"",
            "PTX ISA feature (+ptxNN); empty picks one the chip supports">,
+    Option<"format", "format", "std::string", /*default=*/"\"fatbin\"",
+           "gpu.binary format: isa, bin or fatbin">,
   ];
 }
 
