@@ -813,6 +813,14 @@ tiletune::tileAndVectorizeForCPU(RewriterBase &rewriter, Operation *op,
       return failure();
   }
 
+  // On tensors, hoist the output tile's extract/insert pair out of the
+  // register-level reduction loops now: after vectorization, subset folding
+  // would otherwise tangle the per-row accesses of conv tiles.
+  if (onTensors && result.numRegisterLoops > 0) {
+    IRRewriter hoister(ctx);
+    hoistVectorTransfersOnTensors(hoister, root);
+  }
+
   // 5. Conv tiles become 1-D convs, one per output row.
   if (isConvKind(s.kind)) {
     FailureOr<SmallVector<Operation *>> convs =

@@ -117,7 +117,7 @@ TileConfigAttr tiletune::computeDefaultCPUConfig(MLIRContext *ctx,
     plan.cache["m"] = cacheTile(plan.parallel["m"], rm, 64);
     order = {"n", "k", "m"};
     // Panels pay off when several register rows reuse them.
-    if (plan.parallel["m"] / rm >= 4 && plan.cache["n"] >= rn)
+    if (plan.parallel["m"] / rm >= 4 && rn >= lanes / 2)
       pack = "b";
   } else {
     // Convolutions: output width x filters form the register tile, filters

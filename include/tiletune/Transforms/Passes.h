@@ -8,6 +8,8 @@
 #ifndef TILETUNE_TRANSFORMS_PASSES_H
 #define TILETUNE_TRANSFORMS_PASSES_H
 
+#include "tiletune/Dialect/TileTuneDialect.h"
+
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"

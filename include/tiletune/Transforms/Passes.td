@@ -105,6 +105,7 @@ def TileTuneDefaultConfig : Pass<"tiletune-default-config"> {
     Option<"overwrite", "overwrite", "bool", /*default=*/"false",
            "Replace existing configs too (default: keep them)">,
   ];
+  let dependentDialects = ["::mlir::tiletune::TileTuneDialect"];
 }
 
 def TileTuneOptimizeCPUBuffers : Pass<"tiletune-optimize-cpu-buffers",

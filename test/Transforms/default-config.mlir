@@ -1,0 +1,91 @@
+// RUN: tiletune-opt %s --split-input-file --tiletune-default-config=threads=2 | FileCheck %s
+// RUN: tiletune-opt %s --split-input-file --tiletune-default-config=threads=2 --tiletune-tile-cpu | FileCheck %s --check-prefix=TILED
+
+// CHECK-LABEL: func.func @matmul_1024
+//       CHECK:   linalg.matmul {tiletune.config = #tiletune.config<cpu, parallel = {m = 512, n = 1024}, cache = {k = 128, m = 64, n = 512}, register = {m = 8, n = 32}, order = [n, k, m], pack = b, unroll = 1, vectorize = true>}
+// TILED-LABEL: func.func @matmul_1024
+//       TILED:   scf.forall
+//       TILED:     vector.contract {{.*}} into vector<8x32xf32>
+func.func @matmul_1024(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>, %c: tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<1024x1024xf32>, tensor<1024x1024xf32>) outs(%c : tensor<1024x1024xf32>) -> tensor<1024x1024xf32>
+  return %0 : tensor<1024x1024xf32>
+}
+
+// -----
+
+// Primes and 1: only exact factors, still a legal config.
+
+// CHECK-LABEL: func.func @matmul_primes
+//       CHECK:   tiletune.config = #tiletune.config<cpu, parallel = {m = 97, n = 89}, cache = {k = 1, m = 1, n = 89}, register = {m = 1, n = 1}
+// TILED-LABEL: func.func @matmul_primes
+//   TILED-NOT:   linalg.matmul
+func.func @matmul_primes(%a: tensor<97x1xf32>, %b: tensor<1x89xf32>, %c: tensor<97x89xf32>) -> tensor<97x89xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<97x1xf32>, tensor<1x89xf32>) outs(%c : tensor<97x89xf32>) -> tensor<97x89xf32>
+  return %0 : tensor<97x89xf32>
+}
+
+// -----
+
+// Small odd dims are taken whole as the vector dim.
+
+// CHECK-LABEL: func.func @matmul_small_prime
+//       CHECK:   register = {m = 5, n = 13}
+// TILED-LABEL: func.func @matmul_small_prime
+func.func @matmul_small_prime(%a: tensor<5x7xf32>, %b: tensor<7x13xf32>, %c: tensor<5x13xf32>) -> tensor<5x13xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<5x7xf32>, tensor<7x13xf32>) outs(%c : tensor<5x13xf32>) -> tensor<5x13xf32>
+  return %0 : tensor<5x13xf32>
+}
+
+// -----
+
+// Batch matmul: threads split the batch.
+
+// CHECK-LABEL: func.func @bmm
+//       CHECK:   parallel = {b = 8, m = 256, n = 256}
+func.func @bmm(%a: tensor<16x256x256xf32>, %b: tensor<16x256x256xf32>, %c: tensor<16x256x256xf32>) -> tensor<16x256x256xf32> {
+  %0 = linalg.batch_matmul ins(%a, %b : tensor<16x256x256xf32>, tensor<16x256x256xf32>) outs(%c : tensor<16x256x256xf32>) -> tensor<16x256x256xf32>
+  return %0 : tensor<16x256x256xf32>
+}
+
+// -----
+
+// ResNet-50 3x3 layer: filters on the lanes, 8 output columns, one row.
+
+// CHECK-LABEL: func.func @conv_resnet
+//       CHECK:   register = {f = 32, oh = 1, ow = 8}, order = [f, oh, ow, kh, kw, c]
+func.func @conv_resnet(%i: tensor<1x58x58x64xf32>, %f: tensor<3x3x64x64xf32>, %o: tensor<1x56x56x64xf32>) -> tensor<1x56x56x64xf32> {
+  %0 = linalg.conv_2d_nhwc_hwcf ins(%i, %f : tensor<1x58x58x64xf32>, tensor<3x3x64x64xf32>) outs(%o : tensor<1x56x56x64xf32>) -> tensor<1x56x56x64xf32>
+  return %0 : tensor<1x56x56x64xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @conv_nchw
+//       CHECK:   tiletune.config = #tiletune.config<cpu, parallel = {f = 8, n = 1, oh = 3, ow = 3}
+func.func @conv_nchw(%i: tensor<2x3x7x7xf32>, %f: tensor<8x3x5x5xf32>, %o: tensor<2x8x3x3xf32>) -> tensor<2x8x3x3xf32> {
+  %0 = linalg.conv_2d_nchw_fchw ins(%i, %f : tensor<2x3x7x7xf32>, tensor<8x3x5x5xf32>) outs(%o : tensor<2x8x3x3xf32>) -> tensor<2x8x3x3xf32>
+  return %0 : tensor<2x8x3x3xf32>
+}
+
+// -----
+
+// An explicit config is kept.
+
+// CHECK-LABEL: func.func @explicit
+//       CHECK:   tiletune.config = #tiletune.config<cpu, parallel = {m = 8, n = 8}, cache = {k = 8, m = 8, n = 8}, register = {m = 2, n = 8}>
+func.func @explicit(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>, %c: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %0 = linalg.matmul {tiletune.config = #tiletune.config<cpu, parallel = {m = 8, n = 8}, cache = {m = 8, n = 8, k = 8}, register = {m = 2, n = 8}>}
+    ins(%a, %b : tensor<8x8xf32>, tensor<8x8xf32>) outs(%c : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %0 : tensor<8x8xf32>
+}
+
+// -----
+
+// Dynamic shapes and other ops get no config.
+
+// CHECK-LABEL: func.func @dynamic
+//   CHECK-NOT:   tiletune.config
+func.func @dynamic(%a: tensor<?x8xf32>, %b: tensor<8x8xf32>, %c: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<?x8xf32>, tensor<8x8xf32>) outs(%c : tensor<?x8xf32>) -> tensor<?x8xf32>
+  return %0 : tensor<?x8xf32>
+}

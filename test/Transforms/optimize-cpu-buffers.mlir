@@ -1,0 +1,38 @@
+// RUN: tiletune-opt %s --split-input-file --tiletune-optimize-cpu-buffers | FileCheck %s
+
+// The output tile's transfers move out of the reduction loop once the
+// subviews are folded; the packing buffer moves out of the cache loop; the
+// self-copy left by bufferization disappears and the small packing copy is
+// vectorized.
+
+// CHECK-LABEL: func.func @hoist
+//       CHECK:   %[[BUF:.*]] = memref.alloc() : memref<4x16xf32>
+//       CHECK:   scf.for
+//       CHECK:     vector.transfer_read {{.*}} vector<4x16xf32>
+//       CHECK:     vector.transfer_write {{.*}}, %[[BUF]]
+//       CHECK:     %[[ACC:.*]] = vector.transfer_read %{{.*}} : memref<16x16xf32>, vector<4x16xf32>
+//       CHECK:     %[[R:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[ACC]]) -> (vector<4x16xf32>)
+//       CHECK:     vector.transfer_write %[[R]]
+//   CHECK-NOT:   memref.copy
+func.func @hoist(%a: memref<16x16xf32>, %b: memref<16x16xf32>, %c: memref<16x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  %p = arith.constant 0.0 : f32
+  scf.for %i = %c0 to %c16 step %c4 {
+    %buf = memref.alloc() : memref<4x16xf32>
+    %sa = memref.subview %a[%i, 0] [4, 16] [1, 1] : memref<16x16xf32> to memref<4x16xf32, strided<[16, 1], offset: ?>>
+    memref.copy %sa, %buf : memref<4x16xf32, strided<[16, 1], offset: ?>> to memref<4x16xf32>
+    %sc = memref.subview %c[%i, 0] [4, 16] [1, 1] : memref<16x16xf32> to memref<4x16xf32, strided<[16, 1], offset: ?>>
+    scf.for %k = %c0 to %c16 step %c1 {
+      %acc = vector.transfer_read %sc[%c0, %c0], %p {in_bounds = [true, true]} : memref<4x16xf32, strided<[16, 1], offset: ?>>, vector<4x16xf32>
+      %va = vector.transfer_read %buf[%c0, %k], %p {in_bounds = [true]} : memref<4x16xf32>, vector<4xf32>
+      %vb = vector.transfer_read %b[%k, %c0], %p {in_bounds = [true]} : memref<16x16xf32>, vector<16xf32>
+      %o = vector.outerproduct %va, %vb, %acc {kind = #vector.kind<add>} : vector<4xf32>, vector<16xf32>
+      vector.transfer_write %o, %sc[%c0, %c0] {in_bounds = [true, true]} : vector<4x16xf32>, memref<4x16xf32, strided<[16, 1], offset: ?>>
+    }
+    memref.copy %sc, %sc : memref<4x16xf32, strided<[16, 1], offset: ?>> to memref<4x16xf32, strided<[16, 1], offset: ?>>
+  }
+  return
+}
