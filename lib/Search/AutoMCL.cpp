@@ -1,4 +1,5 @@
-//===- AutoMCL.cpp - AutoMCL's AutoConfig tuning loop ----------------------===//
+//===- AutoMCL.cpp - AutoMCL's AutoConfig tuning loop
+//----------------------===//
 //
 // Part of the TileTune project.
 //
@@ -166,11 +167,10 @@ Error AutoMCLStrategy::fillFromModel() {
   std::vector<size_t> order(candidates.size());
   std::iota(order.begin(), order.end(), 0);
   size_t n = std::min<size_t>(Opts.Batch, order.size());
-  std::partial_sort(order.begin(), order.begin() + n, order.end(),
-                    [&](size_t a, size_t b) {
-                      return scores[a] > scores[b] ||
-                             (scores[a] == scores[b] && a < b);
-                    });
+  std::partial_sort(
+      order.begin(), order.begin() + n, order.end(), [&](size_t a, size_t b) {
+        return scores[a] > scores[b] || (scores[a] == scores[b] && a < b);
+      });
   for (size_t i = 0; i < n; ++i)
     Queue.push_back(candidates[order[i]]);
   return Error::success();
@@ -211,8 +211,9 @@ void AutoMCLStrategy::proposeImpl(unsigned maxCount,
 json::Object AutoMCLStrategy::saveImpl() const {
   return json::Object{
       {"started", Started},
-      {"queue", learned::configsToJSON(
-                    getSpace(), std::vector<Config>(Queue.begin(), Queue.end()))},
+      {"queue",
+       learned::configsToJSON(getSpace(),
+                              std::vector<Config>(Queue.begin(), Queue.end()))},
       {"refills", int64_t(NumRefills)},
       {"last_error", LastError}};
 }

@@ -169,10 +169,10 @@ llvm::Error XGBoostModel::fit(const FeatureMatrix &features,
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "xgboost: empty training set");
   if (static_cast<size_t>(features.rows()) != targets.size())
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        "xgboost: %zu targets for %lld feature rows", targets.size(),
-        static_cast<long long>(features.rows()));
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "xgboost: %zu targets for %lld feature rows",
+                                   targets.size(),
+                                   static_cast<long long>(features.rows()));
   for (float t : targets)
     if (!std::isfinite(t))
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
@@ -216,9 +216,8 @@ llvm::Error XGBoostModel::fit(const FeatureMatrix &features,
   };
   for (const auto &[key, value] : params) {
     if (XGBoosterSetParam(handle, key, value.c_str()) != 0) {
-      llvm::Error err = xgbError(llvm::formatv("XGBoosterSetParam({0}={1})",
-                                               key, value)
-                                     .str());
+      llvm::Error err = xgbError(
+          llvm::formatv("XGBoosterSetParam({0}={1})", key, value).str());
       release();
       return err;
     }

@@ -40,7 +40,7 @@ std::optional<Config> mlir::tiletune::learned::drawFreshConfig(
 }
 
 FeatureMatrix mlir::tiletune::learned::encodeConfigs(const Space &space,
-                                                    ArrayRef<Config> configs) {
+                                                     ArrayRef<Config> configs) {
   unsigned width = space.getNumFeatures();
   FeatureMatrix m(configs.size(), width);
   SmallVector<double, 32> features;
@@ -73,17 +73,15 @@ mlir::tiletune::learned::throughputTargets(ArrayRef<TrialResult> results) {
 }
 
 json::Array mlir::tiletune::learned::configsToJSON(const Space &space,
-                                                  ArrayRef<Config> configs) {
+                                                   ArrayRef<Config> configs) {
   json::Array out;
   for (const Config &c : configs)
     out.push_back(space.getKey(c));
   return out;
 }
 
-Expected<std::vector<Config>>
-mlir::tiletune::learned::configsFromJSON(const Space &space,
-                                        const json::Array *array,
-                                        StringRef what) {
+Expected<std::vector<Config>> mlir::tiletune::learned::configsFromJSON(
+    const Space &space, const json::Array *array, StringRef what) {
   if (!array)
     return createStringError(inconvertibleErrorCode(),
                              "state: missing config list '" + what + "'");
@@ -119,10 +117,9 @@ Expected<double> mlir::tiletune::learned::getDoubleOptionInRange(
   if (!v)
     return v.takeError();
   if (*v < lo || *v > hi)
-    return createStringError(inconvertibleErrorCode(),
-                             "option '" + name + "' must be in [" +
-                                 formatv("{0}", lo) + ", " +
-                                 formatv("{0}", hi) + "], got " +
-                                 formatv("{0}", *v));
+    return createStringError(
+        inconvertibleErrorCode(),
+        "option '" + name + "' must be in [" + formatv("{0}", lo) + ", " +
+            formatv("{0}", hi) + "], got " + formatv("{0}", *v));
   return *v;
 }

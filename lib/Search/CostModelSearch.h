@@ -33,8 +33,7 @@ namespace mlir::tiletune::learned {
 std::optional<Config>
 drawFreshConfig(const Space &space, std::mt19937_64 &rng,
                 const std::function<bool(const Config &)> &isTaken,
-                unsigned maxAttempts = 1000,
-                uint64_t enumerateLimit = 1000000);
+                unsigned maxAttempts = 1000, uint64_t enumerateLimit = 1000000);
 
 /// The space's feature encoding of every config, one row per config.
 FeatureMatrix encodeConfigs(const Space &space, llvm::ArrayRef<Config> configs);

@@ -66,8 +66,7 @@ static unsigned numLabels(const Parameter &p) {
   return 0;
 }
 
-NeighborActionSpace::NeighborActionSpace(const Space &space)
-    : TheSpace(space) {
+NeighborActionSpace::NeighborActionSpace(const Space &space) : TheSpace(space) {
   for (unsigned i = 0; i < space.getNumParameters(); ++i) {
     Base.push_back(NumActions);
     NumActions += numLabels(space.getParameter(i));
@@ -80,8 +79,8 @@ static unsigned pairIndex(unsigned i, unsigned j, unsigned n) {
   return i * n - i * (i + 1) / 2 + (j - i - 1);
 }
 
-std::optional<unsigned>
-NeighborActionSpace::labelMove(const Config &from, const Config &to) const {
+std::optional<unsigned> NeighborActionSpace::labelMove(const Config &from,
+                                                       const Config &to) const {
   if (from.size() != to.size() || from.size() != TheSpace.getWidth())
     return std::nullopt;
   std::optional<unsigned> changed;
@@ -167,10 +166,9 @@ void NeighborActionSpace::getActions(
     return x.first < y.first || (x.first == y.first && x.second < y.second);
   });
   // A correct neighbourhood gives distinct labels; keep the first otherwise.
-  auto last = std::unique(out.begin() + first, out.end(),
-                          [](const auto &x, const auto &y) {
-                            return x.first == y.first;
-                          });
+  auto last = std::unique(
+      out.begin() + first, out.end(),
+      [](const auto &x, const auto &y) { return x.first == y.first; });
   out.erase(last, out.end());
 }
 
@@ -306,8 +304,8 @@ nn::MLP makeNet(unsigned inputs, unsigned outputs, const NA2COptions &o,
 
 NA2CStrategy::NA2CStrategy(const Space &space, const StrategyOptions &options,
                            uint64_t seed, const NA2COptions &opts)
-    : Strategy("na2c", space, options, seed), Opts(opts),
-      Actions(getSpace()), NumFeatures(getSpace().getNumFeatures()),
+    : Strategy("na2c", space, options, seed), Opts(opts), Actions(getSpace()),
+      NumFeatures(getSpace().getNumFeatures()),
       Actor(makeNet(std::max(1u, NumFeatures),
                     std::max(1u, Actions.getNumActions()), opts,
                     seed ^ 0xa2c0a2c0a2c0a2c0ULL)),
@@ -359,8 +357,9 @@ BoolMatrix NA2CStrategy::maskRow(const std::vector<bool> &mask) const {
   return m;
 }
 
-size_t NA2CStrategy::samplePolicy(
-    const Config &s, ArrayRef<std::pair<unsigned, Config>> actions) {
+size_t
+NA2CStrategy::samplePolicy(const Config &s,
+                           ArrayRef<std::pair<unsigned, Config>> actions) {
   Eigen::MatrixXd logits = Actor.apply(encodeState(s));
   BoolMatrix mask = BoolMatrix::Constant(1, logits.cols(), false);
   for (const auto &a : actions)
@@ -441,7 +440,8 @@ void NA2CStrategy::collectBatch(SmallVectorImpl<Config> &out) {
   };
   auto fillRandom = [&]() {
     while (out.size() < target) {
-      std::optional<Config> c = learned::drawFreshConfig(space, getRng(), taken);
+      std::optional<Config> c =
+          learned::drawFreshConfig(space, getRng(), taken);
       if (!c)
         break;
       local.insert(*c);
@@ -515,8 +515,7 @@ void NA2CStrategy::endOfBatch() {
   if (!Memory.empty())
     train();
   std::optional<TrialResult> best = getBest();
-  double bestNow =
-      best ? best->Cost : std::numeric_limits<double>::infinity();
+  double bestNow = best ? best->Cost : std::numeric_limits<double>::infinity();
   bool hadCentre = std::isfinite(BestAtBatchStart);
   bool improved = bestNow < BestAtBatchStart;
   BestAtBatchStart = bestNow;
@@ -693,8 +692,9 @@ json::Object NA2CStrategy::saveImpl() const {
       {"critic_opt", doublesToJSON(CriticOpt.getState())},
       {"memory", std::move(memory)},
       {"pending_transitions", std::move(pending)},
-      {"batch", learned::configsToJSON(
-                    getSpace(), std::vector<Config>(Batch.begin(), Batch.end()))},
+      {"batch",
+       learned::configsToJSON(getSpace(),
+                              std::vector<Config>(Batch.begin(), Batch.end()))},
   };
   if (std::isfinite(BestAtBatchStart))
     o["best_at_batch_start"] = BestAtBatchStart;

@@ -28,9 +28,8 @@ DenseLayer::DenseLayer(unsigned inputs, unsigned outputs, Activation act,
       gradBias(Eigen::VectorXd::Zero(outputs)), act(act) {
   assert(inputs > 0 && outputs > 0 && "empty layer");
   // Glorot-uniform for tanh/identity, He-uniform for ReLU.
-  double limit = act == Activation::ReLU
-                     ? std::sqrt(6.0 / inputs)
-                     : std::sqrt(6.0 / (inputs + outputs));
+  double limit = act == Activation::ReLU ? std::sqrt(6.0 / inputs)
+                                         : std::sqrt(6.0 / (inputs + outputs));
   std::uniform_real_distribution<double> dist(-limit, limit);
   // Column-major fill order, fixed for reproducibility.
   for (Eigen::Index c = 0; c < weights.cols(); ++c)
@@ -142,9 +141,8 @@ Eigen::VectorXd MLP::getParameters() const {
   Eigen::VectorXd out(numParameters());
   Eigen::Index pos = 0;
   for (const DenseLayer &layer : layers) {
-    out.segment(pos, layer.weights.size()) =
-        Eigen::Map<const Eigen::VectorXd>(layer.weights.data(),
-                                          layer.weights.size());
+    out.segment(pos, layer.weights.size()) = Eigen::Map<const Eigen::VectorXd>(
+        layer.weights.data(), layer.weights.size());
     pos += layer.weights.size();
     out.segment(pos, layer.bias.size()) = layer.bias;
     pos += layer.bias.size();

@@ -96,9 +96,8 @@ private:
 /// A uniformly random valid neighbour of `c` in the space's product
 /// topology (std::nullopt if it has none). Draws from the parameters'
 /// neighbour lists without materialising every neighbouring config.
-static std::optional<Config> randomValidNeighbor(const Space &space,
-                                                 const Config &c,
-                                                 std::mt19937_64 &rng) {
+static std::optional<Config>
+randomValidNeighbor(const Space &space, const Config &c, std::mt19937_64 &rng) {
   unsigned numParams = space.getNumParameters();
   SmallVector<SmallVector<ParamValue, 8>, 8> perParam(numParams);
   size_t total = 0;
@@ -199,8 +198,8 @@ struct XGBStrategyOptions {
 
 class XGBStrategy : public Strategy {
 public:
-  XGBStrategy(const Space &space, const StrategyOptions &options,
-              uint64_t seed, XGBStrategyOptions opts)
+  XGBStrategy(const Space &space, const StrategyOptions &options, uint64_t seed,
+              XGBStrategyOptions opts)
       : Strategy("xgb", space, options, seed), Opts(std::move(opts)),
         NextRefitAt(Opts.PlanSize) {}
 
@@ -226,8 +225,7 @@ private:
 };
 } // namespace
 
-void XGBStrategy::proposeImpl(unsigned maxCount,
-                              SmallVectorImpl<Config> &out) {
+void XGBStrategy::proposeImpl(unsigned maxCount, SmallVectorImpl<Config> &out) {
   const Space &space = getSpace();
   ConfigSet local;
   auto taken = [&](const Config &c) {
@@ -237,8 +235,8 @@ void XGBStrategy::proposeImpl(unsigned maxCount,
   // the refitted model, whatever the driver's batch size.
   if (getNumProposed() >= NextRefitAt)
     return; // waiting for the results that complete this plan period
-  maxCount = unsigned(
-      std::min<uint64_t>(maxCount, NextRefitAt - getNumProposed()));
+  maxCount =
+      unsigned(std::min<uint64_t>(maxCount, NextRefitAt - getNumProposed()));
   size_t randomTail = std::min<size_t>(
       Plan.size(), size_t(std::floor(Opts.Epsilon * Opts.PlanSize)));
   while (out.size() < maxCount) {

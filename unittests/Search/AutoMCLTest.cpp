@@ -159,8 +159,8 @@ TEST(AutoMCLConformance, FilteredSpaceBatchOfOne) {
   Space f = filteredSpace();
   std::mt19937_64 rng(5);
   Config opt = *f.sampleValid(rng, 100000);
-  checkStrategyConformance("automcl", makeNoisyLandscape(f, opt),
-                           fastOptions(), 1, 40);
+  checkStrategyConformance("automcl", makeNoisyLandscape(f, opt), fastOptions(),
+                           1, 40);
 }
 
 TEST(AutoMCLConformance, ExhaustsTinySpaceWithExhaustivePrediction) {
@@ -206,25 +206,23 @@ void expectFindsOptimum(const Landscape &l, uint64_t budget,
 // default batch of 64 and exhaustive prediction of the space.
 TEST(AutoMCLFindsOptimum, SmoothWithDefaults) {
   Space s = paperSpace();
-  expectFindsOptimum(makeSmoothLandscape(s, keyToConfig(s, kPaperOptimum)),
-                     256, {});
+  expectFindsOptimum(makeSmoothLandscape(s, keyToConfig(s, kPaperOptimum)), 256,
+                     {});
 }
 
 TEST(AutoMCLFindsOptimum, NoisyWithDefaults) {
   Space s = paperSpace();
-  expectFindsOptimum(makeNoisyLandscape(s, keyToConfig(s, kPaperOptimum)),
-                     256, {});
+  expectFindsOptimum(makeNoisyLandscape(s, keyToConfig(s, kPaperOptimum)), 256,
+                     {});
 }
 
 // Sampled prediction (the space is treated as too large to predict
 // exhaustively): 320 trials.
 TEST(AutoMCLFindsOptimum, SmoothWithSampledPrediction) {
   Space s = paperSpace();
-  expectFindsOptimum(makeSmoothLandscape(s, keyToConfig(s, kPaperOptimum)),
-                     320,
-                     {{"batch", "16"},
-                      {"exhaustive_limit", "1000"},
-                      {"sample_size", "5000"}});
+  expectFindsOptimum(
+      makeSmoothLandscape(s, keyToConfig(s, kPaperOptimum)), 320,
+      {{"batch", "16"}, {"exhaustive_limit", "1000"}, {"sample_size", "5000"}});
 }
 
 } // namespace

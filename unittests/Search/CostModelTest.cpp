@@ -111,7 +111,8 @@ TEST_P(ObjectiveTest, FitsKnownFunctionOrder) {
   ASSERT_EQ(pred->size(), yTest.size());
   EXPECT_GT(spearman(*pred, yTest), 0.9);
   // The best held-out point by prediction is close to the true best.
-  size_t bestPred = std::max_element(pred->begin(), pred->end()) - pred->begin();
+  size_t bestPred =
+      std::max_element(pred->begin(), pred->end()) - pred->begin();
   float trueBest = *std::max_element(yTest.begin(), yTest.end());
   EXPECT_GT(yTest[bestPred], trueBest - 0.1f);
 }

@@ -99,7 +99,7 @@ TEST(NA2CActions, NonNeighboursHaveNoLabel) {
   Space s = paperSpace();
   NeighborActionSpace actions(s);
   Config a = keyToConfig(s, "m=[2,4,2,4];k=[8,8];n=[4,2,4,2]");
-  Config b = keyToConfig(s, "m=[8,1,2,4];k=[8,8];n=[4,2,4,2]"); // moves a 4
+  Config b = keyToConfig(s, "m=[8,1,2,4];k=[8,8];n=[4,2,4,2]");  // moves a 4
   Config c = keyToConfig(s, "m=[4,2,2,4];k=[4,16];n=[4,2,4,2]"); // two params
   EXPECT_FALSE(actions.labelMove(a, b).has_value());
   EXPECT_FALSE(actions.labelMove(a, c).has_value());
@@ -118,11 +118,12 @@ TEST(NA2C, RegisteredWithPaperDefaults) {
 }
 
 TEST(NA2C, BadOptionsAreErrors) {
-  for (auto [name, value] : {std::pair<const char *, const char *>{"tau", "1.5"},
-                             {"steps", "0"},
-                             {"start", "middle"},
-                             {"gamma", "x"},
-                             {"bogus", "1"}}) {
+  for (auto [name, value] :
+       {std::pair<const char *, const char *>{"tau", "1.5"},
+        {"steps", "0"},
+        {"start", "middle"},
+        {"gamma", "x"},
+        {"bogus", "1"}}) {
     auto s = createStrategy("na2c", paperSpace(), {{name, value}});
     EXPECT_FALSE(bool(s)) << name << "=" << value;
     if (!s)
@@ -199,7 +200,8 @@ TEST(NA2C, FailedStartFallsBackToRandomExploration) {
 
 TEST(NA2C, ExhaustsATinySpaceWithoutRepeats) {
   Space s = buildPaperMatmulSpace(8, 4, 8); // 1200 configs
-  Landscape l = makeNoisyLandscape(s, keyToConfig(s, "m=[2,1,2,2];k=[2,2];n=[1,2,2,2]"));
+  Landscape l =
+      makeNoisyLandscape(s, keyToConfig(s, "m=[2,1,2,2];k=[2,2];n=[1,2,2,2]"));
   auto st = makeStrategy("na2c", s, {}, 9);
   ASSERT_TRUE(st);
   RunLog log;
@@ -222,8 +224,8 @@ TEST(NA2CConformance, SmoothPaperSpace) {
 TEST(NA2CConformance, InvalidRegionsCpuSpace) {
   Space s = cpuSpace();
   checkStrategyConformance(
-      "na2c", makeInvalidRegionLandscape(s, keyToConfig(s, kCpuOptimum)), {},
-      5, 100, 3);
+      "na2c", makeInvalidRegionLandscape(s, keyToConfig(s, kCpuOptimum)), {}, 5,
+      100, 3);
 }
 
 TEST(NA2CConformance, FilteredSpaceBatchOfOne) {
@@ -231,8 +233,7 @@ TEST(NA2CConformance, FilteredSpaceBatchOfOne) {
   Space base = *buildSpace(*p);
   CacheModel m;
   m.CacheBytes = 32 * 1024;
-  Space f =
-      *restrictToThreadGrid(*filterByIdealCacheModel(base, *p, m), *p, 4);
+  Space f = *restrictToThreadGrid(*filterByIdealCacheModel(base, *p, m), *p, 4);
   std::mt19937_64 rng(5);
   Config opt = *f.sampleValid(rng, 100000);
   checkStrategyConformance("na2c", makeNoisyLandscape(f, opt), {}, 1, 40);
@@ -270,14 +271,13 @@ TEST(NA2CFindsOptimum, Smooth) { expectFindsOptimum(smoothPaper(), 400); }
 
 TEST(NA2CFindsOptimum, Noisy) {
   Space s = paperSpace();
-  expectFindsOptimum(makeNoisyLandscape(s, keyToConfig(s, kPaperOptimum)),
-                     500);
+  expectFindsOptimum(makeNoisyLandscape(s, keyToConfig(s, kPaperOptimum)), 500);
 }
 
 TEST(NA2CFindsOptimum, InvalidRegionsCpuSpace) {
   Space s = cpuSpace();
-  expectFindsOptimum(
-      makeInvalidRegionLandscape(s, keyToConfig(s, kCpuOptimum)), 600);
+  expectFindsOptimum(makeInvalidRegionLandscape(s, keyToConfig(s, kCpuOptimum)),
+                     600);
 }
 
 } // namespace

@@ -27,8 +27,7 @@ Eigen::MatrixXd randomMatrix(Eigen::Index rows, Eigen::Index cols,
 
 /// Compares the analytic gradient of `loss(net)` with central finite
 /// differences over every parameter.
-template <typename LossFn>
-void checkGradient(MLP &net, LossFn loss) {
+template <typename LossFn> void checkGradient(MLP &net, LossFn loss) {
   net.zeroGrad();
   loss(net, /*withGrad=*/true);
   Eigen::VectorXd analytic = net.getGradients();
@@ -81,7 +80,8 @@ TEST(NNTest, PolicyGradientMatchesFiniteDifferences) {
     if (!withGrad)
       return policyGradientLoss(n.apply(x), mask, actions, adv, 0.05);
     Eigen::MatrixXd grad;
-    double l = policyGradientLoss(n.forward(x), mask, actions, adv, 0.05, &grad);
+    double l =
+        policyGradientLoss(n.forward(x), mask, actions, adv, 0.05, &grad);
     // Masked logits get no gradient.
     EXPECT_EQ(grad(0, 1), 0.0);
     EXPECT_EQ(grad(3, 2), 0.0);
@@ -138,7 +138,8 @@ TEST(NNTest, SoftmaxClassifierLearnsSectors) {
     x(i, 0) = g(rng);
     x(i, 1) = g(rng);
     double angle = std::atan2(x(i, 1), x(i, 0)) + M_PI; // [0, 2pi]
-    labels.push_back(std::min(2u, static_cast<unsigned>(angle / (2 * M_PI / 3))));
+    labels.push_back(
+        std::min(2u, static_cast<unsigned>(angle / (2 * M_PI / 3))));
   }
   MLP net({2, 32, 3}, Activation::ReLU, Activation::Identity, rng);
   Adam adam(0.01);

@@ -72,8 +72,8 @@ TEST(XGBAnnealing, FindsTheMaximumOfAKnownScore) {
 
   // Excluded configs never come back; continuing the chains works.
   auto excluded = annealOnModel(
-      s, score, 10, [&](const Config &c) { return c == target; }, chains,
-      opts, rng);
+      s, score, 10, [&](const Config &c) { return c == target; }, chains, opts,
+      rng);
   ASSERT_TRUE(bool(excluded));
   for (const Config &c : *excluded)
     EXPECT_NE(c, target);
@@ -170,9 +170,8 @@ TEST(XGB, FailuresOnlyKeepSearchingRandomly) {
     n += t.size();
     ASSERT_FALSE(bool(st->observe(r)));
   }
-  EXPECT_EQ(st->saveState().getAsObject()->getObject("state")->getInteger(
-                "fits"),
-            0);
+  EXPECT_EQ(
+      st->saveState().getAsObject()->getObject("state")->getInteger("fits"), 0);
 }
 
 //===----------------------------------------------------------------------===//
@@ -198,12 +197,11 @@ TEST(XGBConformance, FilteredSpaceBatchOfOne) {
   Space base = *buildSpace(*p);
   CacheModel m;
   m.CacheBytes = 32 * 1024;
-  Space f =
-      *restrictToThreadGrid(*filterByIdealCacheModel(base, *p, m), *p, 4);
+  Space f = *restrictToThreadGrid(*filterByIdealCacheModel(base, *p, m), *p, 4);
   std::mt19937_64 rng(5);
   Config opt = *f.sampleValid(rng, 100000);
-  checkStrategyConformance("xgb", makeNoisyLandscape(f, opt), fastOptions(),
-                           1, 40);
+  checkStrategyConformance("xgb", makeNoisyLandscape(f, opt), fastOptions(), 1,
+                           40);
 }
 
 TEST(XGBConformance, ExhaustsTinySpaceWithoutRepeats) {
@@ -246,16 +244,16 @@ void expectFindsOptimum(const Landscape &l, uint64_t budget,
 // Budgets: two plans (128 trials, 0.26% of the 49392-point paper space)
 // with AutoTVM's default settings: 64 random trials, then one model plan.
 TEST(XGBFindsOptimum, SmoothWithDefaults) {
-  expectFindsOptimum(makeSmoothLandscape(paperSpace(),
-                                         keyToConfig(paperSpace(),
-                                                     kPaperOptimum)),
-                     128, {});
+  expectFindsOptimum(
+      makeSmoothLandscape(paperSpace(),
+                          keyToConfig(paperSpace(), kPaperOptimum)),
+      128, {});
 }
 
 TEST(XGBFindsOptimum, NoisyWithDefaults) {
   Space s = paperSpace();
-  expectFindsOptimum(makeNoisyLandscape(s, keyToConfig(s, kPaperOptimum)),
-                     128, {});
+  expectFindsOptimum(makeNoisyLandscape(s, keyToConfig(s, kPaperOptimum)), 128,
+                     {});
 }
 
 TEST(XGBFindsOptimum, ModelBeatsRandomOnTheCpuSpace) {
@@ -266,9 +264,10 @@ TEST(XGBFindsOptimum, ModelBeatsRandomOnTheCpuSpace) {
   Landscape l = makeInvalidRegionLandscape(s, keyToConfig(s, kCpuOptimum));
   double xgbSum = 0, randomSum = 0;
   for (uint64_t seed = 1; seed <= 4; ++seed) {
-    RunLog x = runFresh("xgb", l, {{"plan_size", "32"}, {"sa_chains", "64"},
-                                   {"sa_iterations", "100"}},
-                        seed, 8, 256);
+    RunLog x = runFresh(
+        "xgb", l,
+        {{"plan_size", "32"}, {"sa_chains", "64"}, {"sa_iterations", "100"}},
+        seed, 8, 256);
     RunLog r = runFresh("random", l, {}, seed, 8, 256);
     ASSERT_TRUE(x.Best && r.Best);
     xgbSum += x.Best->Cost;

@@ -93,7 +93,8 @@ public:
 
   /// Predicted scores (higher is better) for every row of `features`. Fails
   /// when the model is untrained or the width differs from training.
-  llvm::Expected<std::vector<float>> predict(const FeatureMatrix &features) const;
+  llvm::Expected<std::vector<float>>
+  predict(const FeatureMatrix &features) const;
 
   /// True once fit() succeeded.
   bool isTrained() const { return booster != nullptr; }

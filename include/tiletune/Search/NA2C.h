@@ -51,8 +51,9 @@ public:
   /// Appends (action, successor) for every allowed action of `config`, in
   /// ascending action order: moves of Space::getNeighbors whose successor is
   /// valid in the space.
-  void getActions(const Config &config,
-                  llvm::SmallVectorImpl<std::pair<unsigned, Config>> &out) const;
+  void
+  getActions(const Config &config,
+             llvm::SmallVectorImpl<std::pair<unsigned, Config>> &out) const;
 
   /// The label of the single-parameter move `from` -> `to`, or std::nullopt
   /// when the two configs are not neighbours of the kinds above.

@@ -160,9 +160,9 @@ double mseLoss(const Eigen::MatrixXd &pred, const Eigen::MatrixXd &target,
 
 /// Row-wise softmax of `logits` restricted to the entries where `mask` is
 /// true (others get probability 0). Every row must have a true entry.
-Eigen::MatrixXd maskedSoftmax(const Eigen::MatrixXd &logits,
-                              const Eigen::Array<bool, Eigen::Dynamic,
-                                                 Eigen::Dynamic> &mask);
+Eigen::MatrixXd
+maskedSoftmax(const Eigen::MatrixXd &logits,
+              const Eigen::Array<bool, Eigen::Dynamic, Eigen::Dynamic> &mask);
 
 /// Policy-gradient (actor) loss over a batch:
 ///   L = -mean_i[ A_i * log pi(a_i | s_i) ] - entropyCoef * mean_i[ H(pi_i) ]

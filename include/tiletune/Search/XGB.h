@@ -44,8 +44,8 @@ struct AnnealingOptions {
 };
 
 /// Scores configs (higher is better), e.g. a cost model's predictions.
-using ConfigScorer = std::function<llvm::Expected<std::vector<float>>(
-    llvm::ArrayRef<Config>)>;
+using ConfigScorer =
+    std::function<llvm::Expected<std::vector<float>>(llvm::ArrayRef<Config>)>;
 
 /// Runs parallel simulated-annealing chains on `score` and returns up to
 /// `num` distinct valid configs with the highest scores seen, best first,
