@@ -133,6 +133,8 @@ llvm::Expected<std::string> chooseEntry(ModuleOp module) {
 int runMain() {
   MLIRContext context;
   initializeContext(context);
+  // Upstream passes plus TileTune's (tiletune-lower-cpu among them).
+  registerAllTileTunePasses();
 
   // Parse the input, collecting diagnostics for a clear error.
   std::string errorMessage;
