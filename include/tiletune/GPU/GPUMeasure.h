@@ -1,0 +1,110 @@
+//===- GPUMeasure.h - Compile, run and time kernels on a GPU ----*- C++ -*-===//
+//
+// The GPU side of the tuner's measurement: a kernel function (one tunable
+// op) with a cuda config is lowered by the same `tiletune-lower-gpu`
+// pipeline a user's compile runs, checked with ptxas (legality filter),
+// JIT-compiled with mlir::ExecutionEngine against libtiletune_cuda_runtime,
+// run on device buffers, verified against the C++ reference and timed with
+// CUDA events. Without a GPU every entry point returns a clear "no CUDA
+// device" failure; the compile-only ranking works everywhere ptxas exists.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILETUNE_GPU_GPUMEASURE_H
+#define TILETUNE_GPU_GPUMEASURE_H
+
+#include "tiletune/Dialect/TileConfig.h"
+#include "tiletune/GPU/GPULowering.h"
+#include "tiletune/GPU/GPUTiling.h"
+#include "tiletune/GPU/PTXAS.h"
+#include "tiletune/Support/Measurement.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <optional>
+#include <string>
+
+namespace mlir::tiletune {
+
+/// Path of libtiletune_cuda_runtime.so: $TILETUNE_CUDA_RUNTIME when set,
+/// else the library built with TileTune (empty when it was not built).
+std::string getCudaRuntimeLibraryPath();
+
+/// Loads the runtime library and asks it for a device. False, with the
+/// reason ("no CUDA driver: ...", "no CUDA device: ...", "runtime library
+/// not found ...") in `reason`, when kernels cannot run here.
+bool isCudaDeviceAvailable(std::string *reason = nullptr);
+
+/// Options of the GPU measurement.
+struct GPUMeasureOptions {
+  GPUMeasureOptions() { lowering.format = "isa"; }
+  /// Lowering; format "isa" (PTX JIT-compiled by the driver at load time)
+  /// needs no CUDA toolkit on the GPU machine.
+  GPULoweringOptions lowering;
+  /// Untimed runs before timing, and timed runs.
+  unsigned warmupRuns = 3;
+  unsigned repeats = 20;
+  /// Compare the output of one run against the C++ reference.
+  bool verify = true;
+  /// Seed of the random inputs (uniform in [-1, 1]).
+  uint64_t seed = 0x7117e5eed;
+  /// Reject kernels that ptxas reports as spilling or over the SM's
+  /// resources (skipped, with a note, when ptxas is not installed).
+  bool checkResources = true;
+  /// Runtime library; empty = getCudaRuntimeLibraryPath().
+  std::string runtimeLibrary;
+};
+
+/// A kernel lowered for the GPU with its PTX and ptxas verdict.
+struct GPUCompiledKernel {
+  OwningOpRef<ModuleOp> module;
+  GPUKernelPlan plan;
+  llvm::SmallVector<std::string> ptx;
+  /// Set when ptxas ran.
+  std::optional<PtxasReport> ptxas;
+  ResourceVerdict verdict;
+};
+
+/// Copies `kernel`, sets `config` on the single tunable op of function
+/// `funcName` (null keeps the op's own config) and lowers the copy with
+/// `options.lowering`; runs ptxas on the PTX when `options.checkResources`
+/// and ptxas is available. Errors carry the diagnostics.
+llvm::Expected<GPUCompiledKernel>
+compileForGPU(ModuleOp kernel, llvm::StringRef funcName, TileConfigAttr config,
+              const GPUMeasureOptions &options = {});
+
+/// Compiles, runs, verifies and times one variant. Failures are typed
+/// (Invalid: rejected by the plan or ptxas; CompileError; RuntimeError,
+/// including "no CUDA device"; WrongResult).
+MeasureResult measureOnGPU(ModuleOp kernel, llvm::StringRef funcName,
+                           TileConfigAttr config,
+                           const GPUMeasureOptions &options = {});
+
+/// One config ranked without a GPU.
+struct CompileOnlyScore {
+  TileConfigAttr config;
+  bool legal = false;
+  /// Why it is illegal, or the compile error.
+  std::string reason;
+  int registers = 0;
+  int64_t sharedBytes = 0;
+  double occupancy = 0.0;
+  int64_t threadsPerBlock = 0;
+};
+
+/// Ranks `configs` by the legality filter alone: each is lowered and
+/// assembled with ptxas; legal ones come first, by descending occupancy,
+/// then fewer registers. Needs ptxas (an error otherwise).
+llvm::Expected<llvm::SmallVector<CompileOnlyScore>>
+rankConfigsCompileOnly(ModuleOp kernel, llvm::StringRef funcName,
+                       llvm::ArrayRef<TileConfigAttr> configs,
+                       const GPUMeasureOptions &options = {});
+
+} // namespace mlir::tiletune
+
+#endif // TILETUNE_GPU_GPUMEASURE_H

@@ -1,0 +1,435 @@
+//===- GPUMeasure.cpp - Compile, run and time kernels on a GPU ------------===//
+//
+// Implements GPUMeasure.h. The runtime library is opened at run time (never
+// linked), so this code runs, and reports "no CUDA device", on machines
+// without a GPU.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tiletune/GPU/GPUMeasure.h"
+
+#include "tiletune/Execution/Buffer.h"
+#include "tiletune/Execution/JIT.h"
+#include "tiletune/Execution/KernelInfo.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/DynamicLibrary.h"
+#include "llvm/Support/FileSystem.h"
+
+#include <algorithm>
+#include <chrono>
+
+using namespace mlir;
+using namespace mlir::tiletune;
+
+static llvm::Error makeError(const Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+std::string mlir::tiletune::getCudaRuntimeLibraryPath() {
+  if (const char *env = std::getenv("TILETUNE_CUDA_RUNTIME"))
+    if (*env)
+      return env;
+#ifdef TILETUNE_CUDA_RUNTIME_PATH
+  return TILETUNE_CUDA_RUNTIME_PATH;
+#else
+  return "";
+#endif
+}
+
+namespace {
+/// The entry points of libtiletune_cuda_runtime this file uses.
+struct RuntimeAPI {
+  int (*init)() = nullptr;
+  const char *(*getError)() = nullptr;
+  void (*clearError)() = nullptr;
+  void (*setQuiet)(int) = nullptr;
+  void *(*malloc)(size_t) = nullptr;
+  void (*free)(void *) = nullptr;
+  int (*toDevice)(void *, const void *, size_t) = nullptr;
+  int (*toHost)(void *, const void *, size_t) = nullptr;
+  int (*synchronize)() = nullptr;
+  int (*profileBegin)() = nullptr;
+  int (*profileEnd)(float *, int) = nullptr;
+};
+} // namespace
+
+/// Loads the runtime library (once per path) and resolves its entry points.
+static llvm::Expected<RuntimeAPI> loadRuntime(StringRef path) {
+  std::string lib = path.empty() ? getCudaRuntimeLibraryPath() : path.str();
+  if (lib.empty())
+    return makeError("no CUDA runtime: TileTune was built without the CUDA "
+                     "toolkit (set TILETUNE_CUDA_RUNTIME to "
+                     "libtiletune_cuda_runtime.so)");
+  std::string error;
+  auto dl = llvm::sys::DynamicLibrary::getPermanentLibrary(lib.c_str(), &error);
+  if (!dl.isValid())
+    return makeError("cannot load the CUDA runtime library " + lib + ": " +
+                     error);
+  RuntimeAPI api;
+  bool missing = false;
+  auto get = [&](auto &fn, const char *name) {
+    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(
+        dl.getAddressOfSymbol(name));
+    missing |= fn == nullptr;
+  };
+  get(api.init, "tiletuneCudaInit");
+  get(api.getError, "tiletuneCudaGetError");
+  get(api.clearError, "tiletuneCudaClearError");
+  get(api.setQuiet, "tiletuneCudaSetQuiet");
+  get(api.malloc, "tiletuneCudaMalloc");
+  get(api.free, "tiletuneCudaFree");
+  get(api.toDevice, "tiletuneCudaCopyToDevice");
+  get(api.toHost, "tiletuneCudaCopyToHost");
+  get(api.synchronize, "tiletuneCudaSynchronize");
+  get(api.profileBegin, "tiletuneCudaProfileBegin");
+  get(api.profileEnd, "tiletuneCudaProfileEnd");
+  if (missing)
+    return makeError(lib + " is not a TileTune CUDA runtime (missing "
+                           "tiletuneCuda* symbols)");
+  api.setQuiet(1);
+  return api;
+}
+
+/// Why the device is unusable, or "" when it is.
+static std::string deviceProblem(const RuntimeAPI &api) {
+  if (api.init())
+    return "";
+  const char *error = api.getError();
+  return std::string("no CUDA device: ") + (error ? error : "unknown reason");
+}
+
+bool mlir::tiletune::isCudaDeviceAvailable(std::string *reason) {
+  llvm::Expected<RuntimeAPI> api = loadRuntime("");
+  if (!api) {
+    std::string message = llvm::toString(api.takeError());
+    if (reason)
+      *reason = message;
+    return false;
+  }
+  std::string problem = deviceProblem(*api);
+  if (reason)
+    *reason = problem;
+  return problem.empty();
+}
+
+/// The single tunable op of `func`, or null.
+static Operation *findTunableOp(func::FuncOp func) {
+  Operation *found = nullptr;
+  unsigned count = 0;
+  func.walk([&](Operation *op) {
+    if (succeeded(matchTunableOp(op))) {
+      found = op;
+      ++count;
+    }
+  });
+  return count == 1 ? found : nullptr;
+}
+
+llvm::Expected<GPUCompiledKernel>
+mlir::tiletune::compileForGPU(ModuleOp kernel, StringRef funcName,
+                              TileConfigAttr config,
+                              const GPUMeasureOptions &options) {
+  GPUCompiledKernel result;
+  result.module = OwningOpRef<ModuleOp>(cast<ModuleOp>(kernel->clone()));
+  auto func = result.module->lookupSymbol<func::FuncOp>(funcName);
+  if (!func)
+    return makeError("no function @" + funcName + " in the module");
+  Operation *op = findTunableOp(func);
+  if (!op)
+    return makeError("@" + funcName + " must contain exactly one tunable op");
+  if (config)
+    setConfig(op, config);
+  std::string reason;
+  FailureOr<GPUKernelPlan> plan = planGPUKernel(op, &reason);
+  if (failed(plan))
+    return makeError("invalid cuda config: " + reason);
+  result.plan = *plan;
+  if (llvm::Error error = prepareForExecution(*result.module))
+    return std::move(error);
+  if (llvm::Error error = lowerToGPUBinary(*result.module, options.lowering))
+    return std::move(error);
+  if (options.lowering.format == "isa") {
+    llvm::Expected<SmallVector<std::string>> ptx = extractPTX(*result.module);
+    if (!ptx)
+      return ptx.takeError();
+    result.ptx = std::move(*ptx);
+  }
+  result.verdict.legal = true;
+  if (options.checkResources && !result.ptx.empty() && findPtxas()) {
+    llvm::Expected<PtxasReport> report =
+        runPtxas(result.ptx.front(), options.lowering.chip);
+    if (!report) {
+      // ptxas refusing the PTX (e.g. too much shared data) is illegality.
+      result.verdict.legal = false;
+      result.verdict.reason = llvm::toString(report.takeError());
+      return result;
+    }
+    result.ptxas = std::move(*report);
+    SMResources limits = SMResources::forChip(options.lowering.chip);
+    for (const KernelResources &k : result.ptxas->kernels) {
+      ResourceVerdict verdict =
+          checkResources(k, result.plan.threadsPerBlock, limits);
+      if (!verdict.legal || result.verdict.occupancy == 0.0)
+        result.verdict = verdict;
+      if (!verdict.legal)
+        break;
+    }
+  }
+  return result;
+}
+
+/// A descriptor (allocated, aligned, offset, sizes, strides) of a row-major
+/// device buffer of `shape`.
+static SmallVector<int64_t> deviceDescriptor(void *data,
+                                             ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> words;
+  int64_t ptr = static_cast<int64_t>(reinterpret_cast<intptr_t>(data));
+  words.push_back(ptr);
+  words.push_back(ptr);
+  words.push_back(0);
+  for (int64_t s : shape)
+    words.push_back(s);
+  int64_t stride = 1;
+  SmallVector<int64_t> strides(shape.size());
+  for (int i = static_cast<int>(shape.size()) - 1; i >= 0; --i) {
+    strides[i] = stride;
+    stride *= shape[i];
+  }
+  words.append(strides.begin(), strides.end());
+  return words;
+}
+
+MeasureResult mlir::tiletune::measureOnGPU(ModuleOp kernel, StringRef funcName,
+                                           TileConfigAttr config,
+                                           const GPUMeasureOptions &options) {
+  auto start = std::chrono::steady_clock::now();
+  auto finish = [&](MeasureResult result) {
+    result.costSeconds = std::chrono::duration<double>(
+                             std::chrono::steady_clock::now() - start)
+                             .count();
+    return result;
+  };
+  // The device comes first: without one nothing else is worth doing.
+  llvm::Expected<RuntimeAPI> api = loadRuntime(options.runtimeLibrary);
+  if (!api)
+    return finish(MeasureResult::failure(MeasureStatus::RuntimeError,
+                                         llvm::toString(api.takeError())));
+  std::string problem = deviceProblem(*api);
+  if (!problem.empty())
+    return finish(MeasureResult::failure(MeasureStatus::RuntimeError, problem));
+
+  auto func = kernel.lookupSymbol<func::FuncOp>(funcName);
+  if (!func)
+    return finish(MeasureResult::failure(MeasureStatus::Invalid,
+                                         "no function @" + funcName.str()));
+  llvm::Expected<ReferenceProblem> problemInfo = analyzeSingleOpKernel(func);
+  if (!problemInfo)
+    return finish(MeasureResult::failure(
+        MeasureStatus::Invalid, llvm::toString(problemInfo.takeError())));
+  llvm::Expected<KernelSignature> signature = getKernelSignature(func);
+  if (!signature)
+    return finish(MeasureResult::failure(
+        MeasureStatus::Invalid, llvm::toString(signature.takeError())));
+
+  llvm::Expected<GPUCompiledKernel> compiled =
+      compileForGPU(kernel, funcName, config, options);
+  if (!compiled) {
+    std::string message = llvm::toString(compiled.takeError());
+    MeasureStatus status = StringRef(message).starts_with("invalid cuda config")
+                               ? MeasureStatus::Invalid
+                               : MeasureStatus::CompileError;
+    return finish(MeasureResult::failure(status, message));
+  }
+  if (!compiled->verdict.legal)
+    return finish(MeasureResult::failure(MeasureStatus::Invalid,
+                                         "rejected by ptxas resources: " +
+                                             compiled->verdict.reason));
+
+  // The engine translates gpu.binary ops: register their translations.
+  {
+    DialectRegistry registry;
+    registerAllGPUToLLVMIRTranslations(registry);
+    compiled->module->getContext()->appendDialectRegistry(registry);
+  }
+  JITOptions jit;
+  jit.sharedLibraries.push_back(options.runtimeLibrary.empty()
+                                    ? getCudaRuntimeLibraryPath()
+                                    : options.runtimeLibrary);
+  llvm::Expected<std::unique_ptr<ExecutionModule>> engine =
+      ExecutionModule::create(*compiled->module, jit);
+  if (!engine)
+    return finish(MeasureResult::failure(MeasureStatus::CompileError,
+                                         llvm::toString(engine.takeError())));
+  llvm::Expected<Kernel> fn = (*engine)->getKernel(funcName);
+  if (!fn)
+    return finish(MeasureResult::failure(MeasureStatus::CompileError,
+                                         llvm::toString(fn.takeError())));
+  const KernelSignature &lowered = fn->getSignature();
+  if (!lowered.results.empty())
+    return finish(MeasureResult::failure(
+        MeasureStatus::Invalid,
+        "the lowered kernel returns buffers; GPU kernels must write their "
+        "output into an argument"));
+  if (lowered.args.size() + 1 > kMaxKernelPointerArgs)
+    return finish(MeasureResult::failure(MeasureStatus::Invalid,
+                                         "too many kernel arguments"));
+
+  // Host inputs (random), device copies.
+  SmallVector<Buffer> host;
+  for (auto [i, arg] : llvm::enumerate(lowered.args)) {
+    llvm::Expected<Buffer> buffer = arg.allocate();
+    if (!buffer)
+      return finish(MeasureResult::failure(MeasureStatus::RuntimeError,
+                                           llvm::toString(buffer.takeError())));
+    buffer->fillRandom(options.seed + i);
+    host.push_back(std::move(*buffer));
+  }
+  SmallVector<void *> device;
+  llvm::scope_exit releaseDevice([&] {
+    for (void *ptr : device)
+      api->free(ptr);
+  });
+  SmallVector<SmallVector<int64_t>> descriptors;
+  for (Buffer &buffer : host) {
+    void *ptr = api->malloc(buffer.getByteSize());
+    if (!ptr || api->toDevice(ptr, buffer.getRawData(), buffer.getByteSize()))
+      return finish(MeasureResult::failure(
+          MeasureStatus::RuntimeError,
+          std::string("device buffer: ") +
+              (api->getError() ? api->getError() : "allocation failed")));
+    device.push_back(ptr);
+    descriptors.push_back(deviceDescriptor(ptr, buffer.getShape()));
+  }
+  SmallVector<void *> pointers;
+  for (auto &words : descriptors)
+    pointers.push_back(words.data());
+  auto call = [&]() -> llvm::Error {
+    if (llvm::Error error = callCInterface(fn->getCInterfaceFunction(),
+                                           pointers))
+      return error;
+    if (const char *error = api->getError()) {
+      std::string message = error;
+      api->clearError();
+      return makeError(message);
+    }
+    return llvm::Error::success();
+  };
+
+  // One verified run on the initial inputs.
+  if (options.verify) {
+    if (llvm::Error error = call())
+      return finish(MeasureResult::failure(MeasureStatus::RuntimeError,
+                                           llvm::toString(std::move(error))));
+    unsigned out = problemInfo->outArg;
+    if (out >= host.size())
+      return finish(MeasureResult::failure(MeasureStatus::Invalid,
+                                           "output argument not found"));
+    llvm::Expected<Buffer> actual = lowered.args[out].allocate();
+    if (!actual)
+      return finish(MeasureResult::failure(MeasureStatus::RuntimeError,
+                                           llvm::toString(actual.takeError())));
+    if (api->synchronize() ||
+        api->toHost(actual->getRawData(), device[out], actual->getByteSize()))
+      return finish(MeasureResult::failure(
+          MeasureStatus::RuntimeError,
+          std::string("reading the result: ") +
+              (api->getError() ? api->getError() : "copy failed")));
+    Buffer expected = host[out].clone();
+    if (llvm::Error error = problemInfo->compute(
+            host[problemInfo->lhsArg], host[problemInfo->rhsArg], expected))
+      return finish(MeasureResult::failure(MeasureStatus::RuntimeError,
+                                           llvm::toString(std::move(error))));
+    llvm::Expected<ComparisonResult> comparison = compareBuffers(
+        *actual, expected,
+        problemInfo->getTolerance(actual->getElementType()));
+    if (!comparison)
+      return finish(MeasureResult::failure(
+          MeasureStatus::RuntimeError, llvm::toString(comparison.takeError())));
+    if (!comparison->passed)
+      return finish(MeasureResult::failure(MeasureStatus::WrongResult,
+                                           comparison->summary()));
+  }
+
+  // Warm-up, then one profiling window: kernels run back to back and each
+  // launch is bracketed by CUDA events.
+  for (unsigned i = 0; i < options.warmupRuns; ++i)
+    if (llvm::Error error = call())
+      return finish(MeasureResult::failure(MeasureStatus::RuntimeError,
+                                           llvm::toString(std::move(error))));
+  unsigned repeats = std::max(1u, options.repeats);
+  if (api->profileBegin())
+    return finish(MeasureResult::failure(MeasureStatus::RuntimeError,
+                                         "cannot start CUDA event timing"));
+  for (unsigned i = 0; i < repeats; ++i)
+    if (llvm::Error error = call()) {
+      api->profileEnd(nullptr, 0);
+      return finish(MeasureResult::failure(MeasureStatus::RuntimeError,
+                                           llvm::toString(std::move(error))));
+    }
+  std::vector<float> ms(repeats * 8);
+  int launches = api->profileEnd(ms.data(), static_cast<int>(ms.size()));
+  if (launches <= 0 || launches % repeats != 0)
+    return finish(MeasureResult::failure(
+        MeasureStatus::RuntimeError,
+        std::string("CUDA event timing failed") +
+            (api->getError() ? std::string(": ") + api->getError() : "")));
+  unsigned perCall = launches / repeats;
+  SmallVector<double> seconds;
+  for (unsigned i = 0; i < repeats; ++i) {
+    double total = 0;
+    for (unsigned j = 0; j < perCall; ++j)
+      total += ms[i * perCall + j] * 1e-3;
+    seconds.push_back(total);
+  }
+  TimeStats stats = TimeStats::fromSamples(seconds);
+  double gflops =
+      stats.median > 0 ? problemInfo->flops / stats.median / 1e9 : 0.0;
+  return finish(MeasureResult::success(stats, gflops));
+}
+
+llvm::Expected<SmallVector<CompileOnlyScore>>
+mlir::tiletune::rankConfigsCompileOnly(ModuleOp kernel, StringRef funcName,
+                                       ArrayRef<TileConfigAttr> configs,
+                                       const GPUMeasureOptions &options) {
+  if (!findPtxas())
+    return makeError("compile-only ranking needs ptxas (install the CUDA "
+                     "toolkit or set TILETUNE_PTXAS)");
+  GPUMeasureOptions compileOptions = options;
+  compileOptions.lowering.format = "isa";
+  compileOptions.checkResources = true;
+  SmallVector<CompileOnlyScore> scores;
+  for (TileConfigAttr config : configs) {
+    CompileOnlyScore score;
+    score.config = config;
+    llvm::Expected<GPUCompiledKernel> compiled =
+        compileForGPU(kernel, funcName, config, compileOptions);
+    if (!compiled) {
+      score.reason = llvm::toString(compiled.takeError());
+      scores.push_back(std::move(score));
+      continue;
+    }
+    score.threadsPerBlock = compiled->plan.threadsPerBlock;
+    score.legal = compiled->verdict.legal;
+    score.reason = compiled->verdict.reason;
+    score.occupancy = compiled->verdict.occupancy;
+    if (compiled->ptxas && !compiled->ptxas->kernels.empty()) {
+      score.registers = compiled->ptxas->kernels.front().registers;
+      score.sharedBytes = compiled->ptxas->kernels.front().sharedBytes;
+    }
+    scores.push_back(std::move(score));
+  }
+  std::stable_sort(scores.begin(), scores.end(),
+                   [](const CompileOnlyScore &a, const CompileOnlyScore &b) {
+                     if (a.legal != b.legal)
+                       return a.legal;
+                     if (a.occupancy != b.occupancy)
+                       return a.occupancy > b.occupancy;
+                     return a.registers < b.registers;
+                   });
+  return scores;
+}
