@@ -85,12 +85,13 @@ int64_t convOut(int64_t in, int64_t k, int64_t stride, int64_t dilation) {
   return (in - dilation * (k - 1) - 1) / stride + 1;
 }
 
-/// Conv kernel; `pad` > 0 pads the image with a tensor.pad of zeros (the
-/// frontend idiom), tensors only.
+/// Conv kernel; `pad` > 0 pads the image with zeros the way frontends do:
+/// a tensor.pad, or (with `fillInsert`) a linalg.fill of an empty tensor
+/// plus a tensor.insert_slice of the image. Tensors only.
 std::string convKernel(bool tensors, bool nhwc, int64_t n, int64_t h,
                        int64_t w, int64_t c, int64_t f, int64_t kh,
                        int64_t kw, int64_t sh, int64_t sw, int64_t dh,
-                       int64_t dw, int64_t pad = 0) {
+                       int64_t dw, int64_t pad = 0, bool fillInsert = false) {
   int64_t ph = h + 2 * pad, pw = w + 2 * pad;
   int64_t oh = convOut(ph, kh, sh, dh), ow = convOut(pw, kw, sw, dw);
   llvm::SmallVector<int64_t> in, padded, filter, out;
@@ -119,11 +120,28 @@ std::string convKernel(bool tensors, bool nhwc, int64_t n, int64_t h,
                                std::to_string(pad) + "]";
   os << "func.func @kernel(%a: " << ti << ", %b: " << tf << ", %c: " << to
      << ") -> " << to << " {\n"
-     << "  %zero = arith.constant 0.0 : f32\n"
-     << "  %p = tensor.pad %a low" << low << " high" << low << " {\n"
-     << "  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):\n"
-     << "    tensor.yield %zero : f32\n  } : " << ti << " to " << tp << "\n"
-     << "  %r = " << op.str() << " " << convAttrs(sh, sw, dh, dw)
+     << "  %zero = arith.constant 0.0 : f32\n";
+  if (fillInsert) {
+    std::string offsets = nhwc ? "[0, " + std::to_string(pad) + ", " +
+                                     std::to_string(pad) + ", 0]"
+                               : "[0, 0, " + std::to_string(pad) + ", " +
+                                     std::to_string(pad) + "]";
+    std::string sizes;
+    for (int64_t d : in)
+      sizes += (sizes.empty() ? "[" : ", ") + std::to_string(d);
+    sizes += "]";
+    os << "  %e = tensor.empty() : " << tp << "\n"
+       << "  %z = linalg.fill ins(%zero : f32) outs(%e : " << tp << ") -> "
+       << tp << "\n"
+       << "  %p = tensor.insert_slice %a into %z" << offsets << " " << sizes
+       << " [1, 1, 1, 1] : " << ti << " into " << tp << "\n";
+  } else {
+    os << "  %p = tensor.pad %a low" << low << " high" << low << " {\n"
+       << "  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):\n"
+       << "    tensor.yield %zero : f32\n  } : " << ti << " to " << tp
+       << "\n";
+  }
+  os << "  %r = " << op.str() << " " << convAttrs(sh, sw, dh, dw)
      << " ins(%p, %b : " << tp << ", " << tf << ") outs(%c : " << to
      << ") -> " << to << "\n  return %r : " << to << "\n}\n";
   return os.str();
@@ -387,6 +405,10 @@ TEST_F(CPUExecutionTest, PaddedConv) {
               51);
   checkKernel(convKernel(true, false, 1, 7, 9, 3, 8, 5, 5, 1, 1, 1, 1, 2), 4,
               52);
+  checkKernel(
+      convKernel(true, true, 2, 6, 7, 3, 8, 3, 3, 1, 1, 1, 1, 1, true), 4, 53);
+  checkKernel(
+      convKernel(true, false, 1, 6, 6, 2, 4, 3, 3, 2, 2, 1, 1, 1, true), 3, 54);
 }
 
 TEST(DefaultConfigTest, LegalForAnyShape) {
