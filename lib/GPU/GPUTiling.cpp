@@ -191,13 +191,13 @@ mlir::tiletune::planGPUKernel(const TunableOp &op, TileConfigAttr config,
       plan.blockLoops.push_back(dim.loopIndex);
     plan.numBlocks *= dim.size / plan.blockTile[dim.loopIndex];
   }
-  if (plan.blockLoops.size() <= 3) {
-    for (auto [pos, loop] : llvm::enumerate(llvm::reverse(plan.blockLoops)))
-      plan.gridDims[pos] = op.dims[loop].size / plan.blockTile[loop];
-  } else {
-    // Linear block mapping: upstream folds the blocks into x.
-    plan.gridDims = {plan.numBlocks, 1, 1};
-  }
+  // Upstream's linear block mapping of more than three loops drops blocks
+  // (the grid covers only three of them), so such configs are rejected.
+  if (plan.blockLoops.size() > 3)
+    return fail("more than three loops have more than one block; a GPU grid "
+                "has three dimensions (give one of them a single block)");
+  for (auto [pos, loop] : llvm::enumerate(llvm::reverse(plan.blockLoops)))
+    plan.gridDims[pos] = op.dims[loop].size / plan.blockTile[loop];
 
   // Threads: every parallel loop with more than one thread.
   for (const LoopDim &dim : op.dims) {

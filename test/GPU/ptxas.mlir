@@ -31,7 +31,7 @@ func.func @batch_matmul(%A: memref<96x128x128xf32>, %B: memref<96x128x64xf32>, %
 // BIN-SAME: bin = "\7FELF
 // FATBIN-SAME: "P\EDU\BA
 func.func @conv(%I: memref<4x31x31x64xf32>, %F: memref<5x5x64x192xf32>, %O: memref<4x27x27x192xf32>) {
-  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, tiletune.config = #tiletune.config<cuda, block = {n = 1, oh = 3, ow = 9, f = 64}, vthread = {oh = 3, ow = 9, f = 32}, thread = {oh = 1, ow = 3, f = 2}, shared = {kh = 1, kw = 5, c = 8}, max_unroll = 0>}
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, tiletune.config = #tiletune.config<cuda, block = {n = 4, oh = 3, ow = 9, f = 64}, vthread = {oh = 3, ow = 9, f = 32}, thread = {oh = 1, ow = 3, f = 2}, shared = {kh = 1, kw = 5, c = 8}, max_unroll = 0>}
     ins(%I, %F : memref<4x31x31x64xf32>, memref<5x5x64x192xf32>) outs(%O : memref<4x27x27x192xf32>)
   return
 }
@@ -42,7 +42,7 @@ func.func @conv(%I: memref<4x31x31x64xf32>, %F: memref<5x5x64x192xf32>, %O: memr
 // BIN-SAME: bin = "\7FELF
 // FATBIN-SAME: "P\EDU\BA
 func.func @conv_nchw(%I: memref<8x3x227x227xf32>, %F: memref<64x3x11x11xf32>, %O: memref<8x64x55x55xf32>) {
-  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<4> : tensor<2xi64>, tiletune.config = #tiletune.config<cuda, block = {n = 1, f = 16, oh = 5, ow = 11}, vthread = {f = 8, oh = 5, ow = 11}, thread = {f = 2, oh = 1, ow = 1}, shared = {c = 1, kh = 11, kw = 1}>}
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<4> : tensor<2xi64>, tiletune.config = #tiletune.config<cuda, block = {n = 8, f = 16, oh = 5, ow = 11}, vthread = {f = 8, oh = 5, ow = 11}, thread = {f = 2, oh = 1, ow = 1}, shared = {c = 1, kh = 11, kw = 1}>}
     ins(%I, %F : memref<8x3x227x227xf32>, memref<64x3x11x11xf32>) outs(%O : memref<8x64x55x55xf32>)
   return
 }

@@ -15,3 +15,12 @@ func.func @threads(%A: memref<256x256xf32>, %B: memref<256x256xf32>, %C: memref<
     ins(%A, %B : memref<256x256xf32>, memref<256x256xf32>) outs(%C : memref<256x256xf32>)
   return
 }
+
+// -----
+
+func.func @four_block_loops(%I: memref<2x18x18x16xf32>, %F: memref<3x3x16x32xf32>, %O: memref<2x16x16x32xf32>) {
+  // expected-error @+1 {{invalid cuda config: more than three loops have more than one block}}
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, tiletune.config = #tiletune.config<cuda, block = {n = 1, oh = 4, ow = 8, f = 16}, vthread = {oh = 4, ow = 4, f = 16}, thread = {oh = 1, ow = 2, f = 4}, shared = {kh = 3, kw = 1, c = 8}>}
+    ins(%I, %F : memref<2x18x18x16xf32>, memref<3x3x16x32xf32>) outs(%O : memref<2x16x16x32xf32>)
+  return
+}
