@@ -2,7 +2,7 @@
 // RUN: tiletune-opt %s --split-input-file --tiletune-default-config=threads=2 --tiletune-tile-cpu | FileCheck %s --check-prefix=TILED
 
 // CHECK-LABEL: func.func @matmul_1024
-//       CHECK:   linalg.matmul {tiletune.config = #tiletune.config<cpu, parallel = {m = 512, n = 1024}, cache = {k = 128, m = 64, n = 512}, register = {m = 8, n = 32}, order = [n, k, m], pack = b, unroll = 1, vectorize = true>}
+//       CHECK:   linalg.matmul {tiletune.config = #tiletune.config<cpu, parallel = {m = 512, n = 1024}, cache = {k = 256, m = 64, n = 512}, register = {m = 8, n = 32}, order = [n, k, m], pack = ab, unroll = 4, vectorize = true>}
 // TILED-LABEL: func.func @matmul_1024
 //       TILED:   scf.forall
 //       TILED:     vector.contract {{.*}} into vector<8x32xf32>

@@ -22,9 +22,9 @@ struct CPUTarget {
   int64_t threads = 1;
   /// Vector lanes of the element type per register (AVX-512 f32: 16).
   int64_t vectorBytes = 64;
-  /// Register-tile budget in elements (AVX-512: 32 registers, keep 16-24 for
+  /// Register-tile budget in elements (AVX-512: 32 registers, up to 24 hold
   /// accumulators).
-  int64_t maxRegisterElements = 256;
+  int64_t maxRegisterElements = 384;
   int64_t l1Bytes = 48 * 1024;
   int64_t l2Bytes = 1024 * 1024;
 };
