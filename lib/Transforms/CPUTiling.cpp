@@ -637,12 +637,18 @@ splitConvIntoRows(RewriterBase &rewriter, linalg::LinalgOp conv, OpKind kind) {
 //===----------------------------------------------------------------------===//
 
 /// Canonicalization + contraction folding + tensor subset folding, applied
-/// inside `root` after vectorization.
-static void cleanupAfterVectorization(Operation *root) {
+/// inside `root` after vectorization. `lowerPermutations` also rewrites
+/// transfers with non-identity permutation maps into transfer + broadcast /
+/// transpose (which lets broadcasts fold into contractions); it runs only
+/// after hoisting, because it gives the read and the write of a transposed
+/// accumulator (NCHW) different vector types, which hoisting cannot pair.
+static void cleanupAfterVectorization(Operation *root,
+                                      bool lowerPermutations) {
   MLIRContext *ctx = root->getContext();
   RewritePatternSet patterns(ctx);
   vector::populateVectorReductionToContractPatterns(patterns);
-  vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
+  if (lowerPermutations)
+    vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
   tensor::populateFoldTensorSubsetOpPatterns(patterns);
   for (Dialect *dialect : ctx->getLoadedDialects())
     dialect->getCanonicalizationPatterns(patterns);
@@ -851,14 +857,16 @@ tiletune::tileAndVectorizeForCPU(RewriterBase &rewriter, Operation *op,
     }
     result.vectorized = all;
   }
-  cleanupAfterVectorization(root);
+  cleanupAfterVectorization(root, /*lowerPermutations=*/false);
   if (onTensors) {
     IRRewriter hoister(ctx);
     hoistVectorTransfersOnTensors(hoister, root);
-    cleanupAfterVectorization(root);
   } else {
     hoistVectorTransfersOnBuffers(root);
   }
+  cleanupAfterVectorization(root, /*lowerPermutations=*/true);
+  if (!onTensors)
+    hoistVectorTransfersOnBuffers(root);
   return result;
 }
 
