@@ -224,6 +224,9 @@ TileConfigAttr mlir::tiletune::buildConfig(MLIRContext *ctx, StringRef target,
                                            const TunableOp &op,
                                            const FactorMap &factors,
                                            ArrayRef<NamedAttribute> options) {
+  // Attributes of a dialect that is registered but not loaded (e.g. a pass
+  // running in tiletune-opt on IR without configs) cannot be created.
+  ctx->getOrLoadDialect<TileTuneDialect>();
   Builder b(ctx);
   llvm::StringMap<SmallVector<NamedAttribute>> levels;
   for (const LoopDim &dim : op.dims) {

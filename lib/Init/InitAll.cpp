@@ -13,6 +13,7 @@
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 
 #ifdef HAVE_TILETUNETRANSFORMS
 #include "tiletune/Transforms/Passes.h"
@@ -26,6 +27,10 @@ using namespace mlir;
 void tiletune::registerAllTileTuneDialects(DialectRegistry &registry) {
   registerAllDialects(registry);
   registerAllExtensions(registry);
+  // Translations to LLVM IR, GPU ones included: the JIT and the NVVM
+  // serialization of gpu.module need them.
+  registerAllToLLVMIRTranslations(registry);
+  registerAllGPUToLLVMIRTranslations(registry);
   registry.insert<TileTuneDialect>();
 }
 

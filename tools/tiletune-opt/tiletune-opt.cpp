@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tiletune/Driver/Passes.h"
 #include "tiletune/InitAll.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -12,6 +13,7 @@
 
 int main(int argc, char **argv) {
   mlir::tiletune::registerAllTileTunePasses();
+  mlir::tiletune::registerTileTuneDriverPasses();
   mlir::DialectRegistry registry;
   mlir::tiletune::registerAllTileTuneDialects(registry);
   return mlir::asMainReturnCode(mlir::MlirOptMain(
