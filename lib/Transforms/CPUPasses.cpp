@@ -10,12 +10,12 @@
 #include "tiletune/Transforms/Passes.h"
 
 #include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
-#include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/SymbolTable.h"
-#include "llvm/ADT/BitVector.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/BitVector.h"
 
 #define DEBUG_TYPE "tiletune-lower-cpu"
 
@@ -31,7 +31,8 @@ using namespace mlir::tiletune;
 
 namespace {
 struct OptimizeCPUBuffersPass
-    : public tiletune::impl::TileTuneOptimizeCPUBuffersBase<OptimizeCPUBuffersPass> {
+    : public tiletune::impl::TileTuneOptimizeCPUBuffersBase<
+          OptimizeCPUBuffersPass> {
   void runOnOperation() override {
     Operation *func = getOperation();
     vectorizeSmallCopies(func);

@@ -162,8 +162,7 @@ FailureOr<CPUSchedule> tiletune::decodeCPUSchedule(Operation *op,
     for (StringRef name : order) {
       const LoopDim *dim = tunable->lookup(name);
       if (!dim || dim->role == DimRole::Batch)
-        return fail("order names an unknown or batch dimension '" + name +
-                    "'");
+        return fail("order names an unknown or batch dimension '" + name + "'");
       schedule.cacheOrder.push_back(dim->loopIndex);
     }
   }
@@ -294,11 +293,11 @@ static void setInsertionPointAfterDefs(OpBuilder &b, Value first,
   Value later = first;
   if (defA && defB && defA->getBlock() == defB->getBlock())
     later = defA->isBeforeInBlock(defB) ? second : first;
-  else if (defB && defA && defB->getParentRegion()->isProperAncestor(
-                                defA->getParentRegion()))
+  else if (defB && defA &&
+           defB->getParentRegion()->isProperAncestor(defA->getParentRegion()))
     later = first;
-  else if (defA && defB && defA->getParentRegion()->isProperAncestor(
-                               defB->getParentRegion()))
+  else if (defA && defB &&
+           defA->getParentRegion()->isProperAncestor(defB->getParentRegion()))
     later = second;
   setInsertionPointAfterDef(b, later);
 }
@@ -371,8 +370,7 @@ static FailureOr<Operation *> packPlainCopy(RewriterBase &rewriter,
     Value empty = tensor::EmptyOp::create(rewriter, loc, shaped.getShape(),
                                           shaped.getElementType());
     copy = linalg::CopyOp::create(rewriter, loc, source, empty);
-    rewriter.modifyOpInPlace(
-        op, [&] { operand.set(copy->getResult(0)); });
+    rewriter.modifyOpInPlace(op, [&] { operand.set(copy->getResult(0)); });
   } else {
     auto type = MemRefType::get(shaped.getShape(), shaped.getElementType());
     Value buffer = createScopedBuffer(rewriter, bufferAnchor, type);
@@ -438,8 +436,8 @@ packPanels(RewriterBase &rewriter, linalg::LinalgOp op, int64_t rn,
     Value buffer = createScopedBuffer(
         rewriter, bufferAnchor, MemRefType::get(packedShape, elementType));
     setInsertionPointAfterDefs(rewriter, source, buffer);
-    Value expanded = memref::ExpandShapeOp::create(
-        rewriter, loc, *expandedType, source, reassoc);
+    Value expanded = memref::ExpandShapeOp::create(rewriter, loc, *expandedType,
+                                                   source, reassoc);
     transpose =
         linalg::TransposeOp::create(rewriter, loc, expanded, buffer, perm);
     pack.packed = buffer;
@@ -491,8 +489,8 @@ static LogicalResult usePanels(RewriterBase &rewriter, linalg::LinalgOp op,
   newStrides.assign(newOffsets.size(), rewriter.getIndexAttr(1));
   Value replacement;
   if (isa<RankedTensorType>(tileType)) {
-    auto type = RankedTensorType::get(tileType.getShape(),
-                                      tileType.getElementType());
+    auto type =
+        RankedTensorType::get(tileType.getShape(), tileType.getElementType());
     replacement = tensor::ExtractSliceOp::create(
         rewriter, loc, type, pack.packed, newOffsets, newSizes, newStrides);
   } else {
@@ -513,8 +511,7 @@ static LogicalResult usePanels(RewriterBase &rewriter, linalg::LinalgOp op,
 //===----------------------------------------------------------------------===//
 
 /// Drops dimension `dim` (size 1) of `value` with a rank-reducing slice.
-static Value dropUnitDim(OpBuilder &b, Location loc, Value value,
-                         int64_t dim) {
+static Value dropUnitDim(OpBuilder &b, Location loc, Value value, int64_t dim) {
   auto type = cast<ShapedType>(value.getType());
   SmallVector<int64_t> shape(type.getShape());
   shape.erase(shape.begin() + dim);
@@ -526,9 +523,8 @@ static Value dropUnitDim(OpBuilder &b, Location loc, Value value,
 
 /// Rewrites a 2-D conv tile with one output row and one filter row into a
 /// 1-D conv (NHWC -> NWC/WCF, NCHW -> NCW/FCW). Returns the 1-D conv.
-static FailureOr<linalg::LinalgOp> decomposeConvRow(RewriterBase &rewriter,
-                                                    linalg::LinalgOp conv,
-                                                    OpKind kind) {
+static FailureOr<linalg::LinalgOp>
+decomposeConvRow(RewriterBase &rewriter, linalg::LinalgOp conv, OpKind kind) {
   bool nhwc = kind == OpKind::ConvNhwcHwcf;
   // Unit dims: NHWC input/output H is dim 1, filter KH dim 0; NCHW: H is 2,
   // KH is 2.
@@ -599,9 +595,8 @@ splitConvIntoRows(RewriterBase &rewriter, linalg::LinalgOp conv, OpKind kind) {
     scf::SCFTilingOptions options;
     options.setTileSizes(getAsIndexOpFoldResult(conv->getContext(), tiles));
     rewriter.setInsertionPoint(conv);
-    FailureOr<scf::SCFTilingResult> tiled =
-        scf::tileUsingSCF(rewriter, cast<TilingInterface>(conv.getOperation()),
-                          options);
+    FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+        rewriter, cast<TilingInterface>(conv.getOperation()), options);
     if (failed(tiled) || tiled->loops.size() != 1)
       return failure();
     replaceTiledOp(rewriter, conv, tiled->replacements);
@@ -612,8 +607,8 @@ splitConvIntoRows(RewriterBase &rewriter, linalg::LinalgOp conv, OpKind kind) {
     if (failed(loopUnrollFull(loop)))
       return failure();
     // The unrolled bodies sit between `before` and `after`.
-    Block::iterator it = before ? std::next(before->getIterator())
-                                : parent->begin();
+    Block::iterator it =
+        before ? std::next(before->getIterator()) : parent->begin();
     Block::iterator end = after ? after->getIterator() : parent->end();
     for (; it != end; ++it)
       it->walk([&](linalg::LinalgOp op) {
@@ -642,8 +637,7 @@ splitConvIntoRows(RewriterBase &rewriter, linalg::LinalgOp conv, OpKind kind) {
 /// transpose (which lets broadcasts fold into contractions); it runs only
 /// after hoisting, because it gives the read and the write of a transposed
 /// accumulator (NCHW) different vector types, which hoisting cannot pair.
-static void cleanupAfterVectorization(Operation *root,
-                                      bool lowerPermutations) {
+static void cleanupAfterVectorization(Operation *root, bool lowerPermutations) {
   MLIRContext *ctx = root->getContext();
   RewritePatternSet patterns(ctx);
   vector::populateVectorReductionToContractPatterns(patterns);
@@ -727,8 +721,8 @@ tiletune::tileAndVectorizeForCPU(RewriterBase &rewriter, Operation *op,
       options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
       options.setTileSizes(sizes);
       rewriter.setInsertionPoint(current);
-      FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
-          rewriter, cast<TilingInterface>(current), options);
+      FailureOr<scf::SCFTilingResult> tiled =
+          scf::tileUsingSCF(rewriter, cast<TilingInterface>(current), options);
       if (failed(tiled))
         return failure();
       replaceTiledOp(rewriter, current, tiled->replacements);
@@ -747,8 +741,8 @@ tiletune::tileAndVectorizeForCPU(RewriterBase &rewriter, Operation *op,
       options.setTileSizes(sizes);
       options.setInterchange(s.cacheOrder);
       rewriter.setInsertionPoint(current);
-      FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
-          rewriter, cast<TilingInterface>(current), options);
+      FailureOr<scf::SCFTilingResult> tiled =
+          scf::tileUsingSCF(rewriter, cast<TilingInterface>(current), options);
       if (failed(tiled))
         return failure();
       replaceTiledOp(rewriter, current, tiled->replacements);
@@ -803,8 +797,8 @@ tiletune::tileAndVectorizeForCPU(RewriterBase &rewriter, Operation *op,
       scf::SCFTilingOptions options;
       options.setTileSizes(sizes);
       rewriter.setInsertionPoint(current);
-      FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
-          rewriter, cast<TilingInterface>(current), options);
+      FailureOr<scf::SCFTilingResult> tiled =
+          scf::tileUsingSCF(rewriter, cast<TilingInterface>(current), options);
       if (failed(tiled))
         return failure();
       replaceTiledOp(rewriter, current, tiled->replacements);
@@ -886,8 +880,7 @@ FailureOr<CPUTilingResult> tiletune::applyCPUConfig(RewriterBase &rewriter,
   return result;
 }
 
-unsigned tiletune::vectorizeSmallCopies(Operation *root,
-                                        int64_t maxElements) {
+unsigned tiletune::vectorizeSmallCopies(Operation *root, int64_t maxElements) {
   MLIRContext *ctx = root->getContext();
   IRRewriter rewriter(ctx);
   DominanceInfo dominance(root);
@@ -916,7 +909,8 @@ unsigned tiletune::vectorizeSmallCopies(Operation *root,
     auto linalgOp = cast<linalg::LinalgOp>(op);
     if (!linalgOp.hasPureBufferSemantics())
       continue;
-    auto type = cast<ShapedType>(linalgOp.getDpsInitOperand(0)->get().getType());
+    auto type =
+        cast<ShapedType>(linalgOp.getDpsInitOperand(0)->get().getType());
     if (!type.hasStaticShape() || type.getNumElements() > maxElements)
       continue;
     rewriter.setInsertionPoint(op);

@@ -78,7 +78,8 @@ static void splitThreads(const TunableOp &op, Plan &plan,
 /// The largest multiple of `reg` that divides `outer` and is at most `cap`
 /// (at least `reg`).
 static int64_t cacheTile(int64_t outer, int64_t reg, int64_t cap) {
-  return reg * largestDivisorAtMost(outer / reg, std::max<int64_t>(1, cap / reg));
+  return reg *
+         largestDivisorAtMost(outer / reg, std::max<int64_t>(1, cap / reg));
 }
 
 TileConfigAttr tiletune::computeDefaultCPUConfig(MLIRContext *ctx,
@@ -109,12 +110,13 @@ TileConfigAttr tiletune::computeDefaultCPUConfig(MLIRContext *ctx,
     // K tile: the packed B panel (Kc x rn) takes two thirds of L1, the B
     // cache tile (Kc x Nc) at most half of L2.
     int64_t kc = largestDivisorAtMost(
-        size("k"), std::max<int64_t>(1, target.l1Bytes * 2 / 3 /
-                                            (rn * elementBytes)));
+        size("k"),
+        std::max<int64_t>(1, target.l1Bytes * 2 / 3 / (rn * elementBytes)));
     int64_t ncCap =
         std::max<int64_t>(rn, target.l2Bytes / 2 / (kc * elementBytes));
     plan.cache["k"] = kc;
-    plan.cache["n"] = cacheTile(plan.parallel["n"], rn, std::min<int64_t>(ncCap, 512));
+    plan.cache["n"] =
+        cacheTile(plan.parallel["n"], rn, std::min<int64_t>(ncCap, 512));
     plan.cache["m"] = cacheTile(plan.parallel["m"], rm, 64);
     order = {"n", "k", "m"};
     // Panels pay off when several register rows reuse them; A is then
@@ -192,7 +194,8 @@ struct DefaultConfigPass
 
   void runOnOperation() override {
     if (threads < 1) {
-      getOperation()->emitError("tiletune-default-config: threads must be >= 1");
+      getOperation()->emitError(
+          "tiletune-default-config: threads must be >= 1");
       return signalPassFailure();
     }
     CPUTarget target;
@@ -206,9 +209,8 @@ struct DefaultConfigPass
         return;
       TileConfigAttr config =
           computeDefaultCPUConfig(&getContext(), *tunable, target);
-      if (!config ||
-          failed(verifyConfig(config, *tunable,
-                              [&] { return op->emitError(); }))) {
+      if (!config || failed(verifyConfig(config, *tunable,
+                                         [&] { return op->emitError(); }))) {
         op->emitError("tiletune-default-config: no legal default config "
                       "(internal error)");
         anyError = true;

@@ -50,8 +50,7 @@ std::string typeStr(bool tensors, llvm::ArrayRef<int64_t> shape) {
 
 /// A kernel `@kernel(%a, %b, %c)` around one named op.
 std::string singleOpKernel(bool tensors, llvm::StringRef op,
-                           llvm::StringRef attrs,
-                           llvm::ArrayRef<int64_t> a,
+                           llvm::StringRef attrs, llvm::ArrayRef<int64_t> a,
                            llvm::ArrayRef<int64_t> b,
                            llvm::ArrayRef<int64_t> c) {
   std::string ta = typeStr(tensors, a), tb = typeStr(tensors, b),
@@ -64,8 +63,8 @@ std::string singleOpKernel(bool tensors, llvm::StringRef op,
   os << " {\n  ";
   if (tensors)
     os << "%r = ";
-  os << op.str() << " " << attrs.str() << " ins(%a, %b : " << ta << ", "
-     << tb << ") outs(%c : " << tc << ")";
+  os << op.str() << " " << attrs.str() << " ins(%a, %b : " << ta << ", " << tb
+     << ") outs(%c : " << tc << ")";
   if (tensors)
     os << " -> " << tc << "\n  return %r : " << tc << "\n}\n";
   else
@@ -88,10 +87,10 @@ int64_t convOut(int64_t in, int64_t k, int64_t stride, int64_t dilation) {
 /// Conv kernel; `pad` > 0 pads the image with zeros the way frontends do:
 /// a tensor.pad, or (with `fillInsert`) a linalg.fill of an empty tensor
 /// plus a tensor.insert_slice of the image. Tensors only.
-std::string convKernel(bool tensors, bool nhwc, int64_t n, int64_t h,
-                       int64_t w, int64_t c, int64_t f, int64_t kh,
-                       int64_t kw, int64_t sh, int64_t sw, int64_t dh,
-                       int64_t dw, int64_t pad = 0, bool fillInsert = false) {
+std::string convKernel(bool tensors, bool nhwc, int64_t n, int64_t h, int64_t w,
+                       int64_t c, int64_t f, int64_t kh, int64_t kw, int64_t sh,
+                       int64_t sw, int64_t dh, int64_t dw, int64_t pad = 0,
+                       bool fillInsert = false) {
   int64_t ph = h + 2 * pad, pw = w + 2 * pad;
   int64_t oh = convOut(ph, kh, sh, dh), ow = convOut(pw, kw, sw, dw);
   llvm::SmallVector<int64_t> in, padded, filter, out;
@@ -114,10 +113,9 @@ std::string convKernel(bool tensors, bool nhwc, int64_t n, int64_t h,
   std::string ti = typeStr(true, in), tp = typeStr(true, padded),
               tf = typeStr(true, filter), to = typeStr(true, out);
   std::ostringstream os;
-  std::string low = nhwc ? "[0, " + std::to_string(pad) + ", " +
-                               std::to_string(pad) + ", 0]"
-                         : "[0, 0, " + std::to_string(pad) + ", " +
-                               std::to_string(pad) + "]";
+  std::string low =
+      nhwc ? "[0, " + std::to_string(pad) + ", " + std::to_string(pad) + ", 0]"
+           : "[0, 0, " + std::to_string(pad) + ", " + std::to_string(pad) + "]";
   os << "func.func @kernel(%a: " << ti << ", %b: " << tf << ", %c: " << to
      << ") -> " << to << " {\n"
      << "  %zero = arith.constant 0.0 : f32\n";
@@ -138,12 +136,11 @@ std::string convKernel(bool tensors, bool nhwc, int64_t n, int64_t h,
   } else {
     os << "  %p = tensor.pad %a low" << low << " high" << low << " {\n"
        << "  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):\n"
-       << "    tensor.yield %zero : f32\n  } : " << ti << " to " << tp
-       << "\n";
+       << "    tensor.yield %zero : f32\n  } : " << ti << " to " << tp << "\n";
   }
   os << "  %r = " << op.str() << " " << convAttrs(sh, sw, dh, dw)
-     << " ins(%p, %b : " << tp << ", " << tf << ") outs(%c : " << to
-     << ") -> " << to << "\n  return %r : " << to << "\n}\n";
+     << " ins(%p, %b : " << tp << ", " << tf << ") outs(%c : " << to << ") -> "
+     << to << "\n  return %r : " << to << "\n}\n";
   return os.str();
 }
 
@@ -179,8 +176,7 @@ TileConfigAttr randomConfig(MLIRContext *ctx, const TunableOp &op,
     FactorMap factors;
     int64_t registerElements = 1;
     for (const LoopDim &dim : op.dims) {
-      unsigned count =
-          getDimLevels(kTargetCPU, op.kind, dim.role).size() + 1;
+      unsigned count = getDimLevels(kTargetCPU, op.kind, dim.role).size() + 1;
       factors[dim.name] = randomFactorization(dim.size, count, rng);
       if (dim.role == DimRole::Parallel)
         registerElements *= factors[dim.name].back();
@@ -194,8 +190,8 @@ TileConfigAttr randomConfig(MLIRContext *ctx, const TunableOp &op,
         order.push_back(b.getStringAttr(dim.name));
     std::shuffle(order.begin(), order.end(), rng);
     const char *packs[] = {"none", "a", "b", "ab"};
-    bool conv = op.kind == OpKind::ConvNhwcHwcf ||
-                op.kind == OpKind::ConvNchwFchw;
+    bool conv =
+        op.kind == OpKind::ConvNhwcHwcf || op.kind == OpKind::ConvNchwFchw;
     int64_t innerCache = factors[conv ? "c" : "k"].back();
     llvm::SmallVector<int64_t> unrolls;
     for (int64_t u : {1, 2, 4, 8})
@@ -352,8 +348,8 @@ MLIRContext *CPUExecutionTest::context = nullptr;
 TEST_F(CPUExecutionTest, Matmul) {
   struct Shape {
     int64_t m, n, k;
-  } shapes[] = {{1, 1, 1}, {7, 13, 5}, {17, 31, 8}, {64, 96, 48},
-                {1, 128, 3}, {30, 64, 12}};
+  } shapes[] = {{1, 1, 1},    {7, 13, 5},  {17, 31, 8},
+                {64, 96, 48}, {1, 128, 3}, {30, 64, 12}};
   uint64_t seed = 1;
   for (Shape s : shapes)
     checkKernel(singleOpKernel(true, "linalg.matmul", "", {s.m, s.k},
@@ -394,10 +390,8 @@ TEST_F(CPUExecutionTest, ConvNhwcHwcf) {
 TEST_F(CPUExecutionTest, ConvNchwFchw) {
   checkKernel(convKernel(true, false, 1, 10, 12, 8, 16, 3, 3, 1, 1, 1, 1), 5,
               41);
-  checkKernel(convKernel(true, false, 2, 11, 9, 3, 5, 3, 2, 2, 1, 2, 1), 5,
-              42);
-  checkKernel(convKernel(false, false, 1, 9, 8, 4, 8, 2, 3, 1, 2, 1, 1), 4,
-              43);
+  checkKernel(convKernel(true, false, 2, 11, 9, 3, 5, 3, 2, 2, 1, 2, 1), 5, 42);
+  checkKernel(convKernel(false, false, 1, 9, 8, 4, 8, 2, 3, 1, 2, 1, 1), 4, 43);
 }
 
 TEST_F(CPUExecutionTest, PaddedConv) {
@@ -405,10 +399,10 @@ TEST_F(CPUExecutionTest, PaddedConv) {
               51);
   checkKernel(convKernel(true, false, 1, 7, 9, 3, 8, 5, 5, 1, 1, 1, 1, 2), 4,
               52);
-  checkKernel(
-      convKernel(true, true, 2, 6, 7, 3, 8, 3, 3, 1, 1, 1, 1, 1, true), 4, 53);
-  checkKernel(
-      convKernel(true, false, 1, 6, 6, 2, 4, 3, 3, 2, 2, 1, 1, 1, true), 3, 54);
+  checkKernel(convKernel(true, true, 2, 6, 7, 3, 8, 3, 3, 1, 1, 1, 1, 1, true),
+              4, 53);
+  checkKernel(convKernel(true, false, 1, 6, 6, 2, 4, 3, 3, 2, 2, 1, 1, 1, true),
+              3, 54);
 }
 
 TEST(DefaultConfigTest, LegalForAnyShape) {
@@ -418,12 +412,12 @@ TEST(DefaultConfigTest, LegalForAnyShape) {
   std::uniform_int_distribution<int64_t> size(1, 300);
   for (int i = 0; i < 200; ++i) {
     int64_t m = size(rng), n = size(rng), k = size(rng);
-    std::string text = singleOpKernel(true, "linalg.matmul", "", {m, k},
-                                      {k, n}, {m, n});
+    std::string text =
+        singleOpKernel(true, "linalg.matmul", "", {m, k}, {k, n}, {m, n});
     if (i % 2)
       text = convKernel(true, i % 4 == 1, 1 + i % 3, 3 + m % 40, 3 + n % 40,
-                        1 + k % 20, 1 + m % 70, 1 + i % 3, 1 + (i / 3) % 3,
-                        1, 1, 1, 1);
+                        1 + k % 20, 1 + m % 70, 1 + i % 3, 1 + (i / 3) % 3, 1,
+                        1, 1, 1);
     OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
     ASSERT_TRUE(module);
     Operation *op = nullptr;
@@ -439,9 +433,9 @@ TEST(DefaultConfigTest, LegalForAnyShape) {
       TileConfigAttr config =
           computeDefaultCPUConfig(&context, *tunable, target);
       ASSERT_TRUE(config) << text;
-      EXPECT_TRUE(succeeded(verifyConfig(
-          config, *tunable, [&] { return op->emitError(); })))
-          << text;
+      EXPECT_TRUE(succeeded(verifyConfig(config, *tunable, [&] {
+        return op->emitError();
+      }))) << text;
     }
   }
 }

@@ -82,8 +82,7 @@ FailureOr<CPUTilingResult> tileAndVectorizeForCPU(RewriterBase &rewriter,
 
 /// Convenience: decodes the op's `tiletune.config` and applies it. Fails
 /// without changes when the op has no CPU config.
-FailureOr<CPUTilingResult> applyCPUConfig(RewriterBase &rewriter,
-                                          Operation *op,
+FailureOr<CPUTilingResult> applyCPUConfig(RewriterBase &rewriter, Operation *op,
                                           std::string *reason = nullptr);
 
 /// Vector hoisting and cleanup on buffers: folds memref alias ops into
