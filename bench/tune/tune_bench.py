@@ -108,8 +108,13 @@ def main():
     p.add_argument("--algorithms", default=",".join(ALGORITHMS))
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", default="")
+    p.add_argument("--problems", default="",
+                   help="comma-separated MxNxK list (default: the full set)")
     args = p.parse_args()
     problems = QUICK if args.quick else FULL
+    if args.problems:
+        problems = [tuple(int(v) for v in s.split("x"))
+                    for s in args.problems.split(",") if s]
     trials = args.trials if args.trials is not None else (
         6 if args.quick else 64)
     algorithms = [a for a in args.algorithms.split(",") if a]
