@@ -590,6 +590,13 @@ TEST_F(DatabaseTest, ReportAggregates) {
   add(b, 0, 5e-3, MeasurementRole::Default, MeasureStatus::Ok, 1.5);
   add(b, 1, 2e-3, MeasurementRole::Search, MeasureStatus::Ok, 2.5);
   add(c, 0, 4e-3, MeasurementRole::Default, MeasureStatus::Ok, 1);
+  // Grid's default config re-measured at the end of its run, faster this
+  // time: the report takes the default's best time over both measurements,
+  // as it does for the best config.
+  MeasurementRecord finalDefault =
+      makeRecord(c.id, 1, 3e-3, MeasurementRole::Final);
+  finalDefault.configKey = "cfg0";
+  expectOk(db->recordMeasurement(finalDefault, 1.2));
   add(d, 0, 0, MeasurementRole::Default, MeasureStatus::RuntimeError, 1);
 
   auto problems = db->listProblems();
@@ -610,6 +617,9 @@ TEST_F(DatabaseTest, ReportAggregates) {
   const ReportRow &grid = (*rows)[1];
   EXPECT_EQ(grid.algorithm, "grid");
   EXPECT_EQ(grid.runs, 1u);
+  EXPECT_EQ(grid.trials, 1);
+  ASSERT_TRUE(grid.defaultSeconds.has_value());
+  EXPECT_DOUBLE_EQ(*grid.defaultSeconds, 3e-3);
   const ReportRow &random = (*rows)[2];
   EXPECT_EQ(random.algorithm, "random");
   EXPECT_EQ(random.runs, 2u);
