@@ -296,28 +296,9 @@ void mlir::tiletune::registerAutoMCLStrategy(StrategyRegistry &registry) {
     if (!sample)
       return sample.takeError();
     o.SampleSize = unsigned(*sample);
-    auto rounds = getIntOptionInRange(options, "num_rounds", 1, 1 << 24);
-    if (!rounds)
-      return rounds.takeError();
-    o.Model.numRounds = unsigned(*rounds);
-    auto early = getIntOptionInRange(options, "early_stopping", 0, 1 << 24);
-    if (!early)
-      return early.takeError();
-    o.Model.earlyStoppingRounds = unsigned(*early);
+    if (Error err = learned::readXGBoostOptions(options, seed, o.Model))
+      return std::move(err);
     o.Model.recallK = o.Batch;
-    auto depth = getIntOptionInRange(options, "max_depth", 1, 64);
-    if (!depth)
-      return depth.takeError();
-    o.Model.maxDepth = unsigned(*depth);
-    auto eta = getDoubleOptionInRange(options, "eta", 1e-6, 1.0);
-    if (!eta)
-      return eta.takeError();
-    o.Model.eta = *eta;
-    auto threads = getIntOptionInRange(options, "threads", 1, 1024);
-    if (!threads)
-      return threads.takeError();
-    o.Model.numThreads = int(*threads);
-    o.Model.seed = seed;
     return std::make_unique<AutoMCLStrategy>(space, options, seed,
                                              std::move(o));
   };

@@ -123,3 +123,30 @@ Expected<double> mlir::tiletune::learned::getDoubleOptionInRange(
             formatv("{0}", hi) + "], got " + formatv("{0}", *v));
   return *v;
 }
+
+Error mlir::tiletune::learned::readXGBoostOptions(
+    const StrategyOptions &options, uint64_t seed, XGBoostOptions &model) {
+  const int64_t big = 1 << 24;
+  auto rounds = getIntOptionInRange(options, "num_rounds", 1, big);
+  if (!rounds)
+    return rounds.takeError();
+  model.numRounds = unsigned(*rounds);
+  auto early = getIntOptionInRange(options, "early_stopping", 0, big);
+  if (!early)
+    return early.takeError();
+  model.earlyStoppingRounds = unsigned(*early);
+  auto depth = getIntOptionInRange(options, "max_depth", 1, 64);
+  if (!depth)
+    return depth.takeError();
+  model.maxDepth = unsigned(*depth);
+  auto eta = getDoubleOptionInRange(options, "eta", 1e-6, 1.0);
+  if (!eta)
+    return eta.takeError();
+  model.eta = *eta;
+  auto threads = getIntOptionInRange(options, "threads", 1, 1024);
+  if (!threads)
+    return threads.takeError();
+  model.numThreads = int(*threads);
+  model.seed = seed;
+  return Error::success();
+}

@@ -60,6 +60,11 @@ llvm::Expected<double> getDoubleOptionInRange(const StrategyOptions &options,
                                               llvm::StringRef name, double lo,
                                               double hi);
 
+/// Reads the XGBoost options both learned strategies document (num_rounds,
+/// early_stopping, max_depth, eta, threads) into `model` and sets its seed.
+llvm::Error readXGBoostOptions(const StrategyOptions &options, uint64_t seed,
+                               XGBoostOptions &model);
+
 } // namespace mlir::tiletune::learned
 
 #endif // TILETUNE_LIB_SEARCH_COSTMODELSEARCH_H

@@ -399,27 +399,8 @@ void mlir::tiletune::registerXGBStrategy(StrategyRegistry &registry) {
       return createStringError(inconvertibleErrorCode(),
                                "option 'loss' must be 'rank' or 'reg', got '" +
                                    loss + "'");
-    auto rounds = getIntOptionInRange(options, "num_rounds", 1, big);
-    if (!rounds)
-      return rounds.takeError();
-    o.Model.numRounds = unsigned(*rounds);
-    auto early = getIntOptionInRange(options, "early_stopping", 0, big);
-    if (!early)
-      return early.takeError();
-    o.Model.earlyStoppingRounds = unsigned(*early);
-    auto depth = getIntOptionInRange(options, "max_depth", 1, 64);
-    if (!depth)
-      return depth.takeError();
-    o.Model.maxDepth = unsigned(*depth);
-    auto eta = getDoubleOptionInRange(options, "eta", 1e-6, 1.0);
-    if (!eta)
-      return eta.takeError();
-    o.Model.eta = *eta;
-    auto threads = getIntOptionInRange(options, "threads", 1, 1024);
-    if (!threads)
-      return threads.takeError();
-    o.Model.numThreads = int(*threads);
-    o.Model.seed = seed;
+    if (Error err = learned::readXGBoostOptions(options, seed, o.Model))
+      return std::move(err);
     auto chains = getIntOptionInRange(options, "sa_chains", 1, big);
     if (!chains)
       return chains.takeError();
