@@ -439,11 +439,12 @@ Expected<Space> mlir::tiletune::filterByIdealCacheModel(
 // Conversion
 //===----------------------------------------------------------------------===//
 
-/// Whether a categorical parameter is a boolean flag.
+/// Whether a categorical parameter is a boolean flag (possibly pinned to
+/// one of its two values).
 static bool isBoolChoice(const CategoricalParam &p) {
-  ArrayRef<std::string> c = p.getChoices();
-  return c.size() == 2 && llvm::is_contained(c, "true") &&
-         llvm::is_contained(c, "false");
+  return llvm::all_of(p.getChoices(), [](const std::string &c) {
+    return c == "true" || c == "false";
+  });
 }
 
 SpacePoint mlir::tiletune::toSpacePoint(const Space &space,

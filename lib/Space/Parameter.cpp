@@ -175,7 +175,48 @@ FactorizationParam::FactorizationParam(StringRef name, int64_t total,
     PerPrimeCounts.push_back(numCompositions(e, numFactors));
 }
 
+FactorizationParam::FactorizationParam(StringRef name, int64_t total,
+                                       unsigned numFactors,
+                                       ArrayRef<int64_t> pinned)
+    : FactorizationParam(name, total, numFactors) {
+  assert(pinned.size() == numFactors && "one pin per slot");
+  int64_t rest = total;
+  for (unsigned i = 0; i < numFactors; ++i) {
+    if (pinned[i] <= 0) {
+      FreeSlots.push_back(i);
+      continue;
+    }
+    assert(rest % pinned[i] == 0 && "pinned factors must divide the total");
+    rest /= pinned[i];
+  }
+  assert((!FreeSlots.empty() || rest == 1) &&
+         "fully pinned factors must multiply to the total");
+  Pinned.assign(pinned.begin(), pinned.end());
+  for (int64_t &p : Pinned)
+    p = std::max<int64_t>(p, 0);
+  if (!FreeSlots.empty())
+    Free = std::make_shared<FactorizationParam>(name, rest, FreeSlots.size());
+}
+
+void FactorizationParam::scatterFree(ArrayRef<int64_t> free,
+                                     MutableArrayRef<int64_t> out) const {
+  for (unsigned i = 0; i < NumFactors; ++i)
+    out[i] = Pinned[i];
+  for (unsigned j = 0; j < FreeSlots.size(); ++j)
+    out[FreeSlots[j]] = free[j];
+}
+
+SmallVector<int64_t, 8>
+FactorizationParam::gatherFree(ArrayRef<int64_t> value) const {
+  SmallVector<int64_t, 8> free;
+  for (unsigned slot : FreeSlots)
+    free.push_back(value[slot]);
+  return free;
+}
+
 uint64_t FactorizationParam::count() const {
+  if (!Pinned.empty())
+    return Free ? Free->count() : 1;
   uint64_t c = 1;
   for (uint64_t n : PerPrimeCounts)
     c = saturatingMul(c, n);
@@ -197,6 +238,13 @@ static void factorsFromExponents(
 void FactorizationParam::unrank(uint64_t index,
                                 MutableArrayRef<int64_t> out) const {
   assert(out.size() == NumFactors && index < count());
+  if (!Pinned.empty()) {
+    SmallVector<int64_t, 8> free(FreeSlots.size());
+    if (Free)
+      Free->unrank(index, free);
+    scatterFree(free, out);
+    return;
+  }
   SmallVector<SmallVector<unsigned, 8>> exps(Primes.size());
   // The last prime is the least significant digit.
   for (size_t i = Primes.size(); i-- > 0;) {
@@ -220,6 +268,8 @@ static unsigned exponentOf(int64_t v, int64_t p) {
 
 uint64_t FactorizationParam::rank(ArrayRef<int64_t> value) const {
   assert(isValid(value) && "rank of an infeasible factorization");
+  if (!Pinned.empty())
+    return Free ? Free->rank(gatherFree(value)) : 0;
   uint64_t index = 0;
   for (size_t i = 0; i < Primes.size(); ++i) {
     SmallVector<unsigned, 8> parts;
@@ -233,6 +283,13 @@ uint64_t FactorizationParam::rank(ArrayRef<int64_t> value) const {
 
 void FactorizationParam::sample(std::mt19937_64 &rng,
                                 MutableArrayRef<int64_t> out) const {
+  if (!Pinned.empty()) {
+    SmallVector<int64_t, 8> free(FreeSlots.size());
+    if (Free)
+      Free->sample(rng, free);
+    scatterFree(free, out);
+    return;
+  }
   // Uniform over tuples <=> independent uniform composition per prime.
   SmallVector<SmallVector<unsigned, 8>> exps(Primes.size());
   for (size_t i = 0; i < Primes.size(); ++i) {
@@ -245,6 +302,18 @@ void FactorizationParam::sample(std::mt19937_64 &rng,
 
 void FactorizationParam::getNeighbors(ArrayRef<int64_t> value,
                                       SmallVectorImpl<ParamValue> &out) const {
+  if (!Pinned.empty()) {
+    if (!Free)
+      return;
+    SmallVector<ParamValue> freeNeighbors;
+    Free->getNeighbors(gatherFree(value), freeNeighbors);
+    for (const ParamValue &f : freeNeighbors) {
+      ParamValue n(NumFactors);
+      scatterFree(f, n);
+      out.push_back(std::move(n));
+    }
+    return;
+  }
   for (auto [p, e] : Primes) {
     (void)e;
     for (unsigned from = 0; from < NumFactors; ++from) {
@@ -290,10 +359,24 @@ bool FactorizationParam::isValid(ArrayRef<int64_t> value,
                 ", expected " + std::to_string(Total);
     return false;
   }
+  for (unsigned i = 0; i < Pinned.size(); ++i)
+    if (Pinned[i] > 0 && value[i] != Pinned[i]) {
+      if (reason)
+        *reason = "factor " + std::to_string(i) + " is fixed to " +
+                  std::to_string(Pinned[i]);
+      return false;
+    }
   return true;
 }
 
 void FactorizationParam::getDefault(MutableArrayRef<int64_t> out) const {
+  if (!Pinned.empty()) {
+    SmallVector<int64_t, 8> free(FreeSlots.size());
+    if (Free)
+      Free->getDefault(free);
+    scatterFree(free, out);
+    return;
+  }
   out[0] = Total;
   for (unsigned i = 1; i < NumFactors; ++i)
     out[i] = 1;
@@ -334,6 +417,49 @@ Error FactorizationParam::parse(StringRef text,
   return Error::success();
 }
 
+Expected<std::shared_ptr<const Parameter>>
+FactorizationParam::pin(StringRef pattern) const {
+  auto parts = splitList(getName(), pattern);
+  if (!parts)
+    return parts.takeError();
+  if (parts->size() != NumFactors)
+    return makeParseError(getName(), pattern,
+                          "expected " + Twine(NumFactors) +
+                              " factors or '*'");
+  SmallVector<int64_t> pinned(NumFactors, 0);
+  int64_t rest = Total;
+  bool anyFree = false;
+  for (unsigned i = 0; i < NumFactors; ++i) {
+    StringRef item = (*parts)[i];
+    if (item == "*") {
+      if (!Pinned.empty() && Pinned[i] > 0)
+        pinned[i] = Pinned[i]; // an earlier pin stays
+      else
+        anyFree = true;
+    } else if (item.getAsInteger(10, pinned[i]) || pinned[i] < 1) {
+      return makeParseError(getName(), pattern,
+                            "'" + item + "' is neither a positive integer "
+                                         "nor '*'");
+    } else if (!Pinned.empty() && Pinned[i] > 0 && Pinned[i] != pinned[i]) {
+      return makeParseError(getName(), pattern,
+                            "factor " + Twine(i) + " is already fixed to " +
+                                Twine(Pinned[i]));
+    }
+    if (pinned[i] > 0) {
+      if (rest % pinned[i] != 0)
+        return makeParseError(getName(), pattern,
+                              "the fixed factors do not divide " +
+                                  Twine(Total));
+      rest /= pinned[i];
+    }
+  }
+  if (!anyFree && rest != 1)
+    return makeParseError(getName(), pattern,
+                          "factors do not multiply to " + Twine(Total));
+  return std::make_shared<FactorizationParam>(getName(), Total, NumFactors,
+                                              pinned);
+}
+
 //===----------------------------------------------------------------------===//
 // PermutationParam
 //===----------------------------------------------------------------------===//
@@ -345,7 +471,18 @@ PermutationParam::PermutationParam(StringRef name, ArrayRef<std::string> element
          "permutation of 1..20 elements");
 }
 
+PermutationParam::PermutationParam(StringRef name,
+                                   ArrayRef<std::string> elements,
+                                   ArrayRef<int64_t> only)
+    : PermutationParam(name, elements) {
+  assert(only.size() == Elements.size() && isValid(only) &&
+         "pinned to a non-permutation");
+  Only.assign(only.begin(), only.end());
+}
+
 uint64_t PermutationParam::count() const {
+  if (!Only.empty())
+    return 1;
   uint64_t c = 1;
   for (uint64_t i = 2; i <= Elements.size(); ++i)
     c *= i;
@@ -354,6 +491,10 @@ uint64_t PermutationParam::count() const {
 
 void PermutationParam::unrank(uint64_t index,
                               MutableArrayRef<int64_t> out) const {
+  if (!Only.empty()) {
+    llvm::copy(Only, out.begin());
+    return;
+  }
   // Lehmer code: the first position is the most significant digit.
   size_t n = Elements.size();
   SmallVector<int64_t> avail;
@@ -370,6 +511,8 @@ void PermutationParam::unrank(uint64_t index,
 }
 
 uint64_t PermutationParam::rank(ArrayRef<int64_t> value) const {
+  if (!Only.empty())
+    return 0;
   size_t n = Elements.size();
   uint64_t index = 0;
   for (size_t i = 0; i < n; ++i) {
@@ -388,6 +531,8 @@ void PermutationParam::sample(std::mt19937_64 &rng,
 
 void PermutationParam::getNeighbors(ArrayRef<int64_t> value,
                                     SmallVectorImpl<ParamValue> &out) const {
+  if (!Only.empty())
+    return;
   for (size_t i = 0; i < value.size(); ++i)
     for (size_t j = i + 1; j < value.size(); ++j) {
       ParamValue n(value.begin(), value.end());
@@ -412,10 +557,23 @@ bool PermutationParam::isValid(ArrayRef<int64_t> value,
     }
     seen[v] = true;
   }
+  if (!Only.empty() && value != ArrayRef<int64_t>(Only)) {
+    if (reason) {
+      std::string text;
+      raw_string_ostream os(text);
+      print(Only, os);
+      *reason = "fixed to " + text;
+    }
+    return false;
+  }
   return true;
 }
 
 void PermutationParam::getDefault(MutableArrayRef<int64_t> out) const {
+  if (!Only.empty()) {
+    llvm::copy(Only, out.begin());
+    return;
+  }
   for (size_t i = 0; i < Elements.size(); ++i)
     out[i] = i;
 }
@@ -461,6 +619,14 @@ Error PermutationParam::parse(StringRef text,
   if (!isValid(out, &reason))
     return makeParseError(getName(), text, reason);
   return Error::success();
+}
+
+Expected<std::shared_ptr<const Parameter>>
+PermutationParam::pin(StringRef pattern) const {
+  SmallVector<int64_t> value(Elements.size());
+  if (Error err = parse(pattern, value))
+    return std::move(err);
+  return std::make_shared<PermutationParam>(getName(), Elements, value);
 }
 
 //===----------------------------------------------------------------------===//
@@ -532,6 +698,16 @@ Error DiscreteParam::parse(StringRef text, MutableArrayRef<int64_t> out) const {
   return Error::success();
 }
 
+Expected<std::shared_ptr<const Parameter>>
+DiscreteParam::pin(StringRef pattern) const {
+  int64_t index;
+  if (Error err = parse(pattern, MutableArrayRef<int64_t>(index)))
+    return std::move(err);
+  int64_t value = Values[index];
+  return std::make_shared<DiscreteParam>(getName(), ArrayRef<int64_t>(value),
+                                         value);
+}
+
 //===----------------------------------------------------------------------===//
 // CategoricalParam
 //===----------------------------------------------------------------------===//
@@ -601,4 +777,13 @@ Error CategoricalParam::parse(StringRef text,
     return makeParseError(getName(), text, "not one of the choices");
   out[0] = *idx;
   return Error::success();
+}
+
+Expected<std::shared_ptr<const Parameter>>
+CategoricalParam::pin(StringRef pattern) const {
+  int64_t index;
+  if (Error err = parse(pattern, MutableArrayRef<int64_t>(index)))
+    return std::move(err);
+  return std::make_shared<CategoricalParam>(
+      getName(), ArrayRef<std::string>(Choices[index]), 0);
 }

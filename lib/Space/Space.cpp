@@ -34,6 +34,44 @@ Space Space::withConstraint(Constraint constraint) const {
   return copy;
 }
 
+Expected<Space> Space::withPinned(StringRef assignments) const {
+  Space copy = *this;
+  SmallVector<StringRef> items;
+  assignments.split(items, ';', -1, /*KeepEmpty=*/false);
+  std::string canonical;
+  for (StringRef item : items) {
+    item = item.trim();
+    if (item.empty())
+      continue;
+    auto [name, pattern] = item.split('=');
+    name = name.trim();
+    pattern = pattern.trim();
+    std::optional<unsigned> idx = lookup(name);
+    if (!idx) {
+      std::string known;
+      for (const auto &p : Params)
+        known += (known.empty() ? "" : ", ") + p->getName().str();
+      return createStringError(inconvertibleErrorCode(),
+                               "cannot fix unknown parameter '" + name +
+                                   "' of " + Name + " (parameters: " + known +
+                                   ")");
+    }
+    if (pattern.empty())
+      return createStringError(inconvertibleErrorCode(),
+                               "no value to fix parameter '" + name + "' to");
+    Expected<std::shared_ptr<const Parameter>> pinned =
+        copy.Params[*idx]->pin(pattern);
+    if (!pinned)
+      return pinned.takeError();
+    copy.Params[*idx] = std::move(*pinned);
+    canonical += (canonical.empty() ? "" : ";") + name.str() + "=" +
+                 pattern.str();
+  }
+  if (!canonical.empty())
+    copy.Name = Name + " fixed{" + canonical + "}";
+  return copy;
+}
+
 std::optional<unsigned> Space::lookup(StringRef name) const {
   for (unsigned i = 0; i < Params.size(); ++i)
     if (Params[i]->getName() == name)

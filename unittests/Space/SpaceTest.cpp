@@ -344,6 +344,98 @@ TEST(SpaceTest, ConstraintsFilterAndReport) {
   }
 }
 
+TEST(Pinning, FactorizationSlotsMatchBruteForce) {
+  // 72 = 2^3 * 3^2 in 4 factors with slot 0 fixed to 2 and slot 2 to 3:
+  // the free slots factorize 12 into 2, and the values are exactly the
+  // brute-force tuples with those slots.
+  FactorizationParam base("m", 72, 4);
+  auto pinned = base.pin("[2,*,3,*]");
+  ASSERT_TRUE(bool(pinned)) << llvm::toString(pinned.takeError());
+  const Parameter &p = **pinned;
+  std::set<SmallVector<int64_t>> expected;
+  for (const auto &t : bruteFactorizations(72, 4))
+    if (t[0] == 2 && t[2] == 3)
+      expected.insert(t);
+  EXPECT_EQ(p.count(), expected.size());
+  std::set<SmallVector<int64_t>> got;
+  for (uint64_t r = 0; r < p.count(); ++r) {
+    ParamValue v(4);
+    p.unrank(r, v);
+    got.insert(SmallVector<int64_t>(v.begin(), v.end()));
+  }
+  EXPECT_EQ(got, expected);
+  checkParameterTopology(p);
+  ParamValue def(4);
+  p.getDefault(def);
+  EXPECT_EQ(SmallVector<int64_t>(def.begin(), def.end()),
+            (SmallVector<int64_t>{2, 12, 3, 1}));
+  std::string reason;
+  EXPECT_FALSE(p.isValid(ParamValue{1, 24, 3, 1}, &reason));
+  EXPECT_EQ(reason, "factor 0 is fixed to 2");
+  // Keys print and parse like the unpinned parameter.
+  ParamValue parsed(4);
+  EXPECT_FALSE(bool(p.parse("[2,6,3,2]", parsed)));
+  EXPECT_EQ(SmallVector<int64_t>(parsed.begin(), parsed.end()),
+            (SmallVector<int64_t>{2, 6, 3, 2}));
+  auto wrong = p.parse("[4,3,3,2]", parsed);
+  EXPECT_TRUE(bool(wrong));
+  llvm::consumeError(std::move(wrong));
+  // Pins accumulate; a contradicting pin is an error.
+  auto again = p.pin("[*,*,*,1]");
+  ASSERT_TRUE(bool(again));
+  EXPECT_EQ((*again)->count(), 1u);
+  auto contradiction = p.pin("[4,*,*,*]");
+  EXPECT_FALSE(bool(contradiction));
+  llvm::consumeError(contradiction.takeError());
+}
+
+TEST(Pinning, BadPatterns) {
+  FactorizationParam f("m", 12, 3);
+  for (const char *bad : {"[5,*,*]", "[2,2,2]", "[*,*]", "[x,*,*]", "4"}) {
+    auto p = f.pin(bad);
+    EXPECT_FALSE(bool(p)) << bad;
+    if (!p)
+      llvm::consumeError(p.takeError());
+  }
+  Space s = makeSmallSpace();
+  for (const char *bad : {"w=1", "u=3", "v=maybe", "order=[a,a,b]", "u="}) {
+    auto p = s.withPinned(bad);
+    EXPECT_FALSE(bool(p)) << bad;
+    if (!p)
+      llvm::consumeError(p.takeError());
+  }
+}
+
+TEST(Pinning, SpaceWithPinnedOptions) {
+  Space s = makeSmallSpace();
+  auto pinned = s.withPinned("order=[c,a,b]; u=4;v=false;m=[*,1,*]");
+  ASSERT_TRUE(bool(pinned)) << llvm::toString(pinned.takeError());
+  // m=[*,1,*] leaves the factorizations of 12 into 2 slots: 6 divisors.
+  EXPECT_EQ(pinned->countProduct(), 6u);
+  EXPECT_EQ(pinned->getName(),
+            "small fixed{order=[c,a,b];u=4;v=false;m=[*,1,*]}");
+  EXPECT_EQ(pinned->getKey(pinned->getDefault()),
+            "m=[12,1,1];order=[c,a,b];u=4;v=false");
+  for (uint64_t r = 0; r < pinned->countProduct(); ++r) {
+    Config c = pinned->unrank(r);
+    std::string key = pinned->getKey(c);
+    // Every pinned key is a key of the original space too.
+    auto inBase = s.parseKey(key);
+    ASSERT_TRUE(bool(inBase)) << llvm::toString(inBase.takeError());
+    EXPECT_EQ(s.getKey(*inBase), key);
+    SmallVector<Config> neighbors;
+    pinned->getNeighbors(c, neighbors);
+    for (const Config &n : neighbors) {
+      EXPECT_TRUE(pinned->isValid(n));
+      EXPECT_EQ(pinned->getKey(n).substr(pinned->getKey(n).find(';')),
+                key.substr(key.find(';')));
+    }
+  }
+  auto outside = pinned->parseKey("m=[12,1,1];order=[a,b,c];u=4;v=false");
+  EXPECT_FALSE(bool(outside));
+  llvm::consumeError(outside.takeError());
+}
+
 TEST(SpaceTest, ConfigHashAndEquality) {
   Space s = makeSmallSpace();
   ConfigSet set;

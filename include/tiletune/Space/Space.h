@@ -132,6 +132,15 @@ public:
   virtual llvm::Error parse(llvm::StringRef text,
                             llvm::MutableArrayRef<int64_t> out) const = 0;
 
+  /// A copy of this parameter restricted by `pattern`: the key syntax of one
+  /// value pins the parameter to it (count 1, no neighbours); a
+  /// factorization also accepts `*` for free slots, e.g. "[1,*,*,*]" pins
+  /// the outermost factor only. The copy prints and parses values like this
+  /// parameter, so keys stay comparable. Errors on a malformed pattern or
+  /// one no feasible value matches.
+  virtual llvm::Expected<std::shared_ptr<const Parameter>>
+  pin(llvm::StringRef pattern) const = 0;
+
 protected:
   Parameter(ParamKind kind, llvm::StringRef name) : Kind(kind), Name(name) {}
 
@@ -149,6 +158,14 @@ class FactorizationParam : public Parameter {
 public:
   /// `total` >= 1, `numFactors` >= 1.
   FactorizationParam(llvm::StringRef name, int64_t total, unsigned numFactors);
+  /// The same factorization with slot i pinned to `pinned[i]` where that is
+  /// > 0 (0 = free); the free slots factorize the rest of the total. The
+  /// pinned values must divide the total (all pinned: multiply to it).
+  FactorizationParam(llvm::StringRef name, int64_t total, unsigned numFactors,
+                     llvm::ArrayRef<int64_t> pinned);
+
+  /// The pinned value of each slot (0 = free); empty when nothing is pinned.
+  llvm::ArrayRef<int64_t> getPinned() const { return Pinned; }
 
   /// The number being factorized.
   int64_t getTotal() const { return Total; }
@@ -177,6 +194,8 @@ public:
   void print(llvm::ArrayRef<int64_t> value, llvm::raw_ostream &os) const override;
   llvm::Error parse(llvm::StringRef text,
                     llvm::MutableArrayRef<int64_t> out) const override;
+  llvm::Expected<std::shared_ptr<const Parameter>>
+  pin(llvm::StringRef pattern) const override;
 
   static bool classof(const Parameter *p) {
     return p->getKind() == ParamKind::Factorization;
@@ -188,6 +207,19 @@ private:
   llvm::SmallVector<std::pair<int64_t, unsigned>> Primes;
   /// Number of compositions of each prime's exponent into NumFactors parts.
   llvm::SmallVector<uint64_t> PerPrimeCounts;
+  /// Pinned slot values (0 = free), empty when unpinned; then `Free`
+  /// factorizes the remaining total into the free slots `FreeSlots` (null
+  /// when no slot is free).
+  llvm::SmallVector<int64_t> Pinned;
+  llvm::SmallVector<unsigned> FreeSlots;
+  std::shared_ptr<const FactorizationParam> Free;
+
+  /// Scatters a value of `Free` into the free slots of `out` (pinned slots
+  /// get their pinned values).
+  void scatterFree(llvm::ArrayRef<int64_t> free,
+                   llvm::MutableArrayRef<int64_t> out) const;
+  /// The free slots of `value`.
+  llvm::SmallVector<int64_t, 8> gatherFree(llvm::ArrayRef<int64_t> value) const;
 };
 
 /// A permutation of named elements (e.g. a loop order). A value holds, per
@@ -197,6 +229,12 @@ class PermutationParam : public Parameter {
 public:
   /// `elements` must be distinct and non-empty (at most 20 of them).
   PermutationParam(llvm::StringRef name, llvm::ArrayRef<std::string> elements);
+  /// The same permutation parameter pinned to the single value `only`.
+  PermutationParam(llvm::StringRef name, llvm::ArrayRef<std::string> elements,
+                   llvm::ArrayRef<int64_t> only);
+
+  /// The pinned value, empty when the parameter is free.
+  llvm::ArrayRef<int64_t> getPinned() const { return Only; }
 
   /// The element names, in identity order.
   llvm::ArrayRef<std::string> getElements() const { return Elements; }
@@ -219,6 +257,8 @@ public:
   void print(llvm::ArrayRef<int64_t> value, llvm::raw_ostream &os) const override;
   llvm::Error parse(llvm::StringRef text,
                     llvm::MutableArrayRef<int64_t> out) const override;
+  llvm::Expected<std::shared_ptr<const Parameter>>
+  pin(llvm::StringRef pattern) const override;
 
   static bool classof(const Parameter *p) {
     return p->getKind() == ParamKind::Permutation;
@@ -226,6 +266,8 @@ public:
 
 private:
   llvm::SmallVector<std::string> Elements;
+  /// The pinned value (empty: free).
+  llvm::SmallVector<int64_t> Only;
 };
 
 /// An ordered list of distinct integers (e.g. max unroll steps). A value is
@@ -265,6 +307,8 @@ public:
   void print(llvm::ArrayRef<int64_t> value, llvm::raw_ostream &os) const override;
   llvm::Error parse(llvm::StringRef text,
                     llvm::MutableArrayRef<int64_t> out) const override;
+  llvm::Expected<std::shared_ptr<const Parameter>>
+  pin(llvm::StringRef pattern) const override;
 
   static bool classof(const Parameter *p) {
     return p->getKind() == ParamKind::Discrete;
@@ -310,6 +354,8 @@ public:
   void print(llvm::ArrayRef<int64_t> value, llvm::raw_ostream &os) const override;
   llvm::Error parse(llvm::StringRef text,
                     llvm::MutableArrayRef<int64_t> out) const override;
+  llvm::Expected<std::shared_ptr<const Parameter>>
+  pin(llvm::StringRef pattern) const override;
 
   static bool classof(const Parameter *p) {
     return p->getKind() == ParamKind::Categorical;
@@ -361,6 +407,12 @@ public:
   /// A copy of this space with one more constraint: a filtered space that
   /// every strategy can search.
   Space withConstraint(Constraint constraint) const;
+  /// A copy of this space with parameters pinned by `assignments`:
+  /// "name=pattern" items separated by ';' in the key syntax, e.g.
+  /// "order=[n,k,m];unroll=4;m=[1,*,*,*]" (see Parameter::pin). The copy is
+  /// named "<name> fixed{<assignments>}" so runs over it are told apart.
+  /// Errors name the unknown parameter or the bad pattern.
+  llvm::Expected<Space> withPinned(llvm::StringRef assignments) const;
 
   /// Number of parameters.
   unsigned getNumParameters() const { return Params.size(); }
