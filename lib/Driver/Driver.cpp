@@ -8,6 +8,7 @@
 #include "tiletune/Driver/Driver.h"
 
 #include "tiletune/Driver/ConfigSpace.h"
+#include "tiletune/Driver/GPUDriver.h"
 #include "tiletune/Space/OperatorSpaces.h"
 #include "tiletune/Transforms/DefaultConfig.h"
 
@@ -147,6 +148,29 @@ llvm::Error CPUProblemMeasurer::measure(ArrayRef<Config> batch,
 // Spaces and defaults
 //===----------------------------------------------------------------------===//
 
+/// `config` of `full` moved into `space`, a pinned copy of `full`: every
+/// parameter keeps its value where the pins allow it and takes the pinned
+/// default otherwise.
+static Config projectOntoPinned(const Space &space, const Space &full,
+                                const Config &config) {
+  Config out = space.getDefault();
+  for (unsigned i = 0, e = space.getNumParameters(); i < e; ++i) {
+    const Parameter &param = space.getParameter(i);
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    full.getParameter(i).print(full.getValue(config, i), os);
+    ParamValue value(param.getWidth());
+    if (llvm::Error err = param.parse(text, value)) {
+      llvm::consumeError(std::move(err));
+      continue;
+    }
+    out = space.withValue(out, i, value);
+  }
+  if (!space.isValid(out) && space.isValid(space.getDefault()))
+    return space.getDefault();
+  return out;
+}
+
 Config mlir::tiletune::getDefaultConfig(MLIRContext *ctx,
                                         const Problem &problem,
                                         const Space &space, unsigned threads) {
@@ -155,14 +179,32 @@ Config mlir::tiletune::getDefaultConfig(MLIRContext *ctx,
     target.threads = resolveThreads(threads);
     TileConfigAttr attr =
         computeDefaultCPUConfig(ctx, toTunableOp(ctx, problem), target);
-    if (attr) {
-      llvm::Expected<Config> config = attrToConfig(problem, space, attr);
+    llvm::Expected<Space> full = buildProblemSpace(problem);
+    if (attr && full) {
+      llvm::Expected<Config> config = attrToConfig(problem, *full, attr);
       if (config)
-        return *config;
+        return projectOntoPinned(space, *full, *config);
       llvm::consumeError(config.takeError());
     }
+    if (!full)
+      llvm::consumeError(full.takeError());
   }
   return space.getDefault();
+}
+
+llvm::Expected<Space> mlir::tiletune::buildTuningSpace(const Problem &problem,
+                                                       StringRef fixed) {
+  llvm::Expected<Space> space = buildProblemSpace(problem);
+  if (!space || fixed.trim().empty())
+    return space;
+  llvm::Expected<Space> pinned = space->withPinned(fixed);
+  if (!pinned)
+    return makeError("--fix: " + toString(pinned.takeError()));
+  std::mt19937_64 rng(0);
+  if (!pinned->sampleValidIf(rng, [](const Config &) { return true; }))
+    return makeError("--fix '" + fixed + "' leaves no valid config of " +
+                     problem.describe());
+  return pinned;
 }
 
 llvm::Expected<Space> mlir::tiletune::getSearchSpace(StringRef algorithm,
@@ -203,7 +245,27 @@ mlir::tiletune::tuneModule(ModuleOp module, const TuneOptions &options) {
   }
   if (options.trials <= 0 && options.seconds <= 0)
     return makeError("no budget: give a number of trials and/or seconds");
-  FailureOr<ProblemSet> set = collectProblems(module, kTargetCPU);
+  if (!isKnownTarget(options.target))
+    return makeError("unknown target '" + options.target +
+                     "' (expected cpu or cuda)");
+  bool cuda = options.target != kTargetCPU;
+  unsigned threads = resolveThreads(options.threads);
+  TargetInfo target;
+  if (cuda) {
+    llvm::Expected<TargetInfo> device = getCudaTarget();
+    if (!device)
+      return makeError("cannot tune for cuda on this machine: " +
+                       toString(device.takeError()) +
+                       "; tune on a machine with an NVIDIA GPU, or rank "
+                       "configs by the ptxas legality filter alone with "
+                       "--compile-only");
+    target = *device;
+    if (options.log)
+      *options.log << "target: " << target.describe() << "\n";
+  } else {
+    target = getCPUTarget(threads);
+  }
+  FailureOr<ProblemSet> set = collectProblems(module, options.target);
   if (failed(set))
     return makeError("the module cannot be tuned (see the errors above)");
 
@@ -216,8 +278,6 @@ mlir::tiletune::tuneModule(ModuleOp module, const TuneOptions &options) {
   if (!db)
     return db.takeError();
 
-  unsigned threads = resolveThreads(options.threads);
-  TargetInfo target = getCPUTarget(threads);
   std::vector<ProblemOutcome> outcomes;
   for (auto [index, problem] : llvm::enumerate(set->problems)) {
     if (options.log)
@@ -227,7 +287,7 @@ mlir::tiletune::tuneModule(ModuleOp module, const TuneOptions &options) {
                                     problem.describe(), set->ops[index].size(),
                                     set->ops[index].size() == 1 ? "" : "s",
                                     options.algorithm);
-    llvm::Expected<Space> space = buildProblemSpace(problem);
+    llvm::Expected<Space> space = buildTuningSpace(problem, options.fixed);
     if (!space)
       return space.takeError();
     llvm::Expected<Space> searchSpace =
@@ -240,16 +300,31 @@ mlir::tiletune::tuneModule(ModuleOp module, const TuneOptions &options) {
     if (!strategy)
       return strategy.takeError();
 
-    CPUMeasureOptions measureOptions;
-    measureOptions.threads = threads;
-    measureOptions.timing = options.timing;
-    measureOptions.seed = options.seed;
-    measureOptions.verify = true;
-    // Overlap compilation with timing only when the timed kernels leave a
-    // core idle.
-    bool overlap = options.overlapCompile && threads < resolveThreads(0);
-    CPUProblemMeasurer measurer(ctx, problem, *space, measureOptions,
-                                overlap);
+    std::unique_ptr<Measurer> measurer;
+    if (cuda) {
+      GPUMeasureOptions measureOptions;
+      measureOptions.lowering.chip = target.features; // the device's sm_XY
+      measureOptions.lowering.format = "isa";
+      measureOptions.warmupRuns = options.timing.warmupRuns;
+      measureOptions.repeats = options.timing.repeats;
+      measureOptions.verify = true;
+      llvm::Expected<std::unique_ptr<GPUProblemMeasurer>> gpu =
+          GPUProblemMeasurer::create(ctx, problem, *space, measureOptions);
+      if (!gpu)
+        return gpu.takeError();
+      measurer = std::move(*gpu);
+    } else {
+      CPUMeasureOptions measureOptions;
+      measureOptions.threads = threads;
+      measureOptions.timing = options.timing;
+      measureOptions.seed = options.seed;
+      measureOptions.verify = true;
+      // Overlap compilation with timing only when the timed kernels leave a
+      // core idle.
+      bool overlap = options.overlapCompile && threads < resolveThreads(0);
+      measurer = std::make_unique<CPUProblemMeasurer>(
+          ctx, problem, *space, measureOptions, overlap);
+    }
 
     TunerOptions tunerOptions;
     tunerOptions.problemKey = problem.getKey();
@@ -265,7 +340,7 @@ mlir::tiletune::tuneModule(ModuleOp module, const TuneOptions &options) {
     tunerOptions.stopFlag = options.stopFlag;
 
     Config defaultConfig = getDefaultConfig(ctx, problem, *space, threads);
-    Tuner tuner(*space, **strategy, measurer, **db, tunerOptions);
+    Tuner tuner(*space, **strategy, *measurer, **db, tunerOptions);
     llvm::Expected<TuneResult> result = tuner.run(defaultConfig);
     if (!result)
       return makeError("tuning " + problem.describe() + " failed: " +
@@ -374,18 +449,76 @@ mlir::tiletune::applyDatabase(ModuleOp module, TileTuneDatabase &db,
   return stats;
 }
 
+llvm::Error mlir::tiletune::rankModuleCompileOnly(ModuleOp module,
+                                                  const TuneOptions &options,
+                                                  StringRef chip,
+                                                  unsigned show,
+                                                  llvm::raw_ostream &os) {
+  MLIRContext *ctx = module.getContext();
+  GPULoweringOptions lowering;
+  lowering.chip = chip.str();
+  lowering.format = "isa";
+  std::string reason;
+  if (failed(validateGPULoweringOptions(lowering, &reason)))
+    return makeError(reason);
+  if (options.trials <= 0)
+    return makeError("compile-only ranking needs a number of trials");
+  FailureOr<ProblemSet> set = collectProblems(module, "cuda");
+  if (failed(set))
+    return makeError("the module cannot be tuned (see the errors above)");
+  os << "compile-only ranking for " << chip
+     << ": configs ordered by the ptxas legality filter, then occupancy and "
+        "registers; nothing was run or timed\n";
+  for (auto [index, problem] : llvm::enumerate(set->problems)) {
+    llvm::Expected<Space> space = buildTuningSpace(problem, options.fixed);
+    if (!space)
+      return space.takeError();
+    if (options.log)
+      *options.log << llvm::formatv("[{0}/{1}] ranking {2} configs of {3}\n",
+                                    index + 1, set->problems.size(),
+                                    options.trials, problem.describe());
+    llvm::Expected<SmallVector<RankedConfig>> ranked = rankProblemCompileOnly(
+        ctx, problem, *space, options.trials, options.seed, lowering);
+    if (!ranked)
+      return ranked.takeError();
+    unsigned legal = llvm::count_if(
+        *ranked, [](const RankedConfig &r) { return r.score.legal; });
+    os << "problem " << problem.getKey() << ": " << legal << " of "
+       << ranked->size() << " configs legal\n";
+    for (const RankedConfig &r : llvm::ArrayRef(*ranked).take_front(show)) {
+      if (r.score.legal)
+        os << llvm::formatv("  legal   occupancy {0,4:F2} regs {1,3} smem "
+                            "{2,6} threads {3,4}  {4}\n",
+                            r.score.occupancy, r.score.registers,
+                            r.score.sharedBytes, r.score.threadsPerBlock,
+                            r.key);
+      else
+        os << "  ILLEGAL " << r.key << ": "
+           << StringRef(r.score.reason).split('\n').first << "\n";
+    }
+    if (ranked->empty() || !ranked->front().score.legal) {
+      os << "  no legal config: the ops are left untouched\n";
+      continue;
+    }
+    for (Operation *op : set->ops[index])
+      setConfig(op, ranked->front().score.config);
+  }
+  return llvm::Error::success();
+}
+
 //===----------------------------------------------------------------------===//
 // printSpaces / printReport
 //===----------------------------------------------------------------------===//
 
 llvm::Error mlir::tiletune::printSpaces(ModuleOp module, StringRef target,
                                         unsigned threads,
-                                        llvm::raw_ostream &os) {
+                                        llvm::raw_ostream &os,
+                                        StringRef fixed) {
   FailureOr<ProblemSet> set = collectProblems(module, target);
   if (failed(set))
     return makeError("the module cannot be tuned (see the errors above)");
   for (auto [index, problem] : llvm::enumerate(set->problems)) {
-    llvm::Expected<Space> space = buildProblemSpace(problem);
+    llvm::Expected<Space> space = buildTuningSpace(problem, fixed);
     if (!space)
       return space.takeError();
     os << "problem " << problem.getKey() << " (" << set->ops[index].size()
@@ -394,11 +527,25 @@ llvm::Error mlir::tiletune::printSpaces(ModuleOp module, StringRef target,
     os << "  parameters:\n";
     for (unsigned i = 0, e = space->getNumParameters(); i < e; ++i) {
       const Parameter &param = space->getParameter(i);
-      os << llvm::formatv("    {0,-10} {1,-14} {2} values", param.getName(),
-                          stringifyParamKind(param.getKind()), param.count());
+      os << llvm::formatv("    {0,-10} {1,-14} {2} value{3}", param.getName(),
+                          stringifyParamKind(param.getKind()), param.count(),
+                          param.count() == 1 ? "" : "s");
       if (const auto *f = dyn_cast<FactorizationParam>(&param))
         os << " (" << f->getTotal() << " into " << f->getNumFactors()
            << " factors)";
+      const auto *f = dyn_cast<FactorizationParam>(&param);
+      if (param.count() == 1) {
+        ParamValue value(param.getWidth());
+        param.getDefault(value);
+        os << ", fixed to ";
+        param.print(value, os);
+      } else if (f && !f->getPinned().empty()) {
+        os << ", fixed slots [";
+        llvm::interleave(
+            f->getPinned(), os,
+            [&](int64_t v) { v > 0 ? os << v : os << '*'; }, ",");
+        os << "]";
+      }
       os << "\n";
     }
     os << "  constraints:";

@@ -55,6 +55,8 @@ struct RuntimeAPI {
   int (*synchronize)() = nullptr;
   int (*profileBegin)() = nullptr;
   int (*profileEnd)(float *, int) = nullptr;
+  int (*describe)(char *, size_t) = nullptr;
+  int (*computeCapability)() = nullptr;
 };
 } // namespace
 
@@ -88,6 +90,8 @@ static llvm::Expected<RuntimeAPI> loadRuntime(StringRef path) {
   get(api.synchronize, "tiletuneCudaSynchronize");
   get(api.profileBegin, "tiletuneCudaProfileBegin");
   get(api.profileEnd, "tiletuneCudaProfileEnd");
+  get(api.describe, "tiletuneCudaDeviceDescription");
+  get(api.computeCapability, "tiletuneCudaComputeCapability");
   if (missing)
     return makeError(lib + " is not a TileTune CUDA runtime (missing "
                            "tiletuneCuda* symbols)");
@@ -115,6 +119,24 @@ bool mlir::tiletune::isCudaDeviceAvailable(std::string *reason) {
   if (reason)
     *reason = problem;
   return problem.empty();
+}
+
+llvm::Expected<CudaDeviceInfo> mlir::tiletune::getCudaDeviceInfo() {
+  llvm::Expected<RuntimeAPI> api = loadRuntime("");
+  if (!api)
+    return api.takeError();
+  std::string problem = deviceProblem(*api);
+  if (!problem.empty())
+    return makeError(problem);
+  CudaDeviceInfo info;
+  char description[256] = {0};
+  api->describe(description, sizeof(description));
+  info.description = description;
+  info.computeCapability = api->computeCapability();
+  if (info.computeCapability <= 0)
+    return makeError("cannot read the compute capability of the CUDA device");
+  info.chip = "sm_" + std::to_string(info.computeCapability);
+  return info;
 }
 
 /// The single tunable op of `func`, or null.

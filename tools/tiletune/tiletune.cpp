@@ -95,6 +95,14 @@ static cl::opt<std::string>
     algorithmOptions("algorithm-options",
                      cl::desc("Options of the algorithm, 'name=value,...'"),
                      cl::init(""), cl::sub(tuneCmd), cl::cat(category));
+static cl::opt<std::string> fixParams(
+    "fix",
+    cl::desc("Pin parameters of every problem's space, in the config-key "
+             "syntax of `tiletune space`: 'name=value;...'; factor lists may "
+             "leave slots free with '*' (e.g. "
+             "'order=[n,k,m];pack=ab;unroll=4;m=[1,*,*,*]')"),
+    cl::value_desc("assignments"), cl::init(""), cl::sub(tuneCmd),
+    cl::sub(spaceCmd), cl::cat(category));
 static cl::opt<int64_t>
     trials("trials",
            cl::desc("Budget: measurements per problem (0 = no limit; then "
@@ -148,11 +156,24 @@ static cl::opt<bool>
     overrideConfigs("override",
                     cl::desc("Replace configs already present on ops"),
                     cl::init(false), cl::sub(applyCmd), cl::cat(category));
-static cl::opt<std::string> target("target",
-                                   cl::desc("Target of the spaces: cpu or "
-                                            "cuda (default cpu)"),
-                                   cl::init("cpu"), cl::sub(spaceCmd),
-                                   cl::cat(category));
+static cl::opt<std::string> target(
+    "target",
+    cl::desc("Where the kernels run: cpu (this machine's CPU) or cuda (the "
+             "NVIDIA GPU of this machine; tune fails without one unless "
+             "--compile-only). Default cpu"),
+    cl::init("cpu"), cl::sub(tuneCmd), cl::sub(spaceCmd), cl::cat(category));
+static cl::opt<bool> compileOnly(
+    "compile-only",
+    cl::desc("With --target=cuda and no GPU: rank --trials configs per "
+             "problem by the ptxas legality filter and occupancy for --chip "
+             "(nothing is run, timed or recorded) and annotate the ops with "
+             "the best legal one"),
+    cl::init(false), cl::sub(tuneCmd), cl::cat(category));
+static cl::opt<std::string>
+    chip("chip",
+         cl::desc("GPU architecture of --compile-only (default sm_90; a real "
+                  "tuning run uses the device's)"),
+         cl::init("sm_90"), cl::sub(tuneCmd), cl::cat(category));
 static cl::opt<bool>
     hereOnly("here",
              cl::desc("Only results of this machine (with --threads)"),
@@ -222,13 +243,19 @@ static int runTune(MLIRContext &ctx) {
   OwningOpRef<ModuleOp> module = parseInput(ctx, sourceMgr);
   if (!module)
     return 1;
+  if (!isKnownTarget(target))
+    return fail("unknown target '" + target + "' (expected cpu or cuda)");
+  if (compileOnly && target != "cuda")
+    return fail("--compile-only ranks GPU configs: use it with --target=cuda");
   TuneOptions options;
   options.algorithm = algorithm;
+  options.target = target;
   llvm::Expected<StrategyOptions> parsedOptions =
       parseStrategyOptions(algorithmOptions);
   if (!parsedOptions)
     return fail(parsedOptions.takeError());
   options.strategyOptions = *parsedOptions;
+  options.fixed = fixParams;
   options.trials = trials;
   options.seconds = seconds;
   options.seed = seed;
@@ -243,11 +270,19 @@ static int runTune(MLIRContext &ctx) {
   options.progress = (noProgress || quiet) ? nullptr : &llvm::errs();
   options.log = quiet ? nullptr : &llvm::errs();
   options.stopFlag = &stopRequested;
+  if (compileOnly) {
+    if (llvm::Error err =
+            rankModuleCompileOnly(*module, options, chip, 10, llvm::outs()))
+      return fail(std::move(err));
+    return outputFile.empty() ? 0 : writeModule(*module);
+  }
   std::signal(SIGINT, onInterrupt);
   std::signal(SIGTERM, onInterrupt);
-  if (!quiet)
-    llvm::errs() << "database: " << resolveDbPath() << "\n"
-                 << "target: " << getCPUTarget(threads).describe() << "\n";
+  if (!quiet) {
+    llvm::errs() << "database: " << resolveDbPath() << "\n";
+    if (target == "cpu")
+      llvm::errs() << "target: " << getCPUTarget(threads).describe() << "\n";
+  }
   llvm::Expected<std::vector<ProblemOutcome>> outcomes =
       tuneModule(*module, options);
   if (!outcomes)
@@ -291,7 +326,8 @@ static int runSpace(MLIRContext &ctx) {
   OwningOpRef<ModuleOp> module = parseInput(ctx, sourceMgr);
   if (!module)
     return 1;
-  if (llvm::Error err = printSpaces(*module, target, threads, llvm::outs()))
+  if (llvm::Error err = printSpaces(*module, target, threads, llvm::outs(),
+                                      fixParams))
     return fail(std::move(err));
   return 0;
 }

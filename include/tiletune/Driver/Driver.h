@@ -44,8 +44,14 @@ TargetInfo getCPUTarget(unsigned threads);
 /// Options of tuneModule().
 struct TuneOptions {
   std::string algorithm = kDefaultAlgorithm.str();
+  /// Where the variants run: "cpu" (this machine's CPU) or "cuda" (the
+  /// CUDA device of the runtime library; an error when there is none).
+  std::string target = "cpu";
   /// Strategy options ("name=value"); unknown names are errors.
   StrategyOptions strategyOptions;
+  /// Parameters pinned for every problem ("order=[n,k,m];pack=ab", see
+  /// buildTuningSpace); the run's space name records them.
+  std::string fixed;
   /// Budget per problem: measurements (0: none) and seconds (0: none).
   int64_t trials = 32;
   double seconds = 0;
@@ -112,6 +118,12 @@ private:
 Config getDefaultConfig(MLIRContext *ctx, const Problem &problem,
                         const Space &space, unsigned threads);
 
+/// The space of `problem` with the parameters named in `fixed` pinned
+/// ("order=[n,k,m];unroll=4;m=[1,*,*,*]", see Space::withPinned; empty: the
+/// whole space). Errors on a bad pin or when no valid config is left.
+llvm::Expected<Space> buildTuningSpace(const Problem &problem,
+                                       llvm::StringRef fixed = "");
+
 /// The space a strategy searches: `space` itself, or for "automcl" the
 /// AutoMCL pfactor + ideal-cache-model filtered space.
 llvm::Expected<Space> getSearchSpace(llvm::StringRef algorithm,
@@ -139,10 +151,20 @@ llvm::Expected<ApplyStats> applyDatabase(ModuleOp module,
                                          const TargetInfo &target,
                                          bool overrideConfigs);
 
+/// Without a GPU: for each unique cuda problem of `module`, ranks
+/// `options.trials` configs (the space's default first, then uniform draws
+/// seeded by `options.seed`, `options.fixed` applied) by the ptxas legality
+/// filter and occupancy for `chip`, prints the `show` best to `os` and sets
+/// the best legal config on the ops. Nothing is run, timed or recorded.
+llvm::Error rankModuleCompileOnly(ModuleOp module, const TuneOptions &options,
+                                  llvm::StringRef chip, unsigned show,
+                                  llvm::raw_ostream &os);
+
 /// Prints, for each unique problem of `module`, the space's parameters and
 /// size (exact valid count when it can be enumerated quickly).
 llvm::Error printSpaces(ModuleOp module, llvm::StringRef target,
-                        unsigned threads, llvm::raw_ostream &os);
+                        unsigned threads, llvm::raw_ostream &os,
+                        llvm::StringRef fixed = "");
 
 /// Prints the per-problem report of `db`: best config, GFLOP/s, speed-up
 /// over the default config, trials and time used, per algorithm. Restricted

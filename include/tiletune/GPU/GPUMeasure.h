@@ -40,6 +40,20 @@ std::string getCudaRuntimeLibraryPath();
 /// not found ...") in `reason`, when kernels cannot run here.
 bool isCudaDeviceAvailable(std::string *reason = nullptr);
 
+/// The CUDA device kernels run on.
+struct CudaDeviceInfo {
+  /// Name, memory and driver as the runtime describes them.
+  std::string description;
+  /// Compute capability as major * 10 + minor (e.g. 90).
+  int computeCapability = 0;
+  /// The matching chip of the lowering ("sm_90").
+  std::string chip;
+};
+
+/// The device of the runtime library; an error with the reason (as
+/// isCudaDeviceAvailable gives it) when there is none.
+llvm::Expected<CudaDeviceInfo> getCudaDeviceInfo();
+
 /// Options of the GPU measurement.
 struct GPUMeasureOptions {
   GPUMeasureOptions() { lowering.format = "isa"; }

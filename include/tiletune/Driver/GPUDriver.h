@@ -1,0 +1,74 @@
+//===- GPUDriver.h - Tuning problems on a CUDA GPU --------------*- C++ -*-===//
+//
+// The cuda side of `tiletune tune --target=cuda`: the target record of the
+// device, the Tuner's measurer for one cuda problem (the problem's
+// standalone kernel lowered by the same tiletune-lower-gpu pipeline a
+// user's compile runs, verified and timed on the device), and the
+// compile-only ranking used where no GPU exists (ptxas legality filter and
+// occupancy, nothing timed).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILETUNE_DRIVER_GPUDRIVER_H
+#define TILETUNE_DRIVER_GPUDRIVER_H
+
+#include "tiletune/Driver/Problem.h"
+#include "tiletune/GPU/GPUMeasure.h"
+#include "tiletune/Space/Space.h"
+#include "tiletune/Support/Target.h"
+#include "tiletune/Tuner/Tuner.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/Error.h"
+
+namespace mlir::tiletune {
+
+/// The target cuda results are recorded for: the device's description and
+/// compute capability. Errors with the reason when no device is usable.
+llvm::Expected<TargetInfo> getCudaTarget();
+
+/// The Tuner's measurer for one cuda problem: each config becomes a
+/// `#tiletune.config<cuda, ...>` on the problem's standalone kernel, which
+/// measureOnGPU lowers, checks with ptxas, runs, verifies against the CPU
+/// reference and times with CUDA events. Runs in this process.
+class GPUProblemMeasurer : public Measurer {
+public:
+  /// Errors when the kernel cannot be built.
+  static llvm::Expected<std::unique_ptr<GPUProblemMeasurer>>
+  create(MLIRContext *ctx, const Problem &problem, const Space &space,
+         const GPUMeasureOptions &options);
+
+  llvm::Error measure(llvm::ArrayRef<Config> batch,
+                      const MeasureRequest &request,
+                      MeasureResultSink sink) override;
+
+private:
+  GPUProblemMeasurer(MLIRContext *ctx, const Problem &problem,
+                     const Space &space, const GPUMeasureOptions &options,
+                     OwningOpRef<ModuleOp> kernel);
+
+  MLIRContext *ctx;
+  Problem problem;
+  Space space;
+  GPUMeasureOptions options;
+  OwningOpRef<ModuleOp> kernel;
+};
+
+/// One config of a compile-only ranking with its space key.
+struct RankedConfig {
+  std::string key;
+  CompileOnlyScore score;
+};
+
+/// Compile-only ranking of a cuda problem without a GPU: `count` distinct
+/// valid configs of `space` (its default first, then uniform draws with
+/// `seed`) are lowered for `lowering.chip` and assembled with ptxas; legal
+/// ones first, by descending occupancy, then fewer registers. Needs ptxas.
+llvm::Expected<llvm::SmallVector<RankedConfig>>
+rankProblemCompileOnly(MLIRContext *ctx, const Problem &problem,
+                       const Space &space, unsigned count, uint64_t seed,
+                       const GPULoweringOptions &lowering);
+
+} // namespace mlir::tiletune
+
+#endif // TILETUNE_DRIVER_GPUDRIVER_H

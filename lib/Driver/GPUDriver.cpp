@@ -1,0 +1,135 @@
+//===- GPUDriver.cpp - Tuning problems on a CUDA GPU ----------------------===//
+//
+// Implements GPUDriver.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tiletune/Driver/GPUDriver.h"
+
+#include "tiletune/Driver/ConfigSpace.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+#include <random>
+
+using namespace mlir;
+using namespace mlir::tiletune;
+
+static llvm::Error makeError(const llvm::Twine &msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
+}
+
+llvm::Expected<TargetInfo> mlir::tiletune::getCudaTarget() {
+  llvm::Expected<CudaDeviceInfo> device = getCudaDeviceInfo();
+  if (!device)
+    return device.takeError();
+  TargetInfo target;
+  target.kind = "cuda";
+  target.model = device->description;
+  target.features = device->chip;
+  // One kernel launch per variant; the CPU thread count does not apply.
+  target.threads = 0;
+  target.toolchain = getDefaultToolchain() + "; PTX JIT by the CUDA driver";
+  return target;
+}
+
+//===----------------------------------------------------------------------===//
+// GPUProblemMeasurer
+//===----------------------------------------------------------------------===//
+
+GPUProblemMeasurer::GPUProblemMeasurer(MLIRContext *ctx,
+                                       const Problem &problem,
+                                       const Space &space,
+                                       const GPUMeasureOptions &options,
+                                       OwningOpRef<ModuleOp> kernel)
+    : ctx(ctx), problem(problem), space(space), options(options),
+      kernel(std::move(kernel)) {}
+
+llvm::Expected<std::unique_ptr<GPUProblemMeasurer>>
+GPUProblemMeasurer::create(MLIRContext *ctx, const Problem &problem,
+                           const Space &space,
+                           const GPUMeasureOptions &options) {
+  FailureOr<OwningOpRef<ModuleOp>> kernel = buildKernelModule(ctx, problem);
+  if (failed(kernel))
+    return makeError("cannot build the kernel of " + problem.describe());
+  return std::unique_ptr<GPUProblemMeasurer>(new GPUProblemMeasurer(
+      ctx, problem, space, options, std::move(*kernel)));
+}
+
+llvm::Error GPUProblemMeasurer::measure(ArrayRef<Config> batch,
+                                        const MeasureRequest &request,
+                                        MeasureResultSink sink) {
+  (void)request; // GPU kernels run in this process: no time limits.
+  for (auto [i, config] : llvm::enumerate(batch)) {
+    llvm::Expected<TileConfigAttr> attr =
+        configToAttr(ctx, problem, space, config);
+    MeasureResult result =
+        attr ? measureOnGPU(*kernel, kKernelFunctionName, *attr, options)
+             : MeasureResult::failure(MeasureStatus::Invalid,
+                                      toString(attr.takeError()));
+    if (!sink(i, result))
+      break;
+  }
+  return llvm::Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Compile-only ranking
+//===----------------------------------------------------------------------===//
+
+llvm::Expected<SmallVector<RankedConfig>>
+mlir::tiletune::rankProblemCompileOnly(MLIRContext *ctx,
+                                       const Problem &problem,
+                                       const Space &space, unsigned count,
+                                       uint64_t seed,
+                                       const GPULoweringOptions &lowering) {
+  FailureOr<OwningOpRef<ModuleOp>> kernel = buildKernelModule(ctx, problem);
+  if (failed(kernel))
+    return makeError("cannot build the kernel of " + problem.describe());
+  // The candidates: the space's default, then distinct uniform valid draws.
+  SmallVector<Config> candidates;
+  ConfigSet seen;
+  if (space.isValid(space.getDefault())) {
+    candidates.push_back(space.getDefault());
+    seen.insert(candidates.back());
+  }
+  std::mt19937_64 rng(seed);
+  while (candidates.size() < count) {
+    std::optional<Config> c = space.sampleValidIf(
+        rng, [&](const Config &c) { return !seen.count(c); });
+    if (!c)
+      break; // the space has fewer valid configs
+    seen.insert(*c);
+    candidates.push_back(*c);
+  }
+  SmallVector<TileConfigAttr> attrs;
+  llvm::DenseMap<Attribute, std::string> keys;
+  SmallVector<RankedConfig> invalid;
+  for (const Config &c : candidates) {
+    llvm::Expected<TileConfigAttr> attr = configToAttr(ctx, problem, space, c);
+    if (!attr) {
+      RankedConfig r;
+      r.key = space.getKey(c);
+      r.score.reason = toString(attr.takeError());
+      invalid.push_back(std::move(r));
+      continue;
+    }
+    attrs.push_back(*attr);
+    keys[*attr] = space.getKey(c);
+  }
+  GPUMeasureOptions options;
+  options.lowering = lowering;
+  llvm::Expected<SmallVector<CompileOnlyScore>> scores =
+      rankConfigsCompileOnly(**kernel, kKernelFunctionName, attrs, options);
+  if (!scores)
+    return scores.takeError();
+  SmallVector<RankedConfig> ranked;
+  for (CompileOnlyScore &score : *scores) {
+    RankedConfig r;
+    r.key = keys.lookup(score.config);
+    r.score = std::move(score);
+    ranked.push_back(std::move(r));
+  }
+  ranked.append(invalid.begin(), invalid.end());
+  return ranked;
+}
