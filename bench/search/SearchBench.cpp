@@ -9,6 +9,9 @@
 // Examples:
 //   tiletune-search-bench --space=paper:64,64,64 --budget=200 --seeds=5
 //   tiletune-search-bench --space=cpu:matmul:64,64,64 --table=times.csv
+//   tiletune-search-bench --space=cpu:matmul:64,64,64 \
+//       --fix='order=[n,k,m];pack=ab;vectorize=true;unroll=1;m=[1,*,*,*]' \
+//       --table=export.jsonl      (a `tiletune export` of a dense grid run)
 //   tiletune-search-bench --space=paper:16,16,16 --write-table=t.jsonl
 //
 //===----------------------------------------------------------------------===//
@@ -35,43 +38,52 @@ using namespace llvm;
 using namespace mlir::tiletune;
 using namespace mlir::tiletune::testing;
 
+static cl::OptionCategory BenchCategory("tiletune-search-bench options");
+
 static cl::opt<std::string> SpaceSpec(
     "space",
     cl::desc("space: paper:M,K,N (G-BFS matmul space) or "
              "<target>:<op>:<sizes> (e.g. cpu:matmul:64,64,64)"),
-    cl::init("paper:64,64,64"));
+    cl::cat(BenchCategory), cl::init("paper:64,64,64"));
 static cl::opt<std::string>
     Strategies("strategies",
                cl::desc("comma-separated strategy names (default: all "
                         "registered)"),
-               cl::init(""));
+               cl::cat(BenchCategory), cl::init(""));
 static cl::opt<std::string> StrategyOpts(
     "options",
     cl::desc("per-strategy options, e.g. 'gbfs:rho=3;opevo:q=0.3'"),
-    cl::init(""));
+    cl::cat(BenchCategory), cl::init(""));
 static cl::opt<unsigned> NumSeeds("seeds", cl::desc("seeds per strategy"),
-                                  cl::init(5));
+                                  cl::cat(BenchCategory), cl::init(5));
 static cl::opt<unsigned> Budget("budget", cl::desc("trials per run"),
-                                cl::init(200));
+                                cl::cat(BenchCategory), cl::init(200));
 static cl::opt<unsigned> Batch("batch", cl::desc("trials per propose()"),
-                               cl::init(8));
+                               cl::cat(BenchCategory), cl::init(8));
 static cl::opt<std::string> Landscapes(
     "landscapes",
     cl::desc("comma-separated synthetic landscapes: smooth, noisy, "
              "multimodal, invalid"),
-    cl::init("smooth,noisy,multimodal,invalid"));
+    cl::cat(BenchCategory), cl::init("smooth,noisy,multimodal,invalid"));
 static cl::opt<std::string>
     Table("table",
           cl::desc("replay a table of measurements instead: CSV lines "
                    "'<key>,<time>' (the last comma separates; an empty or "
                    "non-numeric time is a failure) or JSONL objects "
-                   "{\"key\":..., \"time\":...[, \"status\":...]}"),
-          cl::init(""));
+                   "{\"key\":..., \"time\":...[, \"status\":...]} "
+                   "(`tiletune export` output is read as is; a key measured "
+                   "twice keeps its best time)"),
+          cl::cat(BenchCategory), cl::init(""));
+static cl::opt<std::string>
+    Fix("fix",
+        cl::desc("pin parameters of the space ('name=value;...', '*' for "
+                 "free factor slots), as `tiletune tune --fix`"),
+        cl::cat(BenchCategory), cl::init(""));
 static cl::opt<std::string>
     WriteTable("write-table",
                cl::desc("write the 'noisy' landscape of the space as a JSONL "
                         "table (for testing the replay path) and exit"),
-               cl::init(""));
+               cl::cat(BenchCategory), cl::init(""));
 
 static Expected<Space> parseSpace(StringRef spec) {
   SmallVector<StringRef> parts;
@@ -152,11 +164,18 @@ static Expected<Landscape> loadTable(const Space &base, StringRef path) {
                                      toString(v.takeError()));
       const json::Object *o = v->getAsObject();
       auto k = o ? o->getString("key") : std::nullopt;
+      if (!k && o)
+        k = o->getString("config_key"); // `tiletune export`
       if (!k)
         return createStringError(inconvertibleErrorCode(),
                                  path + ":" + Twine(lineNo) + ": no \"key\"");
       key = k->str();
+      // A number, or `tiletune export`'s statistics object, of which the
+      // median is what the tuner ranks by. ("cost_seconds" there is the
+      // cost of measuring, not the kernel's time.)
       auto t = o->getNumber("time");
+      if (const json::Object *stats = o->getObject("time"))
+        t = stats->getNumber("median");
       if (!t)
         t = o->getNumber("cost");
       auto st = o->getString("status");
@@ -191,7 +210,9 @@ static Expected<Landscape> loadTable(const Space &base, StringRef path) {
                                path + ":" + Twine(lineNo) + ": " +
                                    toString(cfg.takeError()));
     std::string canon = base.getKey(*cfg);
-    (*entries)[canon] = r;
+    auto [it, inserted] = entries->try_emplace(canon, r);
+    if (!inserted && r.isOk() && (!it->second.isOk() || r.Cost < it->second.Cost))
+      it->second = r;
   }
   if (entries->empty())
     return createStringError(inconvertibleErrorCode(),
@@ -204,7 +225,7 @@ static Expected<Landscape> loadTable(const Space &base, StringRef path) {
          return std::string("not in the replayed table");
        }});
   Landscape l;
-  l.Name = ("table " + path).str();
+  l.Name = "real table";
   l.S = restricted;
   double best = INFINITY;
   for (auto &[k, r] : *entries)
@@ -263,8 +284,10 @@ static Stats runMany(StringRef name, const StrategyOptions &opts,
       ++st.Failed;
       continue;
     }
-    bests.push_back(*best);
-    st.FoundOptimum += *best <= l.OptimumCost;
+    // Relative to the optimum (1.0 = found it); the synthetic landscapes'
+    // optimum costs 1.0 already.
+    bests.push_back(*best / l.OptimumCost);
+    st.FoundOptimum += *best <= l.OptimumCost;  // compared unscaled
     visited += trials / spaceSize;
   }
   unsigned n = bests.size();
@@ -281,10 +304,13 @@ static Stats runMany(StringRef name, const StrategyOptions &opts,
 }
 
 int main(int argc, char **argv) {
+  cl::HideUnrelatedOptions(BenchCategory);
   cl::ParseCommandLineOptions(argc, argv,
                               "TileTune search strategy sample-efficiency "
                               "benchmark\n");
   auto space = parseSpace(SpaceSpec);
+  if (space && !Fix.empty())
+    space = space->withPinned(Fix);
   if (!space) {
     errs() << "error: " << toString(space.takeError()) << "\n";
     return 1;
@@ -372,16 +398,21 @@ int main(int argc, char **argv) {
   outs() << "space: " << space->getName() << " (" << space->countProduct()
          << " points in the product space)\n"
          << "budget " << Budget << " trials, batch " << Batch << ", "
-         << NumSeeds << " seeds\n\n";
+         << NumSeeds << " seeds; best cost found / optimum (1 = optimum)\n";
+  for (const Landscape &l : landscapes)
+    if (!Table.empty())
+      outs() << "table optimum: " << format("%.4g", l.OptimumCost) << " ("
+             << l.S.getKey(l.Optimum) << ")\n";
+  outs() << "\n";
   // Table 1 layout: one row per landscape, mean/std column pairs per
-  // strategy (best cost; lower is better; the optimum costs 1.0 on the
-  // synthetic landscapes).
+  // strategy of the best cost found divided by the landscape's optimum
+  // (lower is better, 1.0 = optimum).
   outs() << format("%-18s", "Landscape");
   for (const std::string &n : names)
-    outs() << format("%-26s", n.c_str());
+    outs() << format("%-27s", n.c_str());
   outs() << "\n" << format("%-18s", "");
   for (size_t i = 0; i < names.size(); ++i)
-    outs() << format("%-9s%-9s%-8s", "mean", "std", "visit%");
+    outs() << format("%-8s %-8s %-8s ", "mean", "std", "visit%");
   outs() << "\n";
   for (const Landscape &l : landscapes) {
     double size = double(space->countProduct());
@@ -397,13 +428,13 @@ int main(int argc, char **argv) {
     for (const std::string &n : names) {
       Stats st = runMany(n, options[n], l, size);
       all.push_back(st);
-      outs() << format("%-9.4g%-9.3g%-8.3g", st.MeanBest, st.StdBest,
+      outs() << format("%-8.4g %-8.3g %-8.3g ", st.MeanBest, st.StdBest,
                        100 * st.MeanVisited);
       outs().flush();
     }
     outs() << "\n" << format("%-18s", "  optimum found");
     for (const Stats &st : all)
-      outs() << format("%-26s", (std::to_string(int(std::round(
+      outs() << format("%-27s", (std::to_string(int(std::round(
                                      st.FoundOptimum * NumSeeds))) +
                                  "/" + std::to_string(NumSeeds))
                                     .c_str());
