@@ -29,6 +29,7 @@ tools = [
     ToolSubst("tiletune-opt", unresolved="ignore"),
     ToolSubst("tiletune", unresolved="ignore"),
     ToolSubst("tiletune-run", unresolved="ignore"),
+    ToolSubst("tiletune-search-bench", unresolved="ignore"),
     "mlir-opt",
     "mlir-runner",
 ]
