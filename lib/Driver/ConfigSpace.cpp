@@ -69,6 +69,12 @@ mlir::tiletune::configToAttr(MLIRContext *ctx, const Problem &problem,
   if (!space.isValid(config, &reason))
     return makeError("config " + space.getKey(config) +
                      " is not valid: " + reason);
+  return buildConfigAttr(ctx, problem, space, config);
+}
+
+llvm::Expected<TileConfigAttr>
+mlir::tiletune::buildConfigAttr(MLIRContext *ctx, const Problem &problem,
+                                const Space &space, const Config &config) {
   SpacePoint point = toSpacePoint(space, config);
   FactorMap factors;
   for (auto &[name, list] : point.Factors)

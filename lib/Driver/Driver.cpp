@@ -192,9 +192,12 @@ Config mlir::tiletune::getDefaultConfig(MLIRContext *ctx,
   return space.getDefault();
 }
 
-llvm::Expected<Space> mlir::tiletune::buildTuningSpace(const Problem &problem,
+llvm::Expected<Space> mlir::tiletune::buildTuningSpace(MLIRContext *ctx,
+                                                       const Problem &problem,
                                                        StringRef fixed) {
   llvm::Expected<Space> space = buildProblemSpace(problem);
+  if (space && problem.target != kTargetCPU)
+    space = withGPUKernelLimits(ctx, problem, *space);
   if (!space || fixed.trim().empty())
     return space;
   llvm::Expected<Space> pinned = space->withPinned(fixed);
@@ -287,7 +290,7 @@ mlir::tiletune::tuneModule(ModuleOp module, const TuneOptions &options) {
                                     problem.describe(), set->ops[index].size(),
                                     set->ops[index].size() == 1 ? "" : "s",
                                     options.algorithm);
-    llvm::Expected<Space> space = buildTuningSpace(problem, options.fixed);
+    llvm::Expected<Space> space = buildTuningSpace(ctx, problem, options.fixed);
     if (!space)
       return space.takeError();
     llvm::Expected<Space> searchSpace =
@@ -449,6 +452,24 @@ mlir::tiletune::applyDatabase(ModuleOp module, TileTuneDatabase &db,
   return stats;
 }
 
+/// The first informative line of a multi-line failure message, shortened.
+static std::string summarizeReason(StringRef reason) {
+  SmallVector<StringRef> lines;
+  reason.split(lines, '\n', -1, /*KeepEmpty=*/false);
+  std::string text;
+  for (StringRef line : lines) {
+    line = line.trim();
+    if (line.empty() || line.starts_with("note:"))
+      continue;
+    text += (text.empty() ? "" : " ") + line.str();
+    if (!line.ends_with(":"))
+      break; // a heading such as "GPU lowering failed:" continues
+  }
+  if (text.size() > 240)
+    text = text.substr(0, 237) + "...";
+  return text;
+}
+
 llvm::Error mlir::tiletune::rankModuleCompileOnly(ModuleOp module,
                                                   const TuneOptions &options,
                                                   StringRef chip,
@@ -470,7 +491,7 @@ llvm::Error mlir::tiletune::rankModuleCompileOnly(ModuleOp module,
      << ": configs ordered by the ptxas legality filter, then occupancy and "
         "registers; nothing was run or timed\n";
   for (auto [index, problem] : llvm::enumerate(set->problems)) {
-    llvm::Expected<Space> space = buildTuningSpace(problem, options.fixed);
+    llvm::Expected<Space> space = buildTuningSpace(ctx, problem, options.fixed);
     if (!space)
       return space.takeError();
     if (options.log)
@@ -493,8 +514,8 @@ llvm::Error mlir::tiletune::rankModuleCompileOnly(ModuleOp module,
                             r.score.sharedBytes, r.score.threadsPerBlock,
                             r.key);
       else
-        os << "  ILLEGAL " << r.key << ": "
-           << StringRef(r.score.reason).split('\n').first << "\n";
+        os << "  ILLEGAL " << r.key << ": " << summarizeReason(r.score.reason)
+           << "\n";
     }
     if (ranked->empty() || !ranked->front().score.legal) {
       os << "  no legal config: the ops are left untouched\n";
@@ -518,7 +539,7 @@ llvm::Error mlir::tiletune::printSpaces(ModuleOp module, StringRef target,
   if (failed(set))
     return makeError("the module cannot be tuned (see the errors above)");
   for (auto [index, problem] : llvm::enumerate(set->problems)) {
-    llvm::Expected<Space> space = buildTuningSpace(problem, fixed);
+    llvm::Expected<Space> space = buildTuningSpace(module.getContext(), problem, fixed);
     if (!space)
       return space.takeError();
     os << "problem " << problem.getKey() << " (" << set->ops[index].size()

@@ -184,7 +184,8 @@ mlir::tiletune::compileForGPU(ModuleOp kernel, StringRef funcName,
   result.verdict.legal = true;
   if (options.checkResources && !result.ptx.empty() && findPtxas()) {
     llvm::Expected<PtxasReport> report =
-        runPtxas(result.ptx.front(), options.lowering.chip);
+        runPtxas(result.ptx.front(), options.lowering.chip, "",
+                 options.ptxasTimeoutSeconds);
     if (!report) {
       // ptxas refusing the PTX (e.g. too much shared data) is illegality.
       result.verdict.legal = false;

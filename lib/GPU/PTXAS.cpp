@@ -127,7 +127,8 @@ std::optional<std::string> mlir::tiletune::findPtxas() {
 
 llvm::Expected<PtxasReport> mlir::tiletune::runPtxas(StringRef ptx,
                                                      StringRef chip,
-                                                     StringRef ptxasPath) {
+                                                     StringRef ptxasPath,
+                                                     unsigned timeoutSeconds) {
   std::string ptxas = ptxasPath.str();
   if (ptxas.empty()) {
     std::optional<std::string> found = findPtxas();
@@ -161,7 +162,7 @@ llvm::Expected<PtxasReport> mlir::tiletune::runPtxas(StringRef ptx,
                                           StringRef(log)};
   std::string execError;
   int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects,
-                                     /*SecondsToWait=*/120, 0, &execError);
+                                     timeoutSeconds, 0, &execError);
   std::string text;
   if (auto buffer = llvm::MemoryBuffer::getFile(log))
     text = (*buffer)->getBuffer().str();

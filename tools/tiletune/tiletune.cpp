@@ -272,7 +272,7 @@ static int runTune(MLIRContext &ctx) {
   options.stopFlag = &stopRequested;
   if (compileOnly) {
     if (llvm::Error err =
-            rankModuleCompileOnly(*module, options, chip, 10, llvm::outs()))
+            rankModuleCompileOnly(*module, options, chip, 20, llvm::outs()))
       return fail(std::move(err));
     return outputFile.empty() ? 0 : writeModule(*module);
   }

@@ -9,6 +9,8 @@
 #include "tiletune/Driver/CPUMeasurer.h"
 #include "tiletune/Driver/ConfigSpace.h"
 #include "tiletune/Driver/Driver.h"
+#include "tiletune/Driver/GPUDriver.h"
+#include "tiletune/GPU/GPUTiling.h"
 #include "tiletune/Driver/Problem.h"
 #include "tiletune/InitAll.h"
 
@@ -123,6 +125,65 @@ TEST_F(DriverTest, ConfigsConvertToAttributesAndBack) {
     // The default config is a point of the space.
     Config def = getDefaultConfig(&ctx, p, *space, 1);
     EXPECT_TRUE(space->isValid(def));
+  }
+}
+
+TEST_F(DriverTest, CudaTuningSpaceHoldsOnlyConfigsTheGPUPassesAccept) {
+  // Both op kinds of the module plus a BERT-sized matmul: every config of
+  // the tuning space has a kernel plan within the GPU limits, and every
+  // product-space point the constraint rejects is rejected by the plan, the
+  // limits or the accumulator bound for the reason it gives.
+  const char *bert = R"mlir(
+func.func @h(%a: tensor<512x1024xf32>, %b: tensor<1024x1024xf32>,
+             %c: tensor<512x1024xf32>) -> tensor<512x1024xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<512x1024xf32>, tensor<1024x1024xf32>)
+                     outs(%c : tensor<512x1024xf32>) -> tensor<512x1024xf32>
+  return %r : tensor<512x1024xf32>
+}
+)mlir";
+  OwningOpRef<ModuleOp> big = parseSourceString<ModuleOp>(bert, &ctx);
+  ASSERT_TRUE(big);
+  std::vector<Problem> problems;
+  for (ModuleOp m : {*module, *big}) {
+    FailureOr<ProblemSet> set = collectProblems(m, "cuda");
+    ASSERT_TRUE(succeeded(set));
+    problems.insert(problems.end(), set->problems.begin(), set->problems.end());
+  }
+  ASSERT_EQ(problems.size(), 3u);
+  std::mt19937_64 rng(7);
+  for (const Problem &p : problems) {
+    SCOPED_TRACE(p.getKey());
+    llvm::Expected<Space> space = buildTuningSpace(&ctx, p);
+    ASSERT_TRUE(bool(space)) << toString(space.takeError());
+    FailureOr<OwningOpRef<ModuleOp>> kernel = buildKernelModule(&ctx, p);
+    ASSERT_TRUE(succeeded(kernel));
+    Operation *op = getKernelOp(**kernel);
+    unsigned accepted = 0, rejected = 0;
+    for (int i = 0; i < 300; ++i) {
+      Config c = space->sample(rng);
+      bool valid = space->isValid(c);
+      llvm::Expected<TileConfigAttr> attr =
+          buildConfigAttr(&ctx, p, *space, c);
+      ASSERT_TRUE(bool(attr)) << toString(attr.takeError());
+      setConfig(op, *attr);
+      std::string reason;
+      FailureOr<GPUKernelPlan> plan = planGPUKernel(op, &reason);
+      bool passesAccept =
+          succeeded(plan) && succeeded(checkGPULimits(*plan, {}, &reason));
+      if (valid) {
+        ++accepted;
+        EXPECT_TRUE(passesAccept) << space->getKey(c) << ": " << reason;
+        EXPECT_LE(plan->outputsPerThread, 255);
+      } else {
+        ++rejected;
+        EXPECT_TRUE(!passesAccept || plan->outputsPerThread > 255)
+            << space->getKey(c);
+      }
+    }
+    EXPECT_GT(accepted, 0u);
+    // The big matmul's product space is mostly illegal on a GPU.
+    if (p.getDimSize("m") == 512)
+      EXPECT_GT(rejected, accepted);
   }
 }
 

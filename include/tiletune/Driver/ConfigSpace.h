@@ -38,6 +38,13 @@ llvm::Expected<TileConfigAttr> configToAttr(MLIRContext *ctx,
                                             const Space &space,
                                             const Config &config);
 
+/// configToAttr without the check against the space's constraints (for
+/// constraints that need the attribute themselves).
+llvm::Expected<TileConfigAttr> buildConfigAttr(MLIRContext *ctx,
+                                               const Problem &problem,
+                                               const Space &space,
+                                               const Config &config);
+
 /// Turns an attribute into a point of `space` (options missing on the
 /// attribute take the space's defaults). Errors when it does not fit.
 llvm::Expected<Config> attrToConfig(const Problem &problem, const Space &space,

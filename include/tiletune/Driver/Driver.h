@@ -118,10 +118,13 @@ private:
 Config getDefaultConfig(MLIRContext *ctx, const Problem &problem,
                         const Space &space, unsigned threads);
 
-/// The space of `problem` with the parameters named in `fixed` pinned
-/// ("order=[n,k,m];unroll=4;m=[1,*,*,*]", see Space::withPinned; empty: the
-/// whole space). Errors on a bad pin or when no valid config is left.
-llvm::Expected<Space> buildTuningSpace(const Problem &problem,
+/// The space tuning searches for `problem`: its operator space (cuda spaces
+/// restricted to configs the GPU passes accept, see withGPUKernelLimits;
+/// `ctx` must outlive the space) with the parameters named in `fixed`
+/// pinned ("order=[n,k,m];unroll=4;m=[1,*,*,*]", see Space::withPinned;
+/// empty: none). Errors on a bad pin or when no valid config is left.
+llvm::Expected<Space> buildTuningSpace(MLIRContext *ctx,
+                                       const Problem &problem,
                                        llvm::StringRef fixed = "");
 
 /// The space a strategy searches: `space` itself, or for "automcl" the

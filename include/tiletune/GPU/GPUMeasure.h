@@ -70,6 +70,10 @@ struct GPUMeasureOptions {
   /// Reject kernels that ptxas reports as spilling or over the SM's
   /// resources (skipped, with a note, when ptxas is not installed).
   bool checkResources = true;
+  /// A kernel ptxas needs longer than this to assemble is rejected as
+  /// illegal (its unrolled body is far too large to be fast; the driver's
+  /// JIT would take as long).
+  unsigned ptxasTimeoutSeconds = 20;
   /// Runtime library; empty = getCudaRuntimeLibraryPath().
   std::string runtimeLibrary;
 };

@@ -53,9 +53,12 @@ std::optional<std::string> findPtxas();
 
 /// Assembles `ptx` for `chip` (e.g. "sm_90") with `ptxas -v -O3` and returns
 /// its report. An assembly error (too much shared memory, too many
-/// registers, malformed PTX) comes back as an error carrying ptxas' log.
+/// registers, malformed PTX) comes back as an error carrying ptxas' log; so
+/// does a run longer than `timeoutSeconds` (0: no limit), which only kernels
+/// with enormous unrolled bodies need.
 llvm::Expected<PtxasReport> runPtxas(llvm::StringRef ptx, llvm::StringRef chip,
-                                     llvm::StringRef ptxasPath = "");
+                                     llvm::StringRef ptxasPath = "",
+                                     unsigned timeoutSeconds = 120);
 
 /// Resource limits of one streaming multiprocessor and one kernel.
 struct SMResources {
