@@ -438,8 +438,11 @@ ExecutionModule::create(ModuleOp module, const JITOptions &options) {
   if (failed(verify(module)))
     return withDiagnostics("the module does not verify");
   for (Operation &op : module.getBody()->getOperations()) {
+    // gpu.binary (device code of a GPU lowering) translates to a global
+    // and constructors that load it, once its translation is registered.
     if (!isa<LLVM::LLVMDialect>(op.getDialect()) &&
-        op.getDialect()->getNamespace() != "omp")
+        op.getDialect()->getNamespace() != "omp" &&
+        op.getName().getStringRef() != "gpu.binary")
       return withDiagnostics(llvm::formatv(
           "the module is not lowered to the LLVM dialect: it still contains "
           "'{0}' (run a lowering pipeline first)",

@@ -254,8 +254,16 @@ mlir::tiletune::analyzeSingleOpKernel(func::FuncOp func) {
     return fail("its body has more than one block");
   Block &entry = func.getBody().front();
   linalg::LinalgOp target;
+  // A kernel on tensors (tiletune's standalone kernels of tensor ops) reads
+  // its arguments through bufferization.to_tensor and writes the result
+  // with bufferization.materialize_in_destination.
+  auto isTensorBoundary = [](Operation &op) {
+    StringRef name = op.getName().getStringRef();
+    return name == "bufferization.to_tensor" ||
+           name == "bufferization.materialize_in_destination";
+  };
   for (Operation &op : entry) {
-    if (isa<func::ReturnOp, arith::ConstantOp>(op))
+    if (isa<func::ReturnOp, arith::ConstantOp>(op) || isTensorBoundary(op))
       continue;
     auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
     if (!linalgOp || !isa<linalg::MatmulOp, linalg::BatchMatmulOp,
@@ -303,6 +311,9 @@ mlir::tiletune::analyzeSingleOpKernel(func::FuncOp func) {
   if (target.getNumDpsInputs() != 2 || target.getNumDpsInits() != 1)
     return fail("the op must have two inputs and one output");
   auto argIndex = [&](Value v) -> std::optional<unsigned> {
+    if (Operation *def = v.getDefiningOp();
+        def && def->getName().getStringRef() == "bufferization.to_tensor")
+      v = def->getOperand(0);
     auto arg = dyn_cast<BlockArgument>(v);
     if (!arg || arg.getOwner() != &entry)
       return std::nullopt;
@@ -326,9 +337,23 @@ mlir::tiletune::analyzeSingleOpKernel(func::FuncOp func) {
       return fail("operands have different element types");
 
   auto ret = cast<func::ReturnOp>(entry.getTerminator());
-  if (target.hasPureTensorSemantics()) {
+  // The op's result written into the output argument (destination-passing
+  // kernel on tensors): the kernel returns nothing, the output is the arg.
+  auto materializedIntoOut = [&]() {
+    for (Operation *user : op->getResult(0).getUsers())
+      if (user->getName().getStringRef() ==
+              "bufferization.materialize_in_destination" &&
+          user->getNumOperands() == 2 && argIndex(user->getOperand(1)) == *out)
+        return true;
+    return false;
+  };
+  if (target.hasPureTensorSemantics() && ret.getNumOperands() == 0 &&
+      materializedIntoOut()) {
+    // outputIsResult stays false: the result is in the output argument.
+  } else if (target.hasPureTensorSemantics()) {
     if (ret.getNumOperands() != 1 || ret.getOperand(0) != op->getResult(0))
-      return fail("a tensor kernel must return the op's result (only)");
+      return fail("a tensor kernel must return the op's result (only), or "
+                  "materialize it into its output argument");
     problem.outputIsResult = true;
   } else if (target.hasPureBufferSemantics()) {
     if (ret.getNumOperands() != 0)

@@ -13,6 +13,7 @@
 #include "tiletune/Execution/KernelInfo.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
@@ -152,6 +153,23 @@ static Operation *findTunableOp(func::FuncOp func) {
   return count == 1 ? found : nullptr;
 }
 
+/// Replaces the PTX object of the module's gpu.binary by `cubin`.
+static void embedCubin(ModuleOp module, StringRef cubin) {
+  module.walk([&](gpu::BinaryOp binary) {
+    ArrayAttr objects = binary.getObjects();
+    if (objects.size() != 1)
+      return;
+    auto object = dyn_cast<gpu::ObjectAttr>(objects[0]);
+    if (!object || object.getFormat() != gpu::CompilationTarget::Assembly)
+      return;
+    auto replaced = gpu::ObjectAttr::get(
+        module.getContext(), object.getTarget(), gpu::CompilationTarget::Binary,
+        StringAttr::get(module.getContext(), cubin), object.getProperties(),
+        object.getKernels());
+    binary.setObjectsAttr(ArrayAttr::get(module.getContext(), {replaced}));
+  });
+}
+
 llvm::Expected<GPUCompiledKernel>
 mlir::tiletune::compileForGPU(ModuleOp kernel, StringRef funcName,
                               TileConfigAttr config,
@@ -183,9 +201,11 @@ mlir::tiletune::compileForGPU(ModuleOp kernel, StringRef funcName,
   }
   result.verdict.legal = true;
   if (options.checkResources && !result.ptx.empty() && findPtxas()) {
+    std::string cubin;
+    bool embed = options.loadPtxasCubin && result.ptx.size() == 1;
     llvm::Expected<PtxasReport> report =
         runPtxas(result.ptx.front(), options.lowering.chip, "",
-                 options.ptxasTimeoutSeconds);
+                 options.ptxasTimeoutSeconds, embed ? &cubin : nullptr);
     if (!report) {
       // ptxas refusing the PTX (e.g. too much shared data) is illegality.
       result.verdict.legal = false;
@@ -202,6 +222,8 @@ mlir::tiletune::compileForGPU(ModuleOp kernel, StringRef funcName,
       if (!verdict.legal)
         break;
     }
+    if (embed && result.verdict.legal && !cubin.empty())
+      embedCubin(*result.module, cubin);
   }
   return result;
 }
@@ -227,37 +249,38 @@ static SmallVector<int64_t> deviceDescriptor(void *data,
   return words;
 }
 
-MeasureResult mlir::tiletune::measureOnGPU(ModuleOp kernel, StringRef funcName,
-                                           TileConfigAttr config,
-                                           const GPUMeasureOptions &options) {
-  auto start = std::chrono::steady_clock::now();
-  auto finish = [&](MeasureResult result) {
-    result.costSeconds = std::chrono::duration<double>(
-                             std::chrono::steady_clock::now() - start)
-                             .count();
-    return result;
-  };
-  // The device comes first: without one nothing else is worth doing.
-  llvm::Expected<RuntimeAPI> api = loadRuntime(options.runtimeLibrary);
-  if (!api)
-    return finish(MeasureResult::failure(MeasureStatus::RuntimeError,
-                                         llvm::toString(api.takeError())));
-  std::string problem = deviceProblem(*api);
-  if (!problem.empty())
-    return finish(MeasureResult::failure(MeasureStatus::RuntimeError, problem));
+static double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                       start)
+      .count();
+}
 
+GPUPreparedVariant::GPUPreparedVariant() = default;
+GPUPreparedVariant::GPUPreparedVariant(GPUPreparedVariant &&) = default;
+GPUPreparedVariant &
+GPUPreparedVariant::operator=(GPUPreparedVariant &&) = default;
+GPUPreparedVariant::~GPUPreparedVariant() = default;
+
+GPUPreparedVariant mlir::tiletune::prepareGPUVariant(
+    ModuleOp kernel, StringRef funcName, TileConfigAttr config,
+    const GPUMeasureOptions &options) {
+  auto start = std::chrono::steady_clock::now();
+  GPUPreparedVariant prepared;
+  auto fail = [&](MeasureStatus status, const Twine &message) {
+    prepared.failure = MeasureResult::failure(status, message.str());
+    prepared.prepareSeconds = secondsSince(start);
+    return std::move(prepared);
+  };
   auto func = kernel.lookupSymbol<func::FuncOp>(funcName);
   if (!func)
-    return finish(MeasureResult::failure(MeasureStatus::Invalid,
-                                         "no function @" + funcName.str()));
+    return fail(MeasureStatus::Invalid, "no function @" + funcName);
   llvm::Expected<ReferenceProblem> problemInfo = analyzeSingleOpKernel(func);
   if (!problemInfo)
-    return finish(MeasureResult::failure(
-        MeasureStatus::Invalid, llvm::toString(problemInfo.takeError())));
+    return fail(MeasureStatus::Invalid, llvm::toString(problemInfo.takeError()));
+  prepared.problem = std::make_unique<ReferenceProblem>(std::move(*problemInfo));
   llvm::Expected<KernelSignature> signature = getKernelSignature(func);
   if (!signature)
-    return finish(MeasureResult::failure(
-        MeasureStatus::Invalid, llvm::toString(signature.takeError())));
+    return fail(MeasureStatus::Invalid, llvm::toString(signature.takeError()));
 
   llvm::Expected<GPUCompiledKernel> compiled =
       compileForGPU(kernel, funcName, config, options);
@@ -266,12 +289,14 @@ MeasureResult mlir::tiletune::measureOnGPU(ModuleOp kernel, StringRef funcName,
     MeasureStatus status = StringRef(message).starts_with("invalid cuda config")
                                ? MeasureStatus::Invalid
                                : MeasureStatus::CompileError;
-    return finish(MeasureResult::failure(status, message));
+    return fail(status, message);
   }
+  prepared.plan = compiled->plan;
+  prepared.ptxas = compiled->ptxas;
+  prepared.verdict = compiled->verdict;
   if (!compiled->verdict.legal)
-    return finish(MeasureResult::failure(MeasureStatus::Invalid,
-                                         "rejected by ptxas resources: " +
-                                             compiled->verdict.reason));
+    return fail(MeasureStatus::Invalid,
+                "rejected by ptxas resources: " + compiled->verdict.reason);
 
   // The engine translates gpu.binary ops: register their translations.
   {
@@ -286,12 +311,44 @@ MeasureResult mlir::tiletune::measureOnGPU(ModuleOp kernel, StringRef funcName,
   llvm::Expected<std::unique_ptr<ExecutionModule>> engine =
       ExecutionModule::create(*compiled->module, jit);
   if (!engine)
-    return finish(MeasureResult::failure(MeasureStatus::CompileError,
-                                         llvm::toString(engine.takeError())));
-  llvm::Expected<Kernel> fn = (*engine)->getKernel(funcName);
+    return fail(MeasureStatus::CompileError,
+                llvm::toString(engine.takeError()));
+  prepared.engine = std::move(*engine);
+  // Looking the kernel up runs the module's constructors, which load the
+  // GPU binary into the device context (on this thread).
+  llvm::Expected<Kernel> fn = prepared.engine->getKernel(funcName);
   if (!fn)
-    return finish(MeasureResult::failure(MeasureStatus::CompileError,
-                                         llvm::toString(fn.takeError())));
+    return fail(MeasureStatus::CompileError, llvm::toString(fn.takeError()));
+  prepared.kernel = std::make_unique<Kernel>(*fn);
+  // The lowered IR is not needed any more; drop it here, on the thread that
+  // owns its context.
+  compiled->module = nullptr;
+  prepared.prepareSeconds = secondsSince(start);
+  return prepared;
+}
+
+MeasureResult
+mlir::tiletune::runPreparedGPUVariant(GPUPreparedVariant &prepared,
+                                      const GPUMeasureOptions &options) {
+  auto start = std::chrono::steady_clock::now();
+  auto finish = [&](MeasureResult result) {
+    result.costSeconds = prepared.prepareSeconds + secondsSince(start);
+    return result;
+  };
+  if (prepared.failure)
+    return finish(*prepared.failure);
+  llvm::Expected<RuntimeAPI> api = loadRuntime(options.runtimeLibrary);
+  if (!api)
+    return finish(MeasureResult::failure(MeasureStatus::RuntimeError,
+                                         llvm::toString(api.takeError())));
+  std::string problem = deviceProblem(*api);
+  if (!problem.empty())
+    return finish(MeasureResult::failure(MeasureStatus::RuntimeError, problem));
+  // A module load that failed while preparing left its error on that
+  // thread; here, a kernel without its module fails at launch.
+  api->clearError();
+  const ReferenceProblem *problemInfo = prepared.problem.get();
+  Kernel *fn = prepared.kernel.get();
   const KernelSignature &lowered = fn->getSignature();
   if (!lowered.results.empty())
     return finish(MeasureResult::failure(
@@ -415,6 +472,23 @@ MeasureResult mlir::tiletune::measureOnGPU(ModuleOp kernel, StringRef funcName,
   return finish(MeasureResult::success(stats, gflops));
 }
 
+
+MeasureResult mlir::tiletune::measureOnGPU(ModuleOp kernel, StringRef funcName,
+                                           TileConfigAttr config,
+                                           const GPUMeasureOptions &options) {
+  // The device comes first: without one nothing else is worth doing.
+  llvm::Expected<RuntimeAPI> api = loadRuntime(options.runtimeLibrary);
+  if (!api)
+    return MeasureResult::failure(MeasureStatus::RuntimeError,
+                                  llvm::toString(api.takeError()));
+  std::string problem = deviceProblem(*api);
+  if (!problem.empty())
+    return MeasureResult::failure(MeasureStatus::RuntimeError, problem);
+  GPUPreparedVariant prepared =
+      prepareGPUVariant(kernel, funcName, config, options);
+  return runPreparedGPUVariant(prepared, options);
+}
+
 llvm::Expected<SmallVector<CompileOnlyScore>>
 mlir::tiletune::rankConfigsCompileOnly(ModuleOp kernel, StringRef funcName,
                                        ArrayRef<TileConfigAttr> configs,
@@ -425,6 +499,7 @@ mlir::tiletune::rankConfigsCompileOnly(ModuleOp kernel, StringRef funcName,
   GPUMeasureOptions compileOptions = options;
   compileOptions.lowering.format = "isa";
   compileOptions.checkResources = true;
+  compileOptions.loadPtxasCubin = false; // nothing is loaded
   SmallVector<CompileOnlyScore> scores;
   for (TileConfigAttr config : configs) {
     CompileOnlyScore score;

@@ -128,7 +128,8 @@ std::optional<std::string> mlir::tiletune::findPtxas() {
 llvm::Expected<PtxasReport> mlir::tiletune::runPtxas(StringRef ptx,
                                                      StringRef chip,
                                                      StringRef ptxasPath,
-                                                     unsigned timeoutSeconds) {
+                                                     unsigned timeoutSeconds,
+                                                     std::string *cubin) {
   std::string ptxas = ptxasPath.str();
   if (ptxas.empty()) {
     std::optional<std::string> found = findPtxas();
@@ -170,6 +171,14 @@ llvm::Expected<PtxasReport> mlir::tiletune::runPtxas(StringRef ptx,
     return makeError("ptxas failed" +
                      (execError.empty() ? "" : " (" + execError + ")") +
                      ":\n" + text);
+  if (cubin) {
+    auto binary = llvm::MemoryBuffer::getFile(output, /*IsText=*/false,
+                                              /*RequiresNullTerminator=*/false);
+    if (!binary)
+      return makeError("cannot read the cubin ptxas wrote: " +
+                       binary.getError().message());
+    *cubin = (*binary)->getBuffer().str();
+  }
   return parsePtxasOutput(text);
 }
 

@@ -86,9 +86,7 @@ struct Runtime {
   CUdevice device = 0;
   CUcontext context = nullptr;
 
-  std::mutex errorMutex;
-  std::string firstError;
-  bool hasError = false;
+  std::mutex errorMutex; ///< Guards initError.
   std::string initError; ///< Why the driver is unusable (kept for good).
   bool quiet = std::getenv("TILETUNE_CUDA_QUIET") != nullptr;
 
@@ -104,6 +102,18 @@ Runtime &rt() {
   return *runtime;
 }
 
+/// The first error of the calling thread since it last cleared it. Errors
+/// are per thread so that a thread loading modules (e.g. a compile worker of
+/// the tuner) never hands its error to another thread's launch.
+struct ThreadError {
+  std::string first;
+  bool has = false;
+};
+ThreadError &threadError() {
+  thread_local ThreadError error;
+  return error;
+}
+
 void recordError(const char *fmt, ...) {
   char buf[1024];
   va_list args;
@@ -111,11 +121,11 @@ void recordError(const char *fmt, ...) {
   vsnprintf(buf, sizeof(buf), fmt, args);
   va_end(args);
   Runtime &r = rt();
-  std::lock_guard<std::mutex> lock(r.errorMutex);
-  if (r.hasError)
+  ThreadError &e = threadError();
+  if (e.has)
     return;
-  r.hasError = true;
-  r.firstError = buf;
+  e.has = true;
+  e.first = buf;
   if (!r.quiet)
     fprintf(stderr, "tiletune_cuda_runtime: error: %s\n", buf);
 }
@@ -257,7 +267,8 @@ void openDriverOnce() {
   Runtime &r = rt();
   if (!r.usable) {
     std::lock_guard<std::mutex> lock(r.errorMutex);
-    r.initError = r.hasError ? r.firstError : "no usable CUDA device";
+    ThreadError &e = threadError();
+    r.initError = e.has ? e.first : "no usable CUDA device";
   }
 }
 
@@ -662,16 +673,14 @@ int tiletuneCudaDeviceDescription(char *buf, size_t len) {
 }
 
 const char *tiletuneCudaGetError(void) {
-  Runtime &r = rt();
-  std::lock_guard<std::mutex> lock(r.errorMutex);
-  return r.hasError ? r.firstError.c_str() : nullptr;
+  ThreadError &e = threadError();
+  return e.has ? e.first.c_str() : nullptr;
 }
 
 void tiletuneCudaClearError(void) {
-  Runtime &r = rt();
-  std::lock_guard<std::mutex> lock(r.errorMutex);
-  r.hasError = false;
-  r.firstError.clear();
+  ThreadError &e = threadError();
+  e.has = false;
+  e.first.clear();
 }
 
 void tiletuneCudaSetQuiet(int quiet) { rt().quiet = quiet != 0; }

@@ -10,7 +10,9 @@
 #include "tiletune/Driver/ConfigSpace.h"
 #include "tiletune/Driver/Driver.h"
 #include "tiletune/Driver/GPUDriver.h"
+#include "tiletune/GPU/GPUMeasure.h"
 #include "tiletune/GPU/GPUTiling.h"
+#include "tiletune/GPU/PTXAS.h"
 #include "tiletune/Driver/Problem.h"
 #include "tiletune/InitAll.h"
 
@@ -185,6 +187,67 @@ func.func @h(%a: tensor<512x1024xf32>, %b: tensor<1024x1024xf32>,
     if (p.getDimSize("m") == 512)
       EXPECT_GT(rejected, accepted);
   }
+}
+
+TEST_F(DriverTest, GPUMeasurerPreparesOnThreadsAndReportsInOrder) {
+  if (!findPtxas() || getCudaRuntimeLibraryPath().empty())
+    GTEST_SKIP() << "needs ptxas and the CUDA runtime library";
+  FailureOr<ProblemSet> set = collectProblems(*module, "cuda");
+  ASSERT_TRUE(succeeded(set));
+  const Problem &p = set->problems[0]; // matmul 8x12x16
+  llvm::Expected<Space> space = buildTuningSpace(&ctx, p);
+  ASSERT_TRUE(bool(space)) << toString(space.takeError());
+  GPUMeasureOptions options;
+  options.repeats = 3;
+  llvm::Expected<std::unique_ptr<GPUProblemMeasurer>> measurer =
+      GPUProblemMeasurer::create(&ctx, p, *space, options, 3);
+  ASSERT_TRUE(bool(measurer)) << toString(measurer.takeError());
+  EXPECT_EQ((*measurer)->getNumCompileThreads(), 3u);
+  // Six distinct valid configs, and one the space rejects in the middle.
+  std::mt19937_64 rng(3);
+  SmallVector<Config> batch;
+  ConfigSet seen;
+  while (batch.size() < 6) {
+    std::optional<Config> c = space->sampleValid(rng);
+    ASSERT_TRUE(c.has_value());
+    if (seen.insert(*c).second)
+      batch.push_back(*c);
+  }
+  // (Every config of this small problem fits a GPU: break a factor list.)
+  Config bad = batch[0];
+  bad.getSlots()[0] = 3;
+  ASSERT_FALSE(space->isValid(bad));
+  batch.insert(batch.begin() + 3, bad);
+  std::vector<std::pair<size_t, MeasureResult>> results;
+  llvm::Error err = (*measurer)->measure(
+      batch, MeasureRequest(), [&](size_t i, const MeasureResult &r) {
+        results.emplace_back(i, r);
+        return true;
+      });
+  ASSERT_FALSE(bool(err)) << toString(std::move(err));
+  ASSERT_EQ(results.size(), batch.size());
+  bool gpu = isCudaDeviceAvailable();
+  for (auto [k, entry] : llvm::enumerate(results)) {
+    auto &[i, r] = entry;
+    EXPECT_EQ(i, k) << "results come in batch order";
+    if (i == 3) {
+      EXPECT_EQ(r.status, MeasureStatus::Invalid);
+      continue;
+    }
+    if (gpu)
+      EXPECT_EQ(r.status, MeasureStatus::Ok) << r.message;
+    else
+      EXPECT_EQ(r.status, MeasureStatus::RuntimeError) << r.message;
+    EXPECT_GT(r.costSeconds, 0.0);
+  }
+  // A sink that stops after two results gets no more.
+  unsigned calls = 0;
+  err = (*measurer)->measure(batch, MeasureRequest(),
+                             [&](size_t, const MeasureResult &) {
+                               return ++calls < 2;
+                             });
+  ASSERT_FALSE(bool(err));
+  EXPECT_EQ(calls, 2u);
 }
 
 TEST(MeasureResultCodec, RoundTrips) {

@@ -16,7 +16,11 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "gtest/gtest.h"
+
+#include <thread>
+#include <vector>
 
 using namespace mlir;
 using namespace mlir::tiletune;
@@ -251,6 +255,96 @@ TEST_F(GPUTest, MeasuresAndVerifiesOnAGPU) {
   EXPECT_GT(result.time.median, 0.0);
   EXPECT_EQ(result.time.repeats, 5u);
   EXPECT_GT(result.gflops, 0.0);
+}
+
+/// Configs of kMatmul's op for the concurrency tests (all legal).
+constexpr const char *kThreadConfigs[] = {
+    "#tiletune.config<cuda, block = {m = 64, n = 64}, vthread = {m = 32, n = "
+    "32}, thread = {m = 2, n = 2}, shared = {k = 16}, register = {k = 4}>",
+    "#tiletune.config<cuda, block = {m = 128, n = 64}, vthread = {m = 64, n = "
+    "32}, thread = {m = 2, n = 2}, shared = {k = 8}, register = {k = 2}>",
+    "#tiletune.config<cuda, block = {m = 64, n = 128}, vthread = {m = 32, n = "
+    "32}, thread = {m = 2, n = 4}, shared = {k = 8}, register = {k = 8}>",
+    "#tiletune.config<cuda, block = {m = 32, n = 64}, vthread = {m = 16, n = "
+    "16}, thread = {m = 2, n = 4}, shared = {k = 32}, register = {k = 4}>",
+};
+
+/// Prepares every config of kThreadConfigs on its own thread with its own
+/// context, as the tuner's compile workers do.
+std::vector<GPUPreparedVariant>
+prepareConcurrently(std::vector<std::unique_ptr<MLIRContext>> &contexts,
+                    const GPUMeasureOptions &options) {
+  std::vector<GPUPreparedVariant> prepared(std::size(kThreadConfigs));
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < prepared.size(); ++i) {
+    contexts.push_back(
+        std::make_unique<MLIRContext>(MLIRContext::Threading::DISABLED));
+    initializeContext(*contexts.back());
+  }
+  for (size_t i = 0; i < prepared.size(); ++i)
+    threads.emplace_back([&, i] {
+      MLIRContext &ctx = *contexts[i];
+      OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(kMatmul, &ctx);
+      auto config =
+          dyn_cast_or_null<TileConfigAttr>(parseAttribute(kThreadConfigs[i], &ctx));
+      if (!module || !config)
+        return;
+      prepared[i] = prepareGPUVariant(*module, "matmul", config, options);
+    });
+  for (std::thread &t : threads)
+    t.join();
+  return prepared;
+}
+
+TEST(GPUPrepareTest, VariantsPrepareConcurrentlyInTheirOwnContexts) {
+  if (!findPtxas())
+    GTEST_SKIP() << "ptxas not installed";
+  if (getCudaRuntimeLibraryPath().empty())
+    GTEST_SKIP() << "built without the CUDA runtime library";
+  GPUMeasureOptions options;
+  std::vector<std::unique_ptr<MLIRContext>> contexts;
+  std::vector<GPUPreparedVariant> prepared =
+      prepareConcurrently(contexts, options);
+  for (auto [i, p] : llvm::enumerate(prepared)) {
+    SCOPED_TRACE(kThreadConfigs[i]);
+    ASSERT_FALSE(p.failure.has_value()) << p.failure->message;
+    ASSERT_TRUE(p.ptxas.has_value());
+    EXPECT_TRUE(p.verdict.legal);
+    EXPECT_GT(p.plan.threadsPerBlock, 1);
+    ASSERT_TRUE(p.engine && p.kernel);
+    EXPECT_EQ(p.kernel->getSignature().args.size(), 3u);
+    EXPECT_GT(p.prepareSeconds, 0.0);
+    // Without a device, running says so; with one, the variant is correct.
+    MeasureResult result = runPreparedGPUVariant(p, options);
+    if (isCudaDeviceAvailable())
+      EXPECT_EQ(result.status, MeasureStatus::Ok) << result.message;
+    else
+      EXPECT_EQ(result.status, MeasureStatus::RuntimeError);
+  }
+}
+
+TEST_F(GPUTest, PtxasCubinReplacesThePTXObject) {
+  if (!findPtxas())
+    GTEST_SKIP() << "ptxas not installed";
+  OwningOpRef<ModuleOp> module = parse(kMatmul);
+  ASSERT_TRUE(module);
+  GPUMeasureOptions options;
+  auto formatOf = [](ModuleOp m) {
+    std::optional<gpu::CompilationTarget> format;
+    m.walk([&](gpu::BinaryOp b) {
+      format = cast<gpu::ObjectAttr>(b.getObjects()[0]).getFormat();
+    });
+    return format;
+  };
+  llvm::Expected<GPUCompiledKernel> withCubin =
+      compileForGPU(*module, "matmul", nullptr, options);
+  ASSERT_TRUE(bool(withCubin)) << toString(withCubin.takeError());
+  EXPECT_EQ(formatOf(*withCubin->module), gpu::CompilationTarget::Binary);
+  options.loadPtxasCubin = false;
+  llvm::Expected<GPUCompiledKernel> withPTX =
+      compileForGPU(*module, "matmul", nullptr, options);
+  ASSERT_TRUE(bool(withPTX)) << toString(withPTX.takeError());
+  EXPECT_EQ(formatOf(*withPTX->module), gpu::CompilationTarget::Assembly);
 }
 
 } // namespace

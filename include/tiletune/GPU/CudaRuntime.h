@@ -83,7 +83,8 @@ int tiletuneCudaDeviceDescription(char *buf, size_t len);
 /// Compute capability of the default device as major*10+minor, 0 if none.
 int tiletuneCudaComputeCapability(void);
 
-/// The first error since the last tiletuneCudaClearError(), or NULL.
+/// The calling thread's first error since it last called
+/// tiletuneCudaClearError(), or NULL (errors are kept per thread).
 const char *tiletuneCudaGetError(void);
 void tiletuneCudaClearError(void);
 /// When `quiet` is non-zero, errors are only recorded, not printed to

@@ -17,6 +17,8 @@
 #include "tiletune/GPU/GPULowering.h"
 #include "tiletune/GPU/GPUTiling.h"
 #include "tiletune/GPU/PTXAS.h"
+#include "tiletune/Execution/JIT.h"
+#include "tiletune/Execution/KernelInfo.h"
 #include "tiletune/Support/Measurement.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -26,6 +28,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -74,6 +77,9 @@ struct GPUMeasureOptions {
   /// illegal (its unrolled body is far too large to be fast; the driver's
   /// JIT would take as long).
   unsigned ptxasTimeoutSeconds = 20;
+  /// When ptxas ran (format "isa"), load the cubin it made instead of the
+  /// PTX, so the driver does not compile the kernel a second time.
+  bool loadPtxasCubin = true;
   /// Runtime library; empty = getCudaRuntimeLibraryPath().
   std::string runtimeLibrary;
 };
@@ -96,9 +102,46 @@ llvm::Expected<GPUCompiledKernel>
 compileForGPU(ModuleOp kernel, llvm::StringRef funcName, TileConfigAttr config,
               const GPUMeasureOptions &options = {});
 
-/// Compiles, runs, verifies and times one variant. Failures are typed
-/// (Invalid: rejected by the plan or ptxas; CompileError; RuntimeError,
-/// including "no CUDA device"; WrongResult).
+/// A variant compiled and loaded, ready to run: what prepareGPUVariant
+/// makes (possibly on another thread, in another context) and
+/// runPreparedGPUVariant runs.
+struct GPUPreparedVariant {
+  GPUPreparedVariant();
+  GPUPreparedVariant(GPUPreparedVariant &&);
+  GPUPreparedVariant &operator=(GPUPreparedVariant &&);
+  ~GPUPreparedVariant();
+
+  /// Set when the variant cannot run (Invalid, CompileError).
+  std::optional<MeasureResult> failure;
+  GPUKernelPlan plan;
+  std::optional<PtxasReport> ptxas;
+  ResourceVerdict verdict;
+  /// The reference computation of the kernel's op.
+  std::unique_ptr<ReferenceProblem> problem;
+  /// The JIT-compiled host code (its constructors loaded the GPU binary).
+  std::unique_ptr<ExecutionModule> engine;
+  std::unique_ptr<Kernel> kernel;
+  /// Time spent preparing, seconds.
+  double prepareSeconds = 0;
+};
+
+/// Compiles one variant (compileForGPU), JIT-compiles the host code and
+/// loads the GPU binary. Touches only `kernel`'s context, so threads with
+/// contexts of their own can prepare variants concurrently. Does not check
+/// for a device (a load without one fails when the variant runs).
+GPUPreparedVariant prepareGPUVariant(ModuleOp kernel, llvm::StringRef funcName,
+                                     TileConfigAttr config,
+                                     const GPUMeasureOptions &options = {});
+
+/// Runs a prepared variant: random inputs, one run verified against the C++
+/// reference, warm-up, timed runs. Returns the preparation's failure as is.
+MeasureResult runPreparedGPUVariant(GPUPreparedVariant &prepared,
+                                    const GPUMeasureOptions &options = {});
+
+/// Compiles, runs, verifies and times one variant (prepareGPUVariant then
+/// runPreparedGPUVariant). Failures are typed (Invalid: rejected by the
+/// plan or ptxas; CompileError; RuntimeError, including "no CUDA device";
+/// WrongResult).
 MeasureResult measureOnGPU(ModuleOp kernel, llvm::StringRef funcName,
                            TileConfigAttr config,
                            const GPUMeasureOptions &options = {});

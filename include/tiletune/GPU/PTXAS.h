@@ -56,9 +56,11 @@ std::optional<std::string> findPtxas();
 /// registers, malformed PTX) comes back as an error carrying ptxas' log; so
 /// does a run longer than `timeoutSeconds` (0: no limit), which only kernels
 /// with enormous unrolled bodies need.
+/// With `cubin`, the assembled binary is returned there.
 llvm::Expected<PtxasReport> runPtxas(llvm::StringRef ptx, llvm::StringRef chip,
                                      llvm::StringRef ptxasPath = "",
-                                     unsigned timeoutSeconds = 120);
+                                     unsigned timeoutSeconds = 120,
+                                     std::string *cubin = nullptr);
 
 /// Resource limits of one streaming multiprocessor and one kernel.
 struct SMResources {
