@@ -185,7 +185,7 @@ llvm::Error GPUProblemMeasurer::measure(ArrayRef<Config> batch,
       variant = std::move(prepared[i]);
       prepared[i].reset();
     }
-    MeasureResult result = runPreparedGPUVariant(*variant, options);
+    MeasureResult result = runPreparedGPUVariant(*variant, options, &reference);
     variant.reset();
     if (!sink(i, result)) {
       next = n; // no new preparations; the running ones finish

@@ -83,6 +83,8 @@ private:
   GPUMeasureOptions options;
   std::string kernelText;
   std::vector<Worker> workers;
+  /// The CPU reference output, computed for the first variant verified.
+  GPUReferenceCache reference;
 };
 
 /// One config of a compile-only ranking with its space key.

@@ -17,6 +17,7 @@
 #include "tiletune/GPU/GPULowering.h"
 #include "tiletune/GPU/GPUTiling.h"
 #include "tiletune/GPU/PTXAS.h"
+#include "tiletune/Execution/Buffer.h"
 #include "tiletune/Execution/JIT.h"
 #include "tiletune/Execution/KernelInfo.h"
 #include "tiletune/Support/Measurement.h"
@@ -133,10 +134,21 @@ GPUPreparedVariant prepareGPUVariant(ModuleOp kernel, llvm::StringRef funcName,
                                      TileConfigAttr config,
                                      const GPUMeasureOptions &options = {});
 
+/// The reference output of one kernel for its seeded inputs, kept across
+/// the variants of that kernel (computing it on the CPU costs more than
+/// timing a variant on the GPU).
+struct GPUReferenceCache {
+  std::optional<Buffer> expected;
+  uint64_t seed = 0;
+};
+
 /// Runs a prepared variant: random inputs, one run verified against the C++
-/// reference, warm-up, timed runs. Returns the preparation's failure as is.
+/// reference (taken from `cache` when it holds the output of the same
+/// kernel and seed, else computed and stored there), warm-up, timed runs.
+/// Returns the preparation's failure as is.
 MeasureResult runPreparedGPUVariant(GPUPreparedVariant &prepared,
-                                    const GPUMeasureOptions &options = {});
+                                    const GPUMeasureOptions &options = {},
+                                    GPUReferenceCache *cache = nullptr);
 
 /// Compiles, runs, verifies and times one variant (prepareGPUVariant then
 /// runPreparedGPUVariant). Failures are typed (Invalid: rejected by the
