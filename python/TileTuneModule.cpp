@@ -206,7 +206,16 @@ PYBIND11_MODULE(_tiletune, m) {
            "(valid, reason) of a config key.")
       .def("features", &PySpace::features)
       .def("to_point", &PySpace::toPoint,
-           "Factor lists and option values of a config key.");
+           "Factor lists and option values of a config key.")
+      .def(
+          "pinned",
+          [](const PySpace &s, const std::string &assignments) {
+            return std::make_shared<PySpace>(
+                PySpace{unwrap(s.space.withPinned(assignments))});
+          },
+          py::arg("assignments"),
+          "A copy with parameters pinned, e.g. 'order=[n,k,m];m=[1,*,*,*]' "
+          "(as tiletune tune --fix).");
 
   m.def("build_space", &buildSpaceFor, py::arg("op_kind"), py::arg("sizes"),
         py::arg("target") = "cpu", py::arg("max_register_tile") = 1024,

@@ -78,3 +78,17 @@ for bad in (lambda: tiletune.build_space("softmax", [4]),
         print("error:", str(e).splitlines()[0][:40])
 # CHECK-COUNT-5: error:
 # CHECK-NOT: no error
+
+# Pinning (tiletune tune --fix): fewer configs, keys of the full space.
+pinned = space.pinned("order=[n,k,m];vectorize=true;pack=ab;unroll=1;m=[1,*,*,*]")
+# m = 12 in 3 free slots (18) x n (16) x k (4); the options have one value.
+# CHECK: pinned: 1152 of 491520
+print("pinned:", pinned.size(), "of", space.size())
+pk = pinned.sample(seed=5)
+# CHECK: pinned key in full space: True
+print("pinned key in full space:", space.is_valid(pk)[0] and pk.startswith("m=[1,"))
+try:
+    space.pinned("tile=3")
+except ValueError as e:
+    # CHECK: pin error: cannot fix unknown parameter 'tile'
+    print("pin error:", str(e).split(" of ")[0])
