@@ -9,6 +9,7 @@
 
 #include "tiletune/Driver/ConfigSpace.h"
 #include "tiletune/Driver/GPUDriver.h"
+#include "tiletune/GPU/GPUTiling.h"
 #include "tiletune/Space/OperatorSpaces.h"
 #include "tiletune/Transforms/DefaultConfig.h"
 
@@ -174,11 +175,20 @@ static Config projectOntoPinned(const Space &space, const Space &full,
 Config mlir::tiletune::getDefaultConfig(MLIRContext *ctx,
                                         const Problem &problem,
                                         const Space &space, unsigned threads) {
-  if (problem.target == kTargetCPU) {
-    CPUTarget target;
-    target.threads = resolveThreads(threads);
-    TileConfigAttr attr =
-        computeDefaultCPUConfig(ctx, toTunableOp(ctx, problem), target);
+  {
+    TileConfigAttr attr;
+    if (problem.target == kTargetCPU) {
+      CPUTarget target;
+      target.threads = resolveThreads(threads);
+      attr = computeDefaultCPUConfig(ctx, toTunableOp(ctx, problem), target);
+    } else {
+      SmallVector<int64_t> strides(problem.strides.begin(),
+                                   problem.strides.end());
+      SmallVector<int64_t> dilations(problem.dilations.begin(),
+                                     problem.dilations.end());
+      attr = computeDefaultCUDAConfig(ctx, toTunableOp(ctx, problem), strides,
+                                      dilations);
+    }
     llvm::Expected<Space> full = buildProblemSpace(problem);
     if (attr && full) {
       llvm::Expected<Config> config = attrToConfig(problem, *full, attr);
@@ -580,11 +590,9 @@ llvm::Error mlir::tiletune::printSpaces(ModuleOp module, StringRef target,
       llvm::consumeError(valid.takeError());
       os << "  valid configs: (too many to enumerate)\n";
     }
-    if (target == kTargetCPU) {
-      Config def = getDefaultConfig(module.getContext(), problem, *space,
-                                    threads);
-      os << "  default config: " << space->getKey(def) << "\n";
-    }
+    Config def = getDefaultConfig(module.getContext(), problem, *space,
+                                  threads);
+    os << "  default config: " << space->getKey(def) << "\n";
   }
   return llvm::Error::success();
 }

@@ -7,6 +7,7 @@
 #include "tiletune/Driver/GPUDriver.h"
 
 #include "tiletune/Driver/ConfigSpace.h"
+#include "tiletune/Driver/Driver.h"
 
 #include "tiletune/InitAll.h"
 
@@ -210,12 +211,14 @@ mlir::tiletune::rankProblemCompileOnly(MLIRContext *ctx,
   FailureOr<OwningOpRef<ModuleOp>> kernel = buildKernelModule(ctx, problem);
   if (failed(kernel))
     return makeError("cannot build the kernel of " + problem.describe());
-  // The candidates: the space's default, then distinct uniform valid draws.
+  // The candidates: the default config (tiletune-default-gpu-config's),
+  // then distinct uniform valid draws.
   SmallVector<Config> candidates;
   ConfigSet seen;
-  if (space.isValid(space.getDefault())) {
-    candidates.push_back(space.getDefault());
-    seen.insert(candidates.back());
+  Config def = getDefaultConfig(ctx, problem, space, /*threads=*/1);
+  if (space.isValid(def)) {
+    candidates.push_back(def);
+    seen.insert(def);
   }
   std::mt19937_64 rng(seed);
   while (candidates.size() < count) {

@@ -271,13 +271,12 @@ mlir::tiletune::planGPUKernel(const TunableOp &op, TileConfigAttr config,
   return plan;
 }
 
-FailureOr<GPUKernelPlan> mlir::tiletune::planGPUKernel(Operation *op,
-                                                       std::string *reason) {
-  FailureOr<TunableOp> tunable = matchTunableOp(op, reason);
-  if (failed(tunable))
-    return failure();
-  SmallVector<int64_t> strides = {1, 1}, dilations = {1, 1};
-  auto read = [](DenseIntElementsAttr attr, SmallVector<int64_t> &out) {
+void mlir::tiletune::getConvStridesAndDilations(
+    Operation *op, SmallVectorImpl<int64_t> &strides,
+    SmallVectorImpl<int64_t> &dilations) {
+  strides.assign({1, 1});
+  dilations.assign({1, 1});
+  auto read = [](DenseIntElementsAttr attr, SmallVectorImpl<int64_t> &out) {
     if (!attr)
       return;
     out.clear();
@@ -291,6 +290,15 @@ FailureOr<GPUKernelPlan> mlir::tiletune::planGPUKernel(Operation *op,
     read(conv.getStrides(), strides);
     read(conv.getDilations(), dilations);
   }
+}
+
+FailureOr<GPUKernelPlan> mlir::tiletune::planGPUKernel(Operation *op,
+                                                       std::string *reason) {
+  FailureOr<TunableOp> tunable = matchTunableOp(op, reason);
+  if (failed(tunable))
+    return failure();
+  SmallVector<int64_t> strides, dilations;
+  getConvStridesAndDilations(op, strides, dilations);
   return planGPUKernel(*tunable, getConfig(op), strides, dilations, reason);
 }
 

@@ -19,6 +19,7 @@
 namespace mlir::tiletune {
 #define GEN_PASS_DEF_TILETUNETILEGPU
 #define GEN_PASS_DEF_TILETUNEGPUCHECK
+#define GEN_PASS_DEF_TILETUNEDEFAULTGPUCONFIG
 #include "tiletune/GPU/Passes.h.inc"
 } // namespace mlir::tiletune
 
@@ -37,6 +38,25 @@ SmallVector<Operation *> collectCudaOps(Operation *root) {
   });
   return ops;
 }
+
+struct DefaultGPUConfigPass
+    : tiletune::impl::TileTuneDefaultGPUConfigBase<DefaultGPUConfigPass> {
+  using TileTuneDefaultGPUConfigBase::TileTuneDefaultGPUConfigBase;
+
+  void runOnOperation() override {
+    getOperation()->walk([&](Operation *op) {
+      if (getConfig(op) && !overwrite)
+        return;
+      FailureOr<TunableOp> tunable = matchTunableOp(op);
+      if (failed(tunable))
+        return;
+      SmallVector<int64_t> strides, dilations;
+      getConvStridesAndDilations(op, strides, dilations);
+      setConfig(op, computeDefaultCUDAConfig(&getContext(), *tunable, strides,
+                                             dilations));
+    });
+  }
+};
 
 struct TileGPUPass : tiletune::impl::TileTuneTileGPUBase<TileGPUPass> {
   using TileTuneTileGPUBase::TileTuneTileGPUBase;

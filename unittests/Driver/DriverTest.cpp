@@ -183,6 +183,12 @@ func.func @h(%a: tensor<512x1024xf32>, %b: tensor<1024x1024xf32>,
       }
     }
     EXPECT_GT(accepted, 0u);
+    // The heuristic default (tiletune-default-gpu-config) is a point of
+    // the tuning space, not its one-thread-per-block start state.
+    Config def = getDefaultConfig(&ctx, p, *space, 1);
+    EXPECT_TRUE(space->isValid(def)) << space->getKey(def);
+    if (p.getDimSize("m") == 512)
+      EXPECT_NE(def, space->getDefault());
     // The big matmul's product space is mostly illegal on a GPU.
     if (p.getDimSize("m") == 512)
       EXPECT_GT(rejected, accepted);

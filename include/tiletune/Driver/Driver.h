@@ -113,8 +113,9 @@ private:
 };
 
 /// The default config of a problem (the heuristic of
-/// `tiletune-default-config` for `threads` threads) as a point of `space`;
-/// the space's own default when the heuristic's config is not in it.
+/// `tiletune-default-config` for `threads` threads on the CPU, of
+/// `tiletune-default-gpu-config` for cuda) as a point of `space`; the
+/// space's own default when the heuristic's config is not in it.
 Config getDefaultConfig(MLIRContext *ctx, const Problem &problem,
                         const Space &space, unsigned threads);
 
@@ -155,10 +156,11 @@ llvm::Expected<ApplyStats> applyDatabase(ModuleOp module,
                                          bool overrideConfigs);
 
 /// Without a GPU: for each unique cuda problem of `module`, ranks
-/// `options.trials` configs (the space's default first, then uniform draws
+/// `options.trials` configs (the default config first, then uniform draws
 /// seeded by `options.seed`, `options.fixed` applied) by the ptxas legality
 /// filter and occupancy for `chip`, prints the `show` best to `os` and sets
 /// the best legal config on the ops. Nothing is run, timed or recorded.
+/// (The default config is tiletune-default-gpu-config's.)
 llvm::Error rankModuleCompileOnly(ModuleOp module, const TuneOptions &options,
                                   llvm::StringRef chip, unsigned show,
                                   llvm::raw_ostream &os);

@@ -94,7 +94,7 @@ struct RankedConfig {
 };
 
 /// Compile-only ranking of a cuda problem without a GPU: `count` distinct
-/// valid configs of `space` (its default first, then uniform draws with
+/// valid configs of `space` (the default config first, then uniform draws with
 /// `seed`) are lowered for `lowering.chip` and assembled with ptxas; legal
 /// ones first, by descending occupancy, then fewer registers. Needs ptxas.
 llvm::Expected<llvm::SmallVector<RankedConfig>>

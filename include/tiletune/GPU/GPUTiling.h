@@ -87,6 +87,11 @@ FailureOr<GPUKernelPlan> planGPUKernel(const TunableOp &op,
                                        ArrayRef<int64_t> convDilations = {1, 1},
                                        std::string *reason = nullptr);
 
+/// The strides and dilations of a convolution op ({1, 1} for other ops).
+void getConvStridesAndDilations(Operation *op,
+                                SmallVectorImpl<int64_t> &strides,
+                                SmallVectorImpl<int64_t> &dilations);
+
 /// Same, reading the config, shape and conv attributes from a linalg op.
 FailureOr<GPUKernelPlan> planGPUKernel(Operation *op,
                                        std::string *reason = nullptr);
@@ -95,6 +100,17 @@ FailureOr<GPUKernelPlan> planGPUKernel(Operation *op,
 LogicalResult checkGPULimits(const GPUKernelPlan &plan,
                              const GPULimits &limits = {},
                              std::string *reason = nullptr);
+
+/// A legal `#tiletune.config<cuda, ...>` for `op` (see the
+/// tiletune-default-gpu-config pass): threads on the two innermost parallel
+/// loops (up to 16 each, up to 4 outputs per thread), shared-memory
+/// reduction tiles, the rest on blocks; shrunk until the plan passes
+/// checkGPULimits(`limits`) with at most 255 accumulators per thread. Never
+/// null: one thread per block is the last resort.
+TileConfigAttr computeDefaultCUDAConfig(MLIRContext *ctx, const TunableOp &op,
+                                        ArrayRef<int64_t> convStrides = {1, 1},
+                                        ArrayRef<int64_t> convDilations = {1, 1},
+                                        const GPULimits &limits = {});
 
 /// Options of tileForGPU.
 struct GPUTilingOptions {

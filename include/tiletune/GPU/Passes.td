@@ -83,6 +83,29 @@ def TileTuneTileGPU : Pass<"tiletune-tile-gpu", "::mlir::ModuleOp"> {
   ];
 }
 
+def TileTuneDefaultGPUConfig : Pass<"tiletune-default-gpu-config"> {
+  let summary = "Attach a legal default cuda config to tunable ops without "
+                "a config";
+  let description = [{
+    Sets `#tiletune.config<cuda, ...>` on every `linalg.matmul`,
+    `batch_matmul`, `conv_2d_nhwc_hwcf` and `conv_2d_nchw_fchw` without a
+    config (with `overwrite`, on all of them), so `tiletune-lower-gpu` can
+    compile an untuned module. The heuristic (computeDefaultCUDAConfig)
+    maps the two innermost parallel loops onto up to 16 x 16 threads with up
+    to 4 x 4 outputs each, stages reduction tiles of up to 16 (matmuls) or 8
+    input channels (convolutions) through shared memory, and puts batch and
+    other parallel loops on blocks; it shrinks the tiles until the plan
+    passes the GPU limits and keeps at most 255 accumulators per thread, and
+    works for every static shape (primes and 1 included). The tuner measures
+    this config first.
+  }];
+  let options = [
+    Option<"overwrite", "overwrite", "bool", /*default=*/"false",
+           "Replace existing configs too (default: keep them)">,
+  ];
+  let dependentDialects = ["::mlir::tiletune::TileTuneDialect"];
+}
+
 def TileTuneGPUCheck : Pass<"tiletune-gpu-check", "::mlir::ModuleOp"> {
   let summary = "Check the GPU target options and the cuda configs before "
                 "lowering";
