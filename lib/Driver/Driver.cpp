@@ -307,7 +307,13 @@ mlir::tiletune::tuneModule(ModuleOp module, const TuneOptions &options) {
         getSearchSpace(options.algorithm, problem, *space, threads);
     if (!searchSpace)
       return searchSpace.takeError();
+    Config defaultConfig = getDefaultConfig(ctx, problem, *space, threads);
     StrategyOptions strategyOptions = options.strategyOptions;
+    // Warm start: the strategy starts from the default config (measured
+    // first anyway) instead of its paper's start state.
+    if (options.warmStart && !strategyOptions.count("start_config") &&
+        searchSpace->isValid(defaultConfig))
+      strategyOptions["start_config"] = searchSpace->getKey(defaultConfig);
     llvm::Expected<std::unique_ptr<Strategy>> strategy = createStrategy(
         options.algorithm, *searchSpace, strategyOptions, options.seed);
     if (!strategy)
@@ -352,7 +358,6 @@ mlir::tiletune::tuneModule(ModuleOp module, const TuneOptions &options) {
     tunerOptions.progressStream = options.progress;
     tunerOptions.stopFlag = options.stopFlag;
 
-    Config defaultConfig = getDefaultConfig(ctx, problem, *space, threads);
     Tuner tuner(*space, **strategy, *measurer, **db, tunerOptions);
     llvm::Expected<TuneResult> result = tuner.run(defaultConfig);
     if (!result)

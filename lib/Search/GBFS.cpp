@@ -28,6 +28,8 @@ public:
         RandomStart(randomStart), Restart(restart) {}
 
 protected:
+  bool handlesStartConfig() const override { return true; }
+
   void proposeImpl(unsigned maxCount, SmallVectorImpl<Config> &out) override {
     const Space &space = getSpace();
     ConfigSet local;
@@ -42,7 +44,9 @@ protected:
     // Line 1-2: test the start state first.
     if (getNumProposed() == 0) {
       std::optional<Config> start;
-      if (!RandomStart && space.isValid(space.getDefault()))
+      if (getStartConfig())
+        start = *getStartConfig();
+      else if (!RandomStart && space.isValid(space.getDefault()))
         start = space.getDefault();
       else
         start = space.sampleValid(getRng());

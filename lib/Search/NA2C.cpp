@@ -242,6 +242,7 @@ public:
                uint64_t seed, const NA2COptions &opts);
 
 protected:
+  bool handlesStartConfig() const override { return true; }
   void proposeImpl(unsigned maxCount, SmallVectorImpl<Config> &out) override;
   void observeImpl(ArrayRef<TrialResult> results) override;
   json::Object saveImpl() const override;
@@ -334,7 +335,9 @@ NA2CStrategy::NA2CStrategy(const Space &space, const StrategyOptions &options,
   // The start state s0: the paper's "no multi-level tiling" default, or a
   // random valid config.
   Start = sp.getDefault();
-  if (Opts.RandomStart || !sp.isValid(Start)) {
+  if (getStartConfig())
+    Start = *getStartConfig();
+  else if (Opts.RandomStart || !sp.isValid(Start)) {
     if (std::optional<Config> c = sp.sampleValid(local))
       Start = *c;
   }

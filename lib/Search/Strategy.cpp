@@ -59,6 +59,10 @@ ArrayRef<OptionInfo> mlir::tiletune::getCommonOptions() {
       {"max_trials", "0",
        "budget: propose() never hands out more trials in total (0 = "
        "unlimited)"},
+      {"start_config", "",
+       "config key to start from instead of the paper's start state (empty: "
+       "the paper's); G-BFS and N-A2C use it as s0, the others propose it "
+       "first. tiletune tune passes the default config (see --paper-start)"},
   };
   return common;
 }
@@ -143,6 +147,13 @@ Strategy::Strategy(StringRef name, const Space &space,
     if (!StringRef(it->second).trim().getAsInteger(10, v) && v > 0)
       MaxTrials = v;
   }
+  // Validated by StrategyRegistry::create.
+  it = Options.find("start_config");
+  if (it != Options.end() && !StringRef(it->second).trim().empty())
+    if (llvm::Expected<Config> c = TheSpace.parseKey(it->second))
+      StartConfig = *c;
+    else
+      consumeError(c.takeError());
 }
 
 Strategy::~Strategy() = default;
@@ -154,7 +165,10 @@ SmallVector<Trial> Strategy::propose(unsigned maxCount) {
   if (maxCount == 0 || Exhausted)
     return trials;
   SmallVector<Config> configs;
-  proposeImpl(maxCount, configs);
+  if (StartConfig && NextId == 0 && !handlesStartConfig())
+    configs.push_back(*StartConfig); // alone: the first batch is the start
+  else
+    proposeImpl(maxCount, configs);
   for (Config &c : configs) {
     if (trials.size() == maxCount || Proposed.count(c) ||
         !TheSpace.isValid(c)) {
@@ -416,6 +430,17 @@ StrategyRegistry::create(StringRef name, const Space &space,
   auto maxTrials = getIntOption(resolved, "max_trials");
   if (!maxTrials)
     return maxTrials.takeError();
+  if (StringRef start = StringRef(resolved["start_config"]).trim(); !start.empty()) {
+    Expected<Config> c = space.parseKey(start);
+    if (!c)
+      return createStringError(inconvertibleErrorCode(),
+                               "option 'start_config': " + toString(c.takeError()));
+    std::string reason;
+    if (!space.isValid(*c, &reason))
+      return createStringError(inconvertibleErrorCode(),
+                               "option 'start_config': the config is not valid in "
+                               "the space: " + reason);
+  }
   if (*maxTrials < 0)
     return createStringError(inconvertibleErrorCode(),
                              "option 'max_trials' must be >= 0");

@@ -95,6 +95,11 @@ static cl::opt<std::string>
     algorithmOptions("algorithm-options",
                      cl::desc("Options of the algorithm, 'name=value,...'"),
                      cl::init(""), cl::sub(tuneCmd), cl::cat(category));
+static cl::opt<bool> paperStart(
+    "paper-start",
+    cl::desc("Start the search from each algorithm's paper start state (e.g. "
+             "G-BFS's untiled config) instead of the default config"),
+    cl::init(false), cl::sub(tuneCmd), cl::cat(category));
 static cl::opt<std::string> fixParams(
     "fix",
     cl::desc("Pin parameters of every problem's space, in the config-key "
@@ -256,6 +261,7 @@ static int runTune(MLIRContext &ctx) {
     return fail(parsedOptions.takeError());
   options.strategyOptions = *parsedOptions;
   options.fixed = fixParams;
+  options.warmStart = !paperStart;
   options.trials = trials;
   options.seconds = seconds;
   options.seed = seed;

@@ -49,6 +49,9 @@ struct TuneOptions {
   std::string target = "cpu";
   /// Strategy options ("name=value"); unknown names are errors.
   StrategyOptions strategyOptions;
+  /// Start the strategies from the default config (strategy option
+  /// "start_config") instead of their papers' start states.
+  bool warmStart = true;
   /// Parameters pinned for every problem ("order=[n,k,m];pack=ab", see
   /// buildTuningSpace); the run's space name records them.
   std::string fixed;

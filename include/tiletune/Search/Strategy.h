@@ -178,6 +178,12 @@ protected:
     return llvm::Error::success();
   }
 
+  /// The config of option "start_config", if given (validated at creation).
+  const std::optional<Config> &getStartConfig() const { return StartConfig; }
+  /// Whether the subclass starts from getStartConfig() itself (as its s0);
+  /// otherwise the base class proposes it alone as the first trial.
+  virtual bool handlesStartConfig() const { return false; }
+
   /// The strategy's random engine (seeded with getSeed()).
   std::mt19937_64 &getRng() { return Rng; }
   /// Marks the space as exhausted for this strategy (no more proposals).
@@ -196,6 +202,7 @@ private:
   StrategyOptions Options;
   uint64_t Seed;
   uint64_t MaxTrials = 0;
+  std::optional<Config> StartConfig;
   std::mt19937_64 Rng;
   uint64_t NextId = 0;
   uint64_t NumDropped = 0;
