@@ -143,16 +143,11 @@ static cl::opt<double>
     minSampleMs("min-sample-ms",
                 cl::desc("Minimum duration of one timed sample in ms (1)"),
                 cl::init(1.0), cl::sub(tuneCmd), cl::cat(category));
-static cl::opt<bool> overlap(
-    "overlap",
-    cl::desc("Compile the next candidate on an idle core while one is timed "
-             "(faster, but on this 2-vCPU machine timings became bimodal, "
-             "55-110 GFLOP/s for one config; off by default)"),
+static cl::opt<bool> noOverlap(
+    "no-overlap",
+    cl::desc("Do not compile the next candidate while one is timed (by "
+             "default they overlap when --threads leaves a core idle)"),
     cl::init(false), cl::sub(tuneCmd), cl::cat(category));
-static cl::opt<bool> noOverlap("no-overlap",
-                               cl::desc("The default; kept for scripts"),
-                               cl::init(false), cl::sub(tuneCmd),
-                               cl::cat(category), cl::Hidden);
 static cl::opt<bool> noProgress("no-progress",
                                 cl::desc("Do not print the progress bar"),
                                 cl::init(false), cl::sub(tuneCmd),
@@ -277,7 +272,7 @@ static int runTune(MLIRContext &ctx) {
   options.timing.repeats = std::max(1u, repeats.getValue());
   options.timing.warmupRuns = warmup;
   options.timing.minSampleSeconds = minSampleMs * 1e-3;
-  options.overlapCompile = overlap && !noOverlap;
+  options.overlapCompile = !noOverlap;
   options.progress = (noProgress || quiet) ? nullptr : &llvm::errs();
   options.log = quiet ? nullptr : &llvm::errs();
   options.stopFlag = &stopRequested;

@@ -75,9 +75,7 @@ struct TuneOptions {
   TimingOptions timing;
   /// Compile the next candidate while the current one is timed, when the
   /// kernels leave a core idle (threads < cores).
-  /// Off by default: on the 2-vCPU CI machine, compiling next to a timed
-  /// kernel made its timings bimodal (docs/Tuning.md).
-  bool overlapCompile = false;
+  bool overlapCompile = true;
   /// Stop flag polled by the tuner (e.g. set by SIGINT).
   const std::atomic<bool> *stopFlag = nullptr;
 };
