@@ -315,10 +315,25 @@ GPUPreparedVariant mlir::tiletune::prepareGPUVariant(
                 llvm::toString(engine.takeError()));
   prepared.engine = std::move(*engine);
   // Looking the kernel up runs the module's constructors, which load the
-  // GPU binary into the device context (on this thread).
+  // GPU binary into the device context (on this thread; the runtime keeps
+  // errors per thread, so a failed load is reported here, with its reason).
+  llvm::Expected<RuntimeAPI> api = loadRuntime(options.runtimeLibrary);
+  if (api)
+    api->clearError();
   llvm::Expected<Kernel> fn = prepared.engine->getKernel(funcName);
   if (!fn)
     return fail(MeasureStatus::CompileError, llvm::toString(fn.takeError()));
+  if (!api) {
+    llvm::consumeError(api.takeError()); // running reports it
+  } else if (const char *error = api->getError()) {
+    std::string message = error;
+    api->clearError();
+    // Without a device every load fails; running says so. With one, the
+    // binary itself was refused.
+    if (deviceProblem(*api).empty())
+      return fail(MeasureStatus::CompileError,
+                  "loading the GPU binary failed: " + message);
+  }
   prepared.kernel = std::make_unique<Kernel>(*fn);
   // The lowered IR is not needed any more; drop it here, on the thread that
   // owns its context.
