@@ -361,3 +361,15 @@ void mlir::tiletune::setConfig(Operation *op, TileConfigAttr config) {
 void mlir::tiletune::eraseConfig(Operation *op) {
   op->removeAttr(kConfigAttrName);
 }
+
+void mlir::tiletune::forEachOpToConfigure(
+    Operation *root, bool overwrite,
+    llvm::function_ref<void(Operation *, const TunableOp &)> fn) {
+  root->walk([&](Operation *op) {
+    if (getConfig(op) && !overwrite)
+      return;
+    FailureOr<TunableOp> tunable = matchTunableOp(op);
+    if (succeeded(tunable))
+      fn(op, *tunable);
+  });
+}

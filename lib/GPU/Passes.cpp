@@ -44,17 +44,13 @@ struct DefaultGPUConfigPass
   using TileTuneDefaultGPUConfigBase::TileTuneDefaultGPUConfigBase;
 
   void runOnOperation() override {
-    getOperation()->walk([&](Operation *op) {
-      if (getConfig(op) && !overwrite)
-        return;
-      FailureOr<TunableOp> tunable = matchTunableOp(op);
-      if (failed(tunable))
-        return;
-      SmallVector<int64_t> strides, dilations;
-      getConvStridesAndDilations(op, strides, dilations);
-      setConfig(op, computeDefaultCUDAConfig(&getContext(), *tunable, strides,
-                                             dilations));
-    });
+    forEachOpToConfigure(
+        getOperation(), overwrite, [&](Operation *op, const TunableOp &t) {
+          SmallVector<int64_t> strides, dilations;
+          getConvStridesAndDilations(op, strides, dilations);
+          setConfig(op, computeDefaultCUDAConfig(&getContext(), t, strides,
+                                                 dilations));
+        });
   }
 };
 

@@ -201,16 +201,11 @@ struct DefaultConfigPass
     CPUTarget target;
     target.threads = threads;
     bool anyError = false;
-    getOperation()->walk([&](Operation *op) {
-      if (getConfig(op) && !overwrite)
-        return;
-      FailureOr<TunableOp> tunable = matchTunableOp(op);
-      if (failed(tunable))
-        return;
-      TileConfigAttr config =
-          computeDefaultCPUConfig(&getContext(), *tunable, target);
-      if (!config || failed(verifyConfig(config, *tunable,
-                                         [&] { return op->emitError(); }))) {
+    forEachOpToConfigure(getOperation(), overwrite, [&](Operation *op,
+                                                       const TunableOp &t) {
+      TileConfigAttr config = computeDefaultCPUConfig(&getContext(), t, target);
+      if (!config ||
+          failed(verifyConfig(config, t, [&] { return op->emitError(); }))) {
         op->emitError("tiletune-default-config: no legal default config "
                       "(internal error)");
         anyError = true;

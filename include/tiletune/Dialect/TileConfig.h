@@ -111,6 +111,12 @@ TileConfigAttr getConfig(Operation *op);
 void setConfig(Operation *op, TileConfigAttr config);
 void eraseConfig(Operation *op);
 
+/// Calls `fn` for every tunable op under `root` (walk order) that has no
+/// config, or for all of them with `overwrite` (the default-config passes).
+void forEachOpToConfigure(
+    Operation *root, bool overwrite,
+    llvm::function_ref<void(Operation *, const TunableOp &)> fn);
+
 } // namespace mlir::tiletune
 
 #endif // TILETUNE_DIALECT_TILECONFIG_H
