@@ -542,6 +542,46 @@ llvm::Error mlir::tiletune::rankModuleCompileOnly(ModuleOp module,
   return llvm::Error::success();
 }
 
+llvm::Expected<TargetInfo>
+mlir::tiletune::selectApplyTarget(TileTuneDatabase &db, StringRef kind,
+                                  unsigned threads, StringRef key) {
+  if (!isKnownTarget(kind))
+    return makeError("unknown target '" + kind + "' (expected cpu or cuda)");
+  if (kind == kTargetCPU && key.empty())
+    return getCPUTarget(threads);
+  if (kind != kTargetCPU && key.empty()) {
+    llvm::Expected<TargetInfo> device = getCudaTarget();
+    if (device)
+      return *device;
+    llvm::consumeError(device.takeError());
+  }
+  // The recorded targets of this kind (or the one with this key).
+  llvm::Expected<SmallVector<RunInfo, 0>> runs = db.listRuns();
+  if (!runs)
+    return runs.takeError();
+  std::map<std::string, TargetInfo> targets;
+  for (const RunInfo &run : *runs)
+    if (run.target.kind == kind)
+      targets.emplace(run.target.key(), run.target);
+  if (!key.empty()) {
+    auto it = targets.find(key.str());
+    if (it == targets.end())
+      return makeError("no " + kind + " target with key '" + key +
+                       "' in the database");
+    return it->second;
+  }
+  if (targets.size() == 1)
+    return targets.begin()->second;
+  if (targets.empty())
+    return makeError("no " + kind + " results in the database (and no " +
+                     kind + " device here)");
+  std::string list;
+  for (auto &[k, t] : targets)
+    list += "\n  " + t.describe();
+  return makeError("the database has results of several " + kind +
+                   " targets; pick one with --target-key:" + list);
+}
+
 //===----------------------------------------------------------------------===//
 // printSpaces / printReport
 //===----------------------------------------------------------------------===//

@@ -166,7 +166,14 @@ static cl::opt<std::string> target(
     cl::desc("Where the kernels run: cpu (this machine's CPU) or cuda (the "
              "NVIDIA GPU of this machine; tune fails without one unless "
              "--compile-only). Default cpu"),
-    cl::init("cpu"), cl::sub(tuneCmd), cl::sub(spaceCmd), cl::cat(category));
+    cl::init("cpu"), cl::sub(tuneCmd), cl::sub(spaceCmd), cl::sub(applyCmd),
+    cl::cat(category));
+static cl::opt<std::string> targetKey(
+    "target-key",
+    cl::desc("apply: use the results of the recorded target with this key "
+             "(the [hex] of `tiletune report`), e.g. a GPU this machine "
+             "does not have"),
+    cl::init(""), cl::sub(applyCmd), cl::cat(category));
 static cl::opt<bool> compileOnly(
     "compile-only",
     cl::desc("With --target=cuda and no GPU: rank --trials configs per "
@@ -311,14 +318,18 @@ static int runApply(MLIRContext &ctx) {
   llvm::Expected<std::unique_ptr<TileTuneDatabase>> db = openExistingDb();
   if (!db)
     return fail(db.takeError());
+  llvm::Expected<TargetInfo> chosen =
+      selectApplyTarget(**db, target, threads, targetKey);
+  if (!chosen)
+    return fail(chosen.takeError());
   llvm::Expected<ApplyStats> stats =
-      applyDatabase(*module, **db, getCPUTarget(threads), overrideConfigs);
+      applyDatabase(*module, **db, *chosen, overrideConfigs);
   if (!stats)
     return fail(stats.takeError());
   llvm::errs() << "applied " << stats->applied << " config(s); "
                << stats->kept << " op(s) kept their config; "
                << stats->missing << " op(s) have no result for "
-               << getCPUTarget(threads).describe() << "\n";
+               << chosen->describe() << "\n";
   if (outputFile.empty())
     outputFile = "-";
   return writeModule(*module);

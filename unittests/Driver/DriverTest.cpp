@@ -18,6 +18,7 @@
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/TargetSelect.h"
 
 #include "gtest/gtest.h"
@@ -254,6 +255,66 @@ TEST_F(DriverTest, GPUMeasurerPreparesOnThreadsAndReportsInOrder) {
                              });
   ASSERT_FALSE(bool(err));
   EXPECT_EQ(calls, 2u);
+}
+
+TEST_F(DriverTest, ApplyUsesRecordedCudaResultsWithoutAGPU) {
+  if (isCudaDeviceAvailable())
+    GTEST_SKIP() << "with a GPU, apply uses the device's own target";
+  llvm::SmallString<128> dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("tiletune-apply", dir));
+  std::string path = (dir + "/t.db").str();
+  auto db = TileTuneDatabase::open(path, OpenMode::CreateIfMissing);
+  ASSERT_TRUE(bool(db)) << toString(db.takeError());
+  FailureOr<ProblemSet> set = collectProblems(*module, "cuda");
+  ASSERT_TRUE(succeeded(set));
+  const Problem &p = set->problems[0];
+  llvm::Expected<Space> space = buildTuningSpace(&ctx, p);
+  ASSERT_TRUE(bool(space));
+  std::mt19937_64 rng(4);
+  Config config = *space->sampleValid(rng);
+  llvm::Expected<TileConfigAttr> attr = configToAttr(&ctx, p, *space, config);
+  ASSERT_TRUE(bool(attr));
+  // Results of a GPU this machine does not have.
+  auto record = [&](const std::string &model) {
+    RunInfo run;
+    run.problemKey = p.getKey();
+    run.target.kind = "cuda";
+    run.target.model = model;
+    run.target.features = "sm_90";
+    run.target.threads = 0;
+    run.target.toolchain = "test";
+    run.algorithm = "gbfs";
+    ASSERT_FALSE(bool((*db)->recordRun(run)));
+    MeasurementRecord m;
+    m.runId = run.id;
+    m.trial = 0;
+    m.role = MeasurementRole::Search;
+    m.configKey = space->getKey(config);
+    m.config = makeConfigJSON(m.configKey, *attr);
+    m.result = MeasureResult::success(TimeStats::fromSamples({1e-4}), 1.0);
+    ASSERT_FALSE(bool((*db)->recordMeasurement(m, 0.1)));
+  };
+  record("Test GPU A");
+  llvm::Expected<TargetInfo> chosen = selectApplyTarget(**db, "cuda", 1);
+  ASSERT_TRUE(bool(chosen)) << toString(chosen.takeError());
+  EXPECT_EQ(chosen->model, "Test GPU A");
+  llvm::Expected<ApplyStats> stats = applyDatabase(*module, **db, *chosen, false);
+  ASSERT_TRUE(bool(stats)) << toString(stats.takeError());
+  EXPECT_EQ(stats->applied, 2u); // both ops of the matmul problem
+  Operation *op = set->ops[0][0];
+  ASSERT_TRUE(getConfig(op));
+  EXPECT_EQ(getConfig(op), *attr);
+  // Two GPUs: the choice needs a key.
+  record("Test GPU B");
+  llvm::Expected<TargetInfo> ambiguous = selectApplyTarget(**db, "cuda", 1);
+  ASSERT_FALSE(bool(ambiguous));
+  EXPECT_NE(toString(ambiguous.takeError()).find("--target-key"),
+            std::string::npos);
+  llvm::Expected<TargetInfo> byKey =
+      selectApplyTarget(**db, "cuda", 1, chosen->key());
+  ASSERT_TRUE(bool(byKey));
+  EXPECT_EQ(byKey->model, "Test GPU A");
+  llvm::sys::fs::remove_directories(dir);
 }
 
 TEST(MeasureResultCodec, RoundTrips) {

@@ -168,6 +168,16 @@ llvm::Error rankModuleCompileOnly(ModuleOp module, const TuneOptions &options,
                                   llvm::StringRef chip, unsigned show,
                                   llvm::raw_ostream &os);
 
+/// The target whose results `apply` uses. "cpu": this machine's CPU with
+/// `threads` threads. "cuda": the CUDA device when this machine has one;
+/// else the cuda target recorded in `db` whose key is `key`, or the only
+/// one when `key` is empty (an error lists them when there are several, or
+/// says there is none).
+llvm::Expected<TargetInfo> selectApplyTarget(TileTuneDatabase &db,
+                                             llvm::StringRef kind,
+                                             unsigned threads,
+                                             llvm::StringRef key = "");
+
 /// Prints, for each unique problem of `module`, the space's parameters and
 /// size (exact valid count when it can be enumerated quickly).
 llvm::Error printSpaces(ModuleOp module, llvm::StringRef target,
