@@ -317,6 +317,58 @@ TEST_F(DriverTest, ApplyUsesRecordedCudaResultsWithoutAGPU) {
   llvm::sys::fs::remove_directories(dir);
 }
 
+TEST_F(DriverTest, TunerLoopRunsTheGPUMeasurerToTheEnd) {
+  // The cuda tuning loop as tuneModule builds it (space, warm-started
+  // strategy, GPU measurer, database), minus the device check: without a
+  // GPU every variant fails at run time, and the run still ends cleanly
+  // with every result recorded; with one, it finds a best config.
+  if (!findPtxas() || getCudaRuntimeLibraryPath().empty())
+    GTEST_SKIP() << "needs ptxas and the CUDA runtime library";
+  llvm::SmallString<128> dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("tiletune-gpuloop", dir));
+  auto db = TileTuneDatabase::open((dir + "/t.db").str(),
+                                   OpenMode::CreateIfMissing);
+  ASSERT_TRUE(bool(db)) << toString(db.takeError());
+  FailureOr<ProblemSet> set = collectProblems(*module, "cuda");
+  ASSERT_TRUE(succeeded(set));
+  const Problem &p = set->problems[0];
+  llvm::Expected<Space> space = buildTuningSpace(&ctx, p);
+  ASSERT_TRUE(bool(space));
+  Config def = getDefaultConfig(&ctx, p, *space, 1);
+  auto strategy = createStrategy(
+      "opevo", *space, {{"start_config", space->getKey(def)}}, 1);
+  ASSERT_TRUE(bool(strategy)) << toString(strategy.takeError());
+  GPUMeasureOptions options;
+  options.repeats = 3;
+  auto measurer = GPUProblemMeasurer::create(&ctx, p, *space, options, 2);
+  ASSERT_TRUE(bool(measurer));
+  TunerOptions topts;
+  topts.problemKey = p.getKey();
+  topts.target.kind = "cuda";
+  topts.target.model = "test";
+  topts.maxTrials = 10;
+  topts.batchSize = 4;
+  topts.flops = p.getFlops();
+  topts.showProgress = false;
+  Tuner tuner(*space, **strategy, **measurer, **db, topts);
+  llvm::Expected<TuneResult> result = tuner.run(def);
+  ASSERT_TRUE(bool(result)) << toString(result.takeError());
+  EXPECT_EQ(result->trials, 10);
+  llvm::Expected<SmallVector<MeasurementRecord, 0>> records =
+      (*db)->measurementsOfRun(result->runId);
+  ASSERT_TRUE(bool(records));
+  EXPECT_GE(records->size(), 10u);
+  if (isCudaDeviceAvailable()) {
+    EXPECT_TRUE(result->best.has_value());
+  } else {
+    EXPECT_FALSE(result->best.has_value());
+    for (const MeasurementRecord &r : *records)
+      EXPECT_EQ(r.result.status, MeasureStatus::RuntimeError)
+          << r.configKey << ": " << r.result.message;
+  }
+  llvm::sys::fs::remove_directories(dir);
+}
+
 TEST(MeasureResultCodec, RoundTrips) {
   TimeStats t;
   t.mean = 2e-3;
