@@ -546,13 +546,23 @@ mlir::tiletune::rankConfigsCompileOnly(ModuleOp kernel, StringRef funcName,
     }
     scores.push_back(std::move(score));
   }
-  std::stable_sort(scores.begin(), scores.end(),
-                   [](const CompileOnlyScore &a, const CompileOnlyScore &b) {
-                     if (a.legal != b.legal)
-                       return a.legal;
-                     if (a.occupancy != b.occupancy)
-                       return a.occupancy > b.occupancy;
-                     return a.registers < b.registers;
-                   });
-  return scores;
+  // Sorted stably (ties keep the input order) without std::stable_sort's
+  // deprecated temporary buffer.
+  SmallVector<size_t> order(scores.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  llvm::sort(order, [&](size_t i, size_t j) {
+    const CompileOnlyScore &a = scores[i], &b = scores[j];
+    if (a.legal != b.legal)
+      return a.legal;
+    if (a.occupancy != b.occupancy)
+      return a.occupancy > b.occupancy;
+    if (a.registers != b.registers)
+      return a.registers < b.registers;
+    return i < j;
+  });
+  SmallVector<CompileOnlyScore> sorted;
+  for (size_t i : order)
+    sorted.push_back(std::move(scores[i]));
+  return sorted;
 }

@@ -149,11 +149,12 @@ Strategy::Strategy(StringRef name, const Space &space,
   }
   // Validated by StrategyRegistry::create.
   it = Options.find("start_config");
-  if (it != Options.end() && !StringRef(it->second).trim().empty())
+  if (it != Options.end() && !StringRef(it->second).trim().empty()) {
     if (llvm::Expected<Config> c = TheSpace.parseKey(it->second))
       StartConfig = *c;
     else
       consumeError(c.takeError());
+  }
 }
 
 Strategy::~Strategy() = default;

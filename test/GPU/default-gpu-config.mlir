@@ -62,5 +62,15 @@ func.func @kept(%a: memref<32x8xf32>, %b: memref<8x16xf32>, %c: memref<32x16xf32
   return
 }
 
+// Dynamic shapes cannot be planned: the op is left without a config (and
+// tiletune-lower-gpu leaves it to the host).
+// CHECK-LABEL: func.func @dynamic
+// CHECK-NOT: tiletune.config
+// CHECK: return
+func.func @dynamic(%a: memref<?x8xf32>, %b: memref<8x4xf32>, %c: memref<?x4xf32>) {
+  linalg.matmul ins(%a, %b : memref<?x8xf32>, memref<8x4xf32>) outs(%c : memref<?x4xf32>)
+  return
+}
+
 // PTX-COUNT-7: gpu.binary
 // EXEC-COUNT-7: verify: PASSED
