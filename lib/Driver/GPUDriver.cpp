@@ -8,7 +8,6 @@
 
 #include "tiletune/Driver/ConfigSpace.h"
 #include "tiletune/Driver/Driver.h"
-
 #include "tiletune/InitAll.h"
 
 #include "mlir/AsmParser/AsmParser.h"
@@ -19,9 +18,8 @@
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
-#include <thread>
-
 #include <random>
+#include <thread>
 
 using namespace mlir;
 using namespace mlir::tiletune;
