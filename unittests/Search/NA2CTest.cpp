@@ -27,23 +27,6 @@ using llvm::SmallVector;
 
 namespace {
 
-/// The G-BFS/N-A2C space of a 64^3 matmul (49392 configs).
-Space paperSpace() { return buildPaperMatmulSpace(64, 64, 64); }
-const char *kPaperOptimum = "m=[2,4,2,4];k=[8,8];n=[4,2,4,2]";
-
-/// A CPU matmul space with all four parameter kinds and constraints.
-Space cpuSpace() {
-  auto p = makeProblemSpec("matmul", "cpu", {32, 32, 32});
-  return *buildSpace(*p);
-}
-const char *kCpuOptimum = "m=[2,2,2,4];n=[1,2,2,8];k=[4,8];order=[n,k,m];"
-                          "vectorize=true;pack=b;unroll=4";
-
-Landscape smoothPaper() {
-  Space s = paperSpace();
-  return makeSmoothLandscape(s, keyToConfig(s, kPaperOptimum));
-}
-
 TEST(NA2CActions, PaperSpaceLabelsAreThePapersMoves) {
   Space s = paperSpace();
   NeighborActionSpace actions(s);

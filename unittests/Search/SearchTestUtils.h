@@ -254,6 +254,33 @@ inline void checkStrategyConformance(llvm::StringRef name, const Landscape &l,
   }
 }
 
+//===----------------------------------------------------------------------===//
+// Shared test spaces and landscapes
+//===----------------------------------------------------------------------===//
+
+/// The G-BFS/N-A2C space of a 64^3 matmul (49392 configs).
+inline Space paperSpace() { return buildPaperMatmulSpace(64, 64, 64); }
+inline constexpr const char *kPaperOptimum = "m=[2,4,2,4];k=[8,8];n=[4,2,4,2]";
+
+/// A CPU matmul space with all four parameter kinds and constraints.
+inline Space cpuSpace() {
+  auto p = makeProblemSpec("matmul", "cpu", {32, 32, 32});
+  return *buildSpace(*p);
+}
+inline constexpr const char *kCpuOptimum =
+    "m=[2,2,2,4];n=[1,2,2,8];k=[4,8];order=[n,k,m];vectorize=true;pack=b;"
+    "unroll=4";
+
+/// A small space (1200 configs) that grid and random can exhaust.
+inline Space tinySpace() { return buildPaperMatmulSpace(8, 4, 8); }
+inline constexpr const char *kTinyOptimum = "m=[2,1,2,2];k=[2,2];n=[1,2,2,2]";
+
+/// The smooth landscape of paperSpace() with its optimum at kPaperOptimum.
+inline Landscape smoothPaper() {
+  Space s = paperSpace();
+  return makeSmoothLandscape(s, keyToConfig(s, kPaperOptimum));
+}
+
 } // namespace mlir::tiletune::testing
 
 #endif // TILETUNE_UNITTESTS_SEARCH_SEARCHTESTUTILS_H

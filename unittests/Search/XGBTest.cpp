@@ -24,16 +24,6 @@ using llvm::SmallVector;
 
 namespace {
 
-Space paperSpace() { return buildPaperMatmulSpace(64, 64, 64); }
-const char *kPaperOptimum = "m=[2,4,2,4];k=[8,8];n=[4,2,4,2]";
-
-Space cpuSpace() {
-  auto p = makeProblemSpec("matmul", "cpu", {32, 32, 32});
-  return *buildSpace(*p);
-}
-const char *kCpuOptimum = "m=[2,2,2,4];n=[1,2,2,8];k=[4,8];order=[n,k,m];"
-                          "vectorize=true;pack=b;unroll=4";
-
 /// Small settings that keep the tests fast (fewer chains, steps and trees).
 StrategyOptions fastOptions() {
   return {{"plan_size", "16"},
