@@ -5,6 +5,10 @@
 // RUN: tiletune-opt %s --tiletune-default-gpu-config | FileCheck %s
 // RUN: tiletune-opt %s --tiletune-default-gpu-config --tiletune-lower-gpu="chip=sm_80 format=isa" \
 // RUN:   | FileCheck %s --check-prefix=PTX
+// With overwrite, explicit configs are replaced too.
+// RUN: tiletune-opt %s --tiletune-default-gpu-config=overwrite=true | FileCheck %s --check-prefix=OVER
+// OVER-LABEL: func.func @kept
+// OVER: #tiletune.config<cuda, block = {m = 32, n = 16}, vthread = {m = 32, n = 16}, thread = {m = 4, n = 4}, shared = {k = 8}, register = {k = 4}>
 // RUN: for e in mm prime one bmm nhwc nchw kept; do \
 // RUN:   tiletune-run %s --entry=$e --verify --repeats=0 \
 // RUN:     --pipeline='tiletune-default-gpu-config,tiletune-tile-gpu{map-to-gpu=false},scf-forall-to-for,convert-linalg-to-loops,convert-vector-to-scf,expand-strided-metadata,lower-affine,finalize-memref-to-llvm,convert-scf-to-cf,convert-vector-to-llvm,convert-math-to-llvm,convert-arith-to-llvm,convert-func-to-llvm,convert-cf-to-llvm,reconcile-unrealized-casts' \
