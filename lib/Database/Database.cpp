@@ -88,8 +88,12 @@ mlir::tiletune::parseMeasurementRole(StringRef name) {
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// The schema of version 1. Times are Unix seconds (REAL); the time
-/// statistics of a measurement are NULL unless its status is 'ok'.
+/// The schema of version 2. Times are Unix seconds (REAL); the time
+/// statistics of a measurement are NULL unless its status is 'ok'. With
+/// paired timing, `relative` is the variant's median time ratio to the
+/// reference variant timed around it and `raw_median_s` its measured median
+/// (the *_s statistics are then normalized to the run's reference speed);
+/// both are NULL for variants timed alone.
 constexpr const char *kSchemaSql = R"sql(
 CREATE TABLE meta(
   key TEXT PRIMARY KEY,
@@ -149,6 +153,8 @@ CREATE TABLE measurements(
   message TEXT NOT NULL DEFAULT '',
   cost_s REAL NOT NULL DEFAULT 0,
   created_at REAL NOT NULL,
+  relative REAL,
+  raw_median_s REAL,
   UNIQUE(run_id, trial)
 );
 CREATE INDEX measurements_by_config ON measurements(run_id, config_key);
@@ -533,6 +539,37 @@ Error TileTuneDatabase::checkOrCreateSchema(SyncMode sync) {
     if (!readOnly)
       if (Error err = execute("PRAGMA journal_mode=WAL"))
         return err;
+    if (userVersion < 2) {
+      // Version 1 lacks the paired-timing columns: add them (both NULL for
+      // what was recorded before), or read without them.
+      if (readOnly) {
+        hasPairedColumns = false;
+      } else {
+        Transaction transaction(db);
+        if (transaction.begin() != SQLITE_OK)
+          return sqliteError("starting the schema upgrade");
+        // Another process may have upgraded it since it was read above.
+        int64_t current = 0;
+        {
+          Statement version(*this, "PRAGMA user_version");
+          if (Error err = version.status())
+            return err;
+          Expected<bool> versionRow = version.step();
+          if (!versionRow)
+            return versionRow.takeError();
+          current = version.getInt(0);
+        }
+        if (current < 2)
+          if (Error err = execute(
+                "ALTER TABLE measurements ADD COLUMN relative REAL; "
+                "ALTER TABLE measurements ADD COLUMN raw_median_s REAL; "
+                "UPDATE meta SET value = '2' WHERE key = 'schema_version'; "
+                "PRAGMA user_version=2"))
+            return err;
+        if (transaction.commit() != SQLITE_OK)
+          return sqliteError("upgrading the schema to version 2");
+      }
+    }
   }
   // Durability: in WAL mode a committed transaction is in the WAL file when
   // COMMIT returns (so it survives the death of this process); with
@@ -544,6 +581,10 @@ Error TileTuneDatabase::checkOrCreateSchema(SyncMode sync) {
                         "PRAGMA foreign_keys=ON"))
     return err;
   return Error::success();
+}
+
+StringRef TileTuneDatabase::pairedColumns() const {
+  return hasPairedColumns ? "m.relative, m.raw_median_s" : "NULL, NULL";
 }
 
 Error TileTuneDatabase::verifyIntegrity() {
@@ -728,9 +769,9 @@ Error TileTuneDatabase::recordMeasurement(MeasurementRecord &record,
   Statement stmt(*this,
                  "INSERT INTO measurements(run_id, trial, role, config_key, "
                  "config, status, mean_s, median_s, min_s, max_s, stddev_s, "
-                 "repeats, gflops, message, cost_s, created_at) VALUES (?1, "
-                 "?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, "
-                 "?15, ?16)");
+                 "repeats, gflops, message, cost_s, created_at, relative, "
+                 "raw_median_s) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+                 "?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)");
   if (Error err = stmt.status())
     return err;
   const MeasureResult &result = record.result;
@@ -751,6 +792,14 @@ Error TileTuneDatabase::recordMeasurement(MeasurementRecord &record,
     for (int index : {7, 8, 9, 10, 11, 13})
       stmt.bindNull(index);
   }
+  if (result.ok() && result.relative > 0)
+    stmt.bind(17, result.relative);
+  else
+    stmt.bindNull(17);
+  if (result.ok() && result.rawSeconds > 0)
+    stmt.bind(18, result.rawSeconds);
+  else
+    stmt.bindNull(18);
   stmt.bind(12, static_cast<int64_t>(result.ok() ? result.time.repeats : 0))
       .bind(14, StringRef(result.message))
       .bind(15, result.costSeconds)
@@ -953,10 +1002,12 @@ TileTuneDatabase::listRuns(StringRef problemKey) {
 Expected<llvm::SmallVector<MeasurementRecord, 0>>
 TileTuneDatabase::measurementsOfRun(int64_t runId) {
   Statement stmt(*this,
-                 "SELECT trial, role, config_key, config, status, mean_s, "
-                 "median_s, min_s, max_s, stddev_s, repeats, gflops, message, "
-                 "cost_s, created_at FROM measurements WHERE run_id = ?1 "
-                 "ORDER BY trial");
+                 "SELECT m.trial, m.role, m.config_key, m.config, m.status, "
+                 "m.mean_s, m.median_s, m.min_s, m.max_s, m.stddev_s, "
+                 "m.repeats, m.gflops, m.message, m.cost_s, m.created_at, " +
+                     pairedColumns().str() +
+                     " FROM measurements m WHERE m.run_id = ?1 "
+                     "ORDER BY m.trial");
   if (Error err = stmt.status())
     return std::move(err);
   stmt.bind(1, runId);
@@ -991,6 +1042,10 @@ TileTuneDatabase::measurementsOfRun(int64_t runId) {
       result.time.max = stmt.getDouble(8);
       result.time.stddev = stmt.getDouble(9);
       result.gflops = stmt.getDouble(11);
+      if (!stmt.isNull(15))
+        result.relative = stmt.getDouble(15);
+      if (!stmt.isNull(16))
+        result.rawSeconds = stmt.getDouble(16);
     }
     result.time.repeats = static_cast<unsigned>(stmt.getInt(10));
     result.message = stmt.getText(12);
@@ -1316,8 +1371,8 @@ Error TileTuneDatabase::exportJSONL(llvm::raw_ostream &os) {
                  std::string("SELECT ") + kRunColumns +
                      ", m.trial, m.role, m.config_key, m.config, m.status, "
                      "m.mean_s, m.median_s, m.min_s, m.max_s, m.stddev_s, "
-                     "m.repeats, m.gflops, m.message, m.cost_s, m.created_at" +
-                     kRunJoins +
+                     "m.repeats, m.gflops, m.message, m.cost_s, m.created_at, " +
+                     pairedColumns().str() + kRunJoins +
                      "JOIN measurements m ON m.run_id = r.id "
                      "ORDER BY r.id, m.trial");
   if (Error err = stmt.status())
@@ -1358,6 +1413,10 @@ Error TileTuneDatabase::exportJSONL(llvm::raw_ostream &os) {
                              {"stddev", number(stmt.getDouble(m + 9))},
                              {"repeats", stmt.getInt(m + 10)}};
       line["gflops"] = number(stmt.getDouble(m + 11));
+      if (!stmt.isNull(m + 15))
+        line["paired"] =
+            llvm::json::Object{{"relative", number(stmt.getDouble(m + 15))},
+                               {"raw_median", number(stmt.getDouble(m + 16))}};
     } else {
       line["time"] = nullptr;
       line["gflops"] = nullptr;

@@ -56,6 +56,9 @@ std::string mlir::tiletune::encodeMeasureResult(const MeasureResult &r) {
       {"gflops", r.gflops},
       {"message", r.message},
       {"cost", r.costSeconds},
+      {"relative", r.relative},
+      {"reference", r.referenceSeconds},
+      {"raw", r.rawSeconds},
   };
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -87,6 +90,9 @@ mlir::tiletune::decodeMeasureResult(StringRef text) {
   r.gflops = obj->getNumber("gflops").value_or(0);
   r.message = obj->getString("message").value_or("").str();
   r.costSeconds = obj->getNumber("cost").value_or(0);
+  r.relative = obj->getNumber("relative").value_or(0);
+  r.referenceSeconds = obj->getNumber("reference").value_or(0);
+  r.rawSeconds = obj->getNumber("raw").value_or(0);
   return r;
 }
 
@@ -100,20 +106,40 @@ public:
       : problem(problem), options(options),
         ctx(MLIRContext::Threading::DISABLED) {}
 
+  /// A JIT-compiled variant.
+  struct Compiled {
+    std::unique_ptr<ExecutionModule> module;
+    std::optional<Kernel> kernel;
+  };
+
   llvm::Error init();
   std::optional<MeasureResult> compile(StringRef attrText);
   MeasureResult run(const std::function<void(StringRef)> &phase);
 
+  /// Builds the variant of `attrText` into `out`; the failed result or
+  /// std::nullopt.
+  std::optional<MeasureResult> build(StringRef attrText, Compiled &out);
+  /// Runs `kernel` once on a copy of the initial output and checks it
+  /// against the reference (when verifying); the failed result or
+  /// std::nullopt.
+  std::optional<MeasureResult> runAndVerify(const Kernel &kernel);
+  /// Builds and verifies options.referenceConfig (paired timing); on failure
+  /// the variants are timed alone and referenceError says why.
+  void setUpReference();
+
   /// The variant compiled last (for run()).
-  std::unique_ptr<ExecutionModule> compiled;
-  std::optional<Kernel> compiledKernel;
+  Compiled compiled;
   double compileSeconds = 0;
+  /// The reference variant of paired timing and its own output buffer.
+  Compiled reference;
+  Buffer referenceOut;
+  std::string referenceError;
 
   Problem problem;
   CPUMeasureOptions options;
   MLIRContext ctx;
   OwningOpRef<ModuleOp> kernel;
-  ReferenceProblem reference;
+  ReferenceProblem referenceProblem;
   Buffer lhs, rhs, outInit, expected;
   ElementType elementType = ElementType::F32;
 };
@@ -128,26 +154,26 @@ llvm::Error InProcessCPUMeasurer::Impl::init() {
                                              : ElementType::F32;
   switch (problem.kind) {
   case OpKind::Matmul:
-    reference.kind = ReferenceProblem::Kind::Matmul;
-    reference.reductionLength = problem.getDimSize("k");
+    referenceProblem.kind = ReferenceProblem::Kind::Matmul;
+    referenceProblem.reductionLength = problem.getDimSize("k");
     break;
   case OpKind::BatchMatmul:
-    reference.kind = ReferenceProblem::Kind::BatchMatmul;
-    reference.reductionLength = problem.getDimSize("k");
+    referenceProblem.kind = ReferenceProblem::Kind::BatchMatmul;
+    referenceProblem.reductionLength = problem.getDimSize("k");
     break;
   case OpKind::ConvNhwcHwcf:
   case OpKind::ConvNchwFchw:
-    reference.kind = problem.kind == OpKind::ConvNhwcHwcf
+    referenceProblem.kind = problem.kind == OpKind::ConvNhwcHwcf
                          ? ReferenceProblem::Kind::Conv2DNhwcHwcf
                          : ReferenceProblem::Kind::Conv2DNchwFchw;
-    reference.reductionLength = problem.getDimSize("c") *
+    referenceProblem.reductionLength = problem.getDimSize("c") *
                                 problem.getDimSize("kh") *
                                 problem.getDimSize("kw");
-    reference.conv.strides = problem.strides;
-    reference.conv.dilations = problem.dilations;
+    referenceProblem.conv.strides = problem.strides;
+    referenceProblem.conv.dilations = problem.dilations;
     break;
   }
-  reference.flops = problem.getFlops();
+  referenceProblem.flops = problem.getFlops();
   auto alloc = [&](unsigned i, Buffer &out) -> llvm::Error {
     llvm::Expected<Buffer> b =
         Buffer::create(elementType, problem.operandShapes[i]);
@@ -166,22 +192,48 @@ llvm::Error InProcessCPUMeasurer::Impl::init() {
   rhs.fillRandom(options.seed * 3 + 2);
   outInit.fillRandom(options.seed * 3 + 3);
   expected = outInit.clone();
-  if (auto err = reference.compute(lhs, rhs, expected))
+  if (auto err = referenceProblem.compute(lhs, rhs, expected))
     return err;
   if (options.threads >= 1)
     if (auto err = setOpenMPNumThreads(int(options.threads)))
       return err;
+  setUpReference();
   return llvm::Error::success();
+}
+
+void InProcessCPUMeasurer::Impl::setUpReference() {
+  if (options.referenceConfig.empty())
+    return;
+  std::optional<MeasureResult> failed =
+      build(options.referenceConfig, reference);
+  if (!failed)
+    failed = runAndVerify(*reference.kernel);
+  if (!failed) {
+    referenceOut = outInit.clone();
+    return;
+  }
+  referenceError = "the reference config of paired timing failed (" +
+                   stringifyMeasureStatus(failed->status).str() +
+                   "): " + failed->message;
+  reference = Compiled();
 }
 
 std::optional<MeasureResult>
 InProcessCPUMeasurer::Impl::compile(StringRef attrText) {
   double start = now();
-  compiledKernel.reset();
-  compiled.reset();
-  auto finish = [&](MeasureResult r) {
-    r.costSeconds = now() - start;
-    return std::optional<MeasureResult>(r);
+  compiled = Compiled();
+  if (std::optional<MeasureResult> failed = build(attrText, compiled)) {
+    failed->costSeconds = now() - start;
+    return failed;
+  }
+  compileSeconds = now() - start;
+  return std::nullopt;
+}
+
+std::optional<MeasureResult>
+InProcessCPUMeasurer::Impl::build(StringRef attrText, Compiled &out) {
+  auto finish = [](MeasureResult r) {
+    return std::optional<MeasureResult>(std::move(r));
   };
   std::string diagText;
   ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &diag) {
@@ -228,10 +280,41 @@ InProcessCPUMeasurer::Impl::compile(StringRef attrText) {
     return finish(MeasureResult::failure(
         MeasureStatus::CompileError,
         "kernel lookup failed: " + toString(fn.takeError())));
-  compiled = std::move(*module);
-  compiledKernel = *fn;
-  compileSeconds = now() - start;
+  out.module = std::move(*module);
+  out.kernel = *fn;
   return std::nullopt;
+}
+
+std::optional<MeasureResult>
+InProcessCPUMeasurer::Impl::runAndVerify(const Kernel &kernel) {
+  Buffer out = outInit.clone();
+  llvm::SmallVector<Buffer *> args = {&lhs, &rhs, &out};
+  if (llvm::Error err = kernel.run(args))
+    return MeasureResult::failure(MeasureStatus::RuntimeError,
+                                  toString(std::move(err)));
+  if (!options.verify)
+    return std::nullopt;
+  llvm::Expected<ComparisonResult> cmp = compareBuffers(
+      out, expected, referenceProblem.getTolerance(elementType));
+  if (!cmp)
+    return MeasureResult::failure(MeasureStatus::RuntimeError,
+                                  toString(cmp.takeError()));
+  if (!cmp->passed)
+    return MeasureResult::failure(MeasureStatus::WrongResult,
+                                  "output differs from the reference: " +
+                                      cmp->summary());
+  return std::nullopt;
+}
+
+static TimeStats toTimeStats(const TimingStats &timing) {
+  TimeStats stats;
+  stats.mean = timing.mean;
+  stats.median = timing.median;
+  stats.min = timing.min;
+  stats.max = timing.max;
+  stats.stddev = timing.stddev;
+  stats.repeats = timing.samples.size();
+  return stats;
 }
 
 MeasureResult
@@ -241,46 +324,45 @@ InProcessCPUMeasurer::Impl::run(const std::function<void(StringRef)> &phase) {
     r.costSeconds = now() - start + compileSeconds;
     return r;
   };
-  if (!compiledKernel)
+  if (!compiled.kernel)
     return finish(MeasureResult::failure(MeasureStatus::RuntimeError,
                                          "no compiled variant to run"));
   auto setPhase = [&](StringRef name) {
     if (phase)
       phase(name);
   };
-  Kernel *fn = &*compiledKernel;
+  const Kernel &fn = *compiled.kernel;
+  setPhase("run");
+  if (std::optional<MeasureResult> failed = runAndVerify(fn))
+    return finish(std::move(*failed));
+  setPhase("time");
   Buffer out = outInit.clone();
   llvm::SmallVector<Buffer *> args = {&lhs, &rhs, &out};
-  setPhase("run");
-  if (llvm::Error err = fn->run(args))
-    return finish(MeasureResult::failure(MeasureStatus::RuntimeError,
-                                         toString(std::move(err))));
-  if (options.verify) {
-    llvm::Expected<ComparisonResult> cmp = compareBuffers(
-        out, expected, reference.getTolerance(elementType));
-    if (!cmp)
+  MeasureResult result;
+  if (reference.kernel) {
+    llvm::SmallVector<Buffer *> referenceArgs = {&lhs, &rhs, &referenceOut};
+    llvm::Expected<PairedTimingStats> timing = fn.timePaired(
+        args, *reference.kernel, referenceArgs, options.timing);
+    if (!timing)
       return finish(MeasureResult::failure(MeasureStatus::RuntimeError,
-                                           toString(cmp.takeError())));
-    if (!cmp->passed)
-      return finish(MeasureResult::failure(MeasureStatus::WrongResult,
-                                           "output differs from the "
-                                           "reference: " +
-                                               cmp->summary()));
+                                           toString(timing.takeError())));
+    TimeStats stats = toTimeStats(timing->subject);
+    result = MeasureResult::success(
+        stats, computeGFlops(problem.getFlops(), stats.median));
+    result.relative = timing->ratio.median;
+    result.referenceSeconds = timing->reference.median;
+  } else {
+    llvm::Expected<TimingStats> timing = fn.time(args, options.timing);
+    if (!timing)
+      return finish(MeasureResult::failure(MeasureStatus::RuntimeError,
+                                           toString(timing.takeError())));
+    TimeStats stats = toTimeStats(*timing);
+    result = MeasureResult::success(
+        stats, computeGFlops(problem.getFlops(), stats.median));
+    if (!referenceError.empty())
+      result.message = "timed alone: " + referenceError;
   }
-  setPhase("time");
-  llvm::Expected<TimingStats> timing = fn->time(args, options.timing);
-  if (!timing)
-    return finish(MeasureResult::failure(MeasureStatus::RuntimeError,
-                                         toString(timing.takeError())));
-  TimeStats stats;
-  stats.mean = timing->mean;
-  stats.median = timing->median;
-  stats.min = timing->min;
-  stats.max = timing->max;
-  stats.stddev = timing->stddev;
-  stats.repeats = timing->samples.size();
-  return finish(MeasureResult::success(
-      stats, computeGFlops(problem.getFlops(), stats.median)));
+  return finish(std::move(result));
 }
 
 InProcessCPUMeasurer::InProcessCPUMeasurer(std::unique_ptr<Impl> impl)

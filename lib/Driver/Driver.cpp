@@ -87,6 +87,13 @@ llvm::Error CPUProblemMeasurer::measure(ArrayRef<Config> batch,
   double runLimit =
       2.0 + double(1 + timing.warmupRuns) * perRun +
       double(timing.repeats) * std::max(perRun, 2 * timing.minSampleSeconds);
+  // Paired timing also runs the reference (warm-up and one sample more than
+  // the variant); once its time is known, allow it 10 times that.
+  if (!options.referenceConfig.empty()) {
+    double referenceRun = referenceScale > 0 ? 10 * referenceScale : perRun;
+    runLimit += double(timing.warmupRuns + timing.repeats + 1) *
+                std::max(referenceRun, 2 * timing.minSampleSeconds);
+  }
   double compileLimit = request.compileTimeoutSeconds > 0
                             ? request.compileTimeoutSeconds
                             : options.timeoutSeconds;
@@ -109,7 +116,8 @@ llvm::Error CPUProblemMeasurer::measure(ArrayRef<Config> batch,
     for (size_t i = 0; i < batch.size(); ++i) {
       MeasureResult result =
           invalid[i] ? *invalid[i]
-                     : worker.measure(texts[i], compileLimit, runLimit);
+                     : normalize(worker.measure(texts[i], compileLimit,
+                                                runLimit));
       if (!sink(i, result))
         break;
     }
@@ -135,7 +143,7 @@ llvm::Error CPUProblemMeasurer::measure(ArrayRef<Config> batch,
       next = std::thread([&, i] { nextCompiled = compileAt(i + 1); });
     }
     MeasureResult result =
-        compiled ? *compiled : workers[i % 2]->run(runLimit);
+        compiled ? *compiled : normalize(workers[i % 2]->run(runLimit));
     if (next.joinable())
       next.join();
     if (!sink(i, result))
@@ -143,6 +151,21 @@ llvm::Error CPUProblemMeasurer::measure(ArrayRef<Config> batch,
     compiled = std::move(nextCompiled);
   }
   return llvm::Error::success();
+}
+
+MeasureResult CPUProblemMeasurer::normalize(MeasureResult result) {
+  if (!result.ok() || result.relative <= 0)
+    return result;
+  if (referenceScale <= 0)
+    referenceScale = result.referenceSeconds;
+  result.normalizeToReference(referenceScale, problem.getFlops());
+  return result;
+}
+
+void CPUProblemMeasurer::replayed(const MeasureResult &result) {
+  if (referenceScale <= 0 && result.ok() && result.relative > 0 &&
+      result.rawSeconds > 0 && result.time.median > 0)
+    referenceScale = result.time.median / result.relative;
 }
 
 //===----------------------------------------------------------------------===//
@@ -338,6 +361,13 @@ mlir::tiletune::tuneModule(ModuleOp module, const TuneOptions &options) {
       measureOptions.timing = options.timing;
       measureOptions.seed = options.seed;
       measureOptions.verify = true;
+      if (options.pairedTiming) {
+        llvm::Expected<TileConfigAttr> reference =
+            configToAttr(ctx, problem, *space, defaultConfig);
+        if (!reference)
+          return reference.takeError();
+        measureOptions.referenceConfig = printAttr(*reference);
+      }
       // Overlap compilation with timing only when the timed kernels leave a
       // core idle.
       bool overlap = options.overlapCompile && threads < resolveThreads(0);

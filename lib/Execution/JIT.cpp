@@ -266,30 +266,60 @@ llvm::Error Kernel::run(llvm::ArrayRef<Buffer *> args,
   return error;
 }
 
-llvm::Expected<TimingStats>
-Kernel::time(llvm::ArrayRef<Buffer *> args,
-             const TimingOptions &options) const {
+llvm::Expected<std::function<void()>>
+Kernel::bindCall(llvm::ArrayRef<Buffer *> args) const {
   if (auto err = checkArguments(args))
     return std::move(err);
-  llvm::SmallVector<MemRefDescriptor> descriptors;
+  struct State {
+    llvm::SmallVector<MemRefDescriptor> descriptors;
+    llvm::SmallVector<int64_t> resultWords;
+    llvm::SmallVector<void *> pointers;
+    llvm::SmallVector<Buffer *> args;
+  };
+  auto state = std::make_shared<State>();
   for (Buffer *arg : args)
-    descriptors.push_back(MemRefDescriptor::fromBuffer(*arg));
-  llvm::SmallVector<int64_t> resultWords(getResultWords(*signature), 0);
-  llvm::SmallVector<void *> pointers;
+    state->descriptors.push_back(MemRefDescriptor::fromBuffer(*arg));
+  state->resultWords.assign(getResultWords(*signature), 0);
   if (!signature->results.empty())
-    pointers.push_back(resultWords.data());
-  for (MemRefDescriptor &d : descriptors)
-    pointers.push_back(d.getStructPtr());
+    state->pointers.push_back(state->resultWords.data());
+  for (MemRefDescriptor &d : state->descriptors)
+    state->pointers.push_back(d.getStructPtr());
+  state->args.assign(args.begin(), args.end());
 
   if (signature->results.empty()) {
     // The common case: call the wrapper directly, nothing else in the loop.
-    void *fn = function;
-    Trampoline call = kTrampolines[pointers.size()];
-    void *const *p = pointers.data();
-    return measure([&] { call(fn, p); }, options);
+    Trampoline call = kTrampolines[state->pointers.size()];
+    return std::function<void()>(
+        [call, fn = function, state] { call(fn, state->pointers.data()); });
   }
-  return measure([&] { invoke(pointers, resultWords, args, /*keep=*/false); },
-                 options);
+  Kernel self = *this;
+  return std::function<void()>([self, state] {
+    self.invoke(state->pointers, state->resultWords, state->args,
+                /*keep=*/false);
+  });
+}
+
+llvm::Expected<TimingStats>
+Kernel::time(llvm::ArrayRef<Buffer *> args,
+             const TimingOptions &options) const {
+  llvm::Expected<std::function<void()>> call = bindCall(args);
+  if (!call)
+    return call.takeError();
+  return measure(*call, options);
+}
+
+llvm::Expected<PairedTimingStats>
+Kernel::timePaired(llvm::ArrayRef<Buffer *> args, const Kernel &reference,
+                   llvm::ArrayRef<Buffer *> referenceArgs,
+                   const TimingOptions &options) const {
+  llvm::Expected<std::function<void()>> call = bindCall(args);
+  if (!call)
+    return call.takeError();
+  llvm::Expected<std::function<void()>> referenceCall =
+      reference.bindCall(referenceArgs);
+  if (!referenceCall)
+    return referenceCall.takeError();
+  return measurePaired(*call, *referenceCall, options);
 }
 
 //===----------------------------------------------------------------------===//

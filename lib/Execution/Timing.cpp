@@ -69,18 +69,21 @@ mlir::tiletune::computeTimingStats(llvm::ArrayRef<double> samples,
   return stats;
 }
 
-llvm::Expected<TimingStats>
-mlir::tiletune::measure(llvm::function_ref<void()> fn,
-                        const TimingOptions &options) {
+static llvm::Error checkOptions(const TimingOptions &options) {
   if (options.repeats == 0)
     return llvm::createStringError("timing needs at least one repeat");
   if (options.maxCallsPerSample == 0)
     return llvm::createStringError("maxCallsPerSample must be at least 1");
   if (!(options.minSampleSeconds >= 0.0))
     return llvm::createStringError("minSampleSeconds must be >= 0");
+  return llvm::Error::success();
+}
 
-  // Warm-up calls; the fastest one calibrates the batch size. One untimed
-  // calibration call is made even when no warm-up is asked for.
+/// Warm-up calls; the fastest one calibrates the batch size. One untimed
+/// calibration call is made even when no warm-up is asked for. Returns the
+/// calls per sample.
+static unsigned warmUpAndCalibrate(llvm::function_ref<void()> fn,
+                                   const TimingOptions &options) {
   double fastest = 0.0;
   unsigned calibrationCalls = std::max(options.warmupRuns, 1u);
   for (unsigned i = 0; i < calibrationCalls; ++i) {
@@ -89,7 +92,6 @@ mlir::tiletune::measure(llvm::function_ref<void()> fn,
     double t = secondsSince(start);
     fastest = i == 0 ? t : std::min(fastest, t);
   }
-
   unsigned calls = 1;
   if (fastest < options.minSampleSeconds) {
     double wanted = std::ceil(options.minSampleSeconds /
@@ -98,14 +100,60 @@ mlir::tiletune::measure(llvm::function_ref<void()> fn,
         std::min<double>(wanted, options.maxCallsPerSample));
     calls = std::max(calls, 1u);
   }
+  return calls;
+}
 
+/// One sample: `calls` back-to-back calls, seconds per call.
+static double sample(llvm::function_ref<void()> fn, unsigned calls) {
+  auto start = Clock::now();
+  for (unsigned c = 0; c < calls; ++c)
+    fn();
+  return secondsSince(start) / calls;
+}
+
+llvm::Expected<TimingStats>
+mlir::tiletune::measure(llvm::function_ref<void()> fn,
+                        const TimingOptions &options) {
+  if (llvm::Error err = checkOptions(options))
+    return std::move(err);
+  unsigned calls = warmUpAndCalibrate(fn, options);
   llvm::SmallVector<double> samples;
   samples.reserve(options.repeats);
-  for (unsigned r = 0; r < options.repeats; ++r) {
-    auto start = Clock::now();
-    for (unsigned c = 0; c < calls; ++c)
-      fn();
-    samples.push_back(secondsSince(start) / calls);
-  }
+  for (unsigned r = 0; r < options.repeats; ++r)
+    samples.push_back(sample(fn, calls));
   return computeTimingStats(samples, calls);
+}
+
+llvm::Expected<PairedTimingStats>
+mlir::tiletune::measurePaired(llvm::function_ref<void()> subject,
+                              llvm::function_ref<void()> reference,
+                              const TimingOptions &options) {
+  if (llvm::Error err = checkOptions(options))
+    return std::move(err);
+  unsigned referenceCalls = warmUpAndCalibrate(reference, options);
+  unsigned subjectCalls = warmUpAndCalibrate(subject, options);
+  llvm::SmallVector<double> subjectSamples, referenceSamples, ratios;
+  referenceSamples.push_back(sample(reference, referenceCalls));
+  for (unsigned r = 0; r < options.repeats; ++r) {
+    subjectSamples.push_back(sample(subject, subjectCalls));
+    referenceSamples.push_back(sample(reference, referenceCalls));
+    double around = 0.5 * (referenceSamples[r] + referenceSamples[r + 1]);
+    ratios.push_back(around > 0 ? subjectSamples.back() / around : 0.0);
+  }
+  PairedTimingStats stats;
+  llvm::Expected<TimingStats> s = computeTimingStats(subjectSamples,
+                                                     subjectCalls);
+  if (!s)
+    return s.takeError();
+  stats.subject = std::move(*s);
+  llvm::Expected<TimingStats> ref =
+      computeTimingStats(referenceSamples, referenceCalls);
+  if (!ref)
+    return ref.takeError();
+  stats.reference = std::move(*ref);
+  llvm::Expected<TimingStats> ratio = computeTimingStats(ratios, 1);
+  if (!ratio)
+    return ratio.takeError();
+  stats.ratio = std::move(*ratio);
+  return stats;
 }

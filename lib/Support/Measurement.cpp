@@ -78,6 +78,22 @@ MeasureResult MeasureResult::success(const TimeStats &time, double gflops) {
   return result;
 }
 
+void MeasureResult::normalizeToReference(double referenceScaleSeconds,
+                                         double flops) {
+  if (!ok() || relative <= 0 || rawSeconds > 0 || time.median <= 0 ||
+      !(referenceScaleSeconds > 0))
+    return;
+  double factor = relative * referenceScaleSeconds / time.median;
+  rawSeconds = time.median;
+  time.mean *= factor;
+  time.min *= factor;
+  time.max *= factor;
+  time.stddev *= factor;
+  time.median = relative * referenceScaleSeconds;
+  if (flops > 0)
+    gflops = flops / time.median * 1e-9;
+}
+
 MeasureResult MeasureResult::failure(MeasureStatus status,
                                      llvm::StringRef message) {
   assert(status != MeasureStatus::Ok && "a failure needs a failing status");

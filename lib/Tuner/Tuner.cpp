@@ -31,6 +31,7 @@ using llvm::Expected;
 using llvm::StringRef;
 
 Measurer::~Measurer() = default;
+void Measurer::replayed(const MeasureResult &) {}
 
 llvm::json::Value mlir::tiletune::configToJSON(const Space &space,
                                                const Config &config) {
@@ -335,6 +336,7 @@ Error Tuner::Impl::startOrResume(const Config &defaultConfig) {
       resumed = true;
       priorElapsed = previous.elapsedSeconds;
       for (size_t i = 0; i < recordedResults->size(); ++i) {
+        measurer.replayed((*recordedResults)[i].result);
         if (i < consumed)
           addRecord((*recordedResults)[i], /*replayed=*/true);
         else

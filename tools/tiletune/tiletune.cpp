@@ -148,6 +148,14 @@ static cl::opt<bool> noOverlap(
     cl::desc("Do not compile the next candidate while one is timed (by "
              "default they overlap when --threads leaves a core idle)"),
     cl::init(false), cl::sub(tuneCmd), cl::cat(category));
+static cl::opt<bool> unpaired(
+    "unpaired",
+    cl::desc("CPU: time every variant alone. By default each is timed "
+             "interleaved with the problem's default config and ranked by "
+             "the ratio, so that the machine's speed drifting between "
+             "measurements does not reorder variants (costs about twice the "
+             "timing time)"),
+    cl::init(false), cl::sub(tuneCmd), cl::cat(category));
 static cl::opt<bool> noProgress("no-progress",
                                 cl::desc("Do not print the progress bar"),
                                 cl::init(false), cl::sub(tuneCmd),
@@ -280,6 +288,7 @@ static int runTune(MLIRContext &ctx) {
   options.timing.warmupRuns = warmup;
   options.timing.minSampleSeconds = minSampleMs * 1e-3;
   options.overlapCompile = !noOverlap;
+  options.pairedTiming = !unpaired;
   options.progress = (noProgress || quiet) ? nullptr : &llvm::errs();
   options.log = quiet ? nullptr : &llvm::errs();
   options.stopFlag = &stopRequested;

@@ -192,7 +192,10 @@ enum class SyncMode : uint8_t {
 class TileTuneDatabase {
 public:
   /// The schema version this build writes and reads (PRAGMA user_version).
-  static constexpr int kSchemaVersion = 1;
+  /// Version 2 added the paired-timing columns of measurements (relative,
+  /// raw_median_s); a version-1 file is upgraded in place when opened for
+  /// writing and read as is (without them) when opened read-only.
+  static constexpr int kSchemaVersion = 2;
   /// The SQLite application id of TileTune files (PRAGMA application_id).
   static constexpr int32_t kApplicationId = 0x54547442; // "TTtB"
 
@@ -298,9 +301,15 @@ private:
              llvm::StringRef algorithm);
   llvm::Expected<RunInfo> readRunRow(Statement &stmt);
 
+  /// The paired-timing columns of `measurements` as selected by queries
+  /// ("m.relative, m.raw_median_s", or NULLs in a read-only version-1 file).
+  llvm::StringRef pairedColumns() const;
+
   sqlite3 *db = nullptr;
   std::string path;
   bool readOnly = false;
+  /// The file has the paired-timing columns (schema version >= 2).
+  bool hasPairedColumns = true;
 };
 
 /// The owner token of this process for RunInfo::owner:

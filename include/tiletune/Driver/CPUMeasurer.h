@@ -41,6 +41,11 @@ struct CPUMeasureOptions {
   /// Default time limit of one measurement (compile + verify + time), in
   /// seconds, when the caller gives none.
   double timeoutSeconds = 60;
+  /// Paired timing: a config (attribute text) of the problem that is built
+  /// once per worker and timed interleaved with every variant; results then
+  /// carry `relative` and `referenceSeconds` (see Timing.h, measurePaired).
+  /// Empty: variants are timed alone.
+  std::string referenceConfig;
 };
 
 /// Measures configs of one problem inside the calling process (no

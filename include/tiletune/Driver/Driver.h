@@ -76,6 +76,11 @@ struct TuneOptions {
   /// Compile the next candidate while the current one is timed, when the
   /// kernels leave a core idle (threads < cores).
   bool overlapCompile = true;
+  /// CPU: time every variant interleaved with the problem's default config
+  /// and rank by the ratio (CPUMeasureOptions::referenceConfig), so that the
+  /// machine's speed drifting between measurements does not reorder
+  /// variants. Costs about twice the timing time.
+  bool pairedTiming = true;
   /// Stop flag polled by the tuner (e.g. set by SIGINT).
   const std::atomic<bool> *stopFlag = nullptr;
 };
@@ -104,8 +109,20 @@ public:
   llvm::Error measure(llvm::ArrayRef<Config> batch,
                       const MeasureRequest &request,
                       MeasureResultSink sink) override;
+  /// Paired timing: takes the run's reference scale from a result recorded
+  /// before a resume.
+  void replayed(const MeasureResult &result) override;
+
+  /// Paired timing (options.referenceConfig set): the reference's time per
+  /// call that results are normalized to (the reference's median in the
+  /// run's first paired measurement, or the one recorded before a resume);
+  /// 0 before the first.
+  double getReferenceScale() const { return referenceScale; }
 
 private:
+  /// Normalizes a paired-timed result to the run's reference scale.
+  MeasureResult normalize(MeasureResult result);
+
   MLIRContext *ctx;
   Problem problem;
   Space space;
@@ -113,6 +130,7 @@ private:
   CPUMeasurer worker;
   /// The second worker when compilation overlaps with timing.
   std::unique_ptr<CPUMeasurer> secondWorker;
+  double referenceScale = 0;
 };
 
 /// The default config of a problem (the heuristic of

@@ -24,6 +24,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -116,10 +117,23 @@ public:
   llvm::Expected<TimingStats> time(llvm::ArrayRef<Buffer *> args,
                                    const TimingOptions &options = {}) const;
 
+  /// Times calls of the kernel on `args` interleaved with calls of
+  /// `reference` on `referenceArgs` (measurePaired): the ratio of the two
+  /// is robust against a machine whose speed drifts. Argument buffers are
+  /// reused across calls as in time().
+  llvm::Expected<PairedTimingStats>
+  timePaired(llvm::ArrayRef<Buffer *> args, const Kernel &reference,
+             llvm::ArrayRef<Buffer *> referenceArgs,
+             const TimingOptions &options = {}) const;
+
 private:
   friend class ExecutionModule;
   Kernel(const KernelSignature *signature, void *function)
       : signature(signature), function(function) {}
+  /// A callable that calls the kernel on `args` with descriptors prepared
+  /// once (for timing loops).
+  llvm::Expected<std::function<void()>>
+  bindCall(llvm::ArrayRef<Buffer *> args) const;
   /// One call with prepared descriptor pointers; releases results the kernel
   /// allocated unless `keep` is set. `resultWords` is the result storage.
   void invoke(llvm::SmallVectorImpl<void *> &pointers,

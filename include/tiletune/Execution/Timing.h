@@ -64,6 +64,30 @@ llvm::Expected<TimingStats> computeTimingStats(llvm::ArrayRef<double> samples,
 llvm::Expected<TimingStats> measure(llvm::function_ref<void()> fn,
                                     const TimingOptions &options = {});
 
+/// Timing of a subject interleaved with a reference (measurePaired).
+struct PairedTimingStats {
+  /// Time per call of the subject.
+  TimingStats subject;
+  /// Time per call of the reference (one sample more than the subject: one
+  /// before every subject sample and one after the last).
+  TimingStats reference;
+  /// Per subject sample: its time divided by the mean of the two reference
+  /// samples around it. The median of these ranks the subject.
+  TimingStats ratio;
+};
+
+/// Times `subject` interleaved with `reference`: both are warmed up and
+/// calibrated separately (batch sizes as in measure()), then the samples
+/// alternate reference, subject, reference, ..., reference, so every subject
+/// sample has reference samples taken just before and just after it under
+/// the same machine conditions. A machine whose speed drifts between samples
+/// (frequency, other tenants, a compile on a sibling core) moves both, and
+/// the ratio cancels most of it. Fails only on invalid options.
+llvm::Expected<PairedTimingStats>
+measurePaired(llvm::function_ref<void()> subject,
+              llvm::function_ref<void()> reference,
+              const TimingOptions &options = {});
+
 /// GFLOP/s achieved by `flops` floating-point operations in `seconds`.
 inline double computeGFlops(double flops, double seconds) {
   return seconds > 0 ? flops / seconds * 1e-9 : 0.0;

@@ -82,6 +82,12 @@ public:
   virtual llvm::Error measure(llvm::ArrayRef<Config> batch,
                               const MeasureRequest &request,
                               MeasureResultSink sink) = 0;
+
+  /// Called with every result read back from the database when a run is
+  /// resumed, in recorded order, before anything new is measured. A
+  /// measurer that expresses results on a run-wide scale (paired timing)
+  /// recovers the scale from them. The default does nothing.
+  virtual void replayed(const MeasureResult &result);
 };
 
 /// Progress information given to the callback after each recorded result.
