@@ -40,6 +40,30 @@ func.func @matmul(%A: memref<512x1024xf32>, %B: memref<1024x1024xf32>, %C: memre
 
 // -----
 
+// The same matmul with explicit_unroll: the virtual-thread loops are
+// unrolled, so the four 2x2 accumulators (one per vthread) are read from
+// global memory once before the shared-memory k loop, carried through it as
+// iter_args and stored once after it (no global accumulator traffic per
+// k step).
+// CHECK-LABEL: func.func @matmul_explicit_unroll
+// CHECK:        vector.load {{.*}} : memref<512x1024xf32>, vector<2xf32>
+// CHECK:        %[[ACC:.*]]:4 = scf.for {{.*}} step %c16 iter_args({{.*}}) -> (vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>) {
+// CHECK-NOT:      vector.store {{.*}} : memref<512x1024xf32>
+// CHECK:          gpu.barrier
+// CHECK:          vector.fma
+// CHECK-NOT:      vector.store {{.*}} : memref<512x1024xf32>
+// CHECK:          gpu.barrier
+// CHECK:          scf.yield
+// CHECK:        }
+// CHECK:        vector.store {{.*}} : memref<512x1024xf32>, vector<2xf32>
+func.func @matmul_explicit_unroll(%A: memref<512x1024xf32>, %B: memref<1024x1024xf32>, %C: memref<512x1024xf32>) {
+  linalg.matmul {tiletune.config = #tiletune.config<cuda, block = {m = 64, n = 64}, vthread = {m = 32, n = 32}, thread = {m = 2, n = 2}, shared = {k = 16}, register = {k = 4}, explicit_unroll = true>}
+    ins(%A, %B : memref<512x1024xf32>, memref<1024x1024xf32>) outs(%C : memref<512x1024xf32>)
+  return
+}
+
+// -----
+
 // Batch at block level only: b = 8 in blocks of 2 and m = 128 in blocks of
 // 32 -> grid 4x4 (n = 64 is one block and not mapped); threads 8x8; each
 // thread loops over the 2 batch entries of its block.

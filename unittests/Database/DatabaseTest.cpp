@@ -166,6 +166,8 @@ TEST_F(DatabaseTest, RunAndMeasurementsRoundTrip) {
                                           MeasureStatus::CompileError);
     expectOk(db->recordMeasurement(second, 0.7));
     MeasurementRecord third = makeRecord(run.id, 2, 1e-3);
+    third.result.relative = 0.5;
+    third.result.rawSeconds = 1.2e-3;
     expectOk(db->recordMeasurement(third, 0.9));
   }
   auto db = openOrFail(path, OpenMode::ReadOnly);
@@ -206,12 +208,96 @@ TEST_F(DatabaseTest, RunAndMeasurementsRoundTrip) {
   EXPECT_EQ(r1.result.status, MeasureStatus::CompileError);
   EXPECT_EQ(r1.result.message, "failed on purpose");
   EXPECT_EQ(r1.result.time.repeats, 0u);
+  // Paired timing: the ratio and the measured median come back.
+  EXPECT_EQ(r0.result.relative, 0.0);
+  EXPECT_EQ(r0.result.rawSeconds, 0.0);
+  const MeasurementRecord &r2 = (*records)[2];
+  EXPECT_DOUBLE_EQ(r2.result.relative, 0.5);
+  EXPECT_DOUBLE_EQ(r2.result.rawSeconds, 1.2e-3);
 
   // A read-only database refuses writes with a clear error.
   RunInfo other = makeRun();
   llvm::Error err = db->recordRun(other);
   ASSERT_TRUE(static_cast<bool>(err));
   EXPECT_NE(llvm::toString(std::move(err)).find("read"), std::string::npos);
+}
+
+/// A version-1 file (before the paired-timing columns) is read as is when
+/// opened read-only and upgraded in place when opened for writing; what it
+/// held survives.
+TEST_F(DatabaseTest, Version1FilesAreReadAndUpgraded) {
+  std::string path = file("v1.db");
+  RunInfo run = makeRun();
+  {
+    auto db = openOrFail(path);
+    ASSERT_TRUE(db);
+    expectOk(db->recordRun(run));
+    MeasurementRecord first =
+        makeRecord(run.id, 0, 2e-3, MeasurementRole::Default);
+    expectOk(db->recordMeasurement(first, 0.5));
+  }
+  // Turn it into the version-1 layout.
+  sqlite3 *raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(raw,
+                         "ALTER TABLE measurements DROP COLUMN relative; "
+                         "ALTER TABLE measurements DROP COLUMN raw_median_s; "
+                         "UPDATE meta SET value = '1' WHERE key = "
+                         "'schema_version'; PRAGMA user_version=1",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK)
+      << sqlite3_errmsg(raw);
+  sqlite3_close(raw);
+  auto countPairedColumns = [&]() {
+    sqlite3 *check = nullptr;
+    EXPECT_EQ(sqlite3_open(path.c_str(), &check), SQLITE_OK);
+    sqlite3_stmt *stmt = nullptr;
+    EXPECT_EQ(sqlite3_prepare_v2(check,
+                                 "SELECT count(*) FROM pragma_table_info("
+                                 "'measurements') WHERE name IN ('relative', "
+                                 "'raw_median_s')",
+                                 -1, &stmt, nullptr),
+              SQLITE_OK);
+    EXPECT_EQ(sqlite3_step(stmt), SQLITE_ROW);
+    int64_t n = sqlite3_column_int64(stmt, 0);
+    sqlite3_finalize(stmt);
+    sqlite3_close(check);
+    return n;
+  };
+  ASSERT_EQ(countPairedColumns(), 0);
+  {
+    auto db = openOrFail(path, OpenMode::ReadOnly);
+    ASSERT_TRUE(db);
+    auto records = db->measurementsOfRun(run.id);
+    ASSERT_TRUE(static_cast<bool>(records))
+        << llvm::toString(records.takeError());
+    ASSERT_EQ(records->size(), 1u);
+    EXPECT_DOUBLE_EQ((*records)[0].result.time.median, 2e-3);
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    expectOk(db->exportJSONL(os));
+    EXPECT_NE(text.find("\"median\""), std::string::npos);
+    EXPECT_EQ(countPairedColumns(), 0);
+  }
+  {
+    auto db = openOrFail(path);
+    ASSERT_TRUE(db);
+    EXPECT_EQ(countPairedColumns(), 2);
+    MeasurementRecord second = makeRecord(run.id, 1, 1e-3);
+    second.result.relative = 0.5;
+    second.result.rawSeconds = 3e-3;
+    expectOk(db->recordMeasurement(second, 0.7));
+    auto records = db->measurementsOfRun(run.id);
+    ASSERT_TRUE(static_cast<bool>(records))
+        << llvm::toString(records.takeError());
+    ASSERT_EQ(records->size(), 2u);
+    EXPECT_EQ((*records)[0].result.relative, 0.0);
+    EXPECT_DOUBLE_EQ((*records)[1].result.relative, 0.5);
+    EXPECT_DOUBLE_EQ((*records)[1].result.rawSeconds, 3e-3);
+  }
+  // Opening the upgraded file again changes nothing.
+  EXPECT_TRUE(openOrFail(path) != nullptr);
+  EXPECT_EQ(countPairedColumns(), 2);
 }
 
 TEST_F(DatabaseTest, RejectsBadRecords) {

@@ -379,10 +379,15 @@ TEST(MeasureResultCodec, RoundTrips) {
   t.repeats = 7;
   MeasureResult r = MeasureResult::success(t, 12.5);
   r.costSeconds = 0.25;
+  r.relative = 1.25;
+  r.referenceSeconds = 1.2e-3;
   llvm::Expected<MeasureResult> back =
       decodeMeasureResult(encodeMeasureResult(r));
   ASSERT_TRUE(bool(back));
   EXPECT_EQ(back->status, MeasureStatus::Ok);
+  EXPECT_DOUBLE_EQ(back->relative, 1.25);
+  EXPECT_DOUBLE_EQ(back->referenceSeconds, 1.2e-3);
+  EXPECT_EQ(back->rawSeconds, 0.0);
   EXPECT_DOUBLE_EQ(back->time.median, 1.5e-3);
   EXPECT_EQ(back->time.repeats, 7u);
   EXPECT_DOUBLE_EQ(back->gflops, 12.5);
@@ -431,6 +436,84 @@ TEST_F(DriverTest, MeasuresVariantsInAWorker) {
   EXPECT_EQ(bad.status, MeasureStatus::Invalid);
   // One worker served every request.
   EXPECT_EQ(measurer.getNumWorkerStarts(), 1u);
+  // Timed alone: no ratio.
+  EXPECT_EQ(ok.relative, 0.0);
+  EXPECT_EQ(ok.referenceSeconds, 0.0);
+}
+
+/// Paired timing: with the default config as the reference, every Ok result
+/// carries the ratio to it; the problem measurer expresses results at the
+/// reference speed of its first measurement and recovers that scale from
+/// replayed results. A reference that does not build leaves the variants
+/// timed alone, saying why.
+TEST_F(DriverTest, PairedTimingRanksByTheRatioToTheReference) {
+  FailureOr<ProblemSet> set = collectProblems(*module, "cpu");
+  ASSERT_TRUE(succeeded(set));
+  const Problem &p = set->problems[0];
+  llvm::Expected<Space> space = buildProblemSpace(p);
+  ASSERT_TRUE(bool(space));
+  Config def = getDefaultConfig(&ctx, p, *space, 1);
+  llvm::Expected<TileConfigAttr> defAttr = configToAttr(&ctx, p, *space, def);
+  ASSERT_TRUE(bool(defAttr));
+  std::mt19937_64 rng(5);
+  std::optional<Config> other = space->sampleValid(rng);
+  ASSERT_TRUE(other.has_value());
+
+  CPUMeasureOptions options;
+  options.threads = 1;
+  options.timing.repeats = 5;
+  options.timing.minSampleSeconds = 1e-4;
+  options.referenceConfig = printAttr(*defAttr);
+
+  // The worker alone: raw times plus the ratio. The reference against
+  // itself is close to 1 (same code, samples interleaved).
+  CPUMeasurer worker(p, options);
+  MeasureResult self = worker.measure(options.referenceConfig);
+  ASSERT_EQ(self.status, MeasureStatus::Ok) << self.message;
+  EXPECT_GT(self.referenceSeconds, 0.0);
+  EXPECT_GT(self.relative, 0.5);
+  EXPECT_LT(self.relative, 2.0);
+  EXPECT_EQ(self.rawSeconds, 0.0);
+
+  // The problem measurer: normalized to the scale of its first result.
+  CPUProblemMeasurer measurer(&ctx, p, *space, options);
+  SmallVector<MeasureResult> results;
+  MeasureRequest request;
+  llvm::Error err = measurer.measure(
+      {def, *other}, request, [&](size_t, const MeasureResult &r) {
+        results.push_back(r);
+        return true;
+      });
+  ASSERT_FALSE(bool(err)) << toString(std::move(err));
+  ASSERT_EQ(results.size(), 2u);
+  double scale = measurer.getReferenceScale();
+  EXPECT_DOUBLE_EQ(scale, results[0].referenceSeconds);
+  for (const MeasureResult &r : results) {
+    ASSERT_EQ(r.status, MeasureStatus::Ok) << r.message;
+    EXPECT_GT(r.rawSeconds, 0.0);
+    EXPECT_DOUBLE_EQ(r.time.median, r.relative * scale);
+    EXPECT_NEAR(r.gflops, p.getFlops() / r.time.median * 1e-9,
+                1e-9 * r.gflops);
+  }
+
+  // A resumed run takes the scale from what was recorded.
+  CPUProblemMeasurer resumed(&ctx, p, *space, options);
+  resumed.replayed(MeasureResult::failure(MeasureStatus::Timeout, "slow"));
+  EXPECT_EQ(resumed.getReferenceScale(), 0.0);
+  resumed.replayed(results[1]);
+  EXPECT_DOUBLE_EQ(resumed.getReferenceScale(),
+                   results[1].time.median / results[1].relative);
+
+  // A reference that does not build: timed alone, with the reason.
+  options.referenceConfig = "#tiletune.config<cpu, bogus>";
+  CPUMeasurer broken(p, options);
+  MeasureResult alone = broken.measure(printAttr(*defAttr));
+  ASSERT_EQ(alone.status, MeasureStatus::Ok) << alone.message;
+  EXPECT_EQ(alone.relative, 0.0);
+  EXPECT_NE(alone.message.find("timed alone: the reference config of paired "
+                               "timing failed (invalid)"),
+            std::string::npos)
+      << alone.message;
 }
 
 } // namespace

@@ -91,6 +91,60 @@ TEST(TimingTest, RejectsInvalidOptions) {
   llvm::consumeError(stats.takeError());
 }
 
+TEST(TimingTest, PairedTimingAlternatesAndRatiosUseTheSamplesAround) {
+  // Call log: 'r' reference, 's' subject. One call per sample.
+  std::string log;
+  TimingOptions opts;
+  opts.warmupRuns = 2;
+  opts.repeats = 4;
+  opts.minSampleSeconds = 0;
+  auto stats = measurePaired([&] { log += 's'; }, [&] { log += 'r'; }, opts);
+  ASSERT_TRUE(static_cast<bool>(stats));
+  // Warm-up of the reference, then of the subject, then r s r s r s r s r.
+  EXPECT_EQ(log, "rr" "ss" "rsrsrsrsr");
+  EXPECT_EQ(stats->subject.samples.size(), 4u);
+  EXPECT_EQ(stats->reference.samples.size(), 5u);
+  ASSERT_EQ(stats->ratio.samples.size(), 4u);
+  for (unsigned i = 0; i < 4; ++i) {
+    double around = 0.5 * (stats->reference.samples[i] +
+                           stats->reference.samples[i + 1]);
+    if (around > 0)
+      EXPECT_DOUBLE_EQ(stats->ratio.samples[i],
+                       stats->subject.samples[i] / around);
+  }
+}
+
+TEST(TimingTest, PairedTimingCalibratesEachSideAndRanksBySleepRatio) {
+  // A 6 ms subject against a 2 ms reference, both slow enough to be sampled
+  // one call at a time; a tiny reference is batched on its own. Sleeps only
+  // last longer than asked, so the bounds are loose.
+  TimingOptions opts;
+  opts.warmupRuns = 1;
+  opts.repeats = 3;
+  opts.minSampleSeconds = 1e-3;
+  auto stats = measurePaired(
+      [] { std::this_thread::sleep_for(std::chrono::milliseconds(6)); },
+      [] { std::this_thread::sleep_for(std::chrono::milliseconds(2)); }, opts);
+  ASSERT_TRUE(static_cast<bool>(stats));
+  EXPECT_EQ(stats->subject.callsPerSample, 1u);
+  EXPECT_EQ(stats->reference.callsPerSample, 1u);
+  EXPECT_GT(stats->ratio.median, 1.2);
+  EXPECT_LT(stats->ratio.median, 6.0);
+
+  volatile double sink = 0;
+  auto tiny = measurePaired(
+      [] { std::this_thread::sleep_for(std::chrono::milliseconds(2)); },
+      [&] { sink = sink + 1.0; }, opts);
+  ASSERT_TRUE(static_cast<bool>(tiny));
+  EXPECT_GT(tiny->reference.callsPerSample, 1u);
+  EXPECT_EQ(tiny->subject.callsPerSample, 1u);
+
+  opts.repeats = 0;
+  auto bad = measurePaired([] {}, [] {}, opts);
+  EXPECT_FALSE(static_cast<bool>(bad));
+  llvm::consumeError(bad.takeError());
+}
+
 TEST(TimingTest, GFlopsAndFormatting) {
   EXPECT_DOUBLE_EQ(computeGFlops(2e9, 0.5), 4.0);
   EXPECT_EQ(computeGFlops(1.0, 0.0), 0.0);

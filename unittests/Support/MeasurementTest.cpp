@@ -55,4 +55,39 @@ TEST(MeasurementTest, Constructors) {
   EXPECT_EQ(bad.message, "pass failed");
 }
 
+TEST(MeasurementTest, NormalizeToReference) {
+  // Measured 2, 3, 4 ms while the reference ran at 2 ms: ratio 1.5. At the
+  // run's reference speed of 1 ms it ranks as 1.5 ms.
+  MeasureResult r = MeasureResult::success(
+      TimeStats::fromSamples({2e-3, 3e-3, 4e-3}), 1.0);
+  r.relative = 1.5;
+  r.referenceSeconds = 2e-3;
+  r.normalizeToReference(1e-3, /*flops=*/3e6);
+  EXPECT_DOUBLE_EQ(r.rawSeconds, 3e-3);
+  EXPECT_DOUBLE_EQ(r.time.median, 1.5e-3);
+  EXPECT_DOUBLE_EQ(r.time.min, 1e-3);
+  EXPECT_DOUBLE_EQ(r.time.max, 2e-3);
+  EXPECT_DOUBLE_EQ(r.gflops, 2.0);
+  // Normalizing twice does nothing.
+  r.normalizeToReference(5e-3, 3e6);
+  EXPECT_DOUBLE_EQ(r.time.median, 1.5e-3);
+
+  // Timed alone, failed, or no scale: left alone.
+  MeasureResult alone =
+      MeasureResult::success(TimeStats::fromSamples({2e-3}), 1.0);
+  alone.normalizeToReference(1e-3, 3e6);
+  EXPECT_DOUBLE_EQ(alone.time.median, 2e-3);
+  EXPECT_EQ(alone.rawSeconds, 0.0);
+  MeasureResult failed =
+      MeasureResult::failure(MeasureStatus::Timeout, "too slow");
+  failed.relative = 2;
+  failed.normalizeToReference(1e-3, 3e6);
+  EXPECT_EQ(failed.rawSeconds, 0.0);
+  MeasureResult noScale =
+      MeasureResult::success(TimeStats::fromSamples({2e-3}), 1.0);
+  noScale.relative = 2;
+  noScale.normalizeToReference(0, 3e6);
+  EXPECT_DOUBLE_EQ(noScale.time.median, 2e-3);
+}
+
 } // namespace

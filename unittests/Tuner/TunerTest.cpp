@@ -106,6 +106,10 @@ public:
     return llvm::Error::success();
   }
 
+  void replayed(const MeasureResult &result) override {
+    replayedResults.push_back(result);
+  }
+
   const Space &space;
   std::string defaultKey;
   bool slowFinalWinner = false;
@@ -114,6 +118,8 @@ public:
   int64_t calls = 0;
   std::vector<std::pair<std::string, MeasurementRole>> measured;
   std::vector<MeasureRequest> requests;
+  /// What the tuner handed back on resume (Measurer::replayed).
+  std::vector<MeasureResult> replayedResults;
 };
 
 /// One record without its timestamp, for comparing runs.
@@ -888,6 +894,12 @@ TEST_P(TunerResumeTest, ContinuesExactly) {
   EXPECT_EQ(result->runId, 1);
   EXPECT_EQ(result->status, RunStatus::Finished);
   EXPECT_EQ(result->replayed, param.at);
+  // The measurer saw every recorded result, in order, before measuring.
+  ASSERT_EQ(measurer.replayedResults.size(), size_t(param.at));
+  for (size_t i = 0; i < before.size(); ++i) {
+    EXPECT_EQ(measurer.replayedResults[i].status, before[i].status);
+    EXPECT_EQ(measurer.replayedResults[i].time.median, before[i].median);
+  }
 
   // None lost, none repeated, and the same continuation.
   std::vector<Row> after = rows(*db, 1);
