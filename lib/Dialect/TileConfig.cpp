@@ -203,12 +203,28 @@ ArrayRef<StringRef> mlir::tiletune::getDimLevels(StringRef target, OpKind kind,
   return {};
 }
 
+/// Whether the config may pad loop `dim` of an op of `kind` on `target`.
+static bool isPaddable(StringRef target, OpKind kind, const LoopDim &dim) {
+  return target == kTargetCPU &&
+         (kind == OpKind::Matmul || kind == OpKind::BatchMatmul) &&
+         dim.role != DimRole::Batch;
+}
+
+int64_t mlir::tiletune::getPaddedSize(TileConfigAttr config,
+                                      const LoopDim &dim) {
+  if (auto pad = llvm::dyn_cast_or_null<DictionaryAttr>(
+          config.getOption("pad")))
+    if (auto size = llvm::dyn_cast_or_null<IntegerAttr>(pad.get(dim.name)))
+      return size.getInt();
+  return dim.size;
+}
+
 FactorMap mlir::tiletune::getFactors(TileConfigAttr config,
                                      const TunableOp &op) {
   FactorMap factors;
   for (const LoopDim &dim : op.dims) {
     SmallVector<int64_t> list;
-    int64_t outer = dim.size;
+    int64_t outer = getPaddedSize(config, dim);
     for (StringRef level : getDimLevels(config.getTarget(), op.kind, dim.role)) {
       int64_t tile = config.getTileSize(level, dim.name).value_or(outer);
       list.push_back(tile > 0 ? outer / tile : 0);
@@ -229,6 +245,7 @@ TileConfigAttr mlir::tiletune::buildConfig(MLIRContext *ctx, StringRef target,
   ctx->getOrLoadDialect<TileTuneDialect>();
   Builder b(ctx);
   llvm::StringMap<SmallVector<NamedAttribute>> levels;
+  SmallVector<NamedAttribute> pads;
   for (const LoopDim &dim : op.dims) {
     auto it = factors.find(dim.name);
     if (it == factors.end())
@@ -243,8 +260,11 @@ TileConfigAttr mlir::tiletune::buildConfig(MLIRContext *ctx, StringRef target,
         return {};
       product *= f;
     }
-    if (product != dim.size)
-      return {};
+    if (product != dim.size) {
+      if (product < dim.size || !isPaddable(target, op.kind, dim))
+        return {};
+      pads.push_back(b.getNamedAttr(dim.name, b.getI64IntegerAttr(product)));
+    }
     // The tile at level i is the product of the factors inside it.
     for (auto [index, level] : llvm::enumerate(dimLevels)) {
       int64_t tile = 1;
@@ -262,6 +282,12 @@ TileConfigAttr mlir::tiletune::buildConfig(MLIRContext *ctx, StringRef target,
           b.getNamedAttr(level, b.getDictionaryAttr(it->second)));
   }
   llvm::append_range(entries, options);
+  if (!pads.empty()) {
+    llvm::erase_if(entries, [](const NamedAttribute &entry) {
+      return entry.getName() == "pad";
+    });
+    entries.push_back(b.getNamedAttr("pad", b.getDictionaryAttr(pads)));
+  }
   return TileConfigAttr::getChecked(
       [&]() { return emitError(UnknownLoc::get(ctx)); }, ctx, target,
       b.getDictionaryAttr(entries));
@@ -291,11 +317,29 @@ mlir::tiletune::verifyConfig(TileConfigAttr config, const TunableOp &op,
                            << "' on target '" << target << "'";
     }
   }
+  // Padding: CPU matmul loops (not the batch), never below the size.
+  if (auto pad = config.getOption("pad")) {
+    for (NamedAttribute entry : llvm::cast<DictionaryAttr>(pad)) {
+      StringRef dimName = entry.getName().getValue();
+      const LoopDim *dim = op.lookup(dimName);
+      if (!dim || !isPaddable(target, op.kind, *dim))
+        return emitError() << "'pad' cannot pad dimension '" << dimName
+                           << "' of " << kindName
+                           << " (only the m, n and k loops of cpu matmul "
+                              "and batch_matmul configs)";
+      int64_t padded = llvm::cast<IntegerAttr>(entry.getValue()).getInt();
+      if (padded < dim->size)
+        return emitError() << "'pad' size " << padded << " of dimension '"
+                           << dimName << "' is smaller than its size ("
+                           << dim->size << ")";
+    }
+  }
   // Every dimension at every one of its levels, each tile dividing the
   // enclosing one.
   for (const LoopDim &dim : op.dims) {
-    int64_t outer = dim.size;
-    StringRef outerName = "the dimension size";
+    int64_t outer = getPaddedSize(config, dim);
+    StringRef outerName = outer == dim.size ? StringRef("the dimension size")
+                                            : StringRef("the padded size");
     for (StringRef level : getDimLevels(target, op.kind, dim.role)) {
       std::optional<int64_t> tile = config.getTileSize(level, dim.name);
       if (!tile)

@@ -33,7 +33,7 @@ void TileTuneDialect::initialize() {
 //===----------------------------------------------------------------------===//
 
 namespace {
-enum class OptionKind { Order, Bool, Enum, Int };
+enum class OptionKind { Order, Bool, Enum, Int, Sizes };
 struct OptionSpec {
   llvm::StringLiteral name;
   OptionKind kind;
@@ -48,6 +48,7 @@ static llvm::ArrayRef<OptionSpec> getOptionSpecs(StringRef target) {
       {"vectorize", OptionKind::Bool, ""},
       {"pack", OptionKind::Enum, "none|a|b|ab"},
       {"unroll", OptionKind::Int, "1|2|4|8"},
+      {"pad", OptionKind::Sizes, ""},
   };
   static const OptionSpec cuda[] = {
       {"explicit_unroll", OptionKind::Bool, ""},
@@ -188,6 +189,20 @@ TileConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                            << spec->legal;
       break;
     }
+    case OptionKind::Sizes: {
+      auto sizes = llvm::dyn_cast<DictionaryAttr>(value);
+      if (!sizes)
+        return emitError() << "'" << name
+                           << "' must map dimension names to sizes";
+      for (NamedAttribute size : sizes) {
+        auto integer = llvm::dyn_cast<IntegerAttr>(size.getValue());
+        if (!integer || integer.getInt() < 1)
+          return emitError() << "'" << name << "' size of '"
+                             << size.getName().getValue()
+                             << "' must be a positive integer";
+      }
+      break;
+    }
     case OptionKind::Int: {
       auto integer = llvm::dyn_cast<IntegerAttr>(value);
       if (!integer ||
@@ -285,8 +300,23 @@ Attribute TileConfigAttr::parse(AsmParser &parser, Type) {
                                            b.getDictionaryAttr(entries));
 }
 
+static void printValue(AsmPrinter &printer, Attribute value);
+
+/// `{dim = size, ...}` in the dictionary's (sorted) order.
+static void printSizes(AsmPrinter &printer, DictionaryAttr sizes) {
+  printer << "{";
+  llvm::interleaveComma(sizes, printer, [&](NamedAttribute size) {
+    printer.printKeywordOrString(size.getName().getValue());
+    printer << " = ";
+    printValue(printer, size.getValue());
+  });
+  printer << "}";
+}
+
 static void printValue(AsmPrinter &printer, Attribute value) {
-  if (auto boolean = llvm::dyn_cast<BoolAttr>(value)) {
+  if (auto sizes = llvm::dyn_cast<DictionaryAttr>(value)) {
+    printSizes(printer, sizes);
+  } else if (auto boolean = llvm::dyn_cast<BoolAttr>(value)) {
     printer << (boolean.getValue() ? "true" : "false");
   } else if (auto integer = llvm::dyn_cast<IntegerAttr>(value)) {
     printer << integer.getInt();
@@ -311,14 +341,8 @@ void TileConfigAttr::print(AsmPrinter &printer) const {
     auto tiles = llvm::dyn_cast_or_null<DictionaryAttr>(entries.get(level));
     if (!tiles)
       continue;
-    printer << ", " << level << " = {";
-    // Dimensions in a stable, readable order: the dictionary's (sorted) one.
-    llvm::interleaveComma(tiles, printer, [&](NamedAttribute tile) {
-      printer.printKeywordOrString(tile.getName().getValue());
-      printer << " = ";
-      printValue(printer, tile.getValue());
-    });
-    printer << "}";
+    printer << ", " << level << " = ";
+    printSizes(printer, tiles);
   }
   for (NamedAttribute entry : entries) {
     if (isLevelName(getTarget(), entry.getName().getValue()))

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tiletune/Driver/ConfigSpace.h"
+#include "tiletune/Support/Padding.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/IR/Builders.h"
@@ -23,10 +24,14 @@ ProblemSpec mlir::tiletune::toProblemSpec(const Problem &problem) {
   ProblemSpec spec;
   spec.OpKind = stringifyOpKind(problem.kind).str();
   spec.Target = problem.target;
+  int64_t elementBytes = problem.elementType == "f64" ? 8 : 4;
+  bool pad = problem.target == kTargetCPU && isCPUPaddableOpKind(spec.OpKind);
   for (const LoopDim &d : problem.dims) {
     ProblemDim dim;
     dim.Name = d.name;
-    dim.Size = d.size;
+    dim.Size = pad && d.role != DimRole::Batch
+                   ? getCPUPaddedSize(d.name, d.size, 64 / elementBytes)
+                   : d.size;
     dim.Role = d.role == DimRole::Batch      ? LoopRole::Batch
                : d.role == DimRole::Reduction ? LoopRole::Reduction
                                               : LoopRole::Parallel;

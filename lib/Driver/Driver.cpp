@@ -636,9 +636,13 @@ llvm::Error mlir::tiletune::printSpaces(ModuleOp module, StringRef target,
       os << llvm::formatv("    {0,-10} {1,-14} {2} value{3}", param.getName(),
                           stringifyParamKind(param.getKind()), param.count(),
                           param.count() == 1 ? "" : "s");
-      if (const auto *f = dyn_cast<FactorizationParam>(&param))
-        os << " (" << f->getTotal() << " into " << f->getNumFactors()
-           << " factors)";
+      if (const auto *f = dyn_cast<FactorizationParam>(&param)) {
+        os << " (" << f->getTotal();
+        int64_t size = problem.getDimSize(param.getName());
+        if (size > 0 && size != f->getTotal())
+          os << " = " << size << " padded";
+        os << " into " << f->getNumFactors() << " factors)";
+      }
       const auto *f = dyn_cast<FactorizationParam>(&param);
       if (param.count() == 1) {
         ParamValue value(param.getWidth());

@@ -18,11 +18,13 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/Utils/Utils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
@@ -864,9 +866,129 @@ tiletune::tileAndVectorizeForCPU(RewriterBase &rewriter, Operation *op,
   return result;
 }
 
+FailureOr<Operation *> tiletune::padToConfig(RewriterBase &rewriter,
+                                             Operation *op,
+                                             std::string *reason) {
+  auto fail = [&](const Twine &msg) -> FailureOr<Operation *> {
+    if (reason)
+      *reason = msg.str();
+    return failure();
+  };
+  TileConfigAttr config = getConfig(op);
+  if (!config || config.getTarget() != kTargetCPU || !config.getOption("pad"))
+    return op;
+  std::string why;
+  FailureOr<TunableOp> tunable = matchTunableOp(op, &why);
+  if (failed(tunable))
+    return fail(why);
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || (!linalgOp.hasPureTensorSemantics() &&
+                    !linalgOp.hasPureBufferSemantics()))
+    return fail("padding needs a structured op on tensors or on buffers");
+  SmallVector<int64_t> loopSizes(linalgOp.getNumLoops(), 0);
+  bool anyPadded = false;
+  for (const LoopDim &dim : tunable->dims) {
+    int64_t padded = getPaddedSize(config, dim);
+    if (padded < dim.size)
+      return fail("'pad' of '" + dim.name + "' is below its size");
+    loopSizes[dim.loopIndex] = padded;
+    anyPadded |= padded != dim.size;
+  }
+  if (!anyPadded)
+    return op;
+
+  Location loc = op->getLoc();
+  rewriter.setInsertionPoint(op);
+  Type elementType = tunable->elementType;
+  Value zero = arith::ConstantOp::create(
+      rewriter, loc, rewriter.getZeroAttr(elementType));
+  bool onTensors = linalgOp.hasPureTensorSemantics();
+  auto unitSteps = [&](int64_t rank) {
+    return SmallVector<OpFoldResult>(rank, rewriter.getIndexAttr(1));
+  };
+  auto zeros = [&](int64_t rank) {
+    return SmallVector<OpFoldResult>(rank, rewriter.getIndexAttr(0));
+  };
+  // Copies are plain linalg.copy ops, row-tiled and vectorized like the
+  // packing copies (memref.copy of strided views would become calls of the
+  // generic runtime copy).
+  SmallVector<Operation *> copies;
+  SmallVector<Value> operands, allocations;
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto type = cast<ShapedType>(operand.get().getType());
+    AffineMap map = linalgOp.getMatchingIndexingMap(&operand);
+    SmallVector<int64_t> shape;
+    for (AffineExpr expr : map.getResults()) {
+      auto dimExpr = dyn_cast<AffineDimExpr>(expr);
+      if (!dimExpr)
+        return fail("padding needs operands indexed by plain loops");
+      shape.push_back(loopSizes[dimExpr.getPosition()]);
+    }
+    if (shape == type.getShape()) {
+      operands.push_back(operand.get());
+      continue;
+    }
+    int64_t rank = type.getRank();
+    SmallVector<OpFoldResult> sizes =
+        getAsIndexOpFoldResult(rewriter.getContext(), type.getShape());
+    if (onTensors) {
+      // Bufferizes to a fresh buffer, a fill and a copy of the operand into
+      // it (vectorized row by row after bufferization, see
+      // vectorizeSmallCopies).
+      auto paddedType = RankedTensorType::get(shape, elementType);
+      operands.push_back(tensor::createPadHighOp(paddedType, operand.get(),
+                                                 zero, /*nofold=*/false, loc,
+                                                 rewriter));
+      continue;
+    }
+    Value buffer = memref::AllocOp::create(
+        rewriter, loc, MemRefType::get(shape, elementType));
+    linalg::FillOp::create(rewriter, loc, ValueRange{zero}, ValueRange{buffer});
+    Value window = memref::SubViewOp::create(rewriter, loc, buffer, zeros(rank),
+                                             sizes, unitSteps(rank));
+    copies.push_back(
+        linalg::CopyOp::create(rewriter, loc, operand.get(), window));
+    operands.push_back(buffer);
+    allocations.push_back(buffer);
+  }
+  Value init = linalgOp.getDpsInits()[0];
+  Value paddedInit = operands.back();
+  SmallVector<Type> resultTypes;
+  if (onTensors)
+    resultTypes.push_back(paddedInit.getType());
+  Operation *padded = clone(rewriter, op, resultTypes, operands);
+  auto initType = cast<ShapedType>(init.getType());
+  int64_t rank = initType.getRank();
+  SmallVector<OpFoldResult> sizes =
+      getAsIndexOpFoldResult(rewriter.getContext(), initType.getShape());
+  if (onTensors) {
+    Value valid = tensor::ExtractSliceOp::create(
+        rewriter, loc, padded->getResult(0), zeros(rank), sizes,
+        unitSteps(rank));
+    rewriter.replaceOp(op, valid);
+  } else {
+    if (paddedInit != init) {
+      Value valid = memref::SubViewOp::create(
+          rewriter, loc, paddedInit, zeros(rank), sizes, unitSteps(rank));
+      copies.push_back(linalg::CopyOp::create(rewriter, loc, valid, init));
+    }
+    for (Value buffer : allocations)
+      memref::DeallocOp::create(rewriter, loc, buffer);
+    rewriter.eraseOp(op);
+  }
+  for (Operation *copy : copies)
+    if (failed(tileAndVectorizeCopy(rewriter, copy, !onTensors)))
+      return fail("tiling a padding copy failed");
+  return padded;
+}
+
 FailureOr<CPUTilingResult> tiletune::applyCPUConfig(RewriterBase &rewriter,
                                                     Operation *op,
                                                     std::string *reason) {
+  FailureOr<Operation *> padded = padToConfig(rewriter, op, reason);
+  if (failed(padded))
+    return failure();
+  op = *padded;
   FailureOr<CPUSchedule> schedule =
       decodeCPUSchedule(op, getConfig(op), reason);
   if (failed(schedule))
@@ -899,10 +1021,26 @@ unsigned tiletune::vectorizeSmallCopies(Operation *root, int64_t maxElements) {
         continue;
       }
       auto type = cast<MemRefType>(copy.getSource().getType());
-      if (!type.hasStaticShape() || type.getNumElements() > maxElements)
+      if (!type.hasStaticShape())
         continue;
       rewriter.setInsertionPoint(copy);
-      if (succeeded(linalg::vectorizeCopy(rewriter, copy)))
+      if (type.getNumElements() <= maxElements) {
+        if (succeeded(linalg::vectorizeCopy(rewriter, copy)))
+          ++changed;
+        continue;
+      }
+      // A large copy between strided views (e.g. an operand into its padded
+      // buffer): one vector copy per row instead of the runtime's generic
+      // element-wise copy. Contiguous copies stay (the runtime uses memcpy).
+      auto target = cast<MemRefType>(copy.getTarget().getType());
+      if (type.getRank() < 2 || type.getShape().back() > maxElements ||
+          (memref::isStaticShapeAndContiguousRowMajor(type) &&
+           memref::isStaticShapeAndContiguousRowMajor(target)))
+        continue;
+      auto rowCopy = linalg::CopyOp::create(rewriter, copy.getLoc(),
+                                            copy.getSource(), copy.getTarget());
+      rewriter.eraseOp(copy);
+      if (succeeded(tileAndVectorizeCopy(rewriter, rowCopy, true)))
         ++changed;
       continue;
     }

@@ -9,6 +9,7 @@
 
 #include "tiletune/Transforms/DefaultConfig.h"
 #include "tiletune/Transforms/Passes.h"
+#include "tiletune/Support/Padding.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
@@ -83,12 +84,19 @@ static int64_t cacheTile(int64_t outer, int64_t reg, int64_t cap) {
 }
 
 TileConfigAttr tiletune::computeDefaultCPUConfig(MLIRContext *ctx,
-                                                 const TunableOp &op,
+                                                 const TunableOp &original,
                                                  const CPUTarget &target) {
   Builder b(ctx);
   int64_t elementBytes =
-      std::max<int64_t>(1, op.elementType.getIntOrFloatBitWidth() / 8);
+      std::max<int64_t>(1, original.elementType.getIntOrFloatBitWidth() / 8);
   int64_t lanes = std::max<int64_t>(1, target.vectorBytes / elementBytes);
+  // Matmul loops without good divisors are tiled at their padded sizes
+  // (Support/Padding.h); buildConfig records the padding in the config.
+  TunableOp op = original;
+  if (isCPUPaddableOpKind(stringifyOpKind(op.kind)))
+    for (LoopDim &dim : op.dims)
+      if (dim.role != DimRole::Batch)
+        dim.size = getCPUPaddedSize(dim.name, dim.size, lanes);
   auto size = [&](StringRef name) { return op.lookup(name)->size; };
   Plan plan;
   SmallVector<StringRef> order;
@@ -184,7 +192,7 @@ TileConfigAttr tiletune::computeDefaultCPUConfig(MLIRContext *ctx,
       b.getNamedAttr("pack", b.getStringAttr(pack)),
       b.getNamedAttr("unroll", b.getI64IntegerAttr(unroll)),
   };
-  return buildConfig(ctx, kTargetCPU, op, factors, options);
+  return buildConfig(ctx, kTargetCPU, original, factors, options);
 }
 
 namespace {

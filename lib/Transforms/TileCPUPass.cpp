@@ -66,6 +66,14 @@ struct TileCPUPass : public tiletune::impl::TileTuneTileCPUBase<TileCPUPass> {
         continue;
       }
       std::string reason;
+      FailureOr<Operation *> padded = padToConfig(rewriter, next, &reason);
+      if (failed(padded)) {
+        next->emitError() << "cannot apply tiletune.config: " << reason;
+        anyError = true;
+        skipped.insert(next);
+        continue;
+      }
+      next = *padded;
       FailureOr<CPUSchedule> schedule =
           decodeCPUSchedule(next, config, &reason);
       if (succeeded(schedule))

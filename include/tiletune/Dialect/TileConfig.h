@@ -87,15 +87,23 @@ llvm::ArrayRef<llvm::StringRef> getTargetLevels(llvm::StringRef target);
 /// Whether `target` names a known target.
 bool isKnownTarget(llvm::StringRef target);
 
+/// The size `dim` is tiled at: its entry in the config's `pad` option (CPU
+/// matmul and batch_matmul: the op is computed on zero-padded operands, see
+/// docs/TileConfig.md), else its size.
+int64_t getPaddedSize(TileConfigAttr config, const LoopDim &dim);
+
 /// The papers' view of a config: for each dimension (by name), the ordered
-/// factor list whose product is the dimension size, outer to inner.
+/// factor list whose product is the (padded) dimension size, outer to inner.
 using FactorMap = std::map<std::string, llvm::SmallVector<int64_t>>;
 
 /// Factor lists of a verified config.
 FactorMap getFactors(TileConfigAttr config, const TunableOp &op);
 
 /// Builds a config from factor lists (each must multiply to its dimension
-/// size) plus options (name -> attribute). Returns null on a mismatch.
+/// size) plus options (name -> attribute). Returns null on a mismatch. On
+/// the CPU, factors of a matmul or batch_matmul loop other than the batch
+/// may multiply to more than its size: the config then pads the loop to
+/// that product (the `pad` option).
 TileConfigAttr buildConfig(MLIRContext *ctx, llvm::StringRef target,
                            const TunableOp &op, const FactorMap &factors,
                            llvm::ArrayRef<NamedAttribute> options = {});

@@ -21,7 +21,10 @@
 
 namespace mlir::tiletune {
 
-/// The search core's description of a problem.
+/// The search core's description of a problem. CPU matmul and
+/// batch_matmul loops without good divisors get their padded sizes
+/// (getCPUPaddedSize): spaces then factorize the padded loops, and configs
+/// built from their points pad the op (the `pad` option).
 ProblemSpec toProblemSpec(const Problem &problem);
 
 /// The dialect's description of a problem (element type in `ctx`).

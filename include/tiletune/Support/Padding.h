@@ -1,0 +1,65 @@
+//===- Padding.h - Padded loop sizes of CPU matmuls -------------*- C++ -*-===//
+//
+// Part of the TileTune project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Multi-level tiling needs tile sizes that divide the loop sizes. Sizes
+// without good divisors (primes such as 127, or 1000 for a 16-lane vector)
+// leave only tiny or ragged register tiles. For CPU matmuls the tiling pass
+// can instead compute on zero-padded operands (the `pad` entry of
+// `#tiletune.config`); this header decides which sizes are padded, and is
+// shared by the default-config heuristic and the tuning spaces so both tile
+// the same padded loops. Header-only, no MLIR.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILETUNE_SUPPORT_PADDING_H
+#define TILETUNE_SUPPORT_PADDING_H
+
+#include "llvm/ADT/StringRef.h"
+
+#include <algorithm>
+#include <cstdint>
+
+namespace mlir::tiletune {
+
+/// The size a CPU matmul / batch_matmul loop is padded to (`size` itself
+/// when it is not padded). `lanes` is the vector length in elements (16 for
+/// f32 with AVX-512).
+///
+///  * n (the vectorized loop): to a multiple of `lanes` when it is longer
+///    than two vectors and not a multiple of one;
+///  * m (the register rows): to a multiple of 8 when it is longer than 16
+///    and has no divisor between 4 and 12;
+///  * k (the reduction): to a multiple of 16 when it is longer than 64 and
+///    not a multiple of 8 (so cache tiles and unrolling have divisors).
+///
+/// Batch loops and every loop of other ops are never padded.
+inline int64_t getCPUPaddedSize(llvm::StringRef dim, int64_t size,
+                                int64_t lanes) {
+  auto roundUp = [](int64_t value, int64_t multiple) {
+    return (value + multiple - 1) / multiple * multiple;
+  };
+  lanes = std::max<int64_t>(1, lanes);
+  if (dim == "n" && size > 2 * lanes && size % lanes != 0)
+    return roundUp(size, lanes);
+  if (dim == "m" && size > 16) {
+    for (int64_t d = 4; d <= 12; ++d)
+      if (size % d == 0)
+        return size;
+    return roundUp(size, 8);
+  }
+  if (dim == "k" && size > 64 && size % 8 != 0)
+    return roundUp(size, 16);
+  return size;
+}
+
+/// Whether loops of `opKind` ("matmul", "batch_matmul", ...) may be padded.
+inline bool isCPUPaddableOpKind(llvm::StringRef opKind) {
+  return opKind == "matmul" || opKind == "batch_matmul";
+}
+
+} // namespace mlir::tiletune
+
+#endif // TILETUNE_SUPPORT_PADDING_H
