@@ -913,7 +913,7 @@ FailureOr<Operation *> tiletune::padToConfig(RewriterBase &rewriter,
   // packing copies (memref.copy of strided views would become calls of the
   // generic runtime copy).
   SmallVector<Operation *> copies;
-  SmallVector<Value> operands, allocations;
+  SmallVector<Value> operands;
   for (OpOperand &operand : op->getOpOperands()) {
     auto type = cast<ShapedType>(operand.get().getType());
     AffineMap map = linalgOp.getMatchingIndexingMap(&operand);
@@ -941,15 +941,16 @@ FailureOr<Operation *> tiletune::padToConfig(RewriterBase &rewriter,
                                                  rewriter));
       continue;
     }
+    // Freed by the pipeline's buffer deallocation, like packing buffers.
     Value buffer = memref::AllocOp::create(
-        rewriter, loc, MemRefType::get(shape, elementType));
+        rewriter, loc, MemRefType::get(shape, elementType),
+        rewriter.getI64IntegerAttr(64));
     linalg::FillOp::create(rewriter, loc, ValueRange{zero}, ValueRange{buffer});
     Value window = memref::SubViewOp::create(rewriter, loc, buffer, zeros(rank),
                                              sizes, unitSteps(rank));
     copies.push_back(
         linalg::CopyOp::create(rewriter, loc, operand.get(), window));
     operands.push_back(buffer);
-    allocations.push_back(buffer);
   }
   Value init = linalgOp.getDpsInits()[0];
   Value paddedInit = operands.back();
@@ -972,8 +973,6 @@ FailureOr<Operation *> tiletune::padToConfig(RewriterBase &rewriter,
           rewriter, loc, paddedInit, zeros(rank), sizes, unitSteps(rank));
       copies.push_back(linalg::CopyOp::create(rewriter, loc, valid, init));
     }
-    for (Value buffer : allocations)
-      memref::DeallocOp::create(rewriter, loc, buffer);
     rewriter.eraseOp(op);
   }
   for (Operation *copy : copies)

@@ -82,7 +82,7 @@ func.func @bad_option_value(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>, %c: tensor
 // -----
 
 func.func @unknown_option(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>, %c: tensor<8x8xf32>) -> tensor<8x8xf32> {
-  // expected-error @+1 {{unknown level or option 'block' for target 'cpu' (levels: parallel, cache, register; options: order, vectorize, pack, unroll)}}
+  // expected-error @+1 {{unknown level or option 'block' for target 'cpu' (levels: parallel, cache, register; options: order, vectorize, pack, unroll, pad)}}
   %0 = linalg.matmul {tiletune.config = #tiletune.config<cpu, block = {m = 8}>}
     ins(%a, %b : tensor<8x8xf32>, tensor<8x8xf32>) outs(%c : tensor<8x8xf32>) -> tensor<8x8xf32>
   return %0 : tensor<8x8xf32>
@@ -145,3 +145,48 @@ func.func @not_an_attr(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>, %c: tensor<8x8x
 
 // expected-error @+1 {{duplicate entry 'cache'}}
 #bad = #tiletune.config<cpu, cache = {m = 8}, cache = {m = 8}>
+
+// -----
+
+func.func @pad_below_size(%a: tensor<13x7xf32>, %b: tensor<7x5xf32>, %c: tensor<13x5xf32>) -> tensor<13x5xf32> {
+  // expected-error @+1 {{'pad' size 12 of dimension 'm' is smaller than its size (13)}}
+  %0 = linalg.matmul {tiletune.config = #tiletune.config<cpu, pad = {m = 12}, parallel = {m = 12, n = 5}, cache = {m = 12, n = 5, k = 7}, register = {m = 4, n = 5}>}
+    ins(%a, %b : tensor<13x7xf32>, tensor<7x5xf32>) outs(%c : tensor<13x5xf32>) -> tensor<13x5xf32>
+  return %0 : tensor<13x5xf32>
+}
+
+// -----
+
+func.func @pad_tiles_must_divide_the_padded_size(%a: tensor<13x7xf32>, %b: tensor<7x5xf32>, %c: tensor<13x5xf32>) -> tensor<13x5xf32> {
+  // expected-error @+1 {{tile size 13 of dimension 'm' at level 'parallel' does not divide the padded size (16)}}
+  %0 = linalg.matmul {tiletune.config = #tiletune.config<cpu, pad = {m = 16}, parallel = {m = 13, n = 5}, cache = {m = 13, n = 5, k = 7}, register = {m = 1, n = 5}>}
+    ins(%a, %b : tensor<13x7xf32>, tensor<7x5xf32>) outs(%c : tensor<13x5xf32>) -> tensor<13x5xf32>
+  return %0 : tensor<13x5xf32>
+}
+
+// -----
+
+func.func @pad_batch(%a: tensor<3x8x8xf32>, %b: tensor<3x8x8xf32>, %c: tensor<3x8x8xf32>) -> tensor<3x8x8xf32> {
+  // expected-error @+1 {{'pad' cannot pad dimension 'b' of batch_matmul (only the m, n and k loops of cpu matmul and batch_matmul configs)}}
+  %0 = linalg.batch_matmul {tiletune.config = #tiletune.config<cpu, pad = {b = 4}, parallel = {b = 1, m = 8, n = 8}, cache = {m = 8, n = 8, k = 8}, register = {m = 8, n = 8}>}
+    ins(%a, %b : tensor<3x8x8xf32>, tensor<3x8x8xf32>) outs(%c : tensor<3x8x8xf32>) -> tensor<3x8x8xf32>
+  return %0 : tensor<3x8x8xf32>
+}
+
+// -----
+
+func.func @pad_not_sizes(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>, %c: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  // expected-error @+1 {{'pad' size of 'm' must be a positive integer}}
+  %0 = linalg.matmul {tiletune.config = #tiletune.config<cpu, pad = {m = 0}, parallel = {m = 8, n = 8}, cache = {m = 8, n = 8, k = 8}, register = {m = 8, n = 8}>}
+    ins(%a, %b : tensor<8x8xf32>, tensor<8x8xf32>) outs(%c : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %0 : tensor<8x8xf32>
+}
+
+// -----
+
+func.func @pad_on_cuda(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>, %c: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  // expected-error @+1 {{unknown level or option 'pad' for target 'cuda'}}
+  %0 = linalg.matmul {tiletune.config = #tiletune.config<cuda, pad = {m = 16}, block = {m = 8, n = 8}, vthread = {m = 8, n = 8}, thread = {m = 1, n = 1}, shared = {k = 8}, register = {k = 1}>}
+    ins(%a, %b : tensor<8x8xf32>, tensor<8x8xf32>) outs(%c : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %0 : tensor<8x8xf32>
+}

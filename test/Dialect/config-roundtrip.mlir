@@ -50,3 +50,15 @@ func.func @matmul_cuda(%a: tensor<512x1024xf32>, %b: tensor<1024x1024xf32>, %c: 
     ins(%a, %b : tensor<512x1024xf32>, tensor<1024x1024xf32>) outs(%c : tensor<512x1024xf32>) -> tensor<512x1024xf32>
   return %0 : tensor<512x1024xf32>
 }
+
+// -----
+
+// Padding (cpu matmul kinds): a 127^3 matmul tiled as 128^3; `pad` prints
+// among the options, its sizes in name order.
+// CHECK-LABEL: func.func @matmul_padded
+// CHECK: #tiletune.config<cpu, parallel = {m = 128, n = 128}, cache = {k = 128, m = 64, n = 128}, register = {m = 8, n = 32}, order = [n, k, m], pack = ab, pad = {k = 128, m = 128, n = 128}, unroll = 4, vectorize = true>
+func.func @matmul_padded(%a: tensor<127x127xf32>, %b: tensor<127x127xf32>, %c: tensor<127x127xf32>) -> tensor<127x127xf32> {
+  %0 = linalg.matmul {tiletune.config = #tiletune.config<cpu, pad = {n = 128, m = 128, k = 128}, parallel = {m = 128, n = 128}, cache = {m = 64, n = 128, k = 128}, register = {m = 8, n = 32}, order = [n, k, m], pack = ab, unroll = 4, vectorize = true>}
+    ins(%a, %b : tensor<127x127xf32>, tensor<127x127xf32>) outs(%c : tensor<127x127xf32>) -> tensor<127x127xf32>
+  return %0 : tensor<127x127xf32>
+}

@@ -76,8 +76,21 @@ TEST_F(TileConfigTest, BuildRejectsWrongProducts) {
   ASSERT_NE(op, nullptr);
   TunableOp tunable = *matchTunableOp(op);
   FactorMap wrongProduct = {
-      {"m", {2, 3, 2, 3}}, {"n", {1, 1, 1, 1}}, {"k", {1, 13}}};
+      {"m", {2, 3, 2, 1}}, {"n", {1, 1, 1, 1}}, {"k", {1, 13}}};
   EXPECT_FALSE(buildConfig(&context, kTargetCPU, tunable, wrongProduct));
+  // A larger product pads the loop (cpu matmul kinds only).
+  FactorMap padded = {
+      {"m", {2, 3, 2, 3}}, {"n", {1, 1, 1, 1}}, {"k", {1, 16}}};
+  TileConfigAttr config = buildConfig(&context, kTargetCPU, tunable, padded);
+  ASSERT_TRUE(config);
+  EXPECT_EQ(getPaddedSize(config, *tunable.lookup("m")), 36);
+  EXPECT_EQ(getPaddedSize(config, *tunable.lookup("k")), 16);
+  EXPECT_EQ(getPaddedSize(config, *tunable.lookup("n")), 1);
+  EXPECT_EQ(getFactors(config, tunable), padded);
+  FactorMap paddedCuda = {{"m", {2, 3, 2, 3}},
+                          {"n", {1, 1, 1, 1}},
+                          {"k", {1, 13, 1}}};
+  EXPECT_FALSE(buildConfig(&context, kTargetCUDA, tunable, paddedCuda));
   FactorMap wrongLength = {{"m", {24}}, {"n", {1, 1, 1, 1}}, {"k", {1, 13}}};
   EXPECT_FALSE(buildConfig(&context, kTargetCPU, tunable, wrongLength));
 }

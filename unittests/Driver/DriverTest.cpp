@@ -441,6 +441,63 @@ TEST_F(DriverTest, MeasuresVariantsInAWorker) {
   EXPECT_EQ(ok.referenceSeconds, 0.0);
 }
 
+/// A matmul with prime sizes: its CPU space factorizes the padded loops, the
+/// configs built from its points pad the op, they convert back to the same
+/// points, and the padded variants measure Ok (verified) in a worker.
+TEST_F(DriverTest, PrimeMatmulsAreTunedAtPaddedSizes) {
+  const char *prime = R"mlir(
+func.func @p(%a: tensor<131x67xf32>, %b: tensor<67x127xf32>,
+             %c: tensor<131x127xf32>) -> tensor<131x127xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<131x67xf32>, tensor<67x127xf32>)
+                     outs(%c : tensor<131x127xf32>) -> tensor<131x127xf32>
+  return %r : tensor<131x127xf32>
+}
+)mlir";
+  OwningOpRef<ModuleOp> m = parseSourceString<ModuleOp>(prime, &ctx);
+  ASSERT_TRUE(m);
+  FailureOr<ProblemSet> set = collectProblems(*m, "cpu");
+  ASSERT_TRUE(succeeded(set));
+  const Problem &p = set->problems[0];
+  llvm::Expected<Space> space = buildProblemSpace(p);
+  ASSERT_TRUE(bool(space)) << toString(space.takeError());
+  auto total = [&](StringRef name) {
+    return cast<FactorizationParam>(space->getParameter(*space->lookup(name)))
+        .getTotal();
+  };
+  EXPECT_EQ(total("m"), 136);
+  EXPECT_EQ(total("n"), 128);
+  EXPECT_EQ(total("k"), 80);
+
+  Config def = getDefaultConfig(&ctx, p, *space, 1);
+  llvm::Expected<TileConfigAttr> attr = configToAttr(&ctx, p, *space, def);
+  ASSERT_TRUE(bool(attr)) << toString(attr.takeError());
+  EXPECT_NE(printAttr(*attr).find("pad = {k = 80, m = 136, n = 128}"),
+            std::string::npos)
+      << printAttr(*attr);
+  llvm::Expected<Config> back = attrToConfig(p, *space, *attr);
+  ASSERT_TRUE(bool(back)) << toString(back.takeError());
+  EXPECT_EQ(space->getKey(*back), space->getKey(def));
+
+  CPUMeasureOptions options;
+  options.threads = 1;
+  options.timing.repeats = 2;
+  options.timing.minSampleSeconds = 1e-4;
+  CPUMeasurer measurer(p, options);
+  MeasureResult ok = measurer.measure(printAttr(*attr));
+  EXPECT_EQ(ok.status, MeasureStatus::Ok) << ok.message;
+  std::mt19937_64 rng(11);
+  for (int i = 0; i < 3; ++i) {
+    std::optional<Config> other = space->sampleValid(rng);
+    ASSERT_TRUE(other.has_value());
+    llvm::Expected<TileConfigAttr> otherAttr =
+        configToAttr(&ctx, p, *space, *other);
+    ASSERT_TRUE(bool(otherAttr)) << toString(otherAttr.takeError());
+    MeasureResult r = measurer.measure(printAttr(*otherAttr));
+    EXPECT_EQ(r.status, MeasureStatus::Ok)
+        << printAttr(*otherAttr) << ": " << r.message;
+  }
+}
+
 /// Paired timing: with the default config as the reference, every Ok result
 /// carries the ratio to it; the problem measurer expresses results at the
 /// reference speed of its first measurement and recovers that scale from

@@ -83,8 +83,9 @@ FailureOr<CPUTilingResult> tileAndVectorizeForCPU(RewriterBase &rewriter,
 /// Applies the `pad` option of the op's CPU config: when it pads a loop
 /// beyond its size, the op is replaced by the same op (same config) on
 /// zero-padded operands — `tensor.pad` and a `tensor.extract_slice` of the
-/// result on tensors; on buffers, padded allocations filled with zeros, the
-/// operands copied in and the output's valid part copied back. Returns the
+/// result on tensors; on buffers, padded allocations (freed by the
+/// pipeline's buffer deallocation, like packing buffers) filled with zeros,
+/// the operands copied in and the output's valid part copied back. Returns the
 /// op to tile (the new one, or `op` itself when nothing is padded). Zero
 /// padding of k adds zero products; padded rows and columns of the output
 /// are dropped, so the result is exact.
