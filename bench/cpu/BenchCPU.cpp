@@ -1,6 +1,6 @@
 //===- BenchCPU.cpp - Our CPU kernels against OpenBLAS and oneDNN ---------===//
 //
-// One run measures, on this machine: matmul 1024^3 f32 (our tiled kernel
+// One run measures, on this machine: matmul 1024^3 f32 (or --matmul-shape) (our tiled kernel
 // under a config, the untiled lowering, OpenBLAS cblas_sgemm with its
 // AVX-512 kernel, oneDNN dnnl_sgemm) and two convolutions (AlexNet C2 at
 // batch 8, a ResNet-50 3x3 layer; ours against oneDNN with its preferred
@@ -48,9 +48,14 @@ namespace cl = llvm::cl;
 namespace {
 cl::OptionCategory benchCategory("tiletune-bench-cpu options");
 
+cl::opt<std::string> matmulShape(
+    "matmul-shape",
+    cl::desc("M x N x K of the matmul (default 1024x1024x1024); odd and "
+             "prime sizes exercise the padded configs"),
+    cl::init("1024x1024x1024"), cl::cat(benchCategory));
 cl::opt<std::string> matmulConfig(
     "matmul-config",
-    cl::desc("Config of the 1024^3 matmul: the body of #tiletune.config<cpu, "
+    cl::desc("Config of the matmul: the body of #tiletune.config<cpu, "
              "...> (e.g. \"parallel = {m = 512, n = 1024}, cache = {m = 64, "
              "n = 512, k = 256}, register = {m = 8, n = 32}, order = [n, k, "
              "m]\"); empty: the tiletune-default-config heuristic"),
@@ -250,41 +255,57 @@ void setThreads(int threads) {
 // Matmul.
 //===----------------------------------------------------------------------===//
 
-constexpr const char *kMatmulTemplate = R"mlir(
-func.func @kernel(%A: tensor<1024x1024xf32>, %B: tensor<1024x1024xf32>,
-                  %C: tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {
+/// The matmul kernel of `m` x `n` x `k` with a `$CONFIG` placeholder.
+std::string matmulTemplate(int64_t m, int64_t n, int64_t k) {
+  return llvm::formatv(R"mlir(
+func.func @kernel(%A: tensor<{0}x{2}xf32>, %B: tensor<{2}x{1}xf32>,
+                  %C: tensor<{0}x{1}xf32>) -> tensor<{0}x{1}xf32> {{
   %r = linalg.matmul $CONFIG
-      ins(%A, %B : tensor<1024x1024xf32>, tensor<1024x1024xf32>)
-      outs(%C : tensor<1024x1024xf32>) -> tensor<1024x1024xf32>
-  return %r : tensor<1024x1024xf32>
+      ins(%A, %B : tensor<{0}x{2}xf32>, tensor<{2}x{1}xf32>)
+      outs(%C : tensor<{0}x{1}xf32>) -> tensor<{0}x{1}xf32>
+  return %r : tensor<{0}x{1}xf32>
 }
-)mlir";
+)mlir",
+                       m, n, k)
+      .str();
+}
 
 struct Summary {
   SmallVector<std::string> lines;
 };
 
 void benchMatmul(MLIRContext &context, Summary &summary) {
-  const int64_t n = 1024;
-  const double flops = 2.0 * n * n * n;
-  llvm::outs() << "\n== matmul 1024x1024x1024 f32 (C += A * B) ==\n";
-  Buffer a = check(Buffer::create(ElementType::F32, {n, n}), "alloc");
-  Buffer b = check(Buffer::create(ElementType::F32, {n, n}), "alloc");
-  Buffer c = check(Buffer::create(ElementType::F32, {n, n}), "alloc");
+  int64_t m = 0, n = 0, k = 0;
+  {
+    SmallVector<StringRef> parts;
+    StringRef(matmulShape).split(parts, 'x');
+    if (parts.size() != 3 || parts[0].getAsInteger(10, m) ||
+        parts[1].getAsInteger(10, n) || parts[2].getAsInteger(10, k) ||
+        m < 1 || n < 1 || k < 1)
+      die("--matmul-shape must be MxNxK with positive sizes, got '" +
+          matmulShape + "'");
+  }
+  const double flops = 2.0 * m * n * k;
+  const std::string kernelTemplate = matmulTemplate(m, n, k);
+  llvm::outs() << llvm::formatv("\n== matmul {0}x{1}x{2} f32 (C += A * B) ==\n",
+                                m, n, k);
+  Buffer a = check(Buffer::create(ElementType::F32, {m, k}), "alloc");
+  Buffer b = check(Buffer::create(ElementType::F32, {k, n}), "alloc");
+  Buffer c = check(Buffer::create(ElementType::F32, {m, n}), "alloc");
   a.fillRandom(1);
   b.fillRandom(2);
   c.fillRandom(3);
   Buffer expected = c.clone();
   check(referenceMatmul(a, b, expected), "reference");
 
-  OurKernel tiled = compileOurs(context, kMatmulTemplate, matmulConfig, true);
+  OurKernel tiled = compileOurs(context, kernelTemplate, matmulConfig, true);
   llvm::outs() << "  config: " << tiled.config << "\n";
   SmallVector<Buffer *> args = {&a, &b, &c};
-  verifyOurs(*tiled.kernel, args, 2, expected, n, "tiled matmul");
+  verifyOurs(*tiled.kernel, args, 2, expected, k, "tiled matmul");
 
   if (!skipUntiled) {
-    OurKernel untiled = compileOurs(context, kMatmulTemplate, "", false);
-    verifyOurs(*untiled.kernel, args, 2, expected, n, "untiled matmul");
+    OurKernel untiled = compileOurs(context, kernelTemplate, "", false);
+    verifyOurs(*untiled.kernel, args, 2, expected, k, "untiled matmul");
     setThreads(1);
     TimingOptions once;
     once.warmupRuns = 0;
@@ -305,8 +326,8 @@ void benchMatmul(MLIRContext &context, Summary &summary) {
     auto blasStats = check(
         measure(
             [&] {
-              cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n,
-                          1.0f, a.getData<float>(), n, b.getData<float>(), n,
+              cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k,
+                          1.0f, a.getData<float>(), k, b.getData<float>(), n,
                           1.0f, c.getData<float>(), n);
             },
             timingOptions()),
@@ -318,7 +339,7 @@ void benchMatmul(MLIRContext &context, Summary &summary) {
     auto dnnlStats = check(
         measure(
             [&] {
-              dnnl_sgemm('N', 'N', n, n, n, 1.0f, a.getData<float>(), n,
+              dnnl_sgemm('N', 'N', m, n, k, 1.0f, a.getData<float>(), k,
                          b.getData<float>(), n, 1.0f, c.getData<float>(), n);
             },
             timingOptions()),

@@ -304,15 +304,81 @@ static void setInsertionPointAfterDefs(OpBuilder &b, Value first,
   setInsertionPointAfterDef(b, later);
 }
 
+/// On buffers, rows longer than this are copied in chunks of kCopyChunk
+/// elements plus one remainder piece: one vector per row would be a huge
+/// vector type (slow to compile, spilled).
+static constexpr int64_t kMaxVectorRow = 256;
+static constexpr int64_t kCopyChunk = 64;
+
+static LogicalResult tileAndVectorizeCopy(RewriterBase &rewriter,
+                                          Operation *copy, bool vectorize);
+
+/// Splits a buffer copy with long rows into a copy of the first
+/// floor(L / kCopyChunk) * kCopyChunk columns, tiled and vectorized in
+/// chunks, and a copy of the remaining columns (a static remainder, one
+/// vector per row).
+static LogicalResult splitLongRowCopy(RewriterBase &rewriter,
+                                      linalg::CopyOp copy, int64_t rowLength) {
+  Location loc = copy.getLoc();
+  Value source = copy.getInputs()[0], target = copy.getOutputs()[0];
+  auto shape = cast<MemRefType>(source.getType()).getShape();
+  int64_t rank = shape.size();
+  int64_t main = rowLength / kCopyChunk * kCopyChunk;
+  auto window = [&](Value buffer, int64_t offset, int64_t length) -> Value {
+    SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
+    SmallVector<OpFoldResult> sizes =
+        getAsIndexOpFoldResult(rewriter.getContext(), shape);
+    SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
+    offsets.back() = rewriter.getIndexAttr(offset);
+    sizes.back() = rewriter.getIndexAttr(length);
+    return memref::SubViewOp::create(rewriter, loc, buffer, offsets, sizes,
+                                     strides);
+  };
+  rewriter.setInsertionPoint(copy);
+  auto mainCopy = linalg::CopyOp::create(rewriter, loc, window(source, 0, main),
+                                         window(target, 0, main));
+  Operation *rest = nullptr;
+  if (main < rowLength)
+    rest = linalg::CopyOp::create(rewriter, loc,
+                                  window(source, main, rowLength - main),
+                                  window(target, main, rowLength - main));
+  rewriter.eraseOp(copy);
+  SmallVector<int64_t> tiles(rank, 1);
+  tiles.back() = kCopyChunk;
+  scf::SCFTilingOptions options;
+  options.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), tiles));
+  rewriter.setInsertionPoint(mainCopy);
+  FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+      rewriter, cast<TilingInterface>(mainCopy.getOperation()), options);
+  if (failed(tiled))
+    return failure();
+  rewriter.eraseOp(mainCopy);
+  Operation *piece = tiled->tiledOps.back();
+  rewriter.setInsertionPoint(piece);
+  if (succeeded(linalg::vectorize(rewriter, piece)))
+    rewriter.eraseOp(piece);
+  if (rest)
+    return tileAndVectorizeCopy(rewriter, rest, /*vectorize=*/true);
+  return success();
+}
+
 /// Tiles a packing copy so that each tiled piece moves one contiguous row
-/// (innermost dim whole), then vectorizes the pieces (on buffers only: on
-/// tensors, canonicalization would fold the vector copies back into slice
-/// copies; tiletune-optimize-cpu-buffers vectorizes them after
+/// (innermost dim whole; on buffers, rows longer than kMaxVectorRow go
+/// through splitLongRowCopy), then vectorizes the pieces (on buffers only:
+/// on tensors, canonicalization would fold the vector copies back into
+/// slice copies; tiletune-optimize-cpu-buffers vectorizes them after
 /// bufferization).
 static LogicalResult tileAndVectorizeCopy(RewriterBase &rewriter,
                                           Operation *copy, bool vectorize) {
   auto linalgOp = cast<linalg::LinalgOp>(copy);
   SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
+  if (vectorize && isa<linalg::CopyOp>(copy) &&
+      linalgOp.hasPureBufferSemantics() && !ranges.empty() &&
+      !ShapedType::isDynamic(ranges.back()) &&
+      ranges.back() > kMaxVectorRow &&
+      llvm::none_of(ranges, ShapedType::isDynamic))
+    return splitLongRowCopy(rewriter, cast<linalg::CopyOp>(copy),
+                            ranges.back());
   SmallVector<int64_t> tiles(ranges.size(), 1);
   tiles.back() = 0;
   SmallVector<Operation *> pieces;
@@ -1032,7 +1098,7 @@ unsigned tiletune::vectorizeSmallCopies(Operation *root, int64_t maxElements) {
       // buffer): one vector copy per row instead of the runtime's generic
       // element-wise copy. Contiguous copies stay (the runtime uses memcpy).
       auto target = cast<MemRefType>(copy.getTarget().getType());
-      if (type.getRank() < 2 || type.getShape().back() > maxElements ||
+      if (type.getRank() < 2 ||
           (memref::isStaticShapeAndContiguousRowMajor(type) &&
            memref::isStaticShapeAndContiguousRowMajor(target)))
         continue;
