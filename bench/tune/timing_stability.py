@@ -36,15 +36,8 @@ import subprocess
 import sys
 import tempfile
 
-
-def matmul_mlir(m, n, k):
-    return f"""func.func @mm(%a: tensor<{m}x{k}xf32>, %b: tensor<{k}x{n}xf32>,
-          %c: tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32> {{
-  %r = linalg.matmul ins(%a, %b : tensor<{m}x{k}xf32>, tensor<{k}x{n}xf32>)
-                     outs(%c : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
-  return %r : tensor<{m}x{n}xf32>
-}}
-"""
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tune_bench import matmul_mlir  # noqa: E402
 
 
 def run_once(tiletune, mlir, db, args, paired):

@@ -439,13 +439,10 @@ Error TileTuneDatabase::checkOrCreateSchema(SyncMode sync) {
     applicationId = stmt.getInt(0);
   }
   {
-    Statement stmt(*this, "PRAGMA user_version");
-    if (Error err = stmt.status())
-      return err;
-    Expected<bool> row = stmt.step();
-    if (!row)
-      return row.takeError();
-    userVersion = stmt.getInt(0);
+    Expected<int64_t> version = readUserVersion();
+    if (!version)
+      return version.takeError();
+    userVersion = *version;
   }
   {
     Statement stmt(*this, "SELECT count(*) FROM sqlite_master");
@@ -549,17 +546,10 @@ Error TileTuneDatabase::checkOrCreateSchema(SyncMode sync) {
         if (transaction.begin() != SQLITE_OK)
           return sqliteError("starting the schema upgrade");
         // Another process may have upgraded it since it was read above.
-        int64_t current = 0;
-        {
-          Statement version(*this, "PRAGMA user_version");
-          if (Error err = version.status())
-            return err;
-          Expected<bool> versionRow = version.step();
-          if (!versionRow)
-            return versionRow.takeError();
-          current = version.getInt(0);
-        }
-        if (current < 2)
+        Expected<int64_t> current = readUserVersion();
+        if (!current)
+          return current.takeError();
+        if (*current < 2)
           if (Error err = execute(
                 "ALTER TABLE measurements ADD COLUMN relative REAL; "
                 "ALTER TABLE measurements ADD COLUMN raw_median_s REAL; "
@@ -581,6 +571,16 @@ Error TileTuneDatabase::checkOrCreateSchema(SyncMode sync) {
                         "PRAGMA foreign_keys=ON"))
     return err;
   return Error::success();
+}
+
+Expected<int64_t> TileTuneDatabase::readUserVersion() {
+  Statement stmt(*this, "PRAGMA user_version");
+  if (Error err = stmt.status())
+    return std::move(err);
+  Expected<bool> row = stmt.step();
+  if (!row)
+    return row.takeError();
+  return stmt.getInt(0);
 }
 
 StringRef TileTuneDatabase::pairedColumns() const {

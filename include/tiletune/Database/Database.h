@@ -301,6 +301,8 @@ private:
              llvm::StringRef algorithm);
   llvm::Expected<RunInfo> readRunRow(Statement &stmt);
 
+  /// PRAGMA user_version of the file (the schema version).
+  llvm::Expected<int64_t> readUserVersion();
   /// The paired-timing columns of `measurements` as selected by queries
   /// ("m.relative, m.raw_median_s", or NULLs in a read-only version-1 file).
   llvm::StringRef pairedColumns() const;
