@@ -140,7 +140,10 @@ GPUPreparedVariant GPUProblemMeasurer::prepare(Worker &worker,
 llvm::Error GPUProblemMeasurer::measure(ArrayRef<Config> batch,
                                         const MeasureRequest &request,
                                         MeasureResultSink sink) {
-  (void)request; // GPU kernels run in this process: no time limits.
+  // GPU kernels run in this process: a slow variant is stopped after its
+  // first run (runTimeoutSeconds), a kernel that never ends cannot be.
+  GPUMeasureOptions runOptions = options;
+  runOptions.runTimeoutSeconds = request.runTimeoutSeconds;
   size_t n = batch.size();
   // Attribute texts (parsed again in each compile thread's context).
   SmallVector<std::string> texts(n);
@@ -184,7 +187,8 @@ llvm::Error GPUProblemMeasurer::measure(ArrayRef<Config> batch,
       variant = std::move(prepared[i]);
       prepared[i].reset();
     }
-    MeasureResult result = runPreparedGPUVariant(*variant, options, &reference);
+    MeasureResult result = runPreparedGPUVariant(*variant, runOptions,
+                                                 &reference);
     variant.reset();
     if (!sink(i, result)) {
       next = n; // no new preparations; the running ones finish

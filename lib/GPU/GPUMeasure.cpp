@@ -20,6 +20,7 @@
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
 #include <chrono>
@@ -416,11 +417,28 @@ mlir::tiletune::runPreparedGPUVariant(GPUPreparedVariant &prepared,
     return llvm::Error::success();
   };
 
-  // One verified run on the initial inputs.
-  if (options.verify) {
+  // The first run, to completion: checked against the run time limit, then
+  // (when verifying) against the reference.
+  {
+    auto launched = std::chrono::steady_clock::now();
     if (llvm::Error error = call())
       return finish(MeasureResult::failure(MeasureStatus::RuntimeError,
                                            llvm::toString(std::move(error))));
+    if (api->synchronize())
+      return finish(MeasureResult::failure(
+          MeasureStatus::RuntimeError,
+          std::string("running the kernel: ") +
+              (api->getError() ? api->getError() : "synchronize failed")));
+    double firstRun = secondsSince(launched);
+    if (options.runTimeoutSeconds > 0 && firstRun > options.runTimeoutSeconds)
+      return finish(MeasureResult::failure(
+          MeasureStatus::Timeout,
+          llvm::formatv("the first run took {0:f3} s, over the limit of "
+                        "{1:f3} s; not timed",
+                        firstRun, options.runTimeoutSeconds)
+              .str()));
+  }
+  if (options.verify) {
     unsigned out = problemInfo->outArg;
     if (out >= host.size())
       return finish(MeasureResult::failure(MeasureStatus::Invalid,

@@ -255,6 +255,30 @@ TEST_F(DriverTest, GPUMeasurerPreparesOnThreadsAndReportsInOrder) {
                              });
   ASSERT_FALSE(bool(err));
   EXPECT_EQ(calls, 2u);
+  // The tuner's run limit: on a GPU, a limit below any kernel's run time
+  // makes every valid variant a timeout after its first run (without one,
+  // the missing device is reported first).
+  MeasureRequest tight;
+  tight.runTimeoutSeconds = 1e-9;
+  results.clear();
+  err = (*measurer)->measure(batch, tight,
+                             [&](size_t i, const MeasureResult &r) {
+                               results.emplace_back(i, r);
+                               return true;
+                             });
+  ASSERT_FALSE(bool(err)) << toString(std::move(err));
+  ASSERT_EQ(results.size(), batch.size());
+  for (auto &[i, r] : results) {
+    if (i == 3)
+      continue;
+    if (gpu) {
+      EXPECT_EQ(r.status, MeasureStatus::Timeout) << r.message;
+      EXPECT_NE(r.message.find("over the limit"), std::string::npos)
+          << r.message;
+    } else {
+      EXPECT_EQ(r.status, MeasureStatus::RuntimeError) << r.message;
+    }
+  }
 }
 
 TEST_F(DriverTest, ApplyUsesRecordedCudaResultsWithoutAGPU) {

@@ -67,6 +67,12 @@ struct GPUMeasureOptions {
   /// Untimed runs before timing, and timed runs.
   unsigned warmupRuns = 3;
   unsigned repeats = 20;
+  /// When > 0: a variant whose first run (launch to completion, wall time)
+  /// takes longer than this many seconds is recorded as a timeout and not
+  /// timed, so slow variants do not eat the tuning budget. (GPU variants run
+  /// in the tuning process: a kernel that never finishes cannot be stopped,
+  /// only one that is slow.)
+  double runTimeoutSeconds = 0;
   /// Compare the output of one run against the C++ reference.
   bool verify = true;
   /// Seed of the random inputs (uniform in [-1, 1]).
