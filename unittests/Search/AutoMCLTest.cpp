@@ -48,10 +48,6 @@ llvm::json::Object stateOf(const Strategy &s) {
 }
 
 TEST(AutoMCL, RegisteredWithPaperDefaults) {
-  const StrategyInfo *info = StrategyRegistry::get().lookup("automcl");
-  ASSERT_NE(info, nullptr);
-  for (const OptionInfo &o : info->Options)
-    EXPECT_FALSE(o.Help.empty()) << o.Name;
   auto s = makeStrategy("automcl", paperSpace(), {}, 0);
   ASSERT_TRUE(s);
   EXPECT_EQ(s->getOptions().at("batch"), "64");
@@ -59,17 +55,11 @@ TEST(AutoMCL, RegisteredWithPaperDefaults) {
 }
 
 TEST(AutoMCL, BadOptionsAreErrors) {
-  for (auto [name, value] :
-       {std::pair<const char *, const char *>{"loss", "l1"},
-        {"batch", "0"},
-        {"sample_size", "-3"},
-        {"eta", "0"},
-        {"whatever", "1"}}) {
-    auto s = createStrategy("automcl", paperSpace(), {{name, value}});
-    EXPECT_FALSE(bool(s)) << name << "=" << value;
-    if (!s)
-      llvm::consumeError(s.takeError());
-  }
+  expectOptionsChecked("automcl", {{"loss", "l1"},
+                                   {"batch", "0"},
+                                   {"sample_size", "-3"},
+                                   {"eta", "0"},
+                                   {"whatever", "1"}});
 }
 
 TEST(AutoMCL, TrainsOnlyAfterTheWholeBatchWasMeasured) {
@@ -171,39 +161,19 @@ TEST(AutoMCLConformance, ExhaustsTinySpaceWithExhaustivePrediction) {
 // Finding known optima
 //===----------------------------------------------------------------------===//
 
-/// Runs automcl for seeds 1..5 in batches of 8 until the optimum is
-/// measured; expects it within `budget` trials every time.
-void expectFindsOptimum(const Landscape &l, uint64_t budget,
-                        const StrategyOptions &opts) {
-  for (uint64_t seed = 1; seed <= 5; ++seed) {
-    auto s = makeStrategy("automcl", l.S, opts, seed);
-    ASSERT_TRUE(s);
-    RunLog log;
-    while (log.NumTrials < budget && !log.OptimumAt) {
-      uint64_t before = log.NumTrials;
-      runStrategy(*s, l, 8, std::min<uint64_t>(budget, before + 8), log);
-      if (log.NumTrials == before)
-        break;
-    }
-    ASSERT_TRUE(log.Best.has_value()) << "seed " << seed;
-    EXPECT_EQ(log.Best->Cost, l.OptimumCost)
-        << "automcl on " << l.Name << " seed " << seed << ": best "
-        << l.S.getKey(log.Best->Cfg);
-  }
-}
-
 // Budgets: 256 trials (0.5% of the 49392-point paper space) with the
 // default batch of 64 and exhaustive prediction of the space.
 TEST(AutoMCLFindsOptimum, SmoothWithDefaults) {
   Space s = paperSpace();
-  expectFindsOptimum(makeSmoothLandscape(s, keyToConfig(s, kPaperOptimum)), 256,
+  expectFindsOptimum("automcl",
+                     makeSmoothLandscape(s, keyToConfig(s, kPaperOptimum)), 256,
                      {});
 }
 
 TEST(AutoMCLFindsOptimum, NoisyWithDefaults) {
   Space s = paperSpace();
-  expectFindsOptimum(makeNoisyLandscape(s, keyToConfig(s, kPaperOptimum)), 256,
-                     {});
+  expectFindsOptimum(
+      "automcl", makeNoisyLandscape(s, keyToConfig(s, kPaperOptimum)), 256, {});
 }
 
 // Sampled prediction (the space is treated as too large to predict
@@ -211,7 +181,7 @@ TEST(AutoMCLFindsOptimum, NoisyWithDefaults) {
 TEST(AutoMCLFindsOptimum, SmoothWithSampledPrediction) {
   Space s = paperSpace();
   expectFindsOptimum(
-      makeSmoothLandscape(s, keyToConfig(s, kPaperOptimum)), 320,
+      "automcl", makeSmoothLandscape(s, keyToConfig(s, kPaperOptimum)), 320,
       {{"batch", "16"}, {"exhaustive_limit", "1000"}, {"sample_size", "5000"}});
 }
 

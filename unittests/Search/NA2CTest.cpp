@@ -90,10 +90,6 @@ TEST(NA2CActions, NonNeighboursHaveNoLabel) {
 }
 
 TEST(NA2C, RegisteredWithPaperDefaults) {
-  const StrategyInfo *info = StrategyRegistry::get().lookup("na2c");
-  ASSERT_NE(info, nullptr);
-  for (const OptionInfo &o : info->Options)
-    EXPECT_FALSE(o.Help.empty()) << o.Name;
   auto s = makeStrategy("na2c", paperSpace(), {}, 0);
   ASSERT_TRUE(s);
   EXPECT_EQ(s->getOptions().at("steps"), "3");
@@ -101,17 +97,11 @@ TEST(NA2C, RegisteredWithPaperDefaults) {
 }
 
 TEST(NA2C, BadOptionsAreErrors) {
-  for (auto [name, value] :
-       {std::pair<const char *, const char *>{"tau", "1.5"},
-        {"steps", "0"},
-        {"start", "middle"},
-        {"gamma", "x"},
-        {"bogus", "1"}}) {
-    auto s = createStrategy("na2c", paperSpace(), {{name, value}});
-    EXPECT_FALSE(bool(s)) << name << "=" << value;
-    if (!s)
-      llvm::consumeError(s.takeError());
-  }
+  expectOptionsChecked("na2c", {{"tau", "1.5"},
+                                {"steps", "0"},
+                                {"start", "middle"},
+                                {"gamma", "x"},
+                                {"bogus", "1"}});
   auto s = createStrategy("na2c", paperSpace(),
                           {{"steps", "5"}, {"max_steps", "4"}});
   EXPECT_FALSE(bool(s));
@@ -226,41 +216,22 @@ TEST(NA2CConformance, FilteredSpaceBatchOfOne) {
 // Finding known optima
 //===----------------------------------------------------------------------===//
 
-/// Runs N-A2C on `l` for seeds 1..5 (batches of 8) and expects the optimum
-/// within `budget` trials every time.
-void expectFindsOptimum(const Landscape &l, uint64_t budget,
-                        const StrategyOptions &opts = {}) {
-  for (uint64_t seed = 1; seed <= 5; ++seed) {
-    // Batches of 8 until the optimum is measured or the budget is spent.
-    auto s = makeStrategy("na2c", l.S, opts, seed);
-    ASSERT_TRUE(s);
-    RunLog log;
-    while (log.NumTrials < budget && !log.OptimumAt) {
-      uint64_t before = log.NumTrials;
-      runStrategy(*s, l, 8, std::min<uint64_t>(budget, before + 8), log);
-      if (log.NumTrials == before)
-        break;
-    }
-    ASSERT_TRUE(log.Best.has_value()) << "seed " << seed;
-    EXPECT_EQ(log.Best->Cost, l.OptimumCost)
-        << "na2c on " << l.Name << " seed " << seed << ": best "
-        << l.S.getKey(log.Best->Cfg) << " after " << log.NumTrials;
-  }
-}
-
 // Budgets: 400 trials (0.8% of the 49392-point paper space) on the smooth
 // bowl, 500 on the rugged one, 600 on the CPU space with failing regions.
-TEST(NA2CFindsOptimum, Smooth) { expectFindsOptimum(smoothPaper(), 400); }
+TEST(NA2CFindsOptimum, Smooth) {
+  expectFindsOptimum("na2c", smoothPaper(), 400);
+}
 
 TEST(NA2CFindsOptimum, Noisy) {
   Space s = paperSpace();
-  expectFindsOptimum(makeNoisyLandscape(s, keyToConfig(s, kPaperOptimum)), 500);
+  expectFindsOptimum("na2c",
+                     makeNoisyLandscape(s, keyToConfig(s, kPaperOptimum)), 500);
 }
 
 TEST(NA2CFindsOptimum, InvalidRegionsCpuSpace) {
   Space s = cpuSpace();
-  expectFindsOptimum(makeInvalidRegionLandscape(s, keyToConfig(s, kCpuOptimum)),
-                     600);
+  expectFindsOptimum(
+      "na2c", makeInvalidRegionLandscape(s, keyToConfig(s, kCpuOptimum)), 600);
 }
 
 } // namespace

@@ -141,6 +141,28 @@ inline std::unique_ptr<Strategy> roundTripState(const Strategy &s) {
   return fresh;
 }
 
+/// Runs `name` on `l` for seeds 1..5 in batches of 8 until the optimum is
+/// measured or `budget` trials are spent; expects the optimum every time.
+inline void expectFindsOptimum(llvm::StringRef name, const Landscape &l,
+                               uint64_t budget,
+                               const StrategyOptions &opts = {}) {
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    auto s = makeStrategy(name, l.S, opts, seed);
+    ASSERT_TRUE(s);
+    RunLog log;
+    while (log.NumTrials < budget && !log.OptimumAt) {
+      uint64_t before = log.NumTrials;
+      runStrategy(*s, l, 8, std::min<uint64_t>(budget, before + 8), log);
+      if (log.NumTrials == before)
+        break;
+    }
+    ASSERT_TRUE(log.Best.has_value()) << name.str() << " seed " << seed;
+    EXPECT_EQ(log.Best->Cost, l.OptimumCost)
+        << name.str() << " on " << l.Name << " seed " << seed << ": best "
+        << l.S.getKey(log.Best->Cfg) << " after " << log.NumTrials;
+  }
+}
+
 /// The generic conformance check of one strategy on one landscape:
 /// determinism under a seed, no duplicate or invalid proposals, nothing
 /// dropped by the base class, the budget ("max_trials") respected, the best
@@ -279,6 +301,23 @@ inline constexpr const char *kTinyOptimum = "m=[2,1,2,2];k=[2,2];n=[1,2,2,2]";
 inline Landscape smoothPaper() {
   Space s = paperSpace();
   return makeSmoothLandscape(s, keyToConfig(s, kPaperOptimum));
+}
+
+/// Every `name=value` in `bad` makes creating strategy `name` fail (on
+/// paperSpace()), and every option of the strategy is documented.
+inline void expectOptionsChecked(
+    llvm::StringRef name,
+    std::initializer_list<std::pair<const char *, const char *>> bad) {
+  const StrategyInfo *info = StrategyRegistry::get().lookup(name);
+  ASSERT_NE(info, nullptr) << name.str();
+  for (const OptionInfo &o : info->Options)
+    EXPECT_FALSE(o.Help.empty()) << o.Name;
+  for (auto [option, value] : bad) {
+    auto s = createStrategy(name, paperSpace(), {{option, value}});
+    EXPECT_FALSE(bool(s)) << option << "=" << value;
+    if (!s)
+      llvm::consumeError(s.takeError());
+  }
 }
 
 } // namespace mlir::tiletune::testing

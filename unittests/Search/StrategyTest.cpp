@@ -301,19 +301,6 @@ TEST(OpEvo, AllFailuresStillProgress) {
 // Finding known optima (budgets are stated in the test names' comments)
 //===----------------------------------------------------------------------===//
 
-/// Runs `name` on `l` for seeds 1..5 and expects the optimum within
-/// `budget` trials every time.
-void expectFindsOptimum(const char *name, const Landscape &l, uint64_t budget,
-                        const StrategyOptions &opts = {}) {
-  for (uint64_t seed = 1; seed <= 5; ++seed) {
-    RunLog log = runFresh(name, l, opts, seed, 8, budget);
-    ASSERT_TRUE(log.Best.has_value()) << name << " seed " << seed;
-    EXPECT_EQ(log.Best->Cost, l.OptimumCost)
-        << name << " on " << l.Name << " seed " << seed
-        << ": best " << l.S.getKey(log.Best->Cfg);
-  }
-}
-
 Landscape multimodalPaper() {
   Space s = paperSpace();
   // Decoy basins near the G-BFS start state.

@@ -99,18 +99,12 @@ TEST(XGB, RegisteredWithAutoTVMDefaults) {
 }
 
 TEST(XGB, BadOptionsAreErrors) {
-  for (auto [name, value] :
-       {std::pair<const char *, const char *>{"loss", "hinge"},
-        {"plan_size", "0"},
-        {"epsilon", "2"},
-        {"sa_temp_end", "5"},
-        {"sa_persistent", "maybe"},
-        {"unknown", "1"}}) {
-    auto s = createStrategy("xgb", paperSpace(), {{name, value}});
-    EXPECT_FALSE(bool(s)) << name << "=" << value;
-    if (!s)
-      llvm::consumeError(s.takeError());
-  }
+  expectOptionsChecked("xgb", {{"loss", "hinge"},
+                               {"plan_size", "0"},
+                               {"epsilon", "2"},
+                               {"sa_temp_end", "5"},
+                               {"sa_persistent", "maybe"},
+                               {"unknown", "1"}});
 }
 
 TEST(XGB, RandomUntilThePlanSizeThenFollowsTheModel) {
@@ -210,31 +204,11 @@ TEST(XGBConformance, ExhaustsTinySpaceWithoutRepeats) {
 // Finding known optima
 //===----------------------------------------------------------------------===//
 
-/// Runs xgb for seeds 1..5 in batches of 8 until the optimum is measured;
-/// expects it within `budget` trials every time.
-void expectFindsOptimum(const Landscape &l, uint64_t budget,
-                        const StrategyOptions &opts) {
-  for (uint64_t seed = 1; seed <= 5; ++seed) {
-    auto s = makeStrategy("xgb", l.S, opts, seed);
-    ASSERT_TRUE(s);
-    RunLog log;
-    while (log.NumTrials < budget && !log.OptimumAt) {
-      uint64_t before = log.NumTrials;
-      runStrategy(*s, l, 8, std::min<uint64_t>(budget, before + 8), log);
-      if (log.NumTrials == before)
-        break;
-    }
-    ASSERT_TRUE(log.Best.has_value()) << "seed " << seed;
-    EXPECT_EQ(log.Best->Cost, l.OptimumCost)
-        << "xgb on " << l.Name << " seed " << seed << ": best "
-        << l.S.getKey(log.Best->Cfg);
-  }
-}
-
 // Budgets: two plans (128 trials, 0.26% of the 49392-point paper space)
 // with AutoTVM's default settings: 64 random trials, then one model plan.
 TEST(XGBFindsOptimum, SmoothWithDefaults) {
   expectFindsOptimum(
+      "xgb",
       makeSmoothLandscape(paperSpace(),
                           keyToConfig(paperSpace(), kPaperOptimum)),
       128, {});
@@ -242,8 +216,8 @@ TEST(XGBFindsOptimum, SmoothWithDefaults) {
 
 TEST(XGBFindsOptimum, NoisyWithDefaults) {
   Space s = paperSpace();
-  expectFindsOptimum(makeNoisyLandscape(s, keyToConfig(s, kPaperOptimum)), 128,
-                     {});
+  expectFindsOptimum(
+      "xgb", makeNoisyLandscape(s, keyToConfig(s, kPaperOptimum)), 128, {});
 }
 
 TEST(XGBFindsOptimum, ModelBeatsRandomOnTheCpuSpace) {
