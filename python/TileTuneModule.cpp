@@ -138,7 +138,7 @@ struct PyStrategy {
     TrialResult result;
     result.Id = id;
     result.Cfg = space->parse(key);
-    std::optional<TrialStatus> parsed = symbolizeTrialStatus(status);
+    std::optional<TrialStatus> parsed = parseMeasureStatus(status);
     if (!parsed)
       throw py::value_error("unknown trial status '" + status + "'");
     result.Status = *parsed;

@@ -180,7 +180,7 @@ static Expected<Landscape> loadTable(const Space &base, StringRef path) {
         t = o->getNumber("cost");
       auto st = o->getString("status");
       if (st) {
-        auto s = symbolizeTrialStatus(*st);
+        auto s = parseMeasureStatus(*st);
         if (!s)
           return createStringError(inconvertibleErrorCode(),
                                    path + ":" + Twine(lineNo) +

@@ -22,34 +22,6 @@ using namespace mlir::tiletune;
 
 static constexpr StringLiteral kStateFormat = "tiletune-strategy-state/1";
 
-StringRef mlir::tiletune::stringifyTrialStatus(TrialStatus status) {
-  switch (status) {
-  case TrialStatus::Ok:
-    return "ok";
-  case TrialStatus::Invalid:
-    return "invalid";
-  case TrialStatus::CompileError:
-    return "compile_error";
-  case TrialStatus::RuntimeError:
-    return "runtime_error";
-  case TrialStatus::WrongResult:
-    return "wrong_result";
-  case TrialStatus::Timeout:
-    return "timeout";
-  }
-  return "unknown";
-}
-
-std::optional<TrialStatus> mlir::tiletune::symbolizeTrialStatus(StringRef name) {
-  for (TrialStatus s :
-       {TrialStatus::Ok, TrialStatus::Invalid, TrialStatus::CompileError,
-        TrialStatus::RuntimeError, TrialStatus::WrongResult,
-        TrialStatus::Timeout})
-    if (stringifyTrialStatus(s) == name)
-      return s;
-  return std::nullopt;
-}
-
 //===----------------------------------------------------------------------===//
 // Options
 //===----------------------------------------------------------------------===//
@@ -241,7 +213,7 @@ json::Value Strategy::saveState() const {
   for (const TrialResult &r : History) {
     json::Object o{{"id", int64_t(r.Id)},
                    {"config", TheSpace.getKey(r.Cfg)},
-                   {"status", stringifyTrialStatus(r.Status)}};
+                   {"status", stringifyMeasureStatus(r.Status)}};
     if (r.isOk())
       o["cost"] = r.Cost;
     if (!r.Message.empty())
@@ -329,7 +301,7 @@ Error Strategy::loadState(const json::Value &state) {
       return stateError("malformed history entry");
     TrialResult r;
     r.Id = *id;
-    auto st = symbolizeTrialStatus(*status);
+    auto st = parseMeasureStatus(*status);
     if (!st)
       return stateError("unknown trial status '" + *status + "'");
     r.Status = *st;

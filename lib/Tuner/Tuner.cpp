@@ -67,24 +67,6 @@ using Clock = std::chrono::steady_clock;
 
 constexpr StringRef kCheckpointFormat = "tiletune-tuner-checkpoint/1";
 
-TrialStatus toTrialStatus(MeasureStatus status) {
-  switch (status) {
-  case MeasureStatus::Ok:
-    return TrialStatus::Ok;
-  case MeasureStatus::Invalid:
-    return TrialStatus::Invalid;
-  case MeasureStatus::CompileError:
-    return TrialStatus::CompileError;
-  case MeasureStatus::RuntimeError:
-    return TrialStatus::RuntimeError;
-  case MeasureStatus::WrongResult:
-    return TrialStatus::WrongResult;
-  case MeasureStatus::Timeout:
-    return TrialStatus::Timeout;
-  }
-  return TrialStatus::RuntimeError;
-}
-
 std::string jsonText(const llvm::json::Value &value) {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -717,7 +699,7 @@ Expected<TuneResult> Tuner::Impl::run(const Config &defaultConfig) {
       TrialResult r;
       r.Id = trial.Id;
       r.Cfg = trial.Cfg;
-      r.Status = toTrialStatus(result.status);
+      r.Status = result.status;
       r.Cost = result.ok() ? result.time.seconds() : 0;
       r.Message = result.message;
       observed.push_back(std::move(r));

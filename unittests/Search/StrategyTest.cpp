@@ -82,8 +82,8 @@ TEST(Registry, StatusNames) {
        {TrialStatus::Ok, TrialStatus::Invalid, TrialStatus::CompileError,
         TrialStatus::RuntimeError, TrialStatus::WrongResult,
         TrialStatus::Timeout})
-    EXPECT_EQ(symbolizeTrialStatus(stringifyTrialStatus(s)), s);
-  EXPECT_FALSE(symbolizeTrialStatus("crashed").has_value());
+    EXPECT_EQ(parseMeasureStatus(stringifyMeasureStatus(s)), s);
+  EXPECT_FALSE(parseMeasureStatus("crashed").has_value());
 }
 
 //===----------------------------------------------------------------------===//

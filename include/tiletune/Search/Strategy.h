@@ -12,6 +12,7 @@
 #define TILETUNE_SEARCH_STRATEGY_H
 
 #include "tiletune/Space/Space.h"
+#include "tiletune/Support/Measurement.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
@@ -30,22 +31,10 @@
 
 namespace mlir::tiletune {
 
-/// Outcome of measuring one config. Everything but Ok has no cost and is
-/// treated as the worst possible result (zero fitness).
-enum class TrialStatus {
-  Ok,           ///< Measured; `Cost` is valid.
-  Invalid,      ///< Rejected before compiling (illegal config for the op).
-  CompileError, ///< Building the variant failed.
-  RuntimeError, ///< The variant crashed or the launch failed.
-  WrongResult,  ///< The output did not match the reference.
-  Timeout,      ///< Building or running exceeded its time limit.
-};
-
-/// Stable lowercase name ("ok", "invalid", "compile_error",
-/// "runtime_error", "wrong_result", "timeout").
-llvm::StringRef stringifyTrialStatus(TrialStatus status);
-/// Inverse of stringifyTrialStatus.
-std::optional<TrialStatus> symbolizeTrialStatus(llvm::StringRef name);
+/// Outcome of measuring one config: the measurer's status
+/// (Support/Measurement.h). Everything but Ok has no cost and is treated as
+/// the worst possible result (zero fitness).
+using TrialStatus = MeasureStatus;
 
 /// A proposed config, identified by a per-strategy sequence number.
 struct Trial {
