@@ -166,11 +166,15 @@ int main(int argc, char **argv) {
   std::string cublasError;
   bool haveCublas = haveGPU && loadCublas(cublas, cublasError);
   if (haveGPU) {
-    char description[256] = {0};
-    tiletuneCudaDeviceDescription(description, sizeof(description));
-    llvm::outs() << "device: " << description << "\n";
+    llvm::Expected<CudaDeviceInfo> device = getCudaDeviceInfo();
+    if (!device) {
+      llvm::errs() << "tiletune-bench-gpu: "
+                   << llvm::toString(device.takeError()) << "\n";
+      return 1;
+    }
+    llvm::outs() << "device: " << device->description << "\n";
     // Match the chip to the device so that the PTX JIT targets it.
-    options.lowering.chip = "sm_" + std::to_string(tiletuneCudaComputeCapability());
+    options.lowering.chip = device->chip;
     if (haveCublas)
       llvm::outs() << "cuBLAS: found\n";
     else
