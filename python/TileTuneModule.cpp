@@ -1,10 +1,13 @@
 //===- TileTuneModule.cpp - Python bindings of the search core -----------===//
 //
 // The `tiletune._tiletune` extension: operator spaces, search strategies
-// (ask/tell) and their resumable state. llvm::Error values become Python
+// (ask/tell) and their resumable state; the tuning flows are in
+// TuneBindings.cpp. llvm::Error values become Python
 // exceptions (ValueError) at this boundary; nothing else enables exceptions.
 //
 //===----------------------------------------------------------------------===//
+
+#include "TuneBindings.h"
 
 #include "tiletune/Search/Strategy.h"
 #include "tiletune/Space/OperatorSpaces.h"
@@ -183,7 +186,9 @@ std::shared_ptr<PySpace> buildSpaceFor(const std::string &opKind,
 } // namespace
 
 PYBIND11_MODULE(_tiletune, m) {
-  m.doc() = "TileTune search core: operator spaces and search strategies";
+  m.doc() = "TileTune: operator spaces, search strategies and the tuning "
+            "flows (tune, apply, default_config, problems) on MLIR text";
+  mlir::tiletune::python::addTuneBindings(m);
 
   py::class_<PySpace, std::shared_ptr<PySpace>>(m, "Space")
       .def_property_readonly(

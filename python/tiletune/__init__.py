@@ -1,14 +1,22 @@
-"""TileTune: operator spaces and search strategies of the auto-tuner.
+"""TileTune: the auto-tuner's operator spaces, search strategies and tuning
+flows.
+
+* ``tune``, ``apply``, ``default_config``, ``problems``: the flows of the
+  ``tiletune`` CLI on MLIR text (the same C++ code; results go to the same
+  tuning database).
+* ``Space``, ``Strategy``, ``build_space``, ``paper_matmul_space``,
+  ``strategies``, ``run_search``: the search core, for custom objectives.
 
 The compiled part lives in ``_tiletune``; ``tiletune.plot`` draws tuning
 curves from a database export (``tiletune export``).
 """
 
-from ._tiletune import (Space, Strategy, build_space, paper_matmul_space,
-                        strategies)
+from ._tiletune import (Space, Strategy, apply, build_space, default_config,
+                        paper_matmul_space, problems, strategies, tune)
 
-__all__ = ["Space", "Strategy", "build_space", "paper_matmul_space",
-           "strategies", "run_search"]
+__all__ = ["Space", "Strategy", "apply", "build_space", "default_config",
+           "paper_matmul_space", "problems", "strategies", "tune",
+           "run_search"]
 
 
 def run_search(strategy, objective, budget, batch=8):

@@ -1,0 +1,60 @@
+# RUN: rm -rf %t && mkdir -p %t
+# RUN: env PYTHONPATH=%{pythonpath} %python %s %t/tune.db | FileCheck %s
+"""Python bindings of the tuning flows: the same results as the CLI."""
+
+import sys
+
+import tiletune
+
+db = sys.argv[1]
+module = """
+func.func @f(%a: tensor<127x64xf32>, %b: tensor<64x48xf32>,
+             %c: tensor<127x48xf32>) -> tensor<127x48xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<127x64xf32>, tensor<64x48xf32>)
+                     outs(%c : tensor<127x48xf32>) -> tensor<127x48xf32>
+  return %r : tensor<127x48xf32>
+}
+"""
+
+# CHECK: problems: [{'gflop': {{.*}}, 'key': 'matmul/f32/m=127,n=48,k=64', 'ops': 1}]
+print("problems:", [dict(sorted(p.items())) for p in tiletune.problems(module)])
+
+# The default config pads m = 127 to 128.
+# CHECK: default: pad = {m = 128}
+text = tiletune.default_config(module, threads=1)
+print("default:", text[text.index("pad = "):text.index("}", text.index("pad = ")) + 1])
+
+# A real tuning run: 5 measured trials, recorded in the database.
+annotated, results = tiletune.tune(module, algorithm="random", trials=5,
+                                   threads=1, seed=3, db=db)
+r = results[0]
+# CHECK: tuned: matmul/f32/m=127,n=48,k=64 finished budget trials=5 gflops>0=True
+print("tuned:", r["problem"], r["status"], r["stop_reason"],
+      "trials=%d" % r["trials"], "gflops>0=%s" % (r["best_gflops"] > 0))
+# CHECK: annotated: True
+print("annotated:", r["best_config"] in annotated)
+
+# Applying the database gives the same config back.
+applied = tiletune.apply(module, db=db, threads=1)
+# CHECK: applied: True
+print("applied:", r["best_config"] in applied)
+
+# Bad inputs are ValueErrors with the reason.
+for call, kwargs in [
+        (tiletune.tune, dict(mlir="func.func @f(", trials=1, db=db)),
+        (tiletune.tune, dict(mlir=module, algorithm="nope", trials=1, db=db)),
+        (tiletune.tune, dict(mlir=module, fix="order=[q]", trials=1, db=db)),
+        (tiletune.apply, dict(mlir=module, db=db + ".missing")),
+        (tiletune.default_config, dict(mlir=module, target="tpu")),
+]:
+    try:
+        call(**kwargs)
+        print("no error")
+    except ValueError as e:
+        print("error:", str(e).splitlines()[0])
+# CHECK: error: cannot parse the module
+# CHECK: error: unknown algorithm 'nope'
+# CHECK: error: {{.*}}order
+# CHECK: error: {{.*}}missing
+# CHECK: error: unknown target 'tpu' (expected cpu or cuda)
+# CHECK-NOT: no error
