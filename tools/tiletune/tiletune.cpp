@@ -302,8 +302,15 @@ static int runTune(MLIRContext &ctx) {
   std::signal(SIGTERM, onInterrupt);
   if (!quiet) {
     llvm::errs() << "database: " << resolveDbPath() << "\n";
-    if (target == "cpu")
+    if (target == "cpu") {
       llvm::errs() << "target: " << getCPUTarget(threads).describe() << "\n";
+      llvm::errs() << "timing: "
+                   << (unpaired ? "each variant alone"
+                                : "paired with the default config (times at "
+                                  "the reference speed of the first "
+                                  "measurement; --unpaired: alone)")
+                   << "\n";
+    }
   }
   llvm::Expected<std::vector<ProblemOutcome>> outcomes =
       tuneModule(*module, options);
