@@ -383,6 +383,8 @@ mlir::tiletune::tuneModule(ModuleOp module, const TuneOptions &options) {
     tunerOptions.maxSeconds = options.seconds;
     tunerOptions.batchSize = std::max(1u, options.batchSize);
     tunerOptions.flops = problem.getFlops();
+    if (!cuda && options.pairedTiming)
+      tunerOptions.measurement = "paired";
     tunerOptions.resume = options.resume;
     tunerOptions.showProgress = options.progress != nullptr;
     tunerOptions.progressStream = options.progress;

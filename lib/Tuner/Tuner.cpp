@@ -210,7 +210,7 @@ llvm::json::Object Tuner::Impl::trajectory(const Config &defaultConfig) const {
   llvm::json::Object options;
   for (const auto &[name, value] : strategy.getOptions())
     options[name] = value;
-  return llvm::json::Object{
+  llvm::json::Object object{
       {"strategy", strategy.getName()},
       {"strategy_options", std::move(options)},
       {"space", space.getName()},
@@ -219,6 +219,9 @@ llvm::json::Object Tuner::Impl::trajectory(const Config &defaultConfig) const {
       {"remeasure_winner", opts.remeasureWinner},
       {"patience", opts.patience},
   };
+  if (!opts.measurement.empty())
+    object["measurement"] = opts.measurement;
+  return object;
 }
 
 Error Tuner::Impl::startOrResume(const Config &defaultConfig) {

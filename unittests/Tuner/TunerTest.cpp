@@ -668,6 +668,45 @@ TEST_F(TunerTest, ResumeWithOtherSettingsIsAClearError) {
   EXPECT_EQ(measurer.calls, 0);
 }
 
+/// The measurement method is part of a run's settings: a run timed one way
+/// (e.g. paired) is not continued with times taken another way, in either
+/// direction.
+TEST_F(TunerTest, ResumeWithAnotherMeasurementMethodIsAClearError) {
+  auto db = openDb("tune.db");
+  ASSERT_TRUE(db);
+  {
+    auto strategy = makeStrategy("random");
+    SyntheticMeasurer measurer(space);
+    TunerOptions options = baseOptions();
+    options.measurement = "paired";
+    options.callback = [](const TunerEvent &e) { return e.trialsDone < 6; };
+    ASSERT_TRUE(tune(*db, *strategy, measurer, options));
+  }
+  for (const char *method : {"", "other"}) {
+    auto strategy = makeStrategy("random");
+    SyntheticMeasurer measurer(space);
+    TunerOptions options = baseOptions();
+    options.resume = true;
+    options.measurement = method;
+    Tuner tuner(space, *strategy, measurer, *db, options);
+    llvm::Expected<TuneResult> result = tuner.run(space.getDefault());
+    ASSERT_FALSE(static_cast<bool>(result)) << method;
+    std::string message = llvm::toString(result.takeError());
+    EXPECT_NE(message.find("cannot resume run 1"), std::string::npos)
+        << message;
+    EXPECT_EQ(measurer.calls, 0);
+  }
+  // The same method continues it.
+  auto strategy = makeStrategy("random");
+  SyntheticMeasurer measurer(space);
+  TunerOptions options = baseOptions();
+  options.resume = true;
+  options.measurement = "paired";
+  std::optional<TuneResult> result = tune(*db, *strategy, measurer, options);
+  ASSERT_TRUE(result);
+  EXPECT_TRUE(result->resumed);
+}
+
 TEST_F(TunerTest, ARunTunedByALiveProcessIsNotResumed) {
   int ready[2];
   ASSERT_EQ(pipe(ready), 0);

@@ -135,6 +135,12 @@ struct TunerOptions {
   /// tuner fills in GFLOP/s where the measurer left it at 0.
   double flops = 0;
 
+  /// How the measurer times variants when that changes what the recorded
+  /// times mean (e.g. "paired": normalized to a reference variant); part of
+  /// the run's settings, so a run is only resumed with the same method.
+  /// Empty: plain times (not recorded).
+  std::string measurement;
+
   /// Run time limit of a variant before any Ok result is known, seconds.
   double initialRunTimeoutSeconds = 10;
   /// Once a best time t is known the limit is max(runTimeoutFloorSeconds,
