@@ -61,6 +61,7 @@ struct AutotunePass : public mlir::tiletune::impl::TileTuneAutotuneBase<Autotune
     options.seconds = seconds;
     options.seed = seed;
     options.threads = threads;
+    options.pairedTiming = paired;
     options.databasePath = database;
     options.progress = nullptr;
     llvm::Expected<std::vector<ProblemOutcome>> outcomes =

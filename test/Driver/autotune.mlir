@@ -4,6 +4,12 @@
 // RUN: tiletune-opt --tiletune-autotune="algorithm=random trials=3 threads=1 db=%t/a.db" %s | FileCheck %s
 // RUN: tiletune report --db=%t/a.db | FileCheck %s --check-prefix=REPORT
 // RUN: not tiletune-opt --tiletune-autotune="algorithm=nope db=%t/a.db" %s 2>&1 | FileCheck %s --check-prefix=BAD
+// Paired timing by default (the export has the ratios), paired=false times alone.
+// RUN: tiletune export --db=%t/a.db | FileCheck %s --check-prefix=PAIRED
+// RUN: tiletune-opt --tiletune-autotune="algorithm=random trials=2 threads=1 paired=false db=%t/b.db" %s > /dev/null
+// RUN: tiletune export --db=%t/b.db | FileCheck %s --check-prefix=ALONE
+// PAIRED: "paired":{"raw_median"
+// ALONE-NOT: "paired"
 
 // CHECK-LABEL: func.func @f
 // CHECK: linalg.matmul {tiletune.config = #tiletune.config<cpu,

@@ -71,6 +71,10 @@ def TileTuneAutotune : Pass<"tiletune-autotune", "ModuleOp"> {
            "Seed of the search and of the generated inputs">,
     Option<"threads", "threads", "unsigned", /*default=*/"0",
            "Threads of the tuned kernels (0: all cores)">,
+    Option<"paired", "paired", "bool", /*default=*/"true",
+           "Time each variant interleaved with the default config and rank "
+           "by the ratio (false: time variants alone, like tiletune tune "
+           "--unpaired)">,
   ];
 }
 
