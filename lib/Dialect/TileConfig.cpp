@@ -334,6 +334,13 @@ mlir::tiletune::verifyConfig(TileConfigAttr config, const TunableOp &op,
                            << dim->size << ")";
     }
   }
+  // Layout conversion: only NCHW convolutions can be computed as NHWC.
+  if (auto layout = llvm::dyn_cast_or_null<StringAttr>(
+          config.getOption("layout")))
+    if (layout.getValue() != "native" && op.kind != OpKind::ConvNchwFchw)
+      return emitError() << "'layout = " << layout.getValue()
+                         << "' only applies to conv_2d_nchw_fchw, not "
+                         << kindName;
   // Every dimension at every one of its levels, each tile dividing the
   // enclosing one.
   for (const LoopDim &dim : op.dims) {

@@ -49,6 +49,7 @@ static llvm::ArrayRef<OptionSpec> getOptionSpecs(StringRef target) {
       {"pack", OptionKind::Enum, "none|a|b|ab"},
       {"unroll", OptionKind::Int, "1|2|4|8"},
       {"pad", OptionKind::Sizes, ""},
+      {"layout", OptionKind::Enum, "native|nhwc"},
   };
   static const OptionSpec cuda[] = {
       {"explicit_unroll", OptionKind::Bool, ""},

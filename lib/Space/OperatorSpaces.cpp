@@ -180,6 +180,11 @@ Expected<Space> mlir::tiletune::buildSpace(const ProblemSpec &problem,
         "pack", SmallVector<std::string>{"none", "a", "b", "ab"}, 0));
     space.addParameter(std::make_shared<DiscreteParam>(
         "unroll", SmallVector<int64_t>{1, 2, 4, 8}, 1));
+    // NCHW convs may be computed as NHWC (transposes around an NHWC conv;
+    // beyond the papers, see docs/TileConfig.md `layout`).
+    if (problem.OpKind == "conv_2d_nchw_fchw")
+      space.addParameter(std::make_shared<CategoricalParam>(
+          "layout", SmallVector<std::string>{"native", "nhwc"}, 0));
 
     std::string unrollDim = getUnrollDim(problem.OpKind).str();
     space.addConstraint(

@@ -932,6 +932,129 @@ tiletune::tileAndVectorizeForCPU(RewriterBase &rewriter, Operation *op,
   return result;
 }
 
+/// Block size of large transposes: kTransposeBlock x kTransposeBlock tiles
+/// of the dims that are innermost in the input and in the output.
+static constexpr int64_t kTransposeBlock = 16;
+
+/// Tiles a buffer transpose whose innermost dim moves into blocks of the
+/// two innermost dims (input side and output side; kTransposeBlock where it
+/// divides them, else whole) and 1 elsewhere, and vectorizes the blocks of
+/// at most 4096 elements (others stay scalar: correct, only slower).
+static LogicalResult tileAndVectorizeTranspose(RewriterBase &rewriter,
+                                               linalg::TransposeOp transpose) {
+  ArrayRef<int64_t> perm = transpose.getPermutation();
+  int64_t rank = perm.size();
+  int64_t outInner = rank - 1, inInner = -1;
+  for (int64_t i = 0; i < rank; ++i)
+    if (perm[i] == rank - 1)
+      inInner = i;
+  if (rank < 2 || inInner < 0 || inInner == outInner)
+    return failure();
+  SmallVector<int64_t> ranges =
+      cast<linalg::LinalgOp>(transpose.getOperation()).getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic))
+    return failure();
+  SmallVector<int64_t> tiles(rank, 1);
+  for (int64_t i : {inInner, outInner})
+    tiles[i] = ranges[i] % kTransposeBlock == 0 ? kTransposeBlock : 0;
+  scf::SCFTilingOptions options;
+  options.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), tiles));
+  rewriter.setInsertionPoint(transpose);
+  FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+      rewriter, cast<TilingInterface>(transpose.getOperation()), options);
+  if (failed(tiled))
+    return failure();
+  replaceTiledOp(rewriter, transpose, tiled->replacements);
+  Operation *piece = tiled->tiledOps.back();
+  auto pieceType = cast<ShapedType>(
+      cast<linalg::LinalgOp>(piece).getDpsInitOperand(0)->get().getType());
+  if (!pieceType.hasStaticShape() || pieceType.getNumElements() > 4096)
+    return success();
+  rewriter.setInsertionPoint(piece);
+  FailureOr<linalg::VectorizationResult> vectorized =
+      linalg::vectorize(rewriter, piece);
+  if (succeeded(vectorized))
+    replaceTiledOp(rewriter, piece, vectorized->replacements);
+  return success();
+}
+
+FailureOr<Operation *> tiletune::convertLayoutToConfig(RewriterBase &rewriter,
+                                                       Operation *op,
+                                                       std::string *reason) {
+  auto fail = [&](const Twine &msg) -> FailureOr<Operation *> {
+    if (reason)
+      *reason = msg.str();
+    return failure();
+  };
+  TileConfigAttr config = getConfig(op);
+  if (!config || config.getTarget() != kTargetCPU ||
+      config.getStringOption("layout", "native") != "nhwc")
+    return op;
+  auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op);
+  if (!conv || (!conv.hasPureTensorSemantics() &&
+                !conv.hasPureBufferSemantics()))
+    return fail("'layout = nhwc' needs a linalg.conv_2d_nchw_fchw on tensors "
+                "or on buffers");
+  MLIRContext *ctx = op->getContext();
+  Location loc = op->getLoc();
+  bool onTensors = conv.hasPureTensorSemantics();
+  rewriter.setInsertionPoint(op);
+  SmallVector<linalg::TransposeOp> transposes;
+  // `value` with its dims permuted (result dim i = source dim perm[i]) into
+  // `target` (a fresh tensor or buffer when null); the transposed value.
+  auto transposed = [&](Value value, ArrayRef<int64_t> perm,
+                        Value target = {}) -> Value {
+    auto type = cast<ShapedType>(value.getType());
+    if (!target) {
+      SmallVector<int64_t> shape;
+      for (int64_t p : perm)
+        shape.push_back(type.getShape()[p]);
+      target = onTensors
+                   ? Value(tensor::EmptyOp::create(rewriter, loc, shape,
+                                                   type.getElementType()))
+                   : Value(memref::AllocOp::create(
+                         rewriter, loc,
+                         MemRefType::get(shape, type.getElementType()),
+                         rewriter.getI64IntegerAttr(64)));
+    }
+    auto t = linalg::TransposeOp::create(rewriter, loc, value, target, perm);
+    transposes.push_back(t);
+    return onTensors ? t->getResult(0) : target;
+  };
+  // NCHW -> NHWC, FCHW -> HWCF; the output keeps its (accumulated) values.
+  Value input = transposed(conv.getInputs()[0], {0, 2, 3, 1});
+  Value filter = transposed(conv.getInputs()[1], {2, 3, 1, 0});
+  Value init = conv.getOutputs()[0];
+  Value output = transposed(init, {0, 2, 3, 1});
+  SmallVector<Type> resultTypes;
+  if (onTensors)
+    resultTypes.push_back(output.getType());
+  // The same config without the layout option: its levels and `order` name
+  // the same loops (n, f, oh, ow, c, kh, kw).
+  SmallVector<NamedAttribute> entries;
+  for (NamedAttribute entry : config.getEntries())
+    if (entry.getName() != "layout")
+      entries.push_back(entry);
+  auto nhwc = linalg::Conv2DNhwcHwcfOp::create(
+      rewriter, loc, resultTypes, ValueRange{input, filter},
+      ValueRange{output}, conv.getStrides(), conv.getDilations());
+  setConfig(nhwc, TileConfigAttr::get(ctx, config.getTarget(),
+                                      DictionaryAttr::get(ctx, entries)));
+  rewriter.setInsertionPointAfter(nhwc);
+  if (onTensors) {
+    Value result = transposed(nhwc->getResult(0), {0, 3, 1, 2});
+    rewriter.replaceOp(op, result);
+  } else {
+    transposed(output, {0, 3, 1, 2}, init);
+    rewriter.eraseOp(op);
+    // Buffers: move the transposes as vector blocks now (on tensors the
+    // pipeline does it after bufferization, see vectorizeSmallCopies).
+    for (linalg::TransposeOp t : transposes)
+      (void)tileAndVectorizeTranspose(rewriter, t);
+  }
+  return nhwc.getOperation();
+}
+
 FailureOr<Operation *> tiletune::padToConfig(RewriterBase &rewriter,
                                              Operation *op,
                                              std::string *reason) {
@@ -1050,7 +1173,10 @@ FailureOr<Operation *> tiletune::padToConfig(RewriterBase &rewriter,
 FailureOr<CPUTilingResult> tiletune::applyCPUConfig(RewriterBase &rewriter,
                                                     Operation *op,
                                                     std::string *reason) {
-  FailureOr<Operation *> padded = padToConfig(rewriter, op, reason);
+  FailureOr<Operation *> converted = convertLayoutToConfig(rewriter, op, reason);
+  if (failed(converted))
+    return failure();
+  FailureOr<Operation *> padded = padToConfig(rewriter, *converted, reason);
   if (failed(padded))
     return failure();
   op = *padded;
@@ -1114,8 +1240,15 @@ unsigned tiletune::vectorizeSmallCopies(Operation *root, int64_t maxElements) {
       continue;
     auto type =
         cast<ShapedType>(linalgOp.getDpsInitOperand(0)->get().getType());
-    if (!type.hasStaticShape() || type.getNumElements() > maxElements)
+    if (!type.hasStaticShape())
       continue;
+    if (type.getNumElements() > maxElements) {
+      // A large transpose (e.g. of a layout conversion): vector blocks.
+      if (auto transpose = dyn_cast<linalg::TransposeOp>(op))
+        if (succeeded(tileAndVectorizeTranspose(rewriter, transpose)))
+          ++changed;
+      continue;
+    }
     rewriter.setInsertionPoint(op);
     FailureOr<linalg::VectorizationResult> vectorized =
         linalg::vectorize(rewriter, op);

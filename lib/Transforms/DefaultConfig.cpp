@@ -156,10 +156,11 @@ TileConfigAttr tiletune::computeDefaultCPUConfig(MLIRContext *ctx,
     plan.cache["f"] = cacheTile(plan.parallel["f"], rf, 64);
     plan.cache["ow"] = plan.parallel["ow"];
     plan.cache["oh"] = cacheTile(plan.parallel["oh"], 1, 4);
-    if (op.kind == OpKind::ConvNhwcHwcf)
-      order = {"f", "oh", "ow", "kh", "kw", "c"};
-    else
-      order = {"f", "oh", "ow", "c", "kh", "kw"};
+    // NCHW convs are computed as NHWC (layout = nhwc): the native NCHW
+    // micro-kernel transposes its accumulator in every reduction step and
+    // ran 2-4x slower than the transposes plus the NHWC conv (ResNet-50
+    // 3x3, docs/TileConfig.md).
+    order = {"f", "oh", "ow", "kh", "kw", "c"};
   }
 
   FactorMap factors;
@@ -192,6 +193,8 @@ TileConfigAttr tiletune::computeDefaultCPUConfig(MLIRContext *ctx,
       b.getNamedAttr("pack", b.getStringAttr(pack)),
       b.getNamedAttr("unroll", b.getI64IntegerAttr(unroll)),
   };
+  if (op.kind == OpKind::ConvNchwFchw)
+    options.push_back(b.getNamedAttr("layout", b.getStringAttr("nhwc")));
   return buildConfig(ctx, kTargetCPU, original, factors, options);
 }
 

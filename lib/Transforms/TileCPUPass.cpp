@@ -66,14 +66,22 @@ struct TileCPUPass : public tiletune::impl::TileTuneTileCPUBase<TileCPUPass> {
         continue;
       }
       std::string reason;
-      FailureOr<Operation *> padded = padToConfig(rewriter, next, &reason);
-      if (failed(padded)) {
-        next->emitError() << "cannot apply tiletune.config: " << reason;
-        anyError = true;
-        skipped.insert(next);
-        continue;
+      // Op-level rewrites of the config first (each returns the op to tile).
+      bool rewritten = true;
+      for (auto rewrite : {convertLayoutToConfig, padToConfig}) {
+        FailureOr<Operation *> result = rewrite(rewriter, next, &reason);
+        if (failed(result)) {
+          next->emitError() << "cannot apply tiletune.config: " << reason;
+          anyError = true;
+          skipped.insert(next);
+          rewritten = false;
+          break;
+        }
+        next = *result;
       }
-      next = *padded;
+      if (!rewritten)
+        continue;
+      config = getConfig(next);
       FailureOr<CPUSchedule> schedule =
           decodeCPUSchedule(next, config, &reason);
       if (succeeded(schedule))

@@ -82,7 +82,7 @@ func.func @bad_option_value(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>, %c: tensor
 // -----
 
 func.func @unknown_option(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>, %c: tensor<8x8xf32>) -> tensor<8x8xf32> {
-  // expected-error @+1 {{unknown level or option 'block' for target 'cpu' (levels: parallel, cache, register; options: order, vectorize, pack, unroll, pad)}}
+  // expected-error @+1 {{unknown level or option 'block' for target 'cpu' (levels: parallel, cache, register; options: order, vectorize, pack, unroll, pad, layout)}}
   %0 = linalg.matmul {tiletune.config = #tiletune.config<cpu, block = {m = 8}>}
     ins(%a, %b : tensor<8x8xf32>, tensor<8x8xf32>) outs(%c : tensor<8x8xf32>) -> tensor<8x8xf32>
   return %0 : tensor<8x8xf32>
@@ -187,6 +187,24 @@ func.func @pad_not_sizes(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>, %c: tensor<8x
 func.func @pad_on_cuda(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>, %c: tensor<8x8xf32>) -> tensor<8x8xf32> {
   // expected-error @+1 {{unknown level or option 'pad' for target 'cuda'}}
   %0 = linalg.matmul {tiletune.config = #tiletune.config<cuda, pad = {m = 16}, block = {m = 8, n = 8}, vthread = {m = 8, n = 8}, thread = {m = 1, n = 1}, shared = {k = 8}, register = {k = 1}>}
+    ins(%a, %b : tensor<8x8xf32>, tensor<8x8xf32>) outs(%c : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %0 : tensor<8x8xf32>
+}
+
+// -----
+
+func.func @layout_on_matmul(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>, %c: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  // expected-error @+1 {{'layout = nhwc' only applies to conv_2d_nchw_fchw, not matmul}}
+  %0 = linalg.matmul {tiletune.config = #tiletune.config<cpu, parallel = {m = 8, n = 8}, cache = {m = 8, n = 8, k = 8}, register = {m = 8, n = 8}, layout = nhwc>}
+    ins(%a, %b : tensor<8x8xf32>, tensor<8x8xf32>) outs(%c : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %0 : tensor<8x8xf32>
+}
+
+// -----
+
+func.func @layout_unknown(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>, %c: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  // expected-error @+1 {{'layout' must be one of native|nhwc}}
+  %0 = linalg.matmul {tiletune.config = #tiletune.config<cpu, parallel = {m = 8, n = 8}, cache = {m = 8, n = 8, k = 8}, register = {m = 8, n = 8}, layout = nchw>}
     ins(%a, %b : tensor<8x8xf32>, tensor<8x8xf32>) outs(%c : tensor<8x8xf32>) -> tensor<8x8xf32>
   return %0 : tensor<8x8xf32>
 }

@@ -156,10 +156,17 @@ TEST(CpuSpace, BatchAndConvSchema) {
   // unroll applies to c for convolutions.
   Config x = *d.parseKey("n=[1,1];f=[64,1,1,1];oh=[56,1,1,1];ow=[56,1,1,1];"
                          "c=[16,2];kh=[3,1];kw=[3,1];order=[f,oh,ow,c,kh,kw];"
-                         "vectorize=true;pack=none;unroll=4");
+                         "vectorize=true;pack=none;unroll=4;layout=native");
   std::string why;
   EXPECT_FALSE(d.isValid(x, &why));
   EXPECT_NE(why.find("of 'c'"), std::string::npos);
+  // NCHW convs may be computed as NHWC: a layout categorical, native first;
+  // NHWC convs have none.
+  std::optional<unsigned> layout = d.lookup("layout");
+  ASSERT_TRUE(layout.has_value());
+  EXPECT_EQ(d.getParameter(*layout).count(), 2u);
+  EXPECT_NE(d.getKey(d.getDefault()).find("layout=native"), std::string::npos);
+  EXPECT_FALSE(c.lookup("layout").has_value());
 }
 
 TEST(CudaSpace, OpEvoTemplates) {

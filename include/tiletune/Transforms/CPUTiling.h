@@ -80,6 +80,16 @@ FailureOr<CPUTilingResult> tileAndVectorizeForCPU(RewriterBase &rewriter,
                                                   Operation *op,
                                                   const CPUSchedule &schedule);
 
+/// Applies the `layout = nhwc` option of a conv_2d_nchw_fchw's CPU config:
+/// the op is replaced by transposes of the input (to NHWC), filter (to HWCF)
+/// and output (to NHWC), a conv_2d_nhwc_hwcf with the same strides,
+/// dilations and config (without `layout`; its levels and `order` name the
+/// same loops), and a transpose of the result back to NCHW. Returns the op to
+/// tile (the new conv, or `op` itself when the config keeps the layout).
+FailureOr<Operation *> convertLayoutToConfig(RewriterBase &rewriter,
+                                             Operation *op,
+                                             std::string *reason = nullptr);
+
 /// Applies the `pad` option of the op's CPU config: when it pads a loop
 /// beyond its size, the op is replaced by the same op (same config) on
 /// zero-padded operands — `tensor.pad` and a `tensor.extract_slice` of the
