@@ -937,9 +937,11 @@ tiletune::tileAndVectorizeForCPU(RewriterBase &rewriter, Operation *op,
 static constexpr int64_t kTransposeBlock = 16;
 
 /// Tiles a buffer transpose whose innermost dim moves into blocks of the
-/// two innermost dims (input side and output side; kTransposeBlock where it
-/// divides them, else whole) and 1 elsewhere, and vectorizes the blocks of
-/// at most 4096 elements (others stay scalar: correct, only slower).
+/// two innermost dims (input side and output side; the largest size up to
+/// kTransposeBlock that divides each) and 1 elsewhere, and vectorizes the blocks of
+/// at most 256 elements (others stay scalar: correct, only slower; a block's
+/// vector.transpose is unrolled element by element, so bigger blocks cost
+/// compile time). Fails without changes when the innermost dim stays.
 static LogicalResult tileAndVectorizeTranspose(RewriterBase &rewriter,
                                                linalg::TransposeOp transpose) {
   ArrayRef<int64_t> perm = transpose.getPermutation();
@@ -954,9 +956,17 @@ static LogicalResult tileAndVectorizeTranspose(RewriterBase &rewriter,
       cast<linalg::LinalgOp>(transpose.getOperation()).getStaticLoopRanges();
   if (llvm::any_of(ranges, ShapedType::isDynamic))
     return failure();
+  // Per side, the largest block size up to kTransposeBlock that divides the
+  // dim, so every block is static and full.
   SmallVector<int64_t> tiles(rank, 1);
-  for (int64_t i : {inInner, outInner})
-    tiles[i] = ranges[i] % kTransposeBlock == 0 ? kTransposeBlock : 0;
+  for (int64_t i : {inInner, outInner}) {
+    tiles[i] = 1;
+    for (int64_t b = std::min(kTransposeBlock, ranges[i]); b > 1; --b)
+      if (ranges[i] % b == 0) {
+        tiles[i] = b;
+        break;
+      }
+  }
   scf::SCFTilingOptions options;
   options.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), tiles));
   rewriter.setInsertionPoint(transpose);
@@ -968,7 +978,8 @@ static LogicalResult tileAndVectorizeTranspose(RewriterBase &rewriter,
   Operation *piece = tiled->tiledOps.back();
   auto pieceType = cast<ShapedType>(
       cast<linalg::LinalgOp>(piece).getDpsInitOperand(0)->get().getType());
-  if (!pieceType.hasStaticShape() || pieceType.getNumElements() > 4096)
+  if (!pieceType.hasStaticShape() ||
+      pieceType.getNumElements() > kTransposeBlock * kTransposeBlock)
     return success();
   rewriter.setInsertionPoint(piece);
   FailureOr<linalg::VectorizationResult> vectorized =
@@ -1242,13 +1253,17 @@ unsigned tiletune::vectorizeSmallCopies(Operation *root, int64_t maxElements) {
         cast<ShapedType>(linalgOp.getDpsInitOperand(0)->get().getType());
     if (!type.hasStaticShape())
       continue;
-    if (type.getNumElements() > maxElements) {
-      // A large transpose (e.g. of a layout conversion): vector blocks.
-      if (auto transpose = dyn_cast<linalg::TransposeOp>(op))
-        if (succeeded(tileAndVectorizeTranspose(rewriter, transpose)))
-          ++changed;
+    // A transpose that moves the innermost dim (e.g. of a layout
+    // conversion) goes in vector blocks at any size: one vector.transpose of
+    // the whole tensor would be unrolled element by element (a 14x14x16
+    // transpose took seconds to compile).
+    if (auto transpose = dyn_cast<linalg::TransposeOp>(op))
+      if (succeeded(tileAndVectorizeTranspose(rewriter, transpose))) {
+        ++changed;
+        continue;
+      }
+    if (type.getNumElements() > maxElements)
       continue;
-    }
     rewriter.setInsertionPoint(op);
     FailureOr<linalg::VectorizationResult> vectorized =
         linalg::vectorize(rewriter, op);
