@@ -38,6 +38,8 @@ llvm_config.with_environment("PATH", config.tiletune_tools_dir, append_path=True
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 # Features.
+if os.path.exists(os.path.join(config.tiletune_tools_dir, "tiletune-bench-cpu")):
+    config.available_features.add("bench-cpu")
 if config.cuda_toolkit_found:
     config.available_features.add("cuda-toolkit")
     ptxas = os.path.join(config.cuda_bin_dir, "ptxas")

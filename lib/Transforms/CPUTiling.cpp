@@ -932,6 +932,13 @@ tiletune::tileAndVectorizeForCPU(RewriterBase &rewriter, Operation *op,
   return result;
 }
 
+/// Sets `*reason` (when given) to `msg` and fails.
+static LogicalResult failWithReason(std::string *reason, const Twine &msg) {
+  if (reason)
+    *reason = msg.str();
+  return failure();
+}
+
 /// Block size of large transposes: kTransposeBlock x kTransposeBlock tiles
 /// of the dims that are innermost in the input and in the output.
 static constexpr int64_t kTransposeBlock = 16;
@@ -992,11 +999,6 @@ static LogicalResult tileAndVectorizeTranspose(RewriterBase &rewriter,
 FailureOr<Operation *> tiletune::convertLayoutToConfig(RewriterBase &rewriter,
                                                        Operation *op,
                                                        std::string *reason) {
-  auto fail = [&](const Twine &msg) -> FailureOr<Operation *> {
-    if (reason)
-      *reason = msg.str();
-    return failure();
-  };
   TileConfigAttr config = getConfig(op);
   if (!config || config.getTarget() != kTargetCPU ||
       config.getStringOption("layout", "native") != "nhwc")
@@ -1004,7 +1006,8 @@ FailureOr<Operation *> tiletune::convertLayoutToConfig(RewriterBase &rewriter,
   auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op);
   if (!conv || (!conv.hasPureTensorSemantics() &&
                 !conv.hasPureBufferSemantics()))
-    return fail("'layout = nhwc' needs a linalg.conv_2d_nchw_fchw on tensors "
+    return failWithReason(
+        reason, "'layout = nhwc' needs a linalg.conv_2d_nchw_fchw on tensors "
                 "or on buffers");
   MLIRContext *ctx = op->getContext();
   Location loc = op->getLoc();
@@ -1069,28 +1072,25 @@ FailureOr<Operation *> tiletune::convertLayoutToConfig(RewriterBase &rewriter,
 FailureOr<Operation *> tiletune::padToConfig(RewriterBase &rewriter,
                                              Operation *op,
                                              std::string *reason) {
-  auto fail = [&](const Twine &msg) -> FailureOr<Operation *> {
-    if (reason)
-      *reason = msg.str();
-    return failure();
-  };
   TileConfigAttr config = getConfig(op);
   if (!config || config.getTarget() != kTargetCPU || !config.getOption("pad"))
     return op;
   std::string why;
   FailureOr<TunableOp> tunable = matchTunableOp(op, &why);
   if (failed(tunable))
-    return fail(why);
+    return failWithReason(reason, why);
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
   if (!linalgOp || (!linalgOp.hasPureTensorSemantics() &&
                     !linalgOp.hasPureBufferSemantics()))
-    return fail("padding needs a structured op on tensors or on buffers");
+    return failWithReason(
+        reason, "padding needs a structured op on tensors or on buffers");
   SmallVector<int64_t> loopSizes(linalgOp.getNumLoops(), 0);
   bool anyPadded = false;
   for (const LoopDim &dim : tunable->dims) {
     int64_t padded = getPaddedSize(config, dim);
     if (padded < dim.size)
-      return fail("'pad' of '" + dim.name + "' is below its size");
+      return failWithReason(reason,
+                            "'pad' of '" + dim.name + "' is below its size");
     loopSizes[dim.loopIndex] = padded;
     anyPadded |= padded != dim.size;
   }
@@ -1121,7 +1121,8 @@ FailureOr<Operation *> tiletune::padToConfig(RewriterBase &rewriter,
     for (AffineExpr expr : map.getResults()) {
       auto dimExpr = dyn_cast<AffineDimExpr>(expr);
       if (!dimExpr)
-        return fail("padding needs operands indexed by plain loops");
+        return failWithReason(reason,
+                              "padding needs operands indexed by plain loops");
       shape.push_back(loopSizes[dimExpr.getPosition()]);
     }
     if (shape == type.getShape()) {
@@ -1177,7 +1178,7 @@ FailureOr<Operation *> tiletune::padToConfig(RewriterBase &rewriter,
   }
   for (Operation *copy : copies)
     if (failed(tileAndVectorizeCopy(rewriter, copy, !onTensors)))
-      return fail("tiling a padding copy failed");
+      return failWithReason(reason, "tiling a padding copy failed");
   return padded;
 }
 

@@ -10,6 +10,8 @@
 // RUN: tiletune export --db=%t/b.db | FileCheck %s --check-prefix=ALONE
 // PAIRED: "paired":{"raw_median"
 // ALONE-NOT: "paired"
+// RUN: not tiletune-opt --tiletune-autotune="paired=maybe db=%t/c.db" %s 2>&1 | FileCheck %s --check-prefix=BADPAIRED
+// BADPAIRED: 'maybe' is invalid value for boolean argument
 
 // CHECK-LABEL: func.func @f
 // CHECK: linalg.matmul {tiletune.config = #tiletune.config<cpu,
