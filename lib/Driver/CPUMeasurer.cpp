@@ -119,10 +119,10 @@ public:
   /// Builds the variant of `attrText` into `out`; the failed result or
   /// std::nullopt.
   std::optional<MeasureResult> build(StringRef attrText, Compiled &out);
-  /// Runs `kernel` once on a copy of the initial output and checks it
-  /// against the reference (when verifying); the failed result or
+  /// Runs `kernel` once into `out` (a copy of the initial output) and
+  /// checks it against the reference (when verifying); the failed result or
   /// std::nullopt.
-  std::optional<MeasureResult> runAndVerify(const Kernel &kernel);
+  std::optional<MeasureResult> runAndVerify(const Kernel &kernel, Buffer &out);
   /// Builds and verifies options.referenceConfig (paired timing); on failure
   /// the variants are timed alone and referenceError says why.
   void setUpReference();
@@ -206,12 +206,12 @@ void InProcessCPUMeasurer::Impl::setUpReference() {
     return;
   std::optional<MeasureResult> failed =
       build(options.referenceConfig, reference);
-  if (!failed)
-    failed = runAndVerify(*reference.kernel);
   if (!failed) {
     referenceOut = outInit.clone();
-    return;
+    failed = runAndVerify(*reference.kernel, referenceOut);
   }
+  if (!failed)
+    return;
   referenceError = "the reference config of paired timing failed (" +
                    stringifyMeasureStatus(failed->status).str() +
                    "): " + failed->message;
@@ -286,8 +286,7 @@ InProcessCPUMeasurer::Impl::build(StringRef attrText, Compiled &out) {
 }
 
 std::optional<MeasureResult>
-InProcessCPUMeasurer::Impl::runAndVerify(const Kernel &kernel) {
-  Buffer out = outInit.clone();
+InProcessCPUMeasurer::Impl::runAndVerify(const Kernel &kernel, Buffer &out) {
   llvm::SmallVector<Buffer *> args = {&lhs, &rhs, &out};
   if (llvm::Error err = kernel.run(args))
     return MeasureResult::failure(MeasureStatus::RuntimeError,
@@ -333,10 +332,12 @@ InProcessCPUMeasurer::Impl::run(const std::function<void(StringRef)> &phase) {
   };
   const Kernel &fn = *compiled.kernel;
   setPhase("run");
-  if (std::optional<MeasureResult> failed = runAndVerify(fn))
+  // One copy of the output serves the verified run and the timing (timed
+  // calls keep accumulating into it).
+  Buffer out = outInit.clone();
+  if (std::optional<MeasureResult> failed = runAndVerify(fn, out))
     return finish(std::move(*failed));
   setPhase("time");
-  Buffer out = outInit.clone();
   llvm::SmallVector<Buffer *> args = {&lhs, &rhs, &out};
   MeasureResult result;
   if (reference.kernel) {

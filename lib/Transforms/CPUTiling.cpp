@@ -304,6 +304,42 @@ static void setInsertionPointAfterDefs(OpBuilder &b, Value first,
   setInsertionPointAfterDef(b, later);
 }
 
+/// Tiles `op` by `tiles` (scf.for loops; 0 = the whole dim; no loops when
+/// all are 0), replaces it, and when `vectorize` vectorizes the tiled piece
+/// if it has at most `maxVectorElements` elements (0: any). A piece that
+/// does not vectorize stays scalar: correct, only slower.
+static LogicalResult tileAndVectorizePiece(RewriterBase &rewriter,
+                                           Operation *op,
+                                           ArrayRef<int64_t> tiles,
+                                           bool vectorize,
+                                           int64_t maxVectorElements = 0) {
+  Operation *piece = op;
+  if (llvm::any_of(tiles, [](int64_t t) { return t != 0; })) {
+    scf::SCFTilingOptions options;
+    options.setTileSizes(getAsIndexOpFoldResult(op->getContext(), tiles));
+    rewriter.setInsertionPoint(op);
+    FailureOr<scf::SCFTilingResult> tiled =
+        scf::tileUsingSCF(rewriter, cast<TilingInterface>(op), options);
+    if (failed(tiled))
+      return failure();
+    replaceTiledOp(rewriter, op, tiled->replacements);
+    piece = tiled->tiledOps.back();
+  }
+  if (!vectorize)
+    return success();
+  auto type = cast<ShapedType>(
+      cast<linalg::LinalgOp>(piece).getDpsInitOperand(0)->get().getType());
+  if (maxVectorElements > 0 &&
+      (!type.hasStaticShape() || type.getNumElements() > maxVectorElements))
+    return success();
+  rewriter.setInsertionPoint(piece);
+  FailureOr<linalg::VectorizationResult> vectorized =
+      linalg::vectorize(rewriter, piece);
+  if (succeeded(vectorized))
+    replaceTiledOp(rewriter, piece, vectorized->replacements);
+  return success();
+}
+
 /// On buffers, rows longer than this are copied in chunks of kCopyChunk
 /// elements plus one remainder piece: one vector per row would be a huge
 /// vector type (slow to compile, spilled).
@@ -345,18 +381,9 @@ static LogicalResult splitLongRowCopy(RewriterBase &rewriter,
   rewriter.eraseOp(copy);
   SmallVector<int64_t> tiles(rank, 1);
   tiles.back() = kCopyChunk;
-  scf::SCFTilingOptions options;
-  options.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), tiles));
-  rewriter.setInsertionPoint(mainCopy);
-  FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
-      rewriter, cast<TilingInterface>(mainCopy.getOperation()), options);
-  if (failed(tiled))
+  if (failed(tileAndVectorizePiece(rewriter, mainCopy, tiles,
+                                   /*vectorize=*/true)))
     return failure();
-  rewriter.eraseOp(mainCopy);
-  Operation *piece = tiled->tiledOps.back();
-  rewriter.setInsertionPoint(piece);
-  if (succeeded(linalg::vectorize(rewriter, piece)))
-    rewriter.eraseOp(piece);
   if (rest)
     return tileAndVectorizeCopy(rewriter, rest, /*vectorize=*/true);
   return success();
@@ -374,38 +401,14 @@ static LogicalResult tileAndVectorizeCopy(RewriterBase &rewriter,
   SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
   if (vectorize && isa<linalg::CopyOp>(copy) &&
       linalgOp.hasPureBufferSemantics() && !ranges.empty() &&
-      !ShapedType::isDynamic(ranges.back()) &&
-      ranges.back() > kMaxVectorRow &&
-      llvm::none_of(ranges, ShapedType::isDynamic))
+      llvm::none_of(ranges, ShapedType::isDynamic) &&
+      ranges.back() > kMaxVectorRow)
     return splitLongRowCopy(rewriter, cast<linalg::CopyOp>(copy),
                             ranges.back());
+  // One piece per row: every dim but the innermost by 1.
   SmallVector<int64_t> tiles(ranges.size(), 1);
   tiles.back() = 0;
-  SmallVector<Operation *> pieces;
-  if (ranges.size() > 1) {
-    scf::SCFTilingOptions options;
-    options.setTileSizes(getAsIndexOpFoldResult(copy->getContext(), tiles));
-    rewriter.setInsertionPoint(copy);
-    FailureOr<scf::SCFTilingResult> tiled =
-        scf::tileUsingSCF(rewriter, cast<TilingInterface>(copy), options);
-    if (failed(tiled))
-      return failure();
-    replaceTiledOp(rewriter, copy, tiled->replacements);
-    pieces.push_back(tiled->tiledOps.back());
-  } else {
-    pieces.push_back(copy);
-  }
-  if (!vectorize)
-    return success();
-  for (Operation *piece : pieces) {
-    rewriter.setInsertionPoint(piece);
-    FailureOr<linalg::VectorizationResult> vectorized =
-        linalg::vectorize(rewriter, piece);
-    if (failed(vectorized))
-      continue; // Stays a scalar copy: correct, only slower.
-    replaceTiledOp(rewriter, piece, vectorized->replacements);
-  }
-  return success();
+  return tileAndVectorizePiece(rewriter, copy, tiles, vectorize);
 }
 
 //===----------------------------------------------------------------------===//
@@ -967,33 +970,14 @@ static LogicalResult tileAndVectorizeTranspose(RewriterBase &rewriter,
   // dim, so every block is static and full.
   SmallVector<int64_t> tiles(rank, 1);
   for (int64_t i : {inInner, outInner}) {
-    tiles[i] = 1;
     for (int64_t b = std::min(kTransposeBlock, ranges[i]); b > 1; --b)
       if (ranges[i] % b == 0) {
         tiles[i] = b;
         break;
       }
   }
-  scf::SCFTilingOptions options;
-  options.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), tiles));
-  rewriter.setInsertionPoint(transpose);
-  FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
-      rewriter, cast<TilingInterface>(transpose.getOperation()), options);
-  if (failed(tiled))
-    return failure();
-  replaceTiledOp(rewriter, transpose, tiled->replacements);
-  Operation *piece = tiled->tiledOps.back();
-  auto pieceType = cast<ShapedType>(
-      cast<linalg::LinalgOp>(piece).getDpsInitOperand(0)->get().getType());
-  if (!pieceType.hasStaticShape() ||
-      pieceType.getNumElements() > kTransposeBlock * kTransposeBlock)
-    return success();
-  rewriter.setInsertionPoint(piece);
-  FailureOr<linalg::VectorizationResult> vectorized =
-      linalg::vectorize(rewriter, piece);
-  if (succeeded(vectorized))
-    replaceTiledOp(rewriter, piece, vectorized->replacements);
-  return success();
+  return tileAndVectorizePiece(rewriter, transpose, tiles, /*vectorize=*/true,
+                               kTransposeBlock * kTransposeBlock);
 }
 
 FailureOr<Operation *> tiletune::convertLayoutToConfig(RewriterBase &rewriter,

@@ -114,8 +114,11 @@ FailureOr<CPUTilingResult> applyCPUConfig(RewriterBase &rewriter, Operation *op,
 void hoistVectorTransfersOnBuffers(Operation *root);
 
 /// Removes self-copies and vectorizes static buffer copies (`memref.copy`,
-/// `linalg.copy`, `linalg.transpose`) of at most `maxElements` elements:
-/// the packing copies after bufferization. Returns the number changed.
+/// `linalg.copy`, `linalg.transpose`) of at most `maxElements` elements: the
+/// packing copies after bufferization. Larger copies between strided views
+/// (e.g. into a padded buffer) go row by row, and transposes that move the
+/// innermost dim (layout conversions) in blocks of up to 16x16, at any size.
+/// Returns the number changed.
 unsigned vectorizeSmallCopies(Operation *root, int64_t maxElements = 4096);
 
 /// Moves static `memref.alloc` + `memref.dealloc` pairs out of `scf.for`
