@@ -15,7 +15,7 @@
 #include "tiletune/Execution/KernelInfo.h"
 #include "tiletune/Execution/Lowering.h"
 #include "tiletune/Execution/Reference.h"
-#include "tiletune/Execution/Timing.h"
+#include "tiletune/Measure/Timing.h"
 #include "tiletune/InitAll.h"
 #include "tiletune/Transforms/Pipelines.h"
 
@@ -235,7 +235,7 @@ TimingOptions timingOptions() {
 }
 
 /// Prints one result row and returns the median GFLOP/s.
-double report(llvm::StringRef name, int threads, const TimingStats &stats,
+double report(llvm::StringRef name, int threads, const TimeStats &stats,
               double flops) {
   double median = computeGFlops(flops, stats.median);
   llvm::outs() << llvm::formatv(

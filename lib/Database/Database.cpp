@@ -62,27 +62,6 @@ std::optional<RunStatus> mlir::tiletune::parseRunStatus(StringRef name) {
       .Default(std::nullopt);
 }
 
-StringRef mlir::tiletune::stringifyMeasurementRole(MeasurementRole role) {
-  switch (role) {
-  case MeasurementRole::Default:
-    return "default";
-  case MeasurementRole::Search:
-    return "search";
-  case MeasurementRole::Final:
-    return "final";
-  }
-  return "unknown";
-}
-
-std::optional<MeasurementRole>
-mlir::tiletune::parseMeasurementRole(StringRef name) {
-  return llvm::StringSwitch<std::optional<MeasurementRole>>(name)
-      .Case("default", MeasurementRole::Default)
-      .Case("search", MeasurementRole::Search)
-      .Case("final", MeasurementRole::Final)
-      .Default(std::nullopt);
-}
-
 //===----------------------------------------------------------------------===//
 // Helpers
 //===----------------------------------------------------------------------===//

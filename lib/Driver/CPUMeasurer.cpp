@@ -41,62 +41,6 @@ static double now() {
 }
 
 //===----------------------------------------------------------------------===//
-// Result encoding (worker protocol).
-//===----------------------------------------------------------------------===//
-
-std::string mlir::tiletune::encodeMeasureResult(const MeasureResult &r) {
-  llvm::json::Object obj{
-      {"status", stringifyMeasureStatus(r.status)},
-      {"mean", r.time.mean},
-      {"median", r.time.median},
-      {"min", r.time.min},
-      {"max", r.time.max},
-      {"stddev", r.time.stddev},
-      {"repeats", int64_t(r.time.repeats)},
-      {"gflops", r.gflops},
-      {"message", r.message},
-      {"cost", r.costSeconds},
-      {"relative", r.relative},
-      {"reference", r.referenceSeconds},
-      {"raw", r.rawSeconds},
-  };
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << llvm::json::Value(std::move(obj));
-  return text;
-}
-
-llvm::Expected<MeasureResult>
-mlir::tiletune::decodeMeasureResult(StringRef text) {
-  llvm::Expected<llvm::json::Value> value = llvm::json::parse(text);
-  if (!value)
-    return value.takeError();
-  const llvm::json::Object *obj = value->getAsObject();
-  if (!obj)
-    return makeError("worker answer is not an object");
-  std::optional<StringRef> status = obj->getString("status");
-  std::optional<MeasureStatus> parsed =
-      status ? parseMeasureStatus(*status) : std::nullopt;
-  if (!parsed)
-    return makeError("worker answer has no valid status");
-  MeasureResult r;
-  r.status = *parsed;
-  r.time.mean = obj->getNumber("mean").value_or(0);
-  r.time.median = obj->getNumber("median").value_or(0);
-  r.time.min = obj->getNumber("min").value_or(0);
-  r.time.max = obj->getNumber("max").value_or(0);
-  r.time.stddev = obj->getNumber("stddev").value_or(0);
-  r.time.repeats = unsigned(obj->getInteger("repeats").value_or(0));
-  r.gflops = obj->getNumber("gflops").value_or(0);
-  r.message = obj->getString("message").value_or("").str();
-  r.costSeconds = obj->getNumber("cost").value_or(0);
-  r.relative = obj->getNumber("relative").value_or(0);
-  r.referenceSeconds = obj->getNumber("reference").value_or(0);
-  r.rawSeconds = obj->getNumber("raw").value_or(0);
-  return r;
-}
-
-//===----------------------------------------------------------------------===//
 // InProcessCPUMeasurer
 //===----------------------------------------------------------------------===//
 
@@ -305,17 +249,6 @@ InProcessCPUMeasurer::Impl::runAndVerify(const Kernel &kernel, Buffer &out) {
   return std::nullopt;
 }
 
-static TimeStats toTimeStats(const TimingStats &timing) {
-  TimeStats stats;
-  stats.mean = timing.mean;
-  stats.median = timing.median;
-  stats.min = timing.min;
-  stats.max = timing.max;
-  stats.stddev = timing.stddev;
-  stats.repeats = timing.samples.size();
-  return stats;
-}
-
 MeasureResult
 InProcessCPUMeasurer::Impl::run(const std::function<void(StringRef)> &phase) {
   double start = now();
@@ -342,24 +275,23 @@ InProcessCPUMeasurer::Impl::run(const std::function<void(StringRef)> &phase) {
   MeasureResult result;
   if (reference.kernel) {
     llvm::SmallVector<Buffer *> referenceArgs = {&lhs, &rhs, &referenceOut};
-    llvm::Expected<PairedTimingStats> timing = fn.timePaired(
+    llvm::Expected<PairedTimeStats> timing = fn.timePaired(
         args, *reference.kernel, referenceArgs, options.timing);
     if (!timing)
       return finish(MeasureResult::failure(MeasureStatus::RuntimeError,
                                            toString(timing.takeError())));
-    TimeStats stats = toTimeStats(timing->subject);
+    const TimeStats &stats = timing->subject;
     result = MeasureResult::success(
         stats, computeGFlops(problem.getFlops(), stats.median));
     result.relative = timing->ratio.median;
     result.referenceSeconds = timing->reference.median;
   } else {
-    llvm::Expected<TimingStats> timing = fn.time(args, options.timing);
+    llvm::Expected<TimeStats> timing = fn.time(args, options.timing);
     if (!timing)
       return finish(MeasureResult::failure(MeasureStatus::RuntimeError,
                                            toString(timing.takeError())));
-    TimeStats stats = toTimeStats(*timing);
     result = MeasureResult::success(
-        stats, computeGFlops(problem.getFlops(), stats.median));
+        *timing, computeGFlops(problem.getFlops(), timing->median));
     if (!referenceError.empty())
       result.message = "timed alone: " + referenceError;
   }

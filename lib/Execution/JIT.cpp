@@ -299,7 +299,7 @@ Kernel::bindCall(llvm::ArrayRef<Buffer *> args) const {
   });
 }
 
-llvm::Expected<TimingStats>
+llvm::Expected<TimeStats>
 Kernel::time(llvm::ArrayRef<Buffer *> args,
              const TimingOptions &options) const {
   llvm::Expected<std::function<void()>> call = bindCall(args);
@@ -308,7 +308,7 @@ Kernel::time(llvm::ArrayRef<Buffer *> args,
   return measure(*call, options);
 }
 
-llvm::Expected<PairedTimingStats>
+llvm::Expected<PairedTimeStats>
 Kernel::timePaired(llvm::ArrayRef<Buffer *> args, const Kernel &reference,
                    llvm::ArrayRef<Buffer *> referenceArgs,
                    const TimingOptions &options) const {

@@ -30,9 +30,6 @@ using llvm::Error;
 using llvm::Expected;
 using llvm::StringRef;
 
-Measurer::~Measurer() = default;
-void Measurer::replayed(const MeasureResult &) {}
-
 llvm::json::Value mlir::tiletune::configToJSON(const Space &space,
                                                const Config &config) {
   llvm::json::Object object;
@@ -75,7 +72,7 @@ std::string jsonText(const llvm::json::Value &value) {
 }
 
 /// "1:02:03" or "2:03".
-std::string formatDuration(double seconds) {
+std::string formatClock(double seconds) {
   int64_t total = static_cast<int64_t>(seconds);
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -330,7 +327,7 @@ Error Tuner::Impl::startOrResume(const Config &defaultConfig) {
       if (opts.showProgress)
         *out << "tiletune: resuming run " << runInfo.id << " ("
              << recordedResults->size() << " recorded measurements, "
-             << formatDuration(priorElapsed) << " spent)\n";
+             << formatClock(priorElapsed) << " spent)\n";
       return db.updateRunStatus(runInfo.id, RunStatus::Running, priorElapsed);
     }
     if (opts.showProgress)
@@ -597,9 +594,9 @@ void Tuner::Impl::printProgress(bool final) {
     os << formatSeconds(best.time.seconds());
   }
   os << " | " << llvm::format("%.1f", variantsPerSecond()) << " variants/s | "
-     << formatDuration(elapsed());
+     << formatClock(elapsed());
   if (opts.maxSeconds > 0)
-    os << '/' << formatDuration(opts.maxSeconds);
+    os << '/' << formatClock(opts.maxSeconds);
   if (replayedCount > 0)
     os << " | " << replayedCount << " replayed";
 

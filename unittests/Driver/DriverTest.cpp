@@ -393,39 +393,6 @@ TEST_F(DriverTest, TunerLoopRunsTheGPUMeasurerToTheEnd) {
   llvm::sys::fs::remove_directories(dir);
 }
 
-TEST(MeasureResultCodec, RoundTrips) {
-  TimeStats t;
-  t.mean = 2e-3;
-  t.median = 1.5e-3;
-  t.min = 1e-3;
-  t.max = 4e-3;
-  t.stddev = 5e-4;
-  t.repeats = 7;
-  MeasureResult r = MeasureResult::success(t, 12.5);
-  r.costSeconds = 0.25;
-  r.relative = 1.25;
-  r.referenceSeconds = 1.2e-3;
-  llvm::Expected<MeasureResult> back =
-      decodeMeasureResult(encodeMeasureResult(r));
-  ASSERT_TRUE(bool(back));
-  EXPECT_EQ(back->status, MeasureStatus::Ok);
-  EXPECT_DOUBLE_EQ(back->relative, 1.25);
-  EXPECT_DOUBLE_EQ(back->referenceSeconds, 1.2e-3);
-  EXPECT_EQ(back->rawSeconds, 0.0);
-  EXPECT_DOUBLE_EQ(back->time.median, 1.5e-3);
-  EXPECT_EQ(back->time.repeats, 7u);
-  EXPECT_DOUBLE_EQ(back->gflops, 12.5);
-  MeasureResult f =
-      MeasureResult::failure(MeasureStatus::WrongResult, "off by one");
-  back = decodeMeasureResult(encodeMeasureResult(f));
-  ASSERT_TRUE(bool(back));
-  EXPECT_EQ(back->status, MeasureStatus::WrongResult);
-  EXPECT_EQ(back->message, "off by one");
-  back = decodeMeasureResult("{\"status\": \"fine\"}");
-  EXPECT_FALSE(bool(back));
-  llvm::consumeError(back.takeError());
-}
-
 /// Measures real variants of the 8x12x16 matmul: the default config and a
 /// tiled one run and verify; a malformed config is Invalid.
 TEST_F(DriverTest, MeasuresVariantsInAWorker) {

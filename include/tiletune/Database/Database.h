@@ -18,7 +18,7 @@
 #ifndef TILETUNE_DATABASE_DATABASE_H
 #define TILETUNE_DATABASE_DATABASE_H
 
-#include "tiletune/Support/Measurement.h"
+#include "tiletune/Measure/MeasureResult.h"
 #include "tiletune/Support/Target.h"
 
 #include "llvm/ADT/SmallVector.h"
@@ -52,21 +52,6 @@ enum class RunStatus : uint8_t {
 llvm::StringRef stringifyRunStatus(RunStatus status);
 /// Parses a name produced by stringifyRunStatus.
 std::optional<RunStatus> parseRunStatus(llvm::StringRef name);
-
-/// Why a configuration was measured within a run.
-enum class MeasurementRole : uint8_t {
-  /// The caller-supplied default configuration, measured first.
-  Default,
-  /// A candidate proposed by the search strategy.
-  Search,
-  /// A re-measurement at the end of the run (winner and default).
-  Final,
-};
-
-/// Returns "default", "search" or "final".
-llvm::StringRef stringifyMeasurementRole(MeasurementRole role);
-/// Parses a name produced by stringifyMeasurementRole.
-std::optional<MeasurementRole> parseMeasurementRole(llvm::StringRef name);
 
 /// One tuning run: a search for one problem on one target.
 struct RunInfo {

@@ -15,9 +15,9 @@
 #define TILETUNE_DRIVER_CPUMEASURER_H
 
 #include "tiletune/Driver/Problem.h"
-#include "tiletune/Execution/Timing.h"
-#include "tiletune/Support/Measurement.h"
-#include "tiletune/Support/Worker.h"
+#include "tiletune/Measure/Timing.h"
+#include "tiletune/Measure/MeasureResult.h"
+#include "tiletune/Measure/Worker.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"

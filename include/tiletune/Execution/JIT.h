@@ -15,7 +15,7 @@
 #include "tiletune/Execution/Buffer.h"
 #include "tiletune/Execution/KernelInfo.h"
 #include "tiletune/Execution/MemRefDescriptor.h"
-#include "tiletune/Execution/Timing.h"
+#include "tiletune/Measure/Timing.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/ArrayRef.h"
@@ -114,14 +114,14 @@ public:
   /// Times calls of the kernel on `args` with measure(). The arguments are
   /// reused across calls (an accumulating kernel keeps accumulating; copy
   /// the output first if it matters).
-  llvm::Expected<TimingStats> time(llvm::ArrayRef<Buffer *> args,
+  llvm::Expected<TimeStats> time(llvm::ArrayRef<Buffer *> args,
                                    const TimingOptions &options = {}) const;
 
   /// Times calls of the kernel on `args` interleaved with calls of
   /// `reference` on `referenceArgs` (measurePaired): the ratio of the two
   /// is robust against a machine whose speed drifts. Argument buffers are
   /// reused across calls as in time().
-  llvm::Expected<PairedTimingStats>
+  llvm::Expected<PairedTimeStats>
   timePaired(llvm::ArrayRef<Buffer *> args, const Kernel &reference,
              llvm::ArrayRef<Buffer *> referenceArgs,
              const TimingOptions &options = {}) const;

@@ -20,7 +20,7 @@
 #include "tiletune/Execution/Buffer.h"
 #include "tiletune/Execution/JIT.h"
 #include "tiletune/Execution/KernelInfo.h"
-#include "tiletune/Support/Measurement.h"
+#include "tiletune/Measure/MeasureResult.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"

@@ -12,7 +12,7 @@
 #define TILETUNE_SEARCH_STRATEGY_H
 
 #include "tiletune/Space/Space.h"
-#include "tiletune/Support/Measurement.h"
+#include "tiletune/Measure/MeasureResult.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
@@ -32,7 +32,7 @@
 namespace mlir::tiletune {
 
 /// Outcome of measuring one config: the measurer's status
-/// (Support/Measurement.h). Everything but Ok has no cost and is treated as
+/// (Measure/MeasureResult.h). Everything but Ok has no cost and is treated as
 /// the worst possible result (zero fitness).
 using TrialStatus = MeasureStatus;
 

@@ -1,11 +1,11 @@
-//===- MeasurementTest.cpp - Tests of typed measurement results -----------===//
+//===- MeasureResultTest.cpp - Tests of typed measurement results ---------===//
 //
-// Part of the TileTune project.
+// Status names, time statistics of known samples, the worker codec and
+// paired-timing normalization.
 //
 //===----------------------------------------------------------------------===//
 
-#include "tiletune/Support/Measurement.h"
-#include "tiletune/Support/Padding.h"
+#include "tiletune/Measure/MeasureResult.h"
 
 #include "gtest/gtest.h"
 
@@ -44,6 +44,48 @@ TEST(MeasurementTest, StatsFromSamples) {
   TimeStats one = TimeStats::fromSamples({7.0});
   EXPECT_DOUBLE_EQ(one.stddev, 0.0);
   EXPECT_EQ(TimeStats::fromSamples({}).repeats, 0u);
+  EXPECT_TRUE(TimeStats::fromSamples({}).samples.empty());
+
+  // The samples are kept in measured order, with the batch size.
+  TimeStats batched = TimeStats::fromSamples({3.0, 1.0}, 16);
+  EXPECT_EQ(batched.callsPerSample, 16u);
+  ASSERT_EQ(batched.samples.size(), 2u);
+  EXPECT_DOUBLE_EQ(batched.samples[0], 3.0);
+  EXPECT_NE(batched.summary().find("(2 samples x 16 calls)"),
+            std::string::npos);
+}
+
+TEST(MeasureResultCodec, RoundTrips) {
+  TimeStats t;
+  t.mean = 2e-3;
+  t.median = 1.5e-3;
+  t.min = 1e-3;
+  t.max = 4e-3;
+  t.stddev = 5e-4;
+  t.repeats = 7;
+  MeasureResult r = MeasureResult::success(t, 12.5);
+  r.costSeconds = 0.25;
+  r.relative = 1.25;
+  r.referenceSeconds = 1.2e-3;
+  llvm::Expected<MeasureResult> back =
+      decodeMeasureResult(encodeMeasureResult(r));
+  ASSERT_TRUE(bool(back));
+  EXPECT_EQ(back->status, MeasureStatus::Ok);
+  EXPECT_DOUBLE_EQ(back->relative, 1.25);
+  EXPECT_DOUBLE_EQ(back->referenceSeconds, 1.2e-3);
+  EXPECT_EQ(back->rawSeconds, 0.0);
+  EXPECT_DOUBLE_EQ(back->time.median, 1.5e-3);
+  EXPECT_EQ(back->time.repeats, 7u);
+  EXPECT_DOUBLE_EQ(back->gflops, 12.5);
+  MeasureResult f =
+      MeasureResult::failure(MeasureStatus::WrongResult, "off by one");
+  back = decodeMeasureResult(encodeMeasureResult(f));
+  ASSERT_TRUE(bool(back));
+  EXPECT_EQ(back->status, MeasureStatus::WrongResult);
+  EXPECT_EQ(back->message, "off by one");
+  back = decodeMeasureResult("{\"status\": \"fine\"}");
+  EXPECT_FALSE(bool(back));
+  llvm::consumeError(back.takeError());
 }
 
 TEST(MeasurementTest, Constructors) {
@@ -54,32 +96,6 @@ TEST(MeasurementTest, Constructors) {
       MeasureResult::failure(MeasureStatus::CompileError, "pass failed");
   EXPECT_FALSE(bad.ok());
   EXPECT_EQ(bad.message, "pass failed");
-}
-
-TEST(PaddingTest, PadsOnlySizesWithoutGoodDivisors) {
-  // n: to a multiple of the vector length once longer than two vectors.
-  EXPECT_EQ(getCPUPaddedSize("n", 127, 16), 128);
-  EXPECT_EQ(getCPUPaddedSize("n", 1000, 16), 1008);
-  EXPECT_EQ(getCPUPaddedSize("n", 1024, 16), 1024);
-  EXPECT_EQ(getCPUPaddedSize("n", 29, 16), 29);
-  EXPECT_EQ(getCPUPaddedSize("n", 1000, 8), 1000); // f64: 8 lanes
-  // m: to a multiple of 8 when no divisor in [4, 12] exists.
-  EXPECT_EQ(getCPUPaddedSize("m", 127, 16), 128);
-  EXPECT_EQ(getCPUPaddedSize("m", 131, 16), 136);
-  EXPECT_EQ(getCPUPaddedSize("m", 1000, 16), 1000);
-  EXPECT_EQ(getCPUPaddedSize("m", 49, 16), 49); // 7 divides it
-  EXPECT_EQ(getCPUPaddedSize("m", 13, 16), 13);
-  EXPECT_EQ(getCPUPaddedSize("m", 1, 16), 1);
-  // k: to a multiple of 16 when longer than 64 and not a multiple of 8.
-  EXPECT_EQ(getCPUPaddedSize("k", 127, 16), 128);
-  EXPECT_EQ(getCPUPaddedSize("k", 1000, 16), 1000);
-  EXPECT_EQ(getCPUPaddedSize("k", 61, 16), 61);
-  // Other loops never.
-  EXPECT_EQ(getCPUPaddedSize("b", 127, 16), 127);
-  EXPECT_EQ(getCPUPaddedSize("f", 127, 16), 127);
-  EXPECT_TRUE(isCPUPaddableOpKind("matmul"));
-  EXPECT_TRUE(isCPUPaddableOpKind("batch_matmul"));
-  EXPECT_FALSE(isCPUPaddableOpKind("conv_2d_nhwc_hwcf"));
 }
 
 TEST(MeasurementTest, NormalizeToReference) {

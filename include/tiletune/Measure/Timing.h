@@ -1,14 +1,16 @@
 //===- Timing.h - Repeated timing of a callable -----------------*- C++ -*-===//
 //
-// The measurement methodology shared by the JIT runner, the tuner and the
-// benchmarks: warm-up calls, then `repeats` samples, each timing a batch of
-// calls long enough to be measured reliably, summarised as mean, median,
-// min, max and standard deviation of the time per call.
+// The measurement methodology shared by the CPU and GPU measurers, the JIT
+// runner and the benchmarks: warm-up calls, then `repeats` samples, each
+// timing a batch of calls long enough to be measured reliably, summarised as
+// mean, median, min, max and standard deviation of the time per call
+// (TimeStats, the one timing-statistics type of TileTune: the database, the
+// tuner and the reports read the same struct). Pure C++ on LLVM Support.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TILETUNE_EXECUTION_TIMING_H
-#define TILETUNE_EXECUTION_TIMING_H
+#ifndef TILETUNE_MEASURE_TIMING_H
+#define TILETUNE_MEASURE_TIMING_H
 
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
@@ -35,19 +37,31 @@ struct TimingOptions {
   unsigned maxCallsPerSample = 1u << 20;
 };
 
-/// Statistics of the time per call, in seconds.
-struct TimingStats {
-  double mean = 0.0;
-  double median = 0.0;
-  double min = 0.0;
-  double max = 0.0;
+/// Statistics of the time per call of one variant, in seconds.
+struct TimeStats {
+  double mean = 0;
+  double median = 0;
+  double min = 0;
+  double max = 0;
   /// Sample standard deviation (n - 1 denominator; 0 for one sample).
-  double stddev = 0.0;
-  /// Calls timed together in each sample.
+  double stddev = 0;
+  /// Number of timed samples the statistics summarise.
+  unsigned repeats = 0;
+  /// Calls timed together in each sample (1 when unknown).
   unsigned callsPerSample = 1;
-  /// Time per call of every sample, in the order measured.
+  /// Time per call of every sample, in the order measured. Kept by the
+  /// timing functions; empty where only the summary travels (worker
+  /// protocol, database).
   llvm::SmallVector<double> samples;
 
+  /// Computes all statistics from per-call times `samples` (seconds) and
+  /// keeps them. An empty list gives all zeros and `repeats` = 0.
+  static TimeStats fromSamples(llvm::ArrayRef<double> samples,
+                               unsigned callsPerSample = 1);
+
+  /// The statistic that ranks variants: the median (robust to the outliers
+  /// of a noisy machine).
+  double seconds() const { return median; }
   /// Coefficient of variation (stddev / mean), 0 when mean is 0.
   double relativeStddev() const { return mean > 0 ? stddev / mean : 0.0; }
   /// "mean 1.234 ms, median ..., min ..., max ..., stddev ... (n samples x
@@ -55,25 +69,20 @@ struct TimingStats {
   std::string summary() const;
 };
 
-/// Computes the statistics of per-call times `samples` (seconds). Fails on
-/// an empty list.
-llvm::Expected<TimingStats> computeTimingStats(llvm::ArrayRef<double> samples,
-                                               unsigned callsPerSample = 1);
-
 /// Times `fn` according to `options`. Fails only on invalid options.
-llvm::Expected<TimingStats> measure(llvm::function_ref<void()> fn,
+llvm::Expected<TimeStats> measure(llvm::function_ref<void()> fn,
                                     const TimingOptions &options = {});
 
 /// Timing of a subject interleaved with a reference (measurePaired).
-struct PairedTimingStats {
+struct PairedTimeStats {
   /// Time per call of the subject.
-  TimingStats subject;
+  TimeStats subject;
   /// Time per call of the reference (one sample more than the subject: one
   /// before every subject sample and one after the last).
-  TimingStats reference;
+  TimeStats reference;
   /// Per subject sample: its time divided by the mean of the two reference
   /// samples around it. The median of these ranks the subject.
-  TimingStats ratio;
+  TimeStats ratio;
 };
 
 /// Times `subject` interleaved with `reference`: both are warmed up and
@@ -83,7 +92,7 @@ struct PairedTimingStats {
 /// the same machine conditions. A machine whose speed drifts between samples
 /// (frequency, other tenants, a compile on a sibling core) moves both, and
 /// the ratio cancels most of it. Fails only on invalid options.
-llvm::Expected<PairedTimingStats>
+llvm::Expected<PairedTimeStats>
 measurePaired(llvm::function_ref<void()> subject,
               llvm::function_ref<void()> reference,
               const TimingOptions &options = {});
@@ -98,4 +107,4 @@ std::string formatDuration(double seconds);
 
 } // namespace mlir::tiletune
 
-#endif // TILETUNE_EXECUTION_TIMING_H
+#endif // TILETUNE_MEASURE_TIMING_H

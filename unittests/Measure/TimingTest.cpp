@@ -1,11 +1,12 @@
 //===- TimingTest.cpp - Tests of the timing statistics --------------------===//
 //
-// Statistics on known samples and sanity of measure() (call counts, batch
-// calibration, ordering of min <= median <= max). No timing assertions.
+// Sanity of measure() and measurePaired() (call counts, batch calibration,
+// ordering of min <= median <= max). No timing assertions. The statistics
+// of known samples are tested in MeasureResultTest.cpp.
 //
 //===----------------------------------------------------------------------===//
 
-#include "tiletune/Execution/Timing.h"
+#include "tiletune/Measure/Timing.h"
 
 #include "gtest/gtest.h"
 
@@ -15,25 +16,6 @@
 using namespace mlir::tiletune;
 
 namespace {
-
-TEST(TimingTest, StatsOfKnownSamples) {
-  auto stats = computeTimingStats({4.0, 1.0, 3.0, 2.0});
-  ASSERT_TRUE(static_cast<bool>(stats));
-  EXPECT_DOUBLE_EQ(stats->mean, 2.5);
-  EXPECT_DOUBLE_EQ(stats->median, 2.5);
-  EXPECT_DOUBLE_EQ(stats->min, 1.0);
-  EXPECT_DOUBLE_EQ(stats->max, 4.0);
-  EXPECT_NEAR(stats->stddev, 1.2909944487, 1e-9);
-  auto odd = computeTimingStats({5.0, 1.0, 3.0});
-  ASSERT_TRUE(static_cast<bool>(odd));
-  EXPECT_DOUBLE_EQ(odd->median, 3.0);
-  auto one = computeTimingStats({2.0});
-  ASSERT_TRUE(static_cast<bool>(one));
-  EXPECT_EQ(one->stddev, 0.0);
-  auto none = computeTimingStats({});
-  EXPECT_FALSE(static_cast<bool>(none));
-  llvm::consumeError(none.takeError());
-}
 
 TEST(TimingTest, MeasureCountsCallsAndOrdersStats) {
   unsigned calls = 0;

@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tiletune/Execution/Timing.h"
+#include "tiletune/Measure/Timing.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -33,29 +33,30 @@ std::string mlir::tiletune::formatDuration(double seconds) {
   return llvm::formatv("{0:f1} ns", seconds * 1e9).str();
 }
 
-std::string TimingStats::summary() const {
+std::string TimeStats::summary() const {
   return llvm::formatv("mean {0}, median {1}, min {2}, max {3}, stddev {4} "
                        "({5} samples x {6} calls)",
                        formatDuration(mean), formatDuration(median),
                        formatDuration(min), formatDuration(max),
-                       formatDuration(stddev), samples.size(), callsPerSample)
+                       formatDuration(stddev), repeats, callsPerSample)
       .str();
 }
 
-llvm::Expected<TimingStats>
-mlir::tiletune::computeTimingStats(llvm::ArrayRef<double> samples,
-                                   unsigned callsPerSample) {
-  if (samples.empty())
-    return llvm::createStringError("no timing samples");
-  TimingStats stats;
-  stats.samples.assign(samples.begin(), samples.end());
+TimeStats TimeStats::fromSamples(llvm::ArrayRef<double> samples,
+                                 unsigned callsPerSample) {
+  TimeStats stats;
   stats.callsPerSample = callsPerSample;
+  if (samples.empty())
+    return stats;
+  stats.samples.assign(samples.begin(), samples.end());
   llvm::SmallVector<double> sorted(samples.begin(), samples.end());
   llvm::sort(sorted);
   size_t n = sorted.size();
+  stats.repeats = static_cast<unsigned>(n);
   stats.min = sorted.front();
   stats.max = sorted.back();
-  stats.median = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+  stats.median =
+      n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
   double sum = 0.0;
   for (double s : samples)
     sum += s;
@@ -111,7 +112,7 @@ static double sample(llvm::function_ref<void()> fn, unsigned calls) {
   return secondsSince(start) / calls;
 }
 
-llvm::Expected<TimingStats>
+llvm::Expected<TimeStats>
 mlir::tiletune::measure(llvm::function_ref<void()> fn,
                         const TimingOptions &options) {
   if (llvm::Error err = checkOptions(options))
@@ -121,10 +122,10 @@ mlir::tiletune::measure(llvm::function_ref<void()> fn,
   samples.reserve(options.repeats);
   for (unsigned r = 0; r < options.repeats; ++r)
     samples.push_back(sample(fn, calls));
-  return computeTimingStats(samples, calls);
+  return TimeStats::fromSamples(samples, calls);
 }
 
-llvm::Expected<PairedTimingStats>
+llvm::Expected<PairedTimeStats>
 mlir::tiletune::measurePaired(llvm::function_ref<void()> subject,
                               llvm::function_ref<void()> reference,
                               const TimingOptions &options) {
@@ -140,20 +141,9 @@ mlir::tiletune::measurePaired(llvm::function_ref<void()> subject,
     double around = 0.5 * (referenceSamples[r] + referenceSamples[r + 1]);
     ratios.push_back(around > 0 ? subjectSamples.back() / around : 0.0);
   }
-  PairedTimingStats stats;
-  llvm::Expected<TimingStats> s = computeTimingStats(subjectSamples,
-                                                     subjectCalls);
-  if (!s)
-    return s.takeError();
-  stats.subject = std::move(*s);
-  llvm::Expected<TimingStats> ref =
-      computeTimingStats(referenceSamples, referenceCalls);
-  if (!ref)
-    return ref.takeError();
-  stats.reference = std::move(*ref);
-  llvm::Expected<TimingStats> ratio = computeTimingStats(ratios, 1);
-  if (!ratio)
-    return ratio.takeError();
-  stats.ratio = std::move(*ratio);
+  PairedTimeStats stats;
+  stats.subject = TimeStats::fromSamples(subjectSamples, subjectCalls);
+  stats.reference = TimeStats::fromSamples(referenceSamples, referenceCalls);
+  stats.ratio = TimeStats::fromSamples(ratios);
   return stats;
 }

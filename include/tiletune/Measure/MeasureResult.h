@@ -1,4 +1,4 @@
-//===- Measurement.h - Typed results of measuring one variant ---*- C++ -*-===//
+//===- MeasureResult.h - Typed results of measuring one variant -*- C++ -*-===//
 //
 // Part of the TileTune project.
 //
@@ -10,10 +10,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TILETUNE_SUPPORT_MEASUREMENT_H
-#define TILETUNE_SUPPORT_MEASUREMENT_H
+#ifndef TILETUNE_MEASURE_MEASURERESULT_H
+#define TILETUNE_MEASURE_MEASURERESULT_H
+
+#include "tiletune/Measure/Timing.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/Error.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
@@ -49,24 +52,20 @@ llvm::StringRef stringifyMeasureStatus(MeasureStatus status);
 /// Parses a name produced by stringifyMeasureStatus; std::nullopt otherwise.
 std::optional<MeasureStatus> parseMeasureStatus(llvm::StringRef name);
 
-/// Summary statistics over the timed repetitions of one variant, in seconds.
-struct TimeStats {
-  double mean = 0;
-  double median = 0;
-  double min = 0;
-  double max = 0;
-  double stddev = 0;
-  /// Number of timed repetitions the statistics summarise.
-  unsigned repeats = 0;
-
-  /// Computes all statistics from raw per-repetition times. The sample
-  /// standard deviation (n-1) is used; it is 0 for a single sample.
-  static TimeStats fromSamples(llvm::ArrayRef<double> samples);
-
-  /// The statistic that ranks variants: the median (robust to the outliers of
-  /// a noisy machine).
-  double seconds() const { return median; }
+/// Why a configuration was measured within a run.
+enum class MeasurementRole : uint8_t {
+  /// The caller-supplied default configuration, measured first.
+  Default,
+  /// A candidate proposed by the search strategy.
+  Search,
+  /// A re-measurement at the end of the run (winner and default).
+  Final,
 };
+
+/// Returns "default", "search" or "final".
+llvm::StringRef stringifyMeasurementRole(MeasurementRole role);
+/// Parses a name produced by stringifyMeasurementRole.
+std::optional<MeasurementRole> parseMeasurementRole(llvm::StringRef name);
 
 /// The full result of measuring one configuration.
 struct MeasureResult {
@@ -112,7 +111,13 @@ struct MeasureResult {
   static MeasureResult failure(MeasureStatus status, llvm::StringRef message);
 };
 
+/// Serialises a MeasureResult to JSON text and back: the protocol between
+/// a measurer and its worker process. The statistics travel, the raw
+/// samples do not.
+std::string encodeMeasureResult(const MeasureResult &result);
+llvm::Expected<MeasureResult> decodeMeasureResult(llvm::StringRef text);
+
 } // namespace tiletune
 } // namespace mlir
 
-#endif // TILETUNE_SUPPORT_MEASUREMENT_H
+#endif // TILETUNE_MEASURE_MEASURERESULT_H

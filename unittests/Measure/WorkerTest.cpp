@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tiletune/Support/Worker.h"
+#include "tiletune/Measure/Worker.h"
 
 #include "gtest/gtest.h"
 

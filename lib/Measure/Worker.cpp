@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tiletune/Support/Worker.h"
+#include "tiletune/Measure/Worker.h"
 
 #include "llvm/Support/Errc.h"
 #include "llvm/Support/Format.h"

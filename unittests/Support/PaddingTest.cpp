@@ -1,0 +1,41 @@
+//===- PaddingTest.cpp - Tests of the CPU padding rule --------------------===//
+//
+// Which loop sizes the CPU schedule pads (Support/Padding.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tiletune/Support/Padding.h"
+
+#include "gtest/gtest.h"
+
+using namespace mlir::tiletune;
+
+namespace {
+
+TEST(PaddingTest, PadsOnlySizesWithoutGoodDivisors) {
+  // n: to a multiple of the vector length once longer than two vectors.
+  EXPECT_EQ(getCPUPaddedSize("n", 127, 16), 128);
+  EXPECT_EQ(getCPUPaddedSize("n", 1000, 16), 1008);
+  EXPECT_EQ(getCPUPaddedSize("n", 1024, 16), 1024);
+  EXPECT_EQ(getCPUPaddedSize("n", 29, 16), 29);
+  EXPECT_EQ(getCPUPaddedSize("n", 1000, 8), 1000); // f64: 8 lanes
+  // m: to a multiple of 8 when no divisor in [4, 12] exists.
+  EXPECT_EQ(getCPUPaddedSize("m", 127, 16), 128);
+  EXPECT_EQ(getCPUPaddedSize("m", 131, 16), 136);
+  EXPECT_EQ(getCPUPaddedSize("m", 1000, 16), 1000);
+  EXPECT_EQ(getCPUPaddedSize("m", 49, 16), 49); // 7 divides it
+  EXPECT_EQ(getCPUPaddedSize("m", 13, 16), 13);
+  EXPECT_EQ(getCPUPaddedSize("m", 1, 16), 1);
+  // k: to a multiple of 16 when longer than 64 and not a multiple of 8.
+  EXPECT_EQ(getCPUPaddedSize("k", 127, 16), 128);
+  EXPECT_EQ(getCPUPaddedSize("k", 1000, 16), 1000);
+  EXPECT_EQ(getCPUPaddedSize("k", 61, 16), 61);
+  // Other loops never.
+  EXPECT_EQ(getCPUPaddedSize("b", 127, 16), 127);
+  EXPECT_EQ(getCPUPaddedSize("f", 127, 16), 127);
+  EXPECT_TRUE(isCPUPaddableOpKind("matmul"));
+  EXPECT_TRUE(isCPUPaddableOpKind("batch_matmul"));
+  EXPECT_FALSE(isCPUPaddableOpKind("conv_2d_nhwc_hwcf"));
+}
+
+} // namespace
