@@ -13,7 +13,7 @@
 
 #include "tiletune/Database/Database.h"
 #include "tiletune/Driver/Driver.h"
-#include "tiletune/Driver/Problem.h"
+#include "tiletune/Problem/Problem.h"
 #include "tiletune/InitAll.h"
 #include "tiletune/Transforms/Passes.h"
 

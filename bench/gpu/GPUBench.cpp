@@ -11,7 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tiletune/GPU/CudaRuntime.h"
-#include "tiletune/GPU/GPUMeasure.h"
+#include "tiletune/Measure/GPUMeasurer.h"
 #include "tiletune/InitAll.h"
 
 #include "mlir/AsmParser/AsmParser.h"

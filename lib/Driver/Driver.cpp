@@ -7,7 +7,7 @@
 
 #include "tiletune/Driver/Driver.h"
 
-#include "tiletune/Driver/ConfigSpace.h"
+#include "tiletune/Problem/ProblemSpace.h"
 #include "tiletune/Driver/GPUDriver.h"
 #include "tiletune/GPU/GPUTiling.h"
 #include "tiletune/Space/OperatorSpaces.h"
@@ -58,114 +58,6 @@ unsigned mlir::tiletune::resolveThreads(unsigned threads) {
 
 TargetInfo mlir::tiletune::getCPUTarget(unsigned threads) {
   return TargetInfo::detectHostCPU(resolveThreads(threads));
-}
-
-//===----------------------------------------------------------------------===//
-// CPUProblemMeasurer
-//===----------------------------------------------------------------------===//
-
-CPUProblemMeasurer::CPUProblemMeasurer(MLIRContext *ctx,
-                                       const Problem &problem,
-                                       const Space &space,
-                                       const CPUMeasureOptions &options,
-                                       bool overlapCompile)
-    : ctx(ctx), problem(problem), space(space), options(options),
-      worker(problem, options) {
-  if (overlapCompile)
-    secondWorker = std::make_unique<CPUMeasurer>(problem, options);
-}
-
-llvm::Error CPUProblemMeasurer::measure(ArrayRef<Config> batch,
-                                        const MeasureRequest &request,
-                                        MeasureResultSink sink) {
-  // A run limit covers one execution; verification and timing execute the
-  // variant (1 + warm-up + repeats) times, in samples of at least
-  // minSampleSeconds each.
-  const TimingOptions &timing = options.timing;
-  double perRun = request.runTimeoutSeconds > 0 ? request.runTimeoutSeconds
-                                                : options.timeoutSeconds;
-  double runLimit =
-      2.0 + double(1 + timing.warmupRuns) * perRun +
-      double(timing.repeats) * std::max(perRun, 2 * timing.minSampleSeconds);
-  // Paired timing also runs the reference (warm-up and one sample more than
-  // the variant); once its time is known, allow it 10 times that.
-  if (!options.referenceConfig.empty()) {
-    double referenceRun = referenceScale > 0 ? 10 * referenceScale : perRun;
-    runLimit += double(timing.warmupRuns + timing.repeats + 1) *
-                std::max(referenceRun, 2 * timing.minSampleSeconds);
-  }
-  double compileLimit = request.compileTimeoutSeconds > 0
-                            ? request.compileTimeoutSeconds
-                            : options.timeoutSeconds;
-  // Attribute text of every candidate, or the Invalid result.
-  SmallVector<std::string> texts;
-  SmallVector<std::optional<MeasureResult>> invalid;
-  for (const Config &config : batch) {
-    llvm::Expected<TileConfigAttr> attr =
-        configToAttr(ctx, problem, space, config);
-    if (!attr) {
-      texts.emplace_back();
-      invalid.push_back(MeasureResult::failure(MeasureStatus::Invalid,
-                                               toString(attr.takeError())));
-    } else {
-      texts.push_back(printAttr(*attr));
-      invalid.push_back(std::nullopt);
-    }
-  }
-  if (!secondWorker) {
-    for (size_t i = 0; i < batch.size(); ++i) {
-      MeasureResult result =
-          invalid[i] ? *invalid[i]
-                     : normalize(worker.measure(texts[i], compileLimit,
-                                                runLimit));
-      if (!sink(i, result))
-        break;
-    }
-    return llvm::Error::success();
-  }
-  // Pipelined: candidate i is compiled by worker i % 2; while it is timed,
-  // the other worker compiles candidate i + 1 on another core.
-  CPUMeasurer *workers[2] = {&worker, secondWorker.get()};
-  auto compileAt = [&](size_t i) -> std::optional<MeasureResult> {
-    if (invalid[i])
-      return invalid[i];
-    return workers[i % 2]->compile(texts[i], compileLimit);
-  };
-  std::optional<MeasureResult> compiled = compileAt(0);
-  for (size_t i = 0; i < batch.size(); ++i) {
-    std::optional<MeasureResult> nextCompiled;
-    std::thread next;
-    if (i + 1 < batch.size()) {
-      // Fork the worker (if it is not running) from this thread: a worker
-      // dies with the thread that forked it (PR_SET_PDEATHSIG).
-      if (llvm::Error err = workers[(i + 1) % 2]->start())
-        llvm::consumeError(std::move(err)); // compile() reports it again.
-      next = std::thread([&, i] { nextCompiled = compileAt(i + 1); });
-    }
-    MeasureResult result =
-        compiled ? *compiled : normalize(workers[i % 2]->run(runLimit));
-    if (next.joinable())
-      next.join();
-    if (!sink(i, result))
-      break;
-    compiled = std::move(nextCompiled);
-  }
-  return llvm::Error::success();
-}
-
-MeasureResult CPUProblemMeasurer::normalize(MeasureResult result) {
-  if (!result.ok() || result.relative <= 0)
-    return result;
-  if (referenceScale <= 0)
-    referenceScale = result.referenceSeconds;
-  result.normalizeToReference(referenceScale, problem.getFlops());
-  return result;
-}
-
-void CPUProblemMeasurer::replayed(const MeasureResult &result) {
-  if (referenceScale <= 0 && result.ok() && result.relative > 0 &&
-      result.rawSeconds > 0 && result.time.median > 0)
-    referenceScale = result.time.median / result.relative;
 }
 
 //===----------------------------------------------------------------------===//

@@ -6,7 +6,7 @@
 
 #include "tiletune/Driver/GPUDriver.h"
 
-#include "tiletune/Driver/ConfigSpace.h"
+#include "tiletune/Problem/ProblemSpace.h"
 #include "tiletune/Driver/Driver.h"
 #include "tiletune/InitAll.h"
 
@@ -76,128 +76,6 @@ Space mlir::tiletune::withGPUKernelLimits(MLIRContext *ctx,
                   " registers of a thread";
          return std::nullopt;
        }});
-}
-
-//===----------------------------------------------------------------------===//
-// GPUProblemMeasurer
-//===----------------------------------------------------------------------===//
-
-GPUProblemMeasurer::GPUProblemMeasurer(MLIRContext *ctx,
-                                       const Problem &problem,
-                                       const Space &space,
-                                       const GPUMeasureOptions &options,
-                                       std::string kernelText,
-                                       unsigned compileThreads)
-    : ctx(ctx), problem(problem), space(space), options(options),
-      kernelText(std::move(kernelText)), workers(compileThreads) {}
-
-GPUProblemMeasurer::~GPUProblemMeasurer() = default;
-
-llvm::Expected<std::unique_ptr<GPUProblemMeasurer>>
-GPUProblemMeasurer::create(MLIRContext *ctx, const Problem &problem,
-                           const Space &space,
-                           const GPUMeasureOptions &options,
-                           unsigned compileThreads) {
-  FailureOr<OwningOpRef<ModuleOp>> kernel = buildKernelModule(ctx, problem);
-  if (failed(kernel))
-    return makeError("cannot build the kernel of " + problem.describe());
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  (**kernel)->print(os);
-  if (compileThreads == 0)
-    compileThreads = std::max(
-        1u, llvm::hardware_concurrency().compute_thread_count() - 1);
-  return std::unique_ptr<GPUProblemMeasurer>(new GPUProblemMeasurer(
-      ctx, problem, space, options, std::move(text), compileThreads));
-}
-
-GPUPreparedVariant GPUProblemMeasurer::prepare(Worker &worker,
-                                               const std::string &attrText) {
-  auto failure = [](MeasureStatus status, const std::string &message) {
-    GPUPreparedVariant v;
-    v.failure = MeasureResult::failure(status, message);
-    return v;
-  };
-  if (!worker.context) {
-    worker.context =
-        std::make_unique<MLIRContext>(MLIRContext::Threading::DISABLED);
-    initializeContext(*worker.context);
-  }
-  if (!worker.kernel) {
-    worker.kernel = parseSourceString<ModuleOp>(kernelText, worker.context.get());
-    if (!worker.kernel)
-      return failure(MeasureStatus::CompileError,
-                     "cannot parse the kernel in a compile thread");
-  }
-  auto attr = dyn_cast_or_null<TileConfigAttr>(
-      parseAttribute(attrText, worker.context.get()));
-  if (!attr)
-    return failure(MeasureStatus::Invalid,
-                   "cannot parse the config " + attrText);
-  return prepareGPUVariant(*worker.kernel, kKernelFunctionName, attr, options);
-}
-
-llvm::Error GPUProblemMeasurer::measure(ArrayRef<Config> batch,
-                                        const MeasureRequest &request,
-                                        MeasureResultSink sink) {
-  // GPU kernels run in this process: a slow variant is stopped after its
-  // first run (runTimeoutSeconds), a kernel that never ends cannot be.
-  GPUMeasureOptions runOptions = options;
-  runOptions.runTimeoutSeconds = request.runTimeoutSeconds;
-  size_t n = batch.size();
-  // Attribute texts (parsed again in each compile thread's context).
-  SmallVector<std::string> texts(n);
-  SmallVector<std::optional<MeasureResult>> invalid(n);
-  for (auto [i, config] : llvm::enumerate(batch)) {
-    llvm::Expected<TileConfigAttr> attr =
-        configToAttr(ctx, problem, space, config);
-    if (attr)
-      texts[i] = printAttr(*attr);
-    else
-      invalid[i] = MeasureResult::failure(MeasureStatus::Invalid,
-                                          toString(attr.takeError()));
-  }
-  // Compile threads take the next unprepared index; this thread runs the
-  // variants in order as soon as each is ready.
-  std::vector<std::optional<GPUPreparedVariant>> prepared(n);
-  std::mutex mutex;
-  std::condition_variable ready;
-  std::atomic<size_t> next{0};
-  std::vector<std::thread> threads;
-  for (size_t w = 0; w < std::min(workers.size(), n); ++w)
-    threads.emplace_back([&, w] {
-      for (size_t i = next++; i < n; i = next++) {
-        GPUPreparedVariant variant;
-        if (invalid[i])
-          variant.failure = *invalid[i];
-        else
-          variant = prepare(workers[w], texts[i]);
-        {
-          std::lock_guard<std::mutex> lock(mutex);
-          prepared[i] = std::move(variant);
-        }
-        ready.notify_all();
-      }
-    });
-  for (size_t i = 0; i < n; ++i) {
-    std::optional<GPUPreparedVariant> variant;
-    {
-      std::unique_lock<std::mutex> lock(mutex);
-      ready.wait(lock, [&] { return prepared[i].has_value(); });
-      variant = std::move(prepared[i]);
-      prepared[i].reset();
-    }
-    MeasureResult result = runPreparedGPUVariant(*variant, runOptions,
-                                                 &reference);
-    variant.reset();
-    if (!sink(i, result)) {
-      next = n; // no new preparations; the running ones finish
-      break;
-    }
-  }
-  for (std::thread &t : threads)
-    t.join();
-  return llvm::Error::success();
 }
 
 //===----------------------------------------------------------------------===//

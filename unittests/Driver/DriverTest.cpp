@@ -6,14 +6,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tiletune/Driver/CPUMeasurer.h"
-#include "tiletune/Driver/ConfigSpace.h"
+#include "tiletune/Measure/CPUMeasurer.h"
+#include "tiletune/Problem/ProblemSpace.h"
 #include "tiletune/Driver/Driver.h"
 #include "tiletune/Driver/GPUDriver.h"
-#include "tiletune/GPU/GPUMeasure.h"
+#include "tiletune/Measure/GPUMeasurer.h"
 #include "tiletune/GPU/GPUTiling.h"
 #include "tiletune/GPU/PTXAS.h"
-#include "tiletune/Driver/Problem.h"
+#include "tiletune/Problem/Problem.h"
 #include "tiletune/InitAll.h"
 
 #include "mlir/IR/MLIRContext.h"

@@ -6,7 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tiletune/GPU/GPULowering.h"
-#include "tiletune/GPU/GPUMeasure.h"
+#include "tiletune/Measure/GPUMeasurer.h"
 #include "tiletune/GPU/GPUTiling.h"
 #include "tiletune/GPU/PTXAS.h"
 #include "tiletune/InitAll.h"

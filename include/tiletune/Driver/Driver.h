@@ -12,8 +12,8 @@
 #define TILETUNE_DRIVER_DRIVER_H
 
 #include "tiletune/Database/Database.h"
-#include "tiletune/Driver/CPUMeasurer.h"
-#include "tiletune/Driver/Problem.h"
+#include "tiletune/Measure/CPUMeasurer.h"
+#include "tiletune/Problem/Problem.h"
 #include "tiletune/Search/Strategy.h"
 #include "tiletune/Space/Space.h"
 #include "tiletune/Support/Target.h"
@@ -93,44 +93,6 @@ struct ProblemOutcome {
   TuneResult result;
   /// The winner as attribute text (empty when nothing was Ok).
   std::string bestAttr;
-};
-
-/// The Tuner's measurer for one CPU problem: converts configs to attributes
-/// and measures them in isolated worker processes (CPUMeasurer). With
-/// `overlapCompile`, two workers alternate: while one verifies and times
-/// candidate i, the other compiles candidate i+1 (use it only when a core is
-/// left idle by the timed kernels, i.e. threads < cores, so that the
-/// compilation does not disturb the timing).
-class CPUProblemMeasurer : public Measurer {
-public:
-  CPUProblemMeasurer(MLIRContext *ctx, const Problem &problem,
-                     const Space &space, const CPUMeasureOptions &options,
-                     bool overlapCompile = false);
-  llvm::Error measure(llvm::ArrayRef<Config> batch,
-                      const MeasureRequest &request,
-                      MeasureResultSink sink) override;
-  /// Paired timing: takes the run's reference scale from a result recorded
-  /// before a resume.
-  void replayed(const MeasureResult &result) override;
-
-  /// Paired timing (options.referenceConfig set): the reference's time per
-  /// call that results are normalized to (the reference's median in the
-  /// run's first paired measurement, or the one recorded before a resume);
-  /// 0 before the first.
-  double getReferenceScale() const { return referenceScale; }
-
-private:
-  /// Normalizes a paired-timed result to the run's reference scale.
-  MeasureResult normalize(MeasureResult result);
-
-  MLIRContext *ctx;
-  Problem problem;
-  Space space;
-  CPUMeasureOptions options;
-  CPUMeasurer worker;
-  /// The second worker when compilation overlaps with timing.
-  std::unique_ptr<CPUMeasurer> secondWorker;
-  double referenceScale = 0;
 };
 
 /// The default config of a problem (the heuristic of

@@ -12,8 +12,8 @@
 #ifndef TILETUNE_DRIVER_GPUDRIVER_H
 #define TILETUNE_DRIVER_GPUDRIVER_H
 
-#include "tiletune/Driver/Problem.h"
-#include "tiletune/GPU/GPUMeasure.h"
+#include "tiletune/Problem/Problem.h"
+#include "tiletune/Measure/GPUMeasurer.h"
 #include "tiletune/Space/Space.h"
 #include "tiletune/Support/Target.h"
 #include "tiletune/Tuner/Tuner.h"
@@ -38,54 +38,6 @@ llvm::Expected<TargetInfo> getCudaTarget();
 /// outlive the space.
 Space withGPUKernelLimits(MLIRContext *ctx, const Problem &problem,
                           const Space &space);
-
-/// The Tuner's measurer for one cuda problem: each config becomes a
-/// `#tiletune.config<cuda, ...>` on the problem's standalone kernel; the
-/// variant is prepared (lowered by tiletune-lower-gpu, checked and
-/// assembled by ptxas, host code JIT-compiled, binary loaded) and then run,
-/// verified against the CPU reference and timed with CUDA events, exactly
-/// as measureOnGPU does. Preparation runs on `compileThreads` threads, each
-/// with an MLIR context of its own, while this thread runs the variants
-/// prepared so far one at a time on the GPU, so the GPU never times two
-/// kernels at once.
-class GPUProblemMeasurer : public Measurer {
-public:
-  /// `compileThreads` = 0: one per core but one. Errors when the kernel
-  /// cannot be built.
-  static llvm::Expected<std::unique_ptr<GPUProblemMeasurer>>
-  create(MLIRContext *ctx, const Problem &problem, const Space &space,
-         const GPUMeasureOptions &options, unsigned compileThreads = 0);
-  ~GPUProblemMeasurer() override;
-
-  llvm::Error measure(llvm::ArrayRef<Config> batch,
-                      const MeasureRequest &request,
-                      MeasureResultSink sink) override;
-
-  /// Number of compile threads.
-  unsigned getNumCompileThreads() const { return workers.size(); }
-
-private:
-  /// The context and kernel copy of one compile thread.
-  struct Worker {
-    std::unique_ptr<MLIRContext> context;
-    OwningOpRef<ModuleOp> kernel;
-  };
-
-  GPUProblemMeasurer(MLIRContext *ctx, const Problem &problem,
-                     const Space &space, const GPUMeasureOptions &options,
-                     std::string kernelText, unsigned compileThreads);
-  /// Prepares the variant of `attrText` on `worker`'s context.
-  GPUPreparedVariant prepare(Worker &worker, const std::string &attrText);
-
-  MLIRContext *ctx;
-  Problem problem;
-  Space space;
-  GPUMeasureOptions options;
-  std::string kernelText;
-  std::vector<Worker> workers;
-  /// The CPU reference output, computed for the first variant verified.
-  GPUReferenceCache reference;
-};
 
 /// One config of a compile-only ranking with its space key.
 struct RankedConfig {

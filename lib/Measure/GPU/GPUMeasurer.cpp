@@ -1,12 +1,12 @@
-//===- GPUMeasure.cpp - Compile, run and time kernels on a GPU ------------===//
+//===- GPUMeasurer.cpp - Compile, run and time kernels on a GPU -----------===//
 //
-// Implements GPUMeasure.h. The runtime library is opened at run time (never
+// Implements GPUMeasurer.h. The runtime library is opened at run time (never
 // linked), so this code runs, and reports "no CUDA device", on machines
 // without a GPU.
 //
 //===----------------------------------------------------------------------===//
 
-#include "tiletune/GPU/GPUMeasure.h"
+#include "tiletune/Measure/GPUMeasurer.h"
 
 #include "tiletune/Execution/Buffer.h"
 #include "tiletune/Execution/JIT.h"
@@ -27,10 +27,6 @@
 
 using namespace mlir;
 using namespace mlir::tiletune;
-
-static llvm::Error makeError(const Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
-}
 
 std::string mlir::tiletune::getCudaRuntimeLibraryPath() {
   if (const char *env = std::getenv("TILETUNE_CUDA_RUNTIME"))
@@ -66,13 +62,13 @@ struct RuntimeAPI {
 static llvm::Expected<RuntimeAPI> loadRuntime(StringRef path) {
   std::string lib = path.empty() ? getCudaRuntimeLibraryPath() : path.str();
   if (lib.empty())
-    return makeError("no CUDA runtime: TileTune was built without the CUDA "
+    return llvm::createStringError("no CUDA runtime: TileTune was built without the CUDA "
                      "toolkit (set TILETUNE_CUDA_RUNTIME to "
                      "libtiletune_cuda_runtime.so)");
   std::string error;
   auto dl = llvm::sys::DynamicLibrary::getPermanentLibrary(lib.c_str(), &error);
   if (!dl.isValid())
-    return makeError("cannot load the CUDA runtime library " + lib + ": " +
+    return llvm::createStringError("cannot load the CUDA runtime library " + lib + ": " +
                      error);
   RuntimeAPI api;
   bool missing = false;
@@ -95,7 +91,7 @@ static llvm::Expected<RuntimeAPI> loadRuntime(StringRef path) {
   get(api.describe, "tiletuneCudaDeviceDescription");
   get(api.computeCapability, "tiletuneCudaComputeCapability");
   if (missing)
-    return makeError(lib + " is not a TileTune CUDA runtime (missing "
+    return llvm::createStringError(lib + " is not a TileTune CUDA runtime (missing "
                            "tiletuneCuda* symbols)");
   api.setQuiet(1);
   return api;
@@ -129,14 +125,14 @@ llvm::Expected<CudaDeviceInfo> mlir::tiletune::getCudaDeviceInfo() {
     return api.takeError();
   std::string problem = deviceProblem(*api);
   if (!problem.empty())
-    return makeError(problem);
+    return llvm::createStringError(problem);
   CudaDeviceInfo info;
   char description[256] = {0};
   api->describe(description, sizeof(description));
   info.description = description;
   info.computeCapability = api->computeCapability();
   if (info.computeCapability <= 0)
-    return makeError("cannot read the compute capability of the CUDA device");
+    return llvm::createStringError("cannot read the compute capability of the CUDA device");
   info.chip = "sm_" + std::to_string(info.computeCapability);
   return info;
 }
@@ -179,16 +175,16 @@ mlir::tiletune::compileForGPU(ModuleOp kernel, StringRef funcName,
   result.module = OwningOpRef<ModuleOp>(cast<ModuleOp>(kernel->clone()));
   auto func = result.module->lookupSymbol<func::FuncOp>(funcName);
   if (!func)
-    return makeError("no function @" + funcName + " in the module");
+    return llvm::createStringError("no function @" + funcName + " in the module");
   Operation *op = findTunableOp(func);
   if (!op)
-    return makeError("@" + funcName + " must contain exactly one tunable op");
+    return llvm::createStringError("@" + funcName + " must contain exactly one tunable op");
   if (config)
     setConfig(op, config);
   std::string reason;
   FailureOr<GPUKernelPlan> plan = planGPUKernel(op, &reason);
   if (failed(plan))
-    return makeError("invalid cuda config: " + reason);
+    return llvm::createStringError("invalid cuda config: " + reason);
   result.plan = *plan;
   if (llvm::Error error = prepareForExecution(*result.module))
     return std::move(error);
@@ -412,7 +408,7 @@ mlir::tiletune::runPreparedGPUVariant(GPUPreparedVariant &prepared,
     if (const char *error = api->getError()) {
       std::string message = error;
       api->clearError();
-      return makeError(message);
+      return llvm::createStringError(message);
     }
     return llvm::Error::success();
   };
@@ -537,7 +533,7 @@ mlir::tiletune::rankConfigsCompileOnly(ModuleOp kernel, StringRef funcName,
                                        ArrayRef<TileConfigAttr> configs,
                                        const GPUMeasureOptions &options) {
   if (!findPtxas())
-    return makeError("compile-only ranking needs ptxas (install the CUDA "
+    return llvm::createStringError("compile-only ranking needs ptxas (install the CUDA "
                      "toolkit or set TILETUNE_PTXAS)");
   GPUMeasureOptions compileOptions = options;
   compileOptions.lowering.format = "isa";

@@ -11,18 +11,21 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TILETUNE_DRIVER_CPUMEASURER_H
-#define TILETUNE_DRIVER_CPUMEASURER_H
+#ifndef TILETUNE_MEASURE_CPUMEASURER_H
+#define TILETUNE_MEASURE_CPUMEASURER_H
 
-#include "tiletune/Driver/Problem.h"
-#include "tiletune/Measure/Timing.h"
 #include "tiletune/Measure/MeasureResult.h"
+#include "tiletune/Measure/Measurer.h"
+#include "tiletune/Measure/Timing.h"
 #include "tiletune/Measure/Worker.h"
+#include "tiletune/Problem/Problem.h"
+#include "tiletune/Space/Space.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -117,10 +120,45 @@ private:
   std::unique_ptr<ForkServer> server;
 };
 
-/// Serialises a MeasureResult to JSON text and back (the worker protocol).
-std::string encodeMeasureResult(const MeasureResult &result);
-llvm::Expected<MeasureResult> decodeMeasureResult(llvm::StringRef text);
+
+/// The Tuner's measurer for one CPU problem: converts configs to attributes
+/// and measures them in isolated worker processes (CPUMeasurer). With
+/// `overlapCompile`, two workers alternate: while one verifies and times
+/// candidate i, the other compiles candidate i+1 (use it only when a core is
+/// left idle by the timed kernels, i.e. threads < cores, so that the
+/// compilation does not disturb the timing).
+class CPUProblemMeasurer : public Measurer {
+public:
+  CPUProblemMeasurer(MLIRContext *ctx, const Problem &problem,
+                     const Space &space, const CPUMeasureOptions &options,
+                     bool overlapCompile = false);
+  llvm::Error measure(llvm::ArrayRef<Config> batch,
+                      const MeasureRequest &request,
+                      MeasureResultSink sink) override;
+  /// Paired timing: takes the run's reference scale from a result recorded
+  /// before a resume.
+  void replayed(const MeasureResult &result) override;
+
+  /// Paired timing (options.referenceConfig set): the reference's time per
+  /// call that results are normalized to (the reference's median in the
+  /// run's first paired measurement, or the one recorded before a resume);
+  /// 0 before the first.
+  double getReferenceScale() const { return referenceScale; }
+
+private:
+  /// Normalizes a paired-timed result to the run's reference scale.
+  MeasureResult normalize(MeasureResult result);
+
+  MLIRContext *ctx;
+  Problem problem;
+  Space space;
+  CPUMeasureOptions options;
+  CPUMeasurer worker;
+  /// The second worker when compilation overlaps with timing.
+  std::unique_ptr<CPUMeasurer> secondWorker;
+  double referenceScale = 0;
+};
 
 } // namespace mlir::tiletune
 
-#endif // TILETUNE_DRIVER_CPUMEASURER_H
+#endif // TILETUNE_MEASURE_CPUMEASURER_H

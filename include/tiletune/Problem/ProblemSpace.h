@@ -1,4 +1,4 @@
-//===- ConfigSpace.h - Spaces of problems and config conversion -*- C++ -*-===//
+//===- ProblemSpace.h - Spaces of problems and config conversion -*- C++ -*-===//
 //
 // The bridge between the search core (spaces and configs, no MLIR) and the
 // attribute the passes read: the space of a problem (built by the operator
@@ -8,10 +8,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TILETUNE_DRIVER_CONFIGSPACE_H
-#define TILETUNE_DRIVER_CONFIGSPACE_H
+#ifndef TILETUNE_PROBLEM_PROBLEMSPACE_H
+#define TILETUNE_PROBLEM_PROBLEMSPACE_H
 
-#include "tiletune/Driver/Problem.h"
+#include "tiletune/Problem/Problem.h"
 #include "tiletune/Space/OperatorSpaces.h"
 #include "tiletune/Space/Space.h"
 
@@ -66,4 +66,4 @@ std::string printAttr(Attribute attr);
 
 } // namespace mlir::tiletune
 
-#endif // TILETUNE_DRIVER_CONFIGSPACE_H
+#endif // TILETUNE_PROBLEM_PROBLEMSPACE_H

@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TILETUNE_DRIVER_PROBLEM_H
-#define TILETUNE_DRIVER_PROBLEM_H
+#ifndef TILETUNE_PROBLEM_PROBLEM_H
+#define TILETUNE_PROBLEM_PROBLEM_H
 
 #include "tiletune/Dialect/TileConfig.h"
 
@@ -106,4 +106,4 @@ Operation *getKernelOp(ModuleOp kernel);
 
 } // namespace mlir::tiletune
 
-#endif // TILETUNE_DRIVER_PROBLEM_H
+#endif // TILETUNE_PROBLEM_PROBLEM_H

@@ -1,10 +1,10 @@
-//===- ConfigSpace.cpp - Spaces of problems and config conversion ---------===//
+//===- ProblemSpace.cpp - Spaces of problems and config conversion --------===//
 //
 // Problem -> space, space point <-> #tiletune.config, database config JSON.
 //
 //===----------------------------------------------------------------------===//
 
-#include "tiletune/Driver/ConfigSpace.h"
+#include "tiletune/Problem/ProblemSpace.h"
 #include "tiletune/Support/Padding.h"
 
 #include "mlir/AsmParser/AsmParser.h"

@@ -1,4 +1,4 @@
-//===- GPUMeasure.h - Compile, run and time kernels on a GPU ----*- C++ -*-===//
+//===- GPUMeasurer.h - Compile, run and time kernels on a GPU --*- C++ -*-===//
 //
 // The GPU side of the tuner's measurement: a kernel function (one tunable
 // op) with a cuda config is lowered by the same `tiletune-lower-gpu`
@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TILETUNE_GPU_GPUMEASURE_H
-#define TILETUNE_GPU_GPUMEASURE_H
+#ifndef TILETUNE_MEASURE_GPUMEASURER_H
+#define TILETUNE_MEASURE_GPUMEASURER_H
 
 #include "tiletune/Dialect/TileConfig.h"
 #include "tiletune/GPU/GPULowering.h"
@@ -20,7 +20,9 @@
 #include "tiletune/Execution/Buffer.h"
 #include "tiletune/Execution/JIT.h"
 #include "tiletune/Execution/KernelInfo.h"
-#include "tiletune/Measure/MeasureResult.h"
+#include "tiletune/Measure/Measurer.h"
+#include "tiletune/Problem/Problem.h"
+#include "tiletune/Space/Space.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
@@ -184,6 +186,54 @@ rankConfigsCompileOnly(ModuleOp kernel, llvm::StringRef funcName,
                        llvm::ArrayRef<TileConfigAttr> configs,
                        const GPUMeasureOptions &options = {});
 
+/// The Tuner's measurer for one cuda problem: each config becomes a
+/// `#tiletune.config<cuda, ...>` on the problem's standalone kernel; the
+/// variant is prepared (lowered by tiletune-lower-gpu, checked and
+/// assembled by ptxas, host code JIT-compiled, binary loaded) and then run,
+/// verified against the CPU reference and timed with CUDA events, exactly
+/// as measureOnGPU does. Preparation runs on `compileThreads` threads, each
+/// with an MLIR context of its own, while this thread runs the variants
+/// prepared so far one at a time on the GPU, so the GPU never times two
+/// kernels at once.
+class GPUProblemMeasurer : public Measurer {
+public:
+  /// `compileThreads` = 0: one per core but one. Errors when the kernel
+  /// cannot be built.
+  static llvm::Expected<std::unique_ptr<GPUProblemMeasurer>>
+  create(MLIRContext *ctx, const Problem &problem, const Space &space,
+         const GPUMeasureOptions &options, unsigned compileThreads = 0);
+  ~GPUProblemMeasurer() override;
+
+  llvm::Error measure(llvm::ArrayRef<Config> batch,
+                      const MeasureRequest &request,
+                      MeasureResultSink sink) override;
+
+  /// Number of compile threads.
+  unsigned getNumCompileThreads() const { return workers.size(); }
+
+private:
+  /// The context and kernel copy of one compile thread.
+  struct Worker {
+    std::unique_ptr<MLIRContext> context;
+    OwningOpRef<ModuleOp> kernel;
+  };
+
+  GPUProblemMeasurer(MLIRContext *ctx, const Problem &problem,
+                     const Space &space, const GPUMeasureOptions &options,
+                     std::string kernelText, unsigned compileThreads);
+  /// Prepares the variant of `attrText` on `worker`'s context.
+  GPUPreparedVariant prepare(Worker &worker, const std::string &attrText);
+
+  MLIRContext *ctx;
+  Problem problem;
+  Space space;
+  GPUMeasureOptions options;
+  std::string kernelText;
+  std::vector<Worker> workers;
+  /// The CPU reference output, computed for the first variant verified.
+  GPUReferenceCache reference;
+};
+
 } // namespace mlir::tiletune
 
-#endif // TILETUNE_GPU_GPUMEASURE_H
+#endif // TILETUNE_MEASURE_GPUMEASURER_H

@@ -5,10 +5,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tiletune/Driver/CPUMeasurer.h"
+#include "tiletune/Measure/CPUMeasurer.h"
 
 #include "tiletune/Dialect/TileConfig.h"
-#include "tiletune/Driver/ConfigSpace.h"
+#include "tiletune/Problem/ProblemSpace.h"
 #include "tiletune/Execution/Buffer.h"
 #include "tiletune/Execution/JIT.h"
 #include "tiletune/Execution/KernelInfo.h"
@@ -29,10 +29,6 @@
 
 using namespace mlir;
 using namespace mlir::tiletune;
-
-static llvm::Error makeError(const llvm::Twine &msg) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
-}
 
 static double now() {
   return std::chrono::duration<double>(
@@ -92,7 +88,7 @@ llvm::Error InProcessCPUMeasurer::Impl::init() {
   initializeContext(ctx);
   FailureOr<OwningOpRef<ModuleOp>> built = buildKernelModule(&ctx, problem);
   if (failed(built))
-    return makeError("cannot build the kernel of " + problem.describe());
+    return llvm::createStringError("cannot build the kernel of " + problem.describe());
   kernel = std::move(*built);
   elementType = problem.elementType == "f64" ? ElementType::F64
                                              : ElementType::F32;

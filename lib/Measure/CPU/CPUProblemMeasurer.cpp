@@ -1,0 +1,111 @@
+//===- CPUProblemMeasurer.cpp - The tuner's measurer for CPU problems -----===//
+//
+// Turns the tuner's configs into attributes, measures them in one or two
+// isolated workers (compiling the next candidate while the current one is
+// timed) and expresses paired-timed results on the run's reference scale.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tiletune/Measure/CPUMeasurer.h"
+
+#include "tiletune/Measure/Candidates.h"
+
+#include <algorithm>
+#include <thread>
+
+using namespace mlir;
+using namespace mlir::tiletune;
+
+
+CPUProblemMeasurer::CPUProblemMeasurer(MLIRContext *ctx,
+                                       const Problem &problem,
+                                       const Space &space,
+                                       const CPUMeasureOptions &options,
+                                       bool overlapCompile)
+    : ctx(ctx), problem(problem), space(space), options(options),
+      worker(problem, options) {
+  if (overlapCompile)
+    secondWorker = std::make_unique<CPUMeasurer>(problem, options);
+}
+
+llvm::Error CPUProblemMeasurer::measure(ArrayRef<Config> batch,
+                                        const MeasureRequest &request,
+                                        MeasureResultSink sink) {
+  // A run limit covers one execution; verification and timing execute the
+  // variant (1 + warm-up + repeats) times, in samples of at least
+  // minSampleSeconds each.
+  const TimingOptions &timing = options.timing;
+  double perRun = request.runTimeoutSeconds > 0 ? request.runTimeoutSeconds
+                                                : options.timeoutSeconds;
+  double runLimit =
+      2.0 + double(1 + timing.warmupRuns) * perRun +
+      double(timing.repeats) * std::max(perRun, 2 * timing.minSampleSeconds);
+  // Paired timing also runs the reference (warm-up and one sample more than
+  // the variant); once its time is known, allow it 10 times that.
+  if (!options.referenceConfig.empty()) {
+    double referenceRun = referenceScale > 0 ? 10 * referenceScale : perRun;
+    runLimit += double(timing.warmupRuns + timing.repeats + 1) *
+                std::max(referenceRun, 2 * timing.minSampleSeconds);
+  }
+  double compileLimit = request.compileTimeoutSeconds > 0
+                            ? request.compileTimeoutSeconds
+                            : options.timeoutSeconds;
+  SmallVector<CandidateText> candidates =
+      convertBatch(ctx, problem, space, batch);
+  if (!secondWorker) {
+    for (size_t i = 0; i < batch.size(); ++i) {
+      const CandidateText &candidate = candidates[i];
+      MeasureResult result =
+          candidate.invalid
+              ? *candidate.invalid
+              : normalize(worker.measure(candidate.attrText, compileLimit,
+                                         runLimit));
+      if (!sink(i, result))
+        break;
+    }
+    return llvm::Error::success();
+  }
+  // Pipelined: candidate i is compiled by worker i % 2; while it is timed,
+  // the other worker compiles candidate i + 1 on another core.
+  CPUMeasurer *workers[2] = {&worker, secondWorker.get()};
+  auto compileAt = [&](size_t i) -> std::optional<MeasureResult> {
+    if (candidates[i].invalid)
+      return candidates[i].invalid;
+    return workers[i % 2]->compile(candidates[i].attrText, compileLimit);
+  };
+  std::optional<MeasureResult> compiled = compileAt(0);
+  for (size_t i = 0; i < batch.size(); ++i) {
+    std::optional<MeasureResult> nextCompiled;
+    std::thread next;
+    if (i + 1 < batch.size()) {
+      // Fork the worker (if it is not running) from this thread: a worker
+      // dies with the thread that forked it (PR_SET_PDEATHSIG).
+      if (llvm::Error err = workers[(i + 1) % 2]->start())
+        llvm::consumeError(std::move(err)); // compile() reports it again.
+      next = std::thread([&, i] { nextCompiled = compileAt(i + 1); });
+    }
+    MeasureResult result =
+        compiled ? *compiled : normalize(workers[i % 2]->run(runLimit));
+    if (next.joinable())
+      next.join();
+    if (!sink(i, result))
+      break;
+    compiled = std::move(nextCompiled);
+  }
+  return llvm::Error::success();
+}
+
+MeasureResult CPUProblemMeasurer::normalize(MeasureResult result) {
+  if (!result.ok() || result.relative <= 0)
+    return result;
+  if (referenceScale <= 0)
+    referenceScale = result.referenceSeconds;
+  result.normalizeToReference(referenceScale, problem.getFlops());
+  return result;
+}
+
+void CPUProblemMeasurer::replayed(const MeasureResult &result) {
+  if (referenceScale <= 0 && result.ok() && result.relative > 0 &&
+      result.rawSeconds > 0 && result.time.median > 0)
+    referenceScale = result.time.median / result.relative;
+}
