@@ -234,6 +234,16 @@ mlir::tiletune::tuneModule(ModuleOp module, const TuneOptions &options) {
     if (!strategy)
       return strategy.takeError();
 
+    // What is measured: a clone of the module's first op of this problem,
+    // with all its attributes.
+    Operation *firstOp = set->ops[index].front();
+    FailureOr<OwningOpRef<ModuleOp>> kernel = buildKernelModule(firstOp);
+    if (failed(kernel)) {
+      firstOp->emitError() << "cannot build the standalone kernel of this op";
+      return makeError("cannot build the kernel of " + problem.describe());
+    }
+    std::string kernelText = printKernelModule(**kernel);
+
     std::unique_ptr<Measurer> measurer;
     if (cuda) {
       GPUMeasureOptions measureOptions;
@@ -243,7 +253,8 @@ mlir::tiletune::tuneModule(ModuleOp module, const TuneOptions &options) {
       measureOptions.repeats = options.timing.repeats;
       measureOptions.verify = true;
       llvm::Expected<std::unique_ptr<GPUProblemMeasurer>> gpu =
-          GPUProblemMeasurer::create(ctx, problem, *space, measureOptions);
+          GPUProblemMeasurer::create(ctx, problem, *space, measureOptions,
+                                     /*compileThreads=*/0, kernelText);
       if (!gpu)
         return gpu.takeError();
       measurer = std::move(*gpu);
@@ -264,7 +275,7 @@ mlir::tiletune::tuneModule(ModuleOp module, const TuneOptions &options) {
       // core idle.
       bool overlap = options.overlapCompile && threads < resolveThreads(0);
       measurer = std::make_unique<CPUProblemMeasurer>(
-          ctx, problem, *space, measureOptions, overlap);
+          ctx, problem, *space, measureOptions, overlap, kernelText);
     }
 
     TunerOptions tunerOptions;

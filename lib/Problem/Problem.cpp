@@ -7,10 +7,13 @@
 
 #include "tiletune/Problem/Problem.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -365,10 +368,63 @@ mlir::tiletune::buildKernelModule(MLIRContext *ctx, const Problem &problem) {
 
 FailureOr<OwningOpRef<ModuleOp>>
 mlir::tiletune::buildKernelModule(Operation *op) {
-  FailureOr<Problem> problem = extractProblem(op, kTargetCPU);
-  if (failed(problem))
+  if (failed(matchTunableOp(op)) || op->getNumOperands() != 3 ||
+      op->getNumRegions() != 1 || op->getNumResults() > 1)
     return failure();
-  return buildKernelModule(op->getContext(), *problem);
+  // Arguments: identity-layout memrefs of the operands' shapes.
+  SmallVector<Type> argTypes;
+  for (Value operand : op->getOperands()) {
+    auto shaped = dyn_cast<ShapedType>(operand.getType());
+    if (!shaped || !shaped.hasStaticShape())
+      return failure();
+    argTypes.push_back(
+        MemRefType::get(shaped.getShape(), shaped.getElementType()));
+  }
+  MLIRContext *ctx = op->getContext();
+  Location loc = op->getLoc();
+  OpBuilder b(ctx);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  b.setInsertionPointToEnd(module->getBody());
+  auto func = func::FuncOp::create(b, loc, kKernelFunctionName,
+                                   b.getFunctionType(argTypes, {}));
+  Block *entry = func.addEntryBlock();
+  b.setInsertionPointToStart(entry);
+  // Operands: tensors enter through bufferization.to_tensor (the output
+  // writable), memrefs of another layout through memref.cast when an
+  // identity-layout buffer can be cast to it; a layout no such buffer has
+  // (static strides of a larger buffer) is measured on the contiguous one.
+  IRMapping mapping;
+  for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
+    Value arg = entry->getArgument(i);
+    Value value = arg;
+    if (isa<RankedTensorType>(operand.getType())) {
+      value = bufferization::ToTensorOp::create(
+          b, loc, operand.getType(), arg, /*restrict=*/true,
+          /*writable=*/i == 2);
+    } else if (operand.getType() != arg.getType() &&
+               memref::CastOp::areCastCompatible(arg.getType(),
+                                                 operand.getType())) {
+      value = memref::CastOp::create(b, loc, operand.getType(), arg);
+    }
+    mapping.map(operand, value);
+  }
+  Operation *clone = b.clone(*op, mapping);
+  eraseConfig(clone);
+  if (clone->getNumResults() == 1)
+    bufferization::MaterializeInDestinationOp::create(
+        b, loc, TypeRange(), clone->getResult(0), entry->getArgument(2),
+        /*restrict=*/true, /*writable=*/true);
+  func::ReturnOp::create(b, loc);
+  if (failed(module->verify()))
+    return failure();
+  return module;
+}
+
+std::string mlir::tiletune::printKernelModule(ModuleOp kernel) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  kernel->print(os);
+  return text;
 }
 
 Operation *mlir::tiletune::getKernelOp(ModuleOp kernel) {

@@ -6,16 +6,18 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tiletune/Measure/CPUMeasurer.h"
-#include "tiletune/Problem/ProblemSpace.h"
 #include "tiletune/Driver/Driver.h"
 #include "tiletune/Driver/GPUDriver.h"
-#include "tiletune/Measure/GPUMeasurer.h"
 #include "tiletune/GPU/GPUTiling.h"
 #include "tiletune/GPU/PTXAS.h"
-#include "tiletune/Problem/Problem.h"
 #include "tiletune/InitAll.h"
+#include "tiletune/Measure/CPUMeasurer.h"
+#include "tiletune/Measure/GPUMeasurer.h"
+#include "tiletune/Problem/Problem.h"
+#include "tiletune/Problem/ProblemSpace.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/FileSystem.h"
@@ -106,6 +108,64 @@ TEST_F(DriverTest, KernelKeepsTensorOpsOnTensors) {
     EXPECT_EQ(again->getKey(), p.getKey());
     EXPECT_EQ(again->onTensors, p.onTensors);
   }
+}
+
+/// The kernel of an op is a clone of that op: attributes the problem does
+/// not describe travel with it, memref operands of another layout enter
+/// through a cast, and the kernel's op has the same problem.
+TEST_F(DriverTest, KernelOfAnOpClonesItWithAllAttributes) {
+  const char *text = R"mlir(
+func.func @h(%a: tensor<8x16xf32>, %b: tensor<16x12xf32>,
+             %c: tensor<8x12xf32>) -> tensor<8x12xf32> {
+  %r = linalg.matmul {user.note = "kept", tiletune.config =
+          #tiletune.config<cpu, parallel = {m = 8, n = 12},
+                           cache = {m = 4, n = 12, k = 16},
+                           register = {m = 4, n = 12}>}
+         ins(%a, %b : tensor<8x16xf32>, tensor<16x12xf32>)
+         outs(%c : tensor<8x12xf32>) -> tensor<8x12xf32>
+  return %r : tensor<8x12xf32>
+}
+func.func @s(%a: memref<8x16xf32, strided<[?, 1], offset: ?>>,
+             %b: memref<16x12xf32>, %c: memref<8x12xf32, strided<[32, 1]>>) {
+  linalg.matmul ins(%a, %b : memref<8x16xf32, strided<[?, 1], offset: ?>>,
+                              memref<16x12xf32>)
+                outs(%c : memref<8x12xf32, strided<[32, 1]>>)
+  return
+}
+)mlir";
+  OwningOpRef<ModuleOp> input = parseSourceString<ModuleOp>(text, &ctx);
+  ASSERT_TRUE(input);
+  SmallVector<Operation *> ops;
+  input->walk([&](linalg::MatmulOp op) { ops.push_back(op); });
+  ASSERT_EQ(ops.size(), 2u);
+  for (Operation *op : ops) {
+    FailureOr<OwningOpRef<ModuleOp>> kernel = buildKernelModule(op);
+    ASSERT_TRUE(succeeded(kernel));
+    Operation *clone = getKernelOp(**kernel);
+    ASSERT_NE(clone, nullptr);
+    // Every attribute but the config is kept.
+    EXPECT_FALSE(getConfig(clone));
+    for (NamedAttribute attr : op->getAttrs())
+      if (attr.getName() != kConfigAttrName)
+        EXPECT_EQ(clone->getAttr(attr.getName()), attr.getValue())
+            << attr.getName().str();
+    FailureOr<Problem> original = extractProblem(op, "cpu");
+    FailureOr<Problem> again = extractProblem(clone, "cpu");
+    ASSERT_TRUE(succeeded(original) && succeeded(again));
+    EXPECT_EQ(again->getKey(), original->getKey());
+    EXPECT_EQ(again->onTensors, original->onTensors);
+  }
+  // The dynamically strided operand is cast from an identity-layout
+  // argument; the output's static strides of a larger buffer cannot be, and
+  // it works on the contiguous argument.
+  FailureOr<OwningOpRef<ModuleOp>> strided = buildKernelModule(ops[1]);
+  ASSERT_TRUE(succeeded(strided));
+  unsigned casts = 0;
+  (*strided)->walk([&](memref::CastOp) { ++casts; });
+  EXPECT_EQ(casts, 1u);
+  // Not a tunable op: no kernel.
+  Operation *ret = &ops[0]->getBlock()->back();
+  EXPECT_TRUE(failed(buildKernelModule(ret)));
 }
 
 TEST_F(DriverTest, ConfigsConvertToAttributesAndBack) {

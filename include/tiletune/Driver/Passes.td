@@ -57,6 +57,13 @@ def TileTuneAutotune : Pass<"tiletune-autotune", "ModuleOp"> {
     Example: `tiletune-opt --tiletune-autotune="algorithm=random trials=20
     db=/tmp/t.db" in.mlir`
   }];
+  // The standalone kernel of each op (buildKernelModule) is built in the
+  // pass's context.
+  let dependentDialects = [
+    "bufferization::BufferizationDialect",
+    "func::FuncDialect",
+    "memref::MemRefDialect",
+  ];
   let options = [
     Option<"algorithm", "algorithm", "std::string", /*default=*/"\"gbfs\"",
            "Search algorithm (grid, random, gbfs, opevo, na2c, xgb, "

@@ -1,8 +1,9 @@
 //===- CPUMeasurer.h - Measuring configs of a problem on the CPU -*- C++ -*-===//
 //
 // Measures one configuration of a problem the way a user's compile builds
-// it: the candidate `#tiletune.config` is set on a copy of the problem's
-// standalone kernel, lowered by buildCPULoweringPipeline (the passes of
+// it: the candidate `#tiletune.config` is set on a copy of the standalone
+// kernel of the user's op (buildKernelModule: a clone of the op with all its
+// attributes), lowered by buildCPULoweringPipeline (the passes of
 // `tiletune-lower-cpu`), JIT-compiled for the host, run on seeded inputs,
 // checked against the C++ reference and only then timed (warm-up, repeats,
 // a minimum sample duration). All of it runs in a persistent worker process
@@ -56,9 +57,11 @@ struct CPUMeasureOptions {
 /// tuner. Not thread-safe; owns its own MLIRContext (multithreading off).
 class InProcessCPUMeasurer {
 public:
-  /// Builds the kernel, allocates seeded inputs and computes the reference.
+  /// Parses the kernel module `kernelText` (printKernelModule of
+  /// buildKernelModule's result), allocates seeded inputs and computes the
+  /// reference (KernelHarness).
   static llvm::Expected<std::unique_ptr<InProcessCPUMeasurer>>
-  create(const Problem &problem, const CPUMeasureOptions &options);
+  create(llvm::StringRef kernelText, const CPUMeasureOptions &options);
   ~InProcessCPUMeasurer();
 
   /// Measures the config given as attribute text ("#tiletune.config<...>").
@@ -79,11 +82,19 @@ private:
   std::unique_ptr<Impl> impl;
 };
 
+/// The kernel module built from `problem` alone, as text (empty when it
+/// cannot be built).
+std::string getProblemKernelText(const Problem &problem);
+
 /// Measures configs of one problem in an isolated worker process. The
 /// worker is forked lazily on the first measurement and restarted after a
 /// crash or a timeout.
 class CPUMeasurer {
 public:
+  /// Measures variants of the kernel module `kernelText` (printKernelModule
+  /// of buildKernelModule's result for the user's op).
+  CPUMeasurer(std::string kernelText, const CPUMeasureOptions &options);
+  /// Measures variants of the kernel built from `problem` alone.
   CPUMeasurer(const Problem &problem, const CPUMeasureOptions &options);
   ~CPUMeasurer();
 
@@ -108,14 +119,13 @@ public:
   /// How many worker processes were started so far.
   unsigned getNumWorkerStarts() const;
 
-  const Problem &getProblem() const { return problem; }
   const CPUMeasureOptions &getOptions() const { return options; }
 
 private:
   /// One request to the worker; failures of the worker become results.
   MeasureResult call(llvm::StringRef request, double timeoutSeconds);
 
-  Problem problem;
+  std::string kernelText;
   CPUMeasureOptions options;
   std::unique_ptr<ForkServer> server;
 };
@@ -129,9 +139,12 @@ private:
 /// compilation does not disturb the timing).
 class CPUProblemMeasurer : public Measurer {
 public:
+  /// Measures variants of the kernel module `kernelText` (printKernelModule
+  /// of buildKernelModule(op) for the user's op); empty: of the kernel built
+  /// from `problem` alone.
   CPUProblemMeasurer(MLIRContext *ctx, const Problem &problem,
                      const Space &space, const CPUMeasureOptions &options,
-                     bool overlapCompile = false);
+                     bool overlapCompile = false, std::string kernelText = "");
   llvm::Error measure(llvm::ArrayRef<Config> batch,
                       const MeasureRequest &request,
                       MeasureResultSink sink) override;
@@ -153,6 +166,8 @@ private:
   Problem problem;
   Space space;
   CPUMeasureOptions options;
+  /// The kernel module the workers measure variants of.
+  std::string kernelText;
   CPUMeasurer worker;
   /// The second worker when compilation overlaps with timing.
   std::unique_ptr<CPUMeasurer> secondWorker;

@@ -197,11 +197,14 @@ rankConfigsCompileOnly(ModuleOp kernel, llvm::StringRef funcName,
 /// kernels at once.
 class GPUProblemMeasurer : public Measurer {
 public:
-  /// `compileThreads` = 0: one per core but one. Errors when the kernel
-  /// cannot be built.
+  /// `compileThreads` = 0: one per core but one. `kernelText`: the kernel
+  /// module to measure variants of (printKernelModule of
+  /// buildKernelModule(op) for the user's op); empty: the kernel built from
+  /// `problem` alone. Errors when the kernel cannot be built.
   static llvm::Expected<std::unique_ptr<GPUProblemMeasurer>>
   create(MLIRContext *ctx, const Problem &problem, const Space &space,
-         const GPUMeasureOptions &options, unsigned compileThreads = 0);
+         const GPUMeasureOptions &options, unsigned compileThreads = 0,
+         std::string kernelText = "");
   ~GPUProblemMeasurer() override;
 
   llvm::Error measure(llvm::ArrayRef<Config> batch,

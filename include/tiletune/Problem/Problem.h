@@ -90,16 +90,24 @@ constexpr llvm::StringLiteral kKernelFunctionName = "tiletune_kernel";
 
 /// Builds the standalone kernel of `op`: a module with one public function
 /// `@tiletune_kernel(%lhs: memref, %rhs: memref, %out: memref)` whose body
-/// runs a clone of `op` (its attributes kept, any config removed). Ops on
-/// tensors stay on tensors: the arguments enter through
-/// `bufferization.to_tensor` and the result leaves through
-/// `bufferization.materialize_in_destination` into `%out`, so the kernel
-/// takes the same tensor path a user's compile takes.
+/// runs a clone of `op` (every attribute kept, any config removed), so that
+/// a measurement measures the op a user's compile tiles. Ops on tensors stay
+/// on tensors: the arguments enter through `bufferization.to_tensor` and the
+/// result leaves through `bufferization.materialize_in_destination` into
+/// `%out`, so the kernel takes the same tensor path a user's compile takes.
+/// Memref operands of another layout enter through `memref.cast` where an
+/// identity-layout buffer casts to it (else the op works on the contiguous
+/// buffer). Fails on an op that is not tunable.
 FailureOr<OwningOpRef<ModuleOp>> buildKernelModule(Operation *op);
 
-/// Builds the kernel from a problem description alone (creates the op).
+/// Builds the kernel from a problem description alone (creates the op with
+/// default indexing maps); for problems that do not come from an op.
 FailureOr<OwningOpRef<ModuleOp>> buildKernelModule(MLIRContext *ctx,
                                                    const Problem &problem);
+
+/// A kernel module as text, the form in which it crosses into a worker
+/// process or another MLIR context.
+std::string printKernelModule(ModuleOp kernel);
 
 /// The single tunable op of a kernel module, or null.
 Operation *getKernelOp(ModuleOp kernel);

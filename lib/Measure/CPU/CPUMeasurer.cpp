@@ -8,17 +8,17 @@
 #include "tiletune/Measure/CPUMeasurer.h"
 
 #include "tiletune/Dialect/TileConfig.h"
-#include "tiletune/Problem/ProblemSpace.h"
 #include "tiletune/Execution/Buffer.h"
 #include "tiletune/Execution/JIT.h"
 #include "tiletune/Execution/KernelInfo.h"
-#include "tiletune/Execution/Reference.h"
 #include "tiletune/InitAll.h"
+#include "tiletune/Measure/KernelHarness.h"
 #include "tiletune/Transforms/Pipelines.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -42,8 +42,8 @@ static double now() {
 
 class InProcessCPUMeasurer::Impl {
 public:
-  Impl(const Problem &problem, const CPUMeasureOptions &options)
-      : problem(problem), options(options),
+  Impl(StringRef kernelText, const CPUMeasureOptions &options)
+      : kernelText(kernelText.str()), options(options),
         ctx(MLIRContext::Threading::DISABLED) {}
 
   /// A JIT-compiled variant.
@@ -75,65 +75,30 @@ public:
   Buffer referenceOut;
   std::string referenceError;
 
-  Problem problem;
+  std::string kernelText;
   CPUMeasureOptions options;
   MLIRContext ctx;
   OwningOpRef<ModuleOp> kernel;
-  ReferenceProblem referenceProblem;
-  Buffer lhs, rhs, outInit, expected;
-  ElementType elementType = ElementType::F32;
+  /// Seeded inputs, reference output and verification of the kernel.
+  std::optional<KernelHarness> harness;
 };
 
 llvm::Error InProcessCPUMeasurer::Impl::init() {
   initializeContext(ctx);
-  FailureOr<OwningOpRef<ModuleOp>> built = buildKernelModule(&ctx, problem);
-  if (failed(built))
-    return llvm::createStringError("cannot build the kernel of " + problem.describe());
-  kernel = std::move(*built);
-  elementType = problem.elementType == "f64" ? ElementType::F64
-                                             : ElementType::F32;
-  switch (problem.kind) {
-  case OpKind::Matmul:
-    referenceProblem.kind = ReferenceProblem::Kind::Matmul;
-    referenceProblem.reductionLength = problem.getDimSize("k");
-    break;
-  case OpKind::BatchMatmul:
-    referenceProblem.kind = ReferenceProblem::Kind::BatchMatmul;
-    referenceProblem.reductionLength = problem.getDimSize("k");
-    break;
-  case OpKind::ConvNhwcHwcf:
-  case OpKind::ConvNchwFchw:
-    referenceProblem.kind = problem.kind == OpKind::ConvNhwcHwcf
-                         ? ReferenceProblem::Kind::Conv2DNhwcHwcf
-                         : ReferenceProblem::Kind::Conv2DNchwFchw;
-    referenceProblem.reductionLength = problem.getDimSize("c") *
-                                problem.getDimSize("kh") *
-                                problem.getDimSize("kw");
-    referenceProblem.conv.strides = problem.strides;
-    referenceProblem.conv.dilations = problem.dilations;
-    break;
-  }
-  referenceProblem.flops = problem.getFlops();
-  auto alloc = [&](unsigned i, Buffer &out) -> llvm::Error {
-    llvm::Expected<Buffer> b =
-        Buffer::create(elementType, problem.operandShapes[i]);
-    if (!b)
-      return b.takeError();
-    out = std::move(*b);
-    return llvm::Error::success();
-  };
-  if (auto err = alloc(0, lhs))
-    return err;
-  if (auto err = alloc(1, rhs))
-    return err;
-  if (auto err = alloc(2, outInit))
-    return err;
-  lhs.fillRandom(options.seed * 3 + 1);
-  rhs.fillRandom(options.seed * 3 + 2);
-  outInit.fillRandom(options.seed * 3 + 3);
-  expected = outInit.clone();
-  if (auto err = referenceProblem.compute(lhs, rhs, expected))
-    return err;
+  kernel = parseSourceString<ModuleOp>(kernelText, &ctx);
+  if (!kernel)
+    return llvm::createStringError("cannot parse the kernel module");
+  auto func = kernel->lookupSymbol<func::FuncOp>(kKernelFunctionName);
+  if (!func || !getKernelOp(*kernel))
+    return llvm::createStringError("the kernel module has no @" +
+                                   kKernelFunctionName +
+                                   " with a tunable op");
+  llvm::Expected<KernelHarness> created =
+      KernelHarness::create(func, options.seed, /*computeExpected=*/
+                            options.verify);
+  if (!created)
+    return created.takeError();
+  harness = std::move(*created);
   if (options.threads >= 1)
     if (auto err = setOpenMPNumThreads(int(options.threads)))
       return err;
@@ -147,7 +112,7 @@ void InProcessCPUMeasurer::Impl::setUpReference() {
   std::optional<MeasureResult> failed =
       build(options.referenceConfig, reference);
   if (!failed) {
-    referenceOut = outInit.clone();
+    referenceOut = harness->cloneInitialOutput();
     failed = runAndVerify(*reference.kernel, referenceOut);
   }
   if (!failed)
@@ -227,14 +192,12 @@ InProcessCPUMeasurer::Impl::build(StringRef attrText, Compiled &out) {
 
 std::optional<MeasureResult>
 InProcessCPUMeasurer::Impl::runAndVerify(const Kernel &kernel, Buffer &out) {
-  llvm::SmallVector<Buffer *> args = {&lhs, &rhs, &out};
-  if (llvm::Error err = kernel.run(args))
+  if (llvm::Error err = kernel.run(harness->getRunArguments(out)))
     return MeasureResult::failure(MeasureStatus::RuntimeError,
                                   toString(std::move(err)));
   if (!options.verify)
     return std::nullopt;
-  llvm::Expected<ComparisonResult> cmp = compareBuffers(
-      out, expected, referenceProblem.getTolerance(elementType));
+  llvm::Expected<ComparisonResult> cmp = harness->verify(out);
   if (!cmp)
     return MeasureResult::failure(MeasureStatus::RuntimeError,
                                   toString(cmp.takeError()));
@@ -263,14 +226,16 @@ InProcessCPUMeasurer::Impl::run(const std::function<void(StringRef)> &phase) {
   setPhase("run");
   // One copy of the output serves the verified run and the timing (timed
   // calls keep accumulating into it).
-  Buffer out = outInit.clone();
+  Buffer out = harness->cloneInitialOutput();
   if (std::optional<MeasureResult> failed = runAndVerify(fn, out))
     return finish(std::move(*failed));
   setPhase("time");
-  llvm::SmallVector<Buffer *> args = {&lhs, &rhs, &out};
+  llvm::SmallVector<Buffer *> args = harness->getRunArguments(out);
+  double flops = harness->getProblem().flops;
   MeasureResult result;
   if (reference.kernel) {
-    llvm::SmallVector<Buffer *> referenceArgs = {&lhs, &rhs, &referenceOut};
+    llvm::SmallVector<Buffer *> referenceArgs =
+        harness->getRunArguments(referenceOut);
     llvm::Expected<PairedTimeStats> timing = fn.timePaired(
         args, *reference.kernel, referenceArgs, options.timing);
     if (!timing)
@@ -278,7 +243,7 @@ InProcessCPUMeasurer::Impl::run(const std::function<void(StringRef)> &phase) {
                                            toString(timing.takeError())));
     const TimeStats &stats = timing->subject;
     result = MeasureResult::success(
-        stats, computeGFlops(problem.getFlops(), stats.median));
+        stats, computeGFlops(flops, stats.median));
     result.relative = timing->ratio.median;
     result.referenceSeconds = timing->reference.median;
   } else {
@@ -287,7 +252,7 @@ InProcessCPUMeasurer::Impl::run(const std::function<void(StringRef)> &phase) {
       return finish(MeasureResult::failure(MeasureStatus::RuntimeError,
                                            toString(timing.takeError())));
     result = MeasureResult::success(
-        *timing, computeGFlops(problem.getFlops(), timing->median));
+        *timing, computeGFlops(flops, timing->median));
     if (!referenceError.empty())
       result.message = "timed alone: " + referenceError;
   }
@@ -299,9 +264,9 @@ InProcessCPUMeasurer::InProcessCPUMeasurer(std::unique_ptr<Impl> impl)
 InProcessCPUMeasurer::~InProcessCPUMeasurer() = default;
 
 llvm::Expected<std::unique_ptr<InProcessCPUMeasurer>>
-InProcessCPUMeasurer::create(const Problem &problem,
+InProcessCPUMeasurer::create(StringRef kernelText,
                              const CPUMeasureOptions &options) {
-  auto impl = std::make_unique<Impl>(problem, options);
+  auto impl = std::make_unique<Impl>(kernelText, options);
   if (llvm::Error err = impl->init())
     return std::move(err);
   return std::unique_ptr<InProcessCPUMeasurer>(
@@ -337,16 +302,27 @@ static constexpr llvm::StringLiteral kPhaseMarker = "tiletune-worker-phase: ";
 /// Worker protocol: "C<attr text>" compiles a variant (answer: "ok" or an
 /// encoded failed result); "R" verifies and times it (answer: an encoded
 /// result).
+std::string mlir::tiletune::getProblemKernelText(const Problem &problem) {
+  MLIRContext ctx(MLIRContext::Threading::DISABLED);
+  initializeContext(ctx);
+  FailureOr<OwningOpRef<ModuleOp>> kernel = buildKernelModule(&ctx, problem);
+  return failed(kernel) ? std::string() : printKernelModule(**kernel);
+}
+
 CPUMeasurer::CPUMeasurer(const Problem &problem,
                          const CPUMeasureOptions &options)
-    : problem(problem), options(options) {
+    : CPUMeasurer(getProblemKernelText(problem), options) {}
+
+CPUMeasurer::CPUMeasurer(std::string kernelText,
+                         const CPUMeasureOptions &options)
+    : kernelText(std::move(kernelText)), options(options) {
   // State that lives in the worker process only: the measurer is created on
   // the first request there (after the fork), never in the tuner.
   auto state = std::make_shared<std::unique_ptr<InProcessCPUMeasurer>>();
   auto initError = std::make_shared<std::string>();
-  Problem p = problem;
+  std::string k = this->kernelText;
   CPUMeasureOptions o = options;
-  auto handler = [state, initError, p, o](StringRef request) -> std::string {
+  auto handler = [state, initError, k, o](StringRef request) -> std::string {
     auto phase = [](StringRef name) {
       llvm::errs() << kPhaseMarker << name << "\n";
       llvm::errs().flush();
@@ -354,7 +330,7 @@ CPUMeasurer::CPUMeasurer(const Problem &problem,
     if (!*state && initError->empty()) {
       phase("setup");
       llvm::Expected<std::unique_ptr<InProcessCPUMeasurer>> created =
-          InProcessCPUMeasurer::create(p, o);
+          InProcessCPUMeasurer::create(k, o);
       if (!created)
         *initError = toString(created.takeError());
       else

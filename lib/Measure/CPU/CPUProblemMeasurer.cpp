@@ -21,11 +21,14 @@ CPUProblemMeasurer::CPUProblemMeasurer(MLIRContext *ctx,
                                        const Problem &problem,
                                        const Space &space,
                                        const CPUMeasureOptions &options,
-                                       bool overlapCompile)
+                                       bool overlapCompile,
+                                       std::string kernelText)
     : ctx(ctx), problem(problem), space(space), options(options),
-      worker(problem, options) {
+      kernelText(kernelText.empty() ? getProblemKernelText(problem)
+                                    : std::move(kernelText)),
+      worker(this->kernelText, options) {
   if (overlapCompile)
-    secondWorker = std::make_unique<CPUMeasurer>(problem, options);
+    secondWorker = std::make_unique<CPUMeasurer>(this->kernelText, options);
 }
 
 llvm::Error CPUProblemMeasurer::measure(ArrayRef<Config> batch,

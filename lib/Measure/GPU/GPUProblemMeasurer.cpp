@@ -39,14 +39,14 @@ llvm::Expected<std::unique_ptr<GPUProblemMeasurer>>
 GPUProblemMeasurer::create(MLIRContext *ctx, const Problem &problem,
                            const Space &space,
                            const GPUMeasureOptions &options,
-                           unsigned compileThreads) {
-  FailureOr<OwningOpRef<ModuleOp>> kernel = buildKernelModule(ctx, problem);
-  if (failed(kernel))
-    return llvm::createStringError("cannot build the kernel of " +
-                                   problem.describe());
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  (**kernel)->print(os);
+                           unsigned compileThreads, std::string text) {
+  if (text.empty()) {
+    FailureOr<OwningOpRef<ModuleOp>> kernel = buildKernelModule(ctx, problem);
+    if (failed(kernel))
+      return llvm::createStringError("cannot build the kernel of " +
+                                     problem.describe());
+    text = printKernelModule(**kernel);
+  }
   if (compileThreads == 0)
     compileThreads = std::max(
         1u, llvm::hardware_concurrency().compute_thread_count() - 1);
