@@ -451,6 +451,7 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
   // Cleanups run inside the op's parent, which the rewrites never replace.
   Operation *root = op->getParentOp();
   CPUTilingResult result;
+  result.vectorizeRequested = s.vectorize;
 
   // The tiled copies must not inherit the config (it describes the whole op).
   rewriter.modifyOpInPlace(op, [&] { eraseConfig(op); });
@@ -605,23 +606,38 @@ tiletune::tileAndVectorizeForCPU(RewriterBase &rewriter, Operation *op,
 
 FailureOr<CPUTilingResult> tiletune::applyCPUConfig(RewriterBase &rewriter,
                                                     Operation *op,
-                                                    std::string *reason) {
-  FailureOr<Operation *> converted = convertLayoutToConfig(rewriter, op, reason);
+                                                    CPUConfigError *error) {
+  std::string reason;
+  // Fails with `reason` at `current`, the op that still carries the config.
+  auto fail = [&](Operation *current) -> FailureOr<CPUTilingResult> {
+    if (error) {
+      error->op = current;
+      error->reason = std::move(reason);
+      error->tilingFailed = false;
+    }
+    return failure();
+  };
+  // Op-level rewrites of the config first (each returns the op to tile).
+  FailureOr<Operation *> converted =
+      convertLayoutToConfig(rewriter, op, &reason);
   if (failed(converted))
-    return failure();
-  FailureOr<Operation *> padded = padToConfig(rewriter, *converted, reason);
+    return fail(op);
+  FailureOr<Operation *> padded = padToConfig(rewriter, *converted, &reason);
   if (failed(padded))
-    return failure();
+    return fail(*converted);
   op = *padded;
   FailureOr<CPUSchedule> schedule =
-      decodeCPUSchedule(op, getConfig(op), reason);
-  if (failed(schedule))
-    return failure();
-  if (failed(checkCPUTilingPreconditions(op, *schedule, reason)))
-    return failure();
+      decodeCPUSchedule(op, getConfig(op), &reason);
+  if (failed(schedule) ||
+      failed(checkCPUTilingPreconditions(op, *schedule, &reason)))
+    return fail(op);
+  rewriter.setInsertionPoint(op);
   FailureOr<CPUTilingResult> result =
-      tileAndVectorizeForCPU(rewriter, op, *schedule);
-  if (failed(result) && reason)
-    *reason = "tiling or vectorization failed";
+      tileAndVectorizeChecked(rewriter, op, *schedule);
+  if (failed(result) && error) {
+    error->op = nullptr;
+    error->reason = "tiling or vectorization failed";
+    error->tilingFailed = true;
+  }
   return result;
 }

@@ -37,6 +37,8 @@ struct CPUTilingResult {
   unsigned numRegisterLoops = 0;
   /// Number of packing copies created.
   unsigned numPackCopies = 0;
+  /// Whether the schedule asked for vector code (`vectorize = true`).
+  bool vectorizeRequested = false;
   /// Whether every register tile was vectorized.
   bool vectorized = false;
 };
@@ -79,10 +81,26 @@ FailureOr<Operation *> padToConfig(RewriterBase &rewriter, Operation *op,
 // The whole config (CPUTiling.cpp)
 //===----------------------------------------------------------------------===//
 
-/// Convenience: decodes the op's `tiletune.config` and applies it. Fails
-/// without changes when the op has no CPU config.
+/// Why applyCPUConfig failed, for callers that report it.
+struct CPUConfigError {
+  /// The op the config could not be applied to: the op passed in, or the op
+  /// that replaced it when the layout or padding rewrite already succeeded.
+  /// It still carries its config. Null when `tilingFailed`.
+  Operation *op = nullptr;
+  /// Why, in words (for "cannot apply tiletune.config: <reason>").
+  std::string reason;
+  /// Whether tiling itself failed after every precondition held: the IR may
+  /// then be partially rewritten.
+  bool tilingFailed = false;
+};
+
+/// The public entry point of `tiletune-tile-cpu` for one op: applies the
+/// op's `tiletune.config` — the layout and padding rewrites, decoding, the
+/// precondition check (once) and tileAndVectorizeForCPU. Fails without
+/// changes to the op to tile when the op has no CPU config or a precondition
+/// fails; `error` (when given) says which op and why.
 FailureOr<CPUTilingResult> applyCPUConfig(RewriterBase &rewriter, Operation *op,
-                                          std::string *reason = nullptr);
+                                          CPUConfigError *error = nullptr);
 
 //===----------------------------------------------------------------------===//
 // Buffer cleanups (BufferCleanups.cpp, VectorizeCopies.cpp)
