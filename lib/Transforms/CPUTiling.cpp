@@ -4,21 +4,20 @@
 // parallel level, scf.for loops for the cache level (in the config's order),
 // optional packing of the operand tiles, scf.for loops for the register
 // level, 1-D decomposition of conv tiles, vectorization, and hoisting of the
-// output tile out of the reduction loops.
+// output tile out of the reduction loops. applyCPUConfig runs the whole
+// config: op-level rewrites (CPUOpRewrites.cpp), decoding (CPUSchedule.cpp)
+// and tiling.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tiletune/Transforms/CPUTiling.h"
 
+#include "TilingUtils.h"
+
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Linalg/Transforms/Hoisting.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/MemRef/Transforms/Transforms.h"
-#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
@@ -29,220 +28,35 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
-#include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/Dominance.h"
-#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/TilingInterface.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
-#include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/Support/Debug.h"
-
-#define DEBUG_TYPE "tiletune-tile-cpu"
 
 using namespace mlir;
 using namespace mlir::tiletune;
 
 //===----------------------------------------------------------------------===//
-// Schedule decoding
-//===----------------------------------------------------------------------===//
-
-int64_t CPUSchedule::getParallelTrips() const {
-  int64_t trips = 1;
-  for (auto [size, tile] : llvm::zip(loopSizes, parallelTiles))
-    if (tile > 0)
-      trips *= size / tile;
-  return trips;
-}
-
-static bool isConvKind(OpKind kind) {
-  return kind == OpKind::ConvNhwcHwcf || kind == OpKind::ConvNchwFchw;
-}
-
-/// Loop index of the output-column dim whose register tile is the vector
-/// width of the B panels (matmul: n = 1, batch_matmul: n = 2).
-static int64_t getPanelDim(OpKind kind) {
-  return kind == OpKind::BatchMatmul ? 2 : 1;
-}
-
-/// Loop index of the output-row dim split into 1-D convolutions.
-static int64_t getConvRowDim(OpKind kind) {
-  return kind == OpKind::ConvNhwcHwcf ? 1 : 2;
-}
-
-FailureOr<CPUSchedule> tiletune::decodeCPUSchedule(Operation *op,
-                                                   TileConfigAttr config,
-                                                   std::string *reason) {
-  auto fail = [&](const Twine &msg) -> FailureOr<CPUSchedule> {
-    if (reason)
-      *reason = msg.str();
-    return failure();
-  };
-  if (!config)
-    return fail("the op has no tiletune.config");
-  if (config.getTarget() != kTargetCPU)
-    return fail("the config targets '" + config.getTarget() + "', not cpu");
-  std::string why;
-  FailureOr<TunableOp> tunable = matchTunableOp(op, &why);
-  if (failed(tunable))
-    return fail(why);
-
-  // Verify without leaking diagnostics: capture the first message.
-  std::string verifyMessage;
-  {
-    ScopedDiagnosticHandler capture(op->getContext(), [&](Diagnostic &diag) {
-      if (verifyMessage.empty())
-        verifyMessage = diag.str();
-      return success();
-    });
-    if (failed(verifyConfig(config, *tunable,
-                            [&] { return mlir::emitError(op->getLoc()); })))
-      return fail("invalid config: " + verifyMessage);
-  }
-
-  CPUSchedule schedule;
-  schedule.kind = tunable->kind;
-  size_t numLoops = tunable->dims.size();
-  schedule.loopSizes.assign(numLoops, 0);
-  schedule.parallelTiles.assign(numLoops, 0);
-  schedule.cacheTiles.assign(numLoops, 0);
-  schedule.registerTiles.assign(numLoops, 0);
-  schedule.vectorize = config.getBoolOption("vectorize", true);
-  schedule.unroll = config.getIntOption("unroll", 1);
-  StringRef pack = config.getStringOption("pack", "none");
-  schedule.packLhs = pack == "a" || pack == "ab";
-  schedule.packRhs = pack == "b" || pack == "ab";
-  if (schedule.unroll < 1)
-    return fail("unroll must be positive");
-
-  auto tileAt = [&](StringRef level, const LoopDim &dim) -> int64_t {
-    std::optional<int64_t> size = config.getTileSize(level, dim.name);
-    return size ? *size : -1;
-  };
-  for (const LoopDim &dim : tunable->dims) {
-    unsigned i = dim.loopIndex;
-    if (i >= numLoops)
-      return fail("loop index out of range");
-    schedule.loopSizes[i] = dim.size;
-    switch (dim.role) {
-    case DimRole::Batch:
-      schedule.parallelTiles[i] = tileAt("parallel", dim);
-      schedule.cacheTiles[i] = 1;
-      schedule.registerTiles[i] = 1;
-      break;
-    case DimRole::Parallel:
-      schedule.parallelTiles[i] = tileAt("parallel", dim);
-      schedule.cacheTiles[i] = tileAt("cache", dim);
-      schedule.registerTiles[i] = tileAt("register", dim);
-      break;
-    case DimRole::Reduction:
-      schedule.parallelTiles[i] = 0;
-      schedule.cacheTiles[i] = tileAt("cache", dim);
-      schedule.registerTiles[i] =
-          (dim.name == "k" || dim.name == "c") ? schedule.unroll : 1;
-      break;
-    }
-    if (schedule.parallelTiles[i] < 0 || schedule.cacheTiles[i] < 0 ||
-        schedule.registerTiles[i] < 0)
-      return fail("dimension '" + dim.name + "' misses a tile size");
-  }
-
-  // Cache-level loop order: batch dims first, then `order` (or the default:
-  // parallel dims in iterator order, then reductions).
-  SmallVector<StringRef> order = config.getOrder();
-  for (const LoopDim &dim : tunable->dims)
-    if (dim.role == DimRole::Batch)
-      schedule.cacheOrder.push_back(dim.loopIndex);
-  if (order.empty()) {
-    for (DimRole role : {DimRole::Parallel, DimRole::Reduction})
-      for (const LoopDim &dim : tunable->dims)
-        if (dim.role == role)
-          schedule.cacheOrder.push_back(dim.loopIndex);
-  } else {
-    for (StringRef name : order) {
-      const LoopDim *dim = tunable->lookup(name);
-      if (!dim || dim->role == DimRole::Batch)
-        return fail("order names an unknown or batch dimension '" + name + "'");
-      schedule.cacheOrder.push_back(dim->loopIndex);
-    }
-  }
-  SmallVector<int64_t> sorted(schedule.cacheOrder);
-  llvm::sort(sorted);
-  for (auto [i, v] : llvm::enumerate(sorted))
-    if (v != static_cast<int64_t>(i))
-      return fail("order is not a permutation of the non-batch dimensions");
-  return schedule;
-}
-
-//===----------------------------------------------------------------------===//
-// Preconditions
-//===----------------------------------------------------------------------===//
-
-LogicalResult tiletune::checkCPUTilingPreconditions(Operation *op,
-                                                    const CPUSchedule &s,
-                                                    std::string *reason) {
-  auto fail = [&](const Twine &msg) {
-    if (reason)
-      *reason = msg.str();
-    return failure();
-  };
-  std::string why;
-  FailureOr<TunableOp> tunable = matchTunableOp(op, &why);
-  if (failed(tunable))
-    return fail(why);
-  if (tunable->kind != s.kind)
-    return fail("the schedule was decoded for another op kind");
-  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-  if (!linalgOp || !isa<TilingInterface>(op))
-    return fail("not a structured op with the tiling interface (are the "
-                "Linalg TilingInterface models registered?)");
-  if (!linalgOp.hasPureTensorSemantics() && !linalgOp.hasPureBufferSemantics())
-    return fail("mixed tensor and buffer operands");
-  SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
-  size_t n = ranges.size();
-  if (s.loopSizes.size() != n || s.parallelTiles.size() != n ||
-      s.cacheTiles.size() != n || s.registerTiles.size() != n ||
-      s.cacheOrder.size() != n)
-    return fail("the schedule does not match the op's loops");
-  for (size_t i = 0; i < n; ++i) {
-    if (ShapedType::isDynamic(ranges[i]) || ranges[i] != s.loopSizes[i])
-      return fail("the schedule does not match the op's loop sizes");
-    int64_t outer = s.parallelTiles[i] > 0 ? s.parallelTiles[i] : ranges[i];
-    if (outer <= 0 || ranges[i] % outer != 0)
-      return fail("parallel tile does not divide loop " + Twine(i));
-    if (s.cacheTiles[i] <= 0 || outer % s.cacheTiles[i] != 0)
-      return fail("cache tile does not divide the parallel tile of loop " +
-                  Twine(i));
-    if (s.registerTiles[i] <= 0 || s.cacheTiles[i] % s.registerTiles[i] != 0)
-      return fail("register tile does not divide the cache tile of loop " +
-                  Twine(i));
-  }
-  if (isConvKind(s.kind)) {
-    // The 1-D decomposition needs kh stepping by 1 (kh is loop 4 in NHWC
-    // and loop 5 in NCHW).
-    int64_t kh = s.kind == OpKind::ConvNhwcHwcf ? 4 : 5;
-    if (s.registerTiles[kh] != 1)
-      return fail("kh must step by 1 at the register level");
-    int64_t batch = 0;
-    if (s.registerTiles[batch] != 1)
-      return fail("the batch dim must step by 1 at the register level");
-  }
-  return success();
-}
-
-//===----------------------------------------------------------------------===//
 // Helpers
 //===----------------------------------------------------------------------===//
 
-/// Replaces (tensors) or erases (buffers) `op` after tiling.
-static void replaceTiledOp(RewriterBase &rewriter, Operation *op,
-                           ValueRange replacements) {
-  if (op->getNumResults() == 0)
-    rewriter.eraseOp(op);
-  else
-    rewriter.replaceOp(op, replacements);
+FailureOr<scf::SCFTilingResult>
+tiletune::tileOneLevel(RewriterBase &rewriter, Operation *op,
+                       ArrayRef<OpFoldResult> sizes,
+                       scf::SCFTilingOptions::LoopType loopType,
+                       ArrayRef<int64_t> interchange) {
+  scf::SCFTilingOptions options;
+  options.setLoopType(loopType);
+  options.setTileSizes(sizes);
+  if (!interchange.empty())
+    options.setInterchange(interchange);
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTilingResult> tiled =
+      scf::tileUsingSCF(rewriter, cast<TilingInterface>(op), options);
+  if (failed(tiled))
+    return failure();
+  replaceTiledOp(rewriter, op, tiled->replacements);
+  return tiled;
 }
 
 /// Tile sizes relative to an enclosing tile of extents `outer`: a size equal
@@ -258,12 +72,6 @@ static SmallVector<OpFoldResult> relativeTileSizes(MLIRContext *ctx,
 
 static bool allZero(ArrayRef<OpFoldResult> sizes) {
   return llvm::all_of(sizes, [](OpFoldResult s) { return isZeroInteger(s); });
-}
-
-/// Hoists loop-invariant ops out of every loop under `root` (innermost
-/// first), so operand slices sit at the depth where they last change.
-static void hoistInvariantCode(Operation *root) {
-  root->walk([](LoopLikeOpInterface loop) { moveLoopInvariantCode(loop); });
 }
 
 /// Creates a buffer of `type` (memref) before `anchor`. It is freed by the
@@ -302,113 +110,6 @@ static void setInsertionPointAfterDefs(OpBuilder &b, Value first,
            defA->getParentRegion()->isProperAncestor(defB->getParentRegion()))
     later = second;
   setInsertionPointAfterDef(b, later);
-}
-
-/// Tiles `op` by `tiles` (scf.for loops; 0 = the whole dim; no loops when
-/// all are 0), replaces it, and when `vectorize` vectorizes the tiled piece
-/// if it has at most `maxVectorElements` elements (0: any). A piece that
-/// does not vectorize stays scalar: correct, only slower.
-static LogicalResult tileAndVectorizePiece(RewriterBase &rewriter,
-                                           Operation *op,
-                                           ArrayRef<int64_t> tiles,
-                                           bool vectorize,
-                                           int64_t maxVectorElements = 0) {
-  Operation *piece = op;
-  if (llvm::any_of(tiles, [](int64_t t) { return t != 0; })) {
-    scf::SCFTilingOptions options;
-    options.setTileSizes(getAsIndexOpFoldResult(op->getContext(), tiles));
-    rewriter.setInsertionPoint(op);
-    FailureOr<scf::SCFTilingResult> tiled =
-        scf::tileUsingSCF(rewriter, cast<TilingInterface>(op), options);
-    if (failed(tiled))
-      return failure();
-    replaceTiledOp(rewriter, op, tiled->replacements);
-    piece = tiled->tiledOps.back();
-  }
-  if (!vectorize)
-    return success();
-  auto type = cast<ShapedType>(
-      cast<linalg::LinalgOp>(piece).getDpsInitOperand(0)->get().getType());
-  if (maxVectorElements > 0 &&
-      (!type.hasStaticShape() || type.getNumElements() > maxVectorElements))
-    return success();
-  rewriter.setInsertionPoint(piece);
-  FailureOr<linalg::VectorizationResult> vectorized =
-      linalg::vectorize(rewriter, piece);
-  if (succeeded(vectorized))
-    replaceTiledOp(rewriter, piece, vectorized->replacements);
-  return success();
-}
-
-/// On buffers, rows longer than this are copied in chunks of kCopyChunk
-/// elements plus one remainder piece: one vector per row would be a huge
-/// vector type (slow to compile, spilled).
-static constexpr int64_t kMaxVectorRow = 256;
-static constexpr int64_t kCopyChunk = 64;
-
-static LogicalResult tileAndVectorizeCopy(RewriterBase &rewriter,
-                                          Operation *copy, bool vectorize);
-
-/// Splits a buffer copy with long rows into a copy of the first
-/// floor(L / kCopyChunk) * kCopyChunk columns, tiled and vectorized in
-/// chunks, and a copy of the remaining columns (a static remainder, one
-/// vector per row).
-static LogicalResult splitLongRowCopy(RewriterBase &rewriter,
-                                      linalg::CopyOp copy, int64_t rowLength) {
-  Location loc = copy.getLoc();
-  Value source = copy.getInputs()[0], target = copy.getOutputs()[0];
-  auto shape = cast<MemRefType>(source.getType()).getShape();
-  int64_t rank = shape.size();
-  int64_t main = rowLength / kCopyChunk * kCopyChunk;
-  auto window = [&](Value buffer, int64_t offset, int64_t length) -> Value {
-    SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
-    SmallVector<OpFoldResult> sizes =
-        getAsIndexOpFoldResult(rewriter.getContext(), shape);
-    SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
-    offsets.back() = rewriter.getIndexAttr(offset);
-    sizes.back() = rewriter.getIndexAttr(length);
-    return memref::SubViewOp::create(rewriter, loc, buffer, offsets, sizes,
-                                     strides);
-  };
-  rewriter.setInsertionPoint(copy);
-  auto mainCopy = linalg::CopyOp::create(rewriter, loc, window(source, 0, main),
-                                         window(target, 0, main));
-  Operation *rest = nullptr;
-  if (main < rowLength)
-    rest = linalg::CopyOp::create(rewriter, loc,
-                                  window(source, main, rowLength - main),
-                                  window(target, main, rowLength - main));
-  rewriter.eraseOp(copy);
-  SmallVector<int64_t> tiles(rank, 1);
-  tiles.back() = kCopyChunk;
-  if (failed(tileAndVectorizePiece(rewriter, mainCopy, tiles,
-                                   /*vectorize=*/true)))
-    return failure();
-  if (rest)
-    return tileAndVectorizeCopy(rewriter, rest, /*vectorize=*/true);
-  return success();
-}
-
-/// Tiles a packing copy so that each tiled piece moves one contiguous row
-/// (innermost dim whole; on buffers, rows longer than kMaxVectorRow go
-/// through splitLongRowCopy), then vectorizes the pieces (on buffers only:
-/// on tensors, canonicalization would fold the vector copies back into
-/// slice copies; tiletune-optimize-cpu-buffers vectorizes them after
-/// bufferization).
-static LogicalResult tileAndVectorizeCopy(RewriterBase &rewriter,
-                                          Operation *copy, bool vectorize) {
-  auto linalgOp = cast<linalg::LinalgOp>(copy);
-  SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
-  if (vectorize && isa<linalg::CopyOp>(copy) &&
-      linalgOp.hasPureBufferSemantics() && !ranges.empty() &&
-      llvm::none_of(ranges, ShapedType::isDynamic) &&
-      ranges.back() > kMaxVectorRow)
-    return splitLongRowCopy(rewriter, cast<linalg::CopyOp>(copy),
-                            ranges.back());
-  // One piece per row: every dim but the innermost by 1.
-  SmallVector<int64_t> tiles(ranges.size(), 1);
-  tiles.back() = 0;
-  return tileAndVectorizePiece(rewriter, copy, tiles, vectorize);
 }
 
 //===----------------------------------------------------------------------===//
@@ -663,14 +364,10 @@ splitConvIntoRows(RewriterBase &rewriter, linalg::LinalgOp conv, OpKind kind) {
   } else {
     SmallVector<int64_t> tiles(ranges.size(), 0);
     tiles[rowDim] = 1;
-    scf::SCFTilingOptions options;
-    options.setTileSizes(getAsIndexOpFoldResult(conv->getContext(), tiles));
-    rewriter.setInsertionPoint(conv);
-    FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
-        rewriter, cast<TilingInterface>(conv.getOperation()), options);
+    FailureOr<scf::SCFTilingResult> tiled = tileOneLevel(
+        rewriter, conv, getAsIndexOpFoldResult(conv->getContext(), tiles));
     if (failed(tiled) || tiled->loops.size() != 1)
       return failure();
-    replaceTiledOp(rewriter, conv, tiled->replacements);
     auto loop = cast<scf::ForOp>(tiled->loops.front().getOperation());
     Block *parent = loop->getBlock();
     Operation *before = loop->getPrevNode();
@@ -722,23 +419,6 @@ static void cleanupAfterVectorization(Operation *root, bool lowerPermutations) {
   (void)applyPatternsGreedily(root, std::move(patterns));
 }
 
-void tiletune::hoistVectorTransfersOnBuffers(Operation *root) {
-  MLIRContext *ctx = root->getContext();
-  {
-    RewritePatternSet patterns(ctx);
-    memref::populateFoldMemRefAliasOpPatterns(patterns);
-    affine::AffineApplyOp::getCanonicalizationPatterns(patterns, ctx);
-    vector::TransferReadOp::getCanonicalizationPatterns(patterns, ctx);
-    vector::TransferWriteOp::getCanonicalizationPatterns(patterns, ctx);
-    (void)applyPatternsGreedily(root, std::move(patterns));
-  }
-  IRRewriter rewriter(ctx);
-  DominanceInfo dominance(root);
-  eliminateCommonSubExpressions(rewriter, dominance, root);
-  hoistInvariantCode(root);
-  linalg::hoistRedundantVectorTransfers(root);
-}
-
 /// Hoists the output-tile transfers of the register loops on tensors
 /// (innermost loops first), turning the accumulator into a loop-carried
 /// vector.
@@ -759,11 +439,10 @@ static void hoistVectorTransfersOnTensors(RewriterBase &rewriter,
 // Entry points
 //===----------------------------------------------------------------------===//
 
-FailureOr<CPUTilingResult>
-tiletune::tileAndVectorizeForCPU(RewriterBase &rewriter, Operation *op,
-                                 const CPUSchedule &s) {
-  if (failed(checkCPUTilingPreconditions(op, s)))
-    return failure();
+/// tileAndVectorizeForCPU once checkCPUTilingPreconditions has held.
+static FailureOr<CPUTilingResult>
+tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
+                        const CPUSchedule &s) {
   MLIRContext *ctx = op->getContext();
   auto linalgOp = cast<linalg::LinalgOp>(op);
   bool onTensors = linalgOp.hasPureTensorSemantics();
@@ -772,6 +451,7 @@ tiletune::tileAndVectorizeForCPU(RewriterBase &rewriter, Operation *op,
   // Cleanups run inside the op's parent, which the rewrites never replace.
   Operation *root = op->getParentOp();
   CPUTilingResult result;
+  result.vectorizeRequested = s.vectorize;
 
   // The tiled copies must not inherit the config (it describes the whole op).
   rewriter.modifyOpInPlace(op, [&] { eraseConfig(op); });
@@ -788,15 +468,11 @@ tiletune::tileAndVectorizeForCPU(RewriterBase &rewriter, Operation *op,
       }
     SmallVector<OpFoldResult> sizes = getAsIndexOpFoldResult(ctx, tiles);
     if (!allZero(sizes)) {
-      scf::SCFTilingOptions options;
-      options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
-      options.setTileSizes(sizes);
-      rewriter.setInsertionPoint(current);
       FailureOr<scf::SCFTilingResult> tiled =
-          scf::tileUsingSCF(rewriter, cast<TilingInterface>(current), options);
+          tileOneLevel(rewriter, current, sizes,
+                       scf::SCFTilingOptions::LoopType::ForallOp);
       if (failed(tiled))
         return failure();
-      replaceTiledOp(rewriter, current, tiled->replacements);
       result.numThreads = s.getParallelTrips();
       current = tiled->tiledOps.back();
     }
@@ -808,15 +484,11 @@ tiletune::tileAndVectorizeForCPU(RewriterBase &rewriter, Operation *op,
     SmallVector<OpFoldResult> sizes =
         relativeTileSizes(ctx, s.cacheTiles, threadExtents);
     if (!allZero(sizes)) {
-      scf::SCFTilingOptions options;
-      options.setTileSizes(sizes);
-      options.setInterchange(s.cacheOrder);
-      rewriter.setInsertionPoint(current);
       FailureOr<scf::SCFTilingResult> tiled =
-          scf::tileUsingSCF(rewriter, cast<TilingInterface>(current), options);
+          tileOneLevel(rewriter, current, sizes,
+                       scf::SCFTilingOptions::LoopType::ForOp, s.cacheOrder);
       if (failed(tiled))
         return failure();
-      replaceTiledOp(rewriter, current, tiled->replacements);
       result.numCacheLoops = tiled->loops.size();
       cacheOuter = tiled->loops.front().getOperation();
       current = tiled->tiledOps.back();
@@ -865,14 +537,10 @@ tiletune::tileAndVectorizeForCPU(RewriterBase &rewriter, Operation *op,
     SmallVector<OpFoldResult> sizes =
         relativeTileSizes(ctx, s.registerTiles, s.cacheTiles);
     if (!allZero(sizes)) {
-      scf::SCFTilingOptions options;
-      options.setTileSizes(sizes);
-      rewriter.setInsertionPoint(current);
       FailureOr<scf::SCFTilingResult> tiled =
-          scf::tileUsingSCF(rewriter, cast<TilingInterface>(current), options);
+          tileOneLevel(rewriter, current, sizes);
       if (failed(tiled))
         return failure();
-      replaceTiledOp(rewriter, current, tiled->replacements);
       result.numRegisterLoops = tiled->loops.size();
       current = tiled->tiledOps.back();
       registerOps = {current};
@@ -910,16 +578,9 @@ tiletune::tileAndVectorizeForCPU(RewriterBase &rewriter, Operation *op,
   // 6. Vectorize the register tile and keep the accumulators in registers.
   if (s.vectorize) {
     bool all = true;
-    for (Operation *regOp : registerOps) {
-      rewriter.setInsertionPoint(regOp);
-      FailureOr<linalg::VectorizationResult> vectorized =
-          linalg::vectorize(rewriter, regOp);
-      if (failed(vectorized)) {
+    for (Operation *regOp : registerOps)
+      if (failed(vectorizeAndReplace(rewriter, regOp)))
         all = false;
-        continue;
-      }
-      replaceTiledOp(rewriter, regOp, vectorized->replacements);
-    }
     result.vectorized = all;
   }
   cleanupAfterVectorization(root, /*lowerPermutations=*/false);
@@ -935,392 +596,48 @@ tiletune::tileAndVectorizeForCPU(RewriterBase &rewriter, Operation *op,
   return result;
 }
 
-/// Sets `*reason` (when given) to `msg` and fails.
-static LogicalResult failWithReason(std::string *reason, const Twine &msg) {
-  if (reason)
-    *reason = msg.str();
-  return failure();
-}
-
-/// Block size of large transposes: kTransposeBlock x kTransposeBlock tiles
-/// of the dims that are innermost in the input and in the output.
-static constexpr int64_t kTransposeBlock = 16;
-
-/// Tiles a buffer transpose whose innermost dim moves into blocks of the
-/// two innermost dims (input side and output side; the largest size up to
-/// kTransposeBlock that divides each) and 1 elsewhere, and vectorizes the blocks of
-/// at most 256 elements (others stay scalar: correct, only slower; a block's
-/// vector.transpose is unrolled element by element, so bigger blocks cost
-/// compile time). Fails without changes when the innermost dim stays.
-static LogicalResult tileAndVectorizeTranspose(RewriterBase &rewriter,
-                                               linalg::TransposeOp transpose) {
-  ArrayRef<int64_t> perm = transpose.getPermutation();
-  int64_t rank = perm.size();
-  int64_t outInner = rank - 1, inInner = -1;
-  for (int64_t i = 0; i < rank; ++i)
-    if (perm[i] == rank - 1)
-      inInner = i;
-  if (rank < 2 || inInner < 0 || inInner == outInner)
+FailureOr<CPUTilingResult>
+tiletune::tileAndVectorizeForCPU(RewriterBase &rewriter, Operation *op,
+                                 const CPUSchedule &s) {
+  if (failed(checkCPUTilingPreconditions(op, s)))
     return failure();
-  SmallVector<int64_t> ranges =
-      cast<linalg::LinalgOp>(transpose.getOperation()).getStaticLoopRanges();
-  if (llvm::any_of(ranges, ShapedType::isDynamic))
-    return failure();
-  // Per side, the largest block size up to kTransposeBlock that divides the
-  // dim, so every block is static and full.
-  SmallVector<int64_t> tiles(rank, 1);
-  for (int64_t i : {inInner, outInner}) {
-    for (int64_t b = std::min(kTransposeBlock, ranges[i]); b > 1; --b)
-      if (ranges[i] % b == 0) {
-        tiles[i] = b;
-        break;
-      }
-  }
-  return tileAndVectorizePiece(rewriter, transpose, tiles, /*vectorize=*/true,
-                               kTransposeBlock * kTransposeBlock);
-}
-
-FailureOr<Operation *> tiletune::convertLayoutToConfig(RewriterBase &rewriter,
-                                                       Operation *op,
-                                                       std::string *reason) {
-  TileConfigAttr config = getConfig(op);
-  if (!config || config.getTarget() != kTargetCPU ||
-      config.getStringOption("layout", "native") != "nhwc")
-    return op;
-  auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op);
-  if (!conv || (!conv.hasPureTensorSemantics() &&
-                !conv.hasPureBufferSemantics()))
-    return failWithReason(
-        reason, "'layout = nhwc' needs a linalg.conv_2d_nchw_fchw on tensors "
-                "or on buffers");
-  MLIRContext *ctx = op->getContext();
-  Location loc = op->getLoc();
-  bool onTensors = conv.hasPureTensorSemantics();
-  rewriter.setInsertionPoint(op);
-  SmallVector<linalg::TransposeOp> transposes;
-  // `value` with its dims permuted (result dim i = source dim perm[i]) into
-  // `target` (a fresh tensor or buffer when null); the transposed value.
-  auto transposed = [&](Value value, ArrayRef<int64_t> perm,
-                        Value target = {}) -> Value {
-    auto type = cast<ShapedType>(value.getType());
-    if (!target) {
-      SmallVector<int64_t> shape;
-      for (int64_t p : perm)
-        shape.push_back(type.getShape()[p]);
-      target = onTensors
-                   ? Value(tensor::EmptyOp::create(rewriter, loc, shape,
-                                                   type.getElementType()))
-                   : Value(memref::AllocOp::create(
-                         rewriter, loc,
-                         MemRefType::get(shape, type.getElementType()),
-                         rewriter.getI64IntegerAttr(64)));
-    }
-    auto t = linalg::TransposeOp::create(rewriter, loc, value, target, perm);
-    transposes.push_back(t);
-    return onTensors ? t->getResult(0) : target;
-  };
-  // NCHW -> NHWC, FCHW -> HWCF; the output keeps its (accumulated) values.
-  Value input = transposed(conv.getInputs()[0], {0, 2, 3, 1});
-  Value filter = transposed(conv.getInputs()[1], {2, 3, 1, 0});
-  Value init = conv.getOutputs()[0];
-  Value output = transposed(init, {0, 2, 3, 1});
-  SmallVector<Type> resultTypes;
-  if (onTensors)
-    resultTypes.push_back(output.getType());
-  // The same config without the layout option: its levels and `order` name
-  // the same loops (n, f, oh, ow, c, kh, kw).
-  SmallVector<NamedAttribute> entries;
-  for (NamedAttribute entry : config.getEntries())
-    if (entry.getName() != "layout")
-      entries.push_back(entry);
-  auto nhwc = linalg::Conv2DNhwcHwcfOp::create(
-      rewriter, loc, resultTypes, ValueRange{input, filter},
-      ValueRange{output}, conv.getStrides(), conv.getDilations());
-  setConfig(nhwc, TileConfigAttr::get(ctx, config.getTarget(),
-                                      DictionaryAttr::get(ctx, entries)));
-  rewriter.setInsertionPointAfter(nhwc);
-  if (onTensors) {
-    Value result = transposed(nhwc->getResult(0), {0, 3, 1, 2});
-    rewriter.replaceOp(op, result);
-  } else {
-    transposed(output, {0, 3, 1, 2}, init);
-    rewriter.eraseOp(op);
-    // Buffers: move the transposes as vector blocks now (on tensors the
-    // pipeline does it after bufferization, see vectorizeSmallCopies).
-    for (linalg::TransposeOp t : transposes)
-      (void)tileAndVectorizeTranspose(rewriter, t);
-  }
-  return nhwc.getOperation();
-}
-
-FailureOr<Operation *> tiletune::padToConfig(RewriterBase &rewriter,
-                                             Operation *op,
-                                             std::string *reason) {
-  TileConfigAttr config = getConfig(op);
-  if (!config || config.getTarget() != kTargetCPU || !config.getOption("pad"))
-    return op;
-  std::string why;
-  FailureOr<TunableOp> tunable = matchTunableOp(op, &why);
-  if (failed(tunable))
-    return failWithReason(reason, why);
-  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-  if (!linalgOp || (!linalgOp.hasPureTensorSemantics() &&
-                    !linalgOp.hasPureBufferSemantics()))
-    return failWithReason(
-        reason, "padding needs a structured op on tensors or on buffers");
-  SmallVector<int64_t> loopSizes(linalgOp.getNumLoops(), 0);
-  bool anyPadded = false;
-  for (const LoopDim &dim : tunable->dims) {
-    int64_t padded = getPaddedSize(config, dim);
-    if (padded < dim.size)
-      return failWithReason(reason,
-                            "'pad' of '" + dim.name + "' is below its size");
-    loopSizes[dim.loopIndex] = padded;
-    anyPadded |= padded != dim.size;
-  }
-  if (!anyPadded)
-    return op;
-
-  Location loc = op->getLoc();
-  rewriter.setInsertionPoint(op);
-  Type elementType = tunable->elementType;
-  Value zero = arith::ConstantOp::create(
-      rewriter, loc, rewriter.getZeroAttr(elementType));
-  bool onTensors = linalgOp.hasPureTensorSemantics();
-  auto unitSteps = [&](int64_t rank) {
-    return SmallVector<OpFoldResult>(rank, rewriter.getIndexAttr(1));
-  };
-  auto zeros = [&](int64_t rank) {
-    return SmallVector<OpFoldResult>(rank, rewriter.getIndexAttr(0));
-  };
-  // Copies are plain linalg.copy ops, row-tiled and vectorized like the
-  // packing copies (memref.copy of strided views would become calls of the
-  // generic runtime copy).
-  SmallVector<Operation *> copies;
-  SmallVector<Value> operands;
-  for (OpOperand &operand : op->getOpOperands()) {
-    auto type = cast<ShapedType>(operand.get().getType());
-    AffineMap map = linalgOp.getMatchingIndexingMap(&operand);
-    SmallVector<int64_t> shape;
-    for (AffineExpr expr : map.getResults()) {
-      auto dimExpr = dyn_cast<AffineDimExpr>(expr);
-      if (!dimExpr)
-        return failWithReason(reason,
-                              "padding needs operands indexed by plain loops");
-      shape.push_back(loopSizes[dimExpr.getPosition()]);
-    }
-    if (shape == type.getShape()) {
-      operands.push_back(operand.get());
-      continue;
-    }
-    int64_t rank = type.getRank();
-    SmallVector<OpFoldResult> sizes =
-        getAsIndexOpFoldResult(rewriter.getContext(), type.getShape());
-    if (onTensors) {
-      // Bufferizes to a fresh buffer, a fill and a copy of the operand into
-      // it (vectorized row by row after bufferization, see
-      // vectorizeSmallCopies).
-      auto paddedType = RankedTensorType::get(shape, elementType);
-      operands.push_back(tensor::createPadHighOp(paddedType, operand.get(),
-                                                 zero, /*nofold=*/false, loc,
-                                                 rewriter));
-      continue;
-    }
-    // Freed by the pipeline's buffer deallocation, like packing buffers.
-    Value buffer = memref::AllocOp::create(
-        rewriter, loc, MemRefType::get(shape, elementType),
-        rewriter.getI64IntegerAttr(64));
-    linalg::FillOp::create(rewriter, loc, ValueRange{zero}, ValueRange{buffer});
-    Value window = memref::SubViewOp::create(rewriter, loc, buffer, zeros(rank),
-                                             sizes, unitSteps(rank));
-    copies.push_back(
-        linalg::CopyOp::create(rewriter, loc, operand.get(), window));
-    operands.push_back(buffer);
-  }
-  Value init = linalgOp.getDpsInits()[0];
-  Value paddedInit = operands.back();
-  SmallVector<Type> resultTypes;
-  if (onTensors)
-    resultTypes.push_back(paddedInit.getType());
-  Operation *padded = clone(rewriter, op, resultTypes, operands);
-  auto initType = cast<ShapedType>(init.getType());
-  int64_t rank = initType.getRank();
-  SmallVector<OpFoldResult> sizes =
-      getAsIndexOpFoldResult(rewriter.getContext(), initType.getShape());
-  if (onTensors) {
-    Value valid = tensor::ExtractSliceOp::create(
-        rewriter, loc, padded->getResult(0), zeros(rank), sizes,
-        unitSteps(rank));
-    rewriter.replaceOp(op, valid);
-  } else {
-    if (paddedInit != init) {
-      Value valid = memref::SubViewOp::create(
-          rewriter, loc, paddedInit, zeros(rank), sizes, unitSteps(rank));
-      copies.push_back(linalg::CopyOp::create(rewriter, loc, valid, init));
-    }
-    rewriter.eraseOp(op);
-  }
-  for (Operation *copy : copies)
-    if (failed(tileAndVectorizeCopy(rewriter, copy, !onTensors)))
-      return failWithReason(reason, "tiling a padding copy failed");
-  return padded;
+  return tileAndVectorizeChecked(rewriter, op, s);
 }
 
 FailureOr<CPUTilingResult> tiletune::applyCPUConfig(RewriterBase &rewriter,
                                                     Operation *op,
-                                                    std::string *reason) {
-  FailureOr<Operation *> converted = convertLayoutToConfig(rewriter, op, reason);
+                                                    CPUConfigError *error) {
+  std::string reason;
+  // Fails with `reason` at `current`, the op that still carries the config.
+  auto fail = [&](Operation *current) -> FailureOr<CPUTilingResult> {
+    if (error) {
+      error->op = current;
+      error->reason = std::move(reason);
+      error->tilingFailed = false;
+    }
+    return failure();
+  };
+  // Op-level rewrites of the config first (each returns the op to tile).
+  FailureOr<Operation *> converted =
+      convertLayoutToConfig(rewriter, op, &reason);
   if (failed(converted))
-    return failure();
-  FailureOr<Operation *> padded = padToConfig(rewriter, *converted, reason);
+    return fail(op);
+  FailureOr<Operation *> padded = padToConfig(rewriter, *converted, &reason);
   if (failed(padded))
-    return failure();
+    return fail(*converted);
   op = *padded;
   FailureOr<CPUSchedule> schedule =
-      decodeCPUSchedule(op, getConfig(op), reason);
-  if (failed(schedule))
-    return failure();
-  if (failed(checkCPUTilingPreconditions(op, *schedule, reason)))
-    return failure();
+      decodeCPUSchedule(op, getConfig(op), &reason);
+  if (failed(schedule) ||
+      failed(checkCPUTilingPreconditions(op, *schedule, &reason)))
+    return fail(op);
+  rewriter.setInsertionPoint(op);
   FailureOr<CPUTilingResult> result =
-      tileAndVectorizeForCPU(rewriter, op, *schedule);
-  if (failed(result) && reason)
-    *reason = "tiling or vectorization failed";
+      tileAndVectorizeChecked(rewriter, op, *schedule);
+  if (failed(result) && error) {
+    error->op = nullptr;
+    error->reason = "tiling or vectorization failed";
+    error->tilingFailed = true;
+  }
   return result;
-}
-
-unsigned tiletune::vectorizeSmallCopies(Operation *root, int64_t maxElements) {
-  MLIRContext *ctx = root->getContext();
-  IRRewriter rewriter(ctx);
-  DominanceInfo dominance(root);
-  eliminateCommonSubExpressions(rewriter, dominance, root);
-  SmallVector<Operation *> copies;
-  root->walk([&](Operation *op) {
-    if (isa<memref::CopyOp, linalg::CopyOp, linalg::TransposeOp>(op))
-      copies.push_back(op);
-  });
-  unsigned changed = 0;
-  for (Operation *op : copies) {
-    if (auto copy = dyn_cast<memref::CopyOp>(op)) {
-      if (copy.getSource() == copy.getTarget()) {
-        rewriter.eraseOp(copy);
-        ++changed;
-        continue;
-      }
-      auto type = cast<MemRefType>(copy.getSource().getType());
-      if (!type.hasStaticShape())
-        continue;
-      rewriter.setInsertionPoint(copy);
-      if (type.getNumElements() <= maxElements) {
-        if (succeeded(linalg::vectorizeCopy(rewriter, copy)))
-          ++changed;
-        continue;
-      }
-      // A large copy between strided views (e.g. an operand into its padded
-      // buffer): one vector copy per row instead of the runtime's generic
-      // element-wise copy. Contiguous copies stay (the runtime uses memcpy).
-      auto target = cast<MemRefType>(copy.getTarget().getType());
-      if (type.getRank() < 2 ||
-          (memref::isStaticShapeAndContiguousRowMajor(type) &&
-           memref::isStaticShapeAndContiguousRowMajor(target)))
-        continue;
-      auto rowCopy = linalg::CopyOp::create(rewriter, copy.getLoc(),
-                                            copy.getSource(), copy.getTarget());
-      rewriter.eraseOp(copy);
-      if (succeeded(tileAndVectorizeCopy(rewriter, rowCopy, true)))
-        ++changed;
-      continue;
-    }
-    auto linalgOp = cast<linalg::LinalgOp>(op);
-    if (!linalgOp.hasPureBufferSemantics())
-      continue;
-    auto type =
-        cast<ShapedType>(linalgOp.getDpsInitOperand(0)->get().getType());
-    if (!type.hasStaticShape())
-      continue;
-    // A transpose that moves the innermost dim (e.g. of a layout
-    // conversion) goes in vector blocks at any size: one vector.transpose of
-    // the whole tensor would be unrolled element by element (a 14x14x16
-    // transpose took seconds to compile).
-    if (auto transpose = dyn_cast<linalg::TransposeOp>(op))
-      if (succeeded(tileAndVectorizeTranspose(rewriter, transpose))) {
-        ++changed;
-        continue;
-      }
-    if (type.getNumElements() > maxElements)
-      continue;
-    rewriter.setInsertionPoint(op);
-    FailureOr<linalg::VectorizationResult> vectorized =
-        linalg::vectorize(rewriter, op);
-    if (failed(vectorized))
-      continue;
-    replaceTiledOp(rewriter, op, vectorized->replacements);
-    ++changed;
-  }
-  return changed;
-}
-
-//===----------------------------------------------------------------------===//
-// Post-bufferization allocation hoisting
-//===----------------------------------------------------------------------===//
-
-/// Whether `alloc`'s buffer (and its views) stays inside one iteration of
-/// `loop`: every user is inside the loop body and none yields or returns it.
-static bool staysInsideIteration(Value buffer, Operation *loop) {
-  SmallVector<Value> worklist{buffer};
-  while (!worklist.empty()) {
-    Value v = worklist.pop_back_val();
-    for (OpOperand &use : v.getUses()) {
-      Operation *user = use.getOwner();
-      if (!loop->isProperAncestor(user))
-        return false;
-      if (user->hasTrait<OpTrait::IsTerminator>())
-        return false;
-      if (isa<ViewLikeOpInterface>(user) ||
-          isa<memref::ExpandShapeOp, memref::CollapseShapeOp, memref::CastOp,
-              memref::ReinterpretCastOp, memref::TransposeOp>(user)) {
-        for (Value r : user->getResults())
-          worklist.push_back(r);
-      } else if (isa<memref::StoreOp, vector::TransferWriteOp>(user) &&
-                 use.getOperandNumber() == 0) {
-        return false; // The buffer itself is stored somewhere.
-      }
-    }
-  }
-  return true;
-}
-
-unsigned tiletune::hoistStaticAllocsOutOfLoops(Operation *root) {
-  SmallVector<memref::AllocOp> allocs;
-  root->walk([&](memref::AllocOp alloc) {
-    if (alloc.getType().hasStaticShape() && alloc.getDynamicSizes().empty() &&
-        alloc.getSymbolOperands().empty())
-      allocs.push_back(alloc);
-  });
-  unsigned moved = 0;
-  for (memref::AllocOp alloc : allocs) {
-    // Find the outermost scf.for (not crossing forall/parallel/functions)
-    // such that the buffer stays inside one of its iterations.
-    Operation *target = nullptr;
-    for (Operation *parent = alloc->getParentOp(); parent;
-         parent = parent->getParentOp()) {
-      if (!isa<scf::ForOp>(parent))
-        break;
-      if (!staysInsideIteration(alloc.getResult(), parent))
-        break;
-      target = parent;
-    }
-    if (!target)
-      continue;
-    // Deallocations of the buffer inside the loop move along.
-    SmallVector<Operation *> deallocs;
-    for (Operation *user : alloc->getUsers())
-      if (isa<memref::DeallocOp>(user))
-        deallocs.push_back(user);
-    alloc->moveBefore(target);
-    for (Operation *dealloc : deallocs)
-      dealloc->moveAfter(target);
-    ++moved;
-  }
-  return moved;
 }

@@ -1,8 +1,9 @@
 //===- TileCPUPass.cpp - The tiletune-tile-cpu pass -----------------------===//
 //
 // Walks the tunable ops of a function and applies their CPU configs through
-// tileAndVectorizeForCPU. Reports ops it cannot handle; never mutates an op
-// whose preconditions fail.
+// the public entry point applyCPUConfig (CPUTiling.h). The pass only picks
+// ops and reports: remarks for ops left untouched, an error at an op whose
+// config cannot be applied (that op is not mutated), and a pass failure.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,6 +11,8 @@
 #include "tiletune/Transforms/Passes.h"
 
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/Debug.h"
 
 #define DEBUG_TYPE "tiletune-tile-cpu"
 
@@ -35,9 +38,10 @@ struct TileCPUPass : public tiletune::impl::TileTuneTileCPUBase<TileCPUPass> {
       if (getConfig(op))
         return;
       std::string reason;
-      bool tunable = succeeded(matchTunableOp(op, &reason));
-      if (!tunable)
+      if (failed(matchTunableOp(op, &reason)))
         return;
+      LLVM_DEBUG(llvm::dbgs() << "skipping " << op->getName() << " at "
+                              << op->getLoc() << ": no tiletune.config\n");
       if (requireConfig) {
         op->emitError("tunable op has no tiletune.config (require-config is "
                       "set)");
@@ -59,50 +63,42 @@ struct TileCPUPass : public tiletune::impl::TileTuneTileCPUBase<TileCPUPass> {
         break;
       TileConfigAttr config = getConfig(next);
       if (config.getTarget() != kTargetCPU) {
+        LLVM_DEBUG(llvm::dbgs()
+                   << "skipping " << next->getName() << " at "
+                   << next->getLoc() << ": the config targets '"
+                   << config.getTarget() << "'\n");
         if (emitRemarks)
           next->emitRemark() << "left untouched: the config targets '"
                              << config.getTarget() << "'";
         skipped.insert(next);
         continue;
       }
-      std::string reason;
-      // Op-level rewrites of the config first (each returns the op to tile).
-      bool rewritten = true;
-      for (auto rewrite : {convertLayoutToConfig, padToConfig}) {
-        FailureOr<Operation *> result = rewrite(rewriter, next, &reason);
-        if (failed(result)) {
-          next->emitError() << "cannot apply tiletune.config: " << reason;
-          anyError = true;
-          skipped.insert(next);
-          rewritten = false;
-          break;
-        }
-        next = *result;
-      }
-      if (!rewritten)
-        continue;
-      config = getConfig(next);
-      FailureOr<CPUSchedule> schedule =
-          decodeCPUSchedule(next, config, &reason);
-      if (succeeded(schedule))
-        (void)checkCPUTilingPreconditions(next, *schedule, &reason);
-      if (failed(schedule) ||
-          failed(checkCPUTilingPreconditions(next, *schedule))) {
-        next->emitError() << "cannot apply tiletune.config: " << reason;
-        anyError = true;
-        skipped.insert(next);
-        continue;
-      }
-      rewriter.setInsertionPoint(next);
+      // The layout and padding rewrites keep the op's location.
       Location loc = next->getLoc();
+      CPUConfigError error;
       FailureOr<CPUTilingResult> result =
-          tileAndVectorizeForCPU(rewriter, next, *schedule);
-      if (failed(result)) {
+          applyCPUConfig(rewriter, next, &error);
+      if (failed(result) && error.tilingFailed) {
         emitError(loc) << "tiling by tiletune.config failed";
-        anyError = true;
         return signalPassFailure();
       }
-      if (emitRemarks && schedule->vectorize && !result->vectorized)
+      if (failed(result)) {
+        LLVM_DEBUG(llvm::dbgs()
+                   << "skipping " << error.op->getName() << " at "
+                   << error.op->getLoc() << ": " << error.reason << "\n");
+        error.op->emitError() << "cannot apply tiletune.config: "
+                              << error.reason;
+        anyError = true;
+        skipped.insert(error.op);
+        continue;
+      }
+      LLVM_DEBUG(llvm::dbgs() << "tiled op at " << loc << ": "
+                              << result->numThreads << " threads, "
+                              << result->numCacheLoops << " cache loops, "
+                              << result->numRegisterLoops
+                              << " register loops, " << result->numPackCopies
+                              << " packing copies\n");
+      if (emitRemarks && result->vectorizeRequested && !result->vectorized)
         emitRemark(loc) << "register tile left scalar: vectorization failed";
     }
     if (anyError)

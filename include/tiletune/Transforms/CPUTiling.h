@@ -1,16 +1,18 @@
 //===- CPUTiling.h - Config-driven CPU tiling and vectorization -*- C++ -*-===//
 //
-// Public C++ entry points of `tiletune-tile-cpu`: decoding a
-// `#tiletune.config<cpu, ...>` into per-loop tile sizes, and tiling, packing
-// and vectorizing one op by it. The tuner and embedding frameworks call these
-// directly; the pass only walks ops and reports errors.
+// Public C++ entry points of `tiletune-tile-cpu`: tiling, packing and
+// vectorizing one op by its decoded schedule (CPUSchedule.h), the op-level
+// rewrites a config asks for first (layout, padding), and the buffer cleanups
+// that `tiletune-optimize-cpu-buffers` runs after bufferization. The tuner
+// and embedding frameworks call these directly; the pass only walks ops and
+// reports errors.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef TILETUNE_TRANSFORMS_CPUTILING_H
 #define TILETUNE_TRANSFORMS_CPUTILING_H
 
-#include "tiletune/Dialect/TileConfig.h"
+#include "tiletune/Transforms/CPUSchedule.h"
 
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
@@ -21,35 +23,9 @@
 
 namespace mlir::tiletune {
 
-/// The CPU schedule of one op: tile sizes per loop (the op's iterator order)
-/// at each level, the cache-level loop order and the options. A tile size of
-/// 0 means "not tiled at this level" (the loop would have one iteration).
-struct CPUSchedule {
-  OpKind kind = OpKind::Matmul;
-  /// Full loop ranges, iterator order.
-  SmallVector<int64_t> loopSizes;
-  /// Per-thread tile of the `scf.forall` (0 for reductions).
-  SmallVector<int64_t> parallelTiles;
-  /// Cache tile per loop.
-  SmallVector<int64_t> cacheTiles;
-  /// Register tile per loop (reductions: `unroll` for k/c, 1 for kh/kw).
-  SmallVector<int64_t> registerTiles;
-  /// Cache-level loop order as loop indices, outer to inner (batch first).
-  SmallVector<int64_t> cacheOrder;
-  bool vectorize = true;
-  bool packLhs = false;
-  bool packRhs = false;
-  int64_t unroll = 1;
-
-  /// Number of `scf.forall` iterations (threads worth of work).
-  int64_t getParallelTrips() const;
-};
-
-/// Decodes the CPU schedule of `op` from `config`. Fails (with `reason`)
-/// when the op is not tunable, the config is not a CPU config or does not
-/// verify against the op.
-FailureOr<CPUSchedule> decodeCPUSchedule(Operation *op, TileConfigAttr config,
-                                         std::string *reason = nullptr);
+//===----------------------------------------------------------------------===//
+// Tiling and vectorization (CPUTiling.cpp)
+//===----------------------------------------------------------------------===//
 
 /// What tileAndVectorizeForCPU produced (a summary: the loops themselves
 /// may be rewritten by the cleanups that follow tiling).
@@ -61,16 +37,11 @@ struct CPUTilingResult {
   unsigned numRegisterLoops = 0;
   /// Number of packing copies created.
   unsigned numPackCopies = 0;
+  /// Whether the schedule asked for vector code (`vectorize = true`).
+  bool vectorizeRequested = false;
   /// Whether every register tile was vectorized.
   bool vectorized = false;
 };
-
-/// Checks everything tileAndVectorizeForCPU needs without touching IR:
-/// a tunable op with static shapes, buffer or tensor semantics (not mixed),
-/// a schedule whose sizes match its loops.
-LogicalResult checkCPUTilingPreconditions(Operation *op,
-                                          const CPUSchedule &schedule,
-                                          std::string *reason = nullptr);
 
 /// Tiles `op` by `schedule` (forall / cache loops / packing / register loops)
 /// and vectorizes the register tile. Works on tensors and on memrefs. On
@@ -79,6 +50,10 @@ LogicalResult checkCPUTilingPreconditions(Operation *op,
 FailureOr<CPUTilingResult> tileAndVectorizeForCPU(RewriterBase &rewriter,
                                                   Operation *op,
                                                   const CPUSchedule &schedule);
+
+//===----------------------------------------------------------------------===//
+// Op-level rewrites a config asks for before tiling (CPUOpRewrites.cpp)
+//===----------------------------------------------------------------------===//
 
 /// Applies the `layout = nhwc` option of a conv_2d_nchw_fchw's CPU config:
 /// the op is replaced by transposes of the input (to NHWC), filter (to HWCF)
@@ -102,10 +77,34 @@ FailureOr<Operation *> convertLayoutToConfig(RewriterBase &rewriter,
 FailureOr<Operation *> padToConfig(RewriterBase &rewriter, Operation *op,
                                    std::string *reason = nullptr);
 
-/// Convenience: decodes the op's `tiletune.config` and applies it. Fails
-/// without changes when the op has no CPU config.
+//===----------------------------------------------------------------------===//
+// The whole config (CPUTiling.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Why applyCPUConfig failed, for callers that report it.
+struct CPUConfigError {
+  /// The op the config could not be applied to: the op passed in, or the op
+  /// that replaced it when the layout or padding rewrite already succeeded.
+  /// It still carries its config. Null when `tilingFailed`.
+  Operation *op = nullptr;
+  /// Why, in words (for "cannot apply tiletune.config: <reason>").
+  std::string reason;
+  /// Whether tiling itself failed after every precondition held: the IR may
+  /// then be partially rewritten.
+  bool tilingFailed = false;
+};
+
+/// The public entry point of `tiletune-tile-cpu` for one op: applies the
+/// op's `tiletune.config` — the layout and padding rewrites, decoding, the
+/// precondition check (once) and tileAndVectorizeForCPU. Fails without
+/// changes to the op to tile when the op has no CPU config or a precondition
+/// fails; `error` (when given) says which op and why.
 FailureOr<CPUTilingResult> applyCPUConfig(RewriterBase &rewriter, Operation *op,
-                                          std::string *reason = nullptr);
+                                          CPUConfigError *error = nullptr);
+
+//===----------------------------------------------------------------------===//
+// Buffer cleanups (BufferCleanups.cpp, VectorizeCopies.cpp)
+//===----------------------------------------------------------------------===//
 
 /// Vector hoisting and cleanup on buffers: folds memref alias ops into
 /// vector transfers, CSE, loop-invariant code motion, and hoists redundant

@@ -1,0 +1,217 @@
+//===- CPUOpRewrites.cpp - Op-level rewrites asked for by a CPU config ----===//
+//
+// Rewrites that replace a whole op before it is tiled, driven by options of
+// its `#tiletune.config<cpu, ...>`: `layout = nhwc` computes an NCHW conv as
+// an NHWC conv between transposes, and `pad` runs the op on zero-padded
+// operands. Each returns the op to tile (carrying the config) and fails
+// without changes when the config cannot be applied.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tiletune/Transforms/CPUTiling.h"
+
+#include "TilingUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Utils/Utils.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+
+using namespace mlir;
+using namespace mlir::tiletune;
+
+//===----------------------------------------------------------------------===//
+// Layout
+//===----------------------------------------------------------------------===//
+
+FailureOr<Operation *> tiletune::convertLayoutToConfig(RewriterBase &rewriter,
+                                                       Operation *op,
+                                                       std::string *reason) {
+  TileConfigAttr config = getConfig(op);
+  if (!config || config.getTarget() != kTargetCPU ||
+      config.getStringOption("layout", "native") != "nhwc")
+    return op;
+  auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op);
+  if (!conv || (!conv.hasPureTensorSemantics() &&
+                !conv.hasPureBufferSemantics()))
+    return failWithReason(
+        reason, "'layout = nhwc' needs a linalg.conv_2d_nchw_fchw on tensors "
+                "or on buffers");
+  MLIRContext *ctx = op->getContext();
+  Location loc = op->getLoc();
+  bool onTensors = conv.hasPureTensorSemantics();
+  rewriter.setInsertionPoint(op);
+  SmallVector<linalg::TransposeOp> transposes;
+  // `value` with its dims permuted (result dim i = source dim perm[i]) into
+  // `target` (a fresh tensor or buffer when null); the transposed value.
+  auto transposed = [&](Value value, ArrayRef<int64_t> perm,
+                        Value target = {}) -> Value {
+    auto type = cast<ShapedType>(value.getType());
+    if (!target) {
+      SmallVector<int64_t> shape;
+      for (int64_t p : perm)
+        shape.push_back(type.getShape()[p]);
+      target = onTensors
+                   ? Value(tensor::EmptyOp::create(rewriter, loc, shape,
+                                                   type.getElementType()))
+                   : Value(memref::AllocOp::create(
+                         rewriter, loc,
+                         MemRefType::get(shape, type.getElementType()),
+                         rewriter.getI64IntegerAttr(64)));
+    }
+    auto t = linalg::TransposeOp::create(rewriter, loc, value, target, perm);
+    transposes.push_back(t);
+    return onTensors ? t->getResult(0) : target;
+  };
+  // NCHW -> NHWC, FCHW -> HWCF; the output keeps its (accumulated) values.
+  Value input = transposed(conv.getInputs()[0], {0, 2, 3, 1});
+  Value filter = transposed(conv.getInputs()[1], {2, 3, 1, 0});
+  Value init = conv.getOutputs()[0];
+  Value output = transposed(init, {0, 2, 3, 1});
+  SmallVector<Type> resultTypes;
+  if (onTensors)
+    resultTypes.push_back(output.getType());
+  // The same config without the layout option: its levels and `order` name
+  // the same loops (n, f, oh, ow, c, kh, kw).
+  SmallVector<NamedAttribute> entries;
+  for (NamedAttribute entry : config.getEntries())
+    if (entry.getName() != "layout")
+      entries.push_back(entry);
+  auto nhwc = linalg::Conv2DNhwcHwcfOp::create(
+      rewriter, loc, resultTypes, ValueRange{input, filter},
+      ValueRange{output}, conv.getStrides(), conv.getDilations());
+  setConfig(nhwc, TileConfigAttr::get(ctx, config.getTarget(),
+                                      DictionaryAttr::get(ctx, entries)));
+  rewriter.setInsertionPointAfter(nhwc);
+  if (onTensors) {
+    Value result = transposed(nhwc->getResult(0), {0, 3, 1, 2});
+    rewriter.replaceOp(op, result);
+  } else {
+    transposed(output, {0, 3, 1, 2}, init);
+    rewriter.eraseOp(op);
+    // Buffers: move the transposes as vector blocks now (on tensors the
+    // pipeline does it after bufferization, see vectorizeSmallCopies).
+    for (linalg::TransposeOp t : transposes)
+      (void)tileAndVectorizeTranspose(rewriter, t);
+  }
+  return nhwc.getOperation();
+}
+
+//===----------------------------------------------------------------------===//
+// Padding
+//===----------------------------------------------------------------------===//
+
+FailureOr<Operation *> tiletune::padToConfig(RewriterBase &rewriter,
+                                             Operation *op,
+                                             std::string *reason) {
+  TileConfigAttr config = getConfig(op);
+  if (!config || config.getTarget() != kTargetCPU || !config.getOption("pad"))
+    return op;
+  std::string why;
+  FailureOr<TunableOp> tunable = matchTunableOp(op, &why);
+  if (failed(tunable))
+    return failWithReason(reason, why);
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || (!linalgOp.hasPureTensorSemantics() &&
+                    !linalgOp.hasPureBufferSemantics()))
+    return failWithReason(
+        reason, "padding needs a structured op on tensors or on buffers");
+  SmallVector<int64_t> loopSizes(linalgOp.getNumLoops(), 0);
+  bool anyPadded = false;
+  for (const LoopDim &dim : tunable->dims) {
+    int64_t padded = getPaddedSize(config, dim);
+    if (padded < dim.size)
+      return failWithReason(reason,
+                            "'pad' of '" + dim.name + "' is below its size");
+    loopSizes[dim.loopIndex] = padded;
+    anyPadded |= padded != dim.size;
+  }
+  if (!anyPadded)
+    return op;
+
+  Location loc = op->getLoc();
+  rewriter.setInsertionPoint(op);
+  Type elementType = tunable->elementType;
+  Value zero = arith::ConstantOp::create(
+      rewriter, loc, rewriter.getZeroAttr(elementType));
+  bool onTensors = linalgOp.hasPureTensorSemantics();
+  auto unitSteps = [&](int64_t rank) {
+    return SmallVector<OpFoldResult>(rank, rewriter.getIndexAttr(1));
+  };
+  auto zeros = [&](int64_t rank) {
+    return SmallVector<OpFoldResult>(rank, rewriter.getIndexAttr(0));
+  };
+  // Copies are plain linalg.copy ops, row-tiled and vectorized like the
+  // packing copies (memref.copy of strided views would become calls of the
+  // generic runtime copy).
+  SmallVector<Operation *> copies;
+  SmallVector<Value> operands;
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto type = cast<ShapedType>(operand.get().getType());
+    AffineMap map = linalgOp.getMatchingIndexingMap(&operand);
+    SmallVector<int64_t> shape;
+    for (AffineExpr expr : map.getResults()) {
+      auto dimExpr = dyn_cast<AffineDimExpr>(expr);
+      if (!dimExpr)
+        return failWithReason(reason,
+                              "padding needs operands indexed by plain loops");
+      shape.push_back(loopSizes[dimExpr.getPosition()]);
+    }
+    if (shape == type.getShape()) {
+      operands.push_back(operand.get());
+      continue;
+    }
+    int64_t rank = type.getRank();
+    SmallVector<OpFoldResult> sizes =
+        getAsIndexOpFoldResult(rewriter.getContext(), type.getShape());
+    if (onTensors) {
+      // Bufferizes to a fresh buffer, a fill and a copy of the operand into
+      // it (vectorized row by row after bufferization, see
+      // vectorizeSmallCopies).
+      auto paddedType = RankedTensorType::get(shape, elementType);
+      operands.push_back(tensor::createPadHighOp(paddedType, operand.get(),
+                                                 zero, /*nofold=*/false, loc,
+                                                 rewriter));
+      continue;
+    }
+    // Freed by the pipeline's buffer deallocation, like packing buffers.
+    Value buffer = memref::AllocOp::create(
+        rewriter, loc, MemRefType::get(shape, elementType),
+        rewriter.getI64IntegerAttr(64));
+    linalg::FillOp::create(rewriter, loc, ValueRange{zero}, ValueRange{buffer});
+    Value window = memref::SubViewOp::create(rewriter, loc, buffer, zeros(rank),
+                                             sizes, unitSteps(rank));
+    copies.push_back(
+        linalg::CopyOp::create(rewriter, loc, operand.get(), window));
+    operands.push_back(buffer);
+  }
+  Value init = linalgOp.getDpsInits()[0];
+  Value paddedInit = operands.back();
+  SmallVector<Type> resultTypes;
+  if (onTensors)
+    resultTypes.push_back(paddedInit.getType());
+  Operation *padded = clone(rewriter, op, resultTypes, operands);
+  auto initType = cast<ShapedType>(init.getType());
+  int64_t rank = initType.getRank();
+  SmallVector<OpFoldResult> sizes =
+      getAsIndexOpFoldResult(rewriter.getContext(), initType.getShape());
+  if (onTensors) {
+    Value valid = tensor::ExtractSliceOp::create(
+        rewriter, loc, padded->getResult(0), zeros(rank), sizes,
+        unitSteps(rank));
+    rewriter.replaceOp(op, valid);
+  } else {
+    if (paddedInit != init) {
+      Value valid = memref::SubViewOp::create(
+          rewriter, loc, paddedInit, zeros(rank), sizes, unitSteps(rank));
+      copies.push_back(linalg::CopyOp::create(rewriter, loc, valid, init));
+    }
+    rewriter.eraseOp(op);
+  }
+  for (Operation *copy : copies)
+    if (failed(tileAndVectorizeCopy(rewriter, copy, !onTensors)))
+      return failWithReason(reason, "tiling a padding copy failed");
+  return padded;
+}

@@ -1,0 +1,117 @@
+//===- TilingUtils.h - Helpers shared by the CPU tiling files ---*- C++ -*-===//
+//
+// Private to lib/Transforms: the helpers that more than one of
+// CPUSchedule.cpp, CPUTiling.cpp, CPUOpRewrites.cpp, VectorizeCopies.cpp and
+// BufferCleanups.cpp need (op kind facts, one level of tiling, vectorizing
+// an op, tiling and vectorizing one data-movement op, hoisting loop
+// invariants). Each section names the file that defines it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILETUNE_LIB_TRANSFORMS_TILINGUTILS_H
+#define TILETUNE_LIB_TRANSFORMS_TILINGUTILS_H
+
+#include "tiletune/Dialect/TileConfig.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/Twine.h"
+
+#include <string>
+
+namespace mlir::tiletune {
+
+//===----------------------------------------------------------------------===//
+// Op kinds (CPUSchedule.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Whether `kind` is a 2-D convolution (NHWC or NCHW).
+bool isConvKind(OpKind kind);
+
+/// Loop index of the output-column dim whose register tile is the vector
+/// width of the B panels (matmul: n = 1, batch_matmul: n = 2).
+int64_t getPanelDim(OpKind kind);
+
+/// Loop index of the output-row dim split into 1-D convolutions.
+int64_t getConvRowDim(OpKind kind);
+
+//===----------------------------------------------------------------------===//
+// Small utilities (inline)
+//===----------------------------------------------------------------------===//
+
+/// Sets `*reason` (when given) to `msg` and fails.
+inline LogicalResult failWithReason(std::string *reason, const Twine &msg) {
+  if (reason)
+    *reason = msg.str();
+  return failure();
+}
+
+/// Replaces (tensors) or erases (buffers) `op` after tiling.
+inline void replaceTiledOp(RewriterBase &rewriter, Operation *op,
+                           ValueRange replacements) {
+  if (op->getNumResults() == 0)
+    rewriter.eraseOp(op);
+  else
+    rewriter.replaceOp(op, replacements);
+}
+
+//===----------------------------------------------------------------------===//
+// One level of tiling (CPUTiling.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Tiles `op` by `sizes` (0 = the dim is not tiled) into loops of
+/// `loopType`, in `interchange` order when it is not empty, and replaces
+/// (tensors) or erases (buffers) `op`. The innermost tiled op is
+/// `tiledOps.back()` of the result.
+FailureOr<scf::SCFTilingResult>
+tileOneLevel(RewriterBase &rewriter, Operation *op,
+             ArrayRef<OpFoldResult> sizes,
+             scf::SCFTilingOptions::LoopType loopType =
+                 scf::SCFTilingOptions::LoopType::ForOp,
+             ArrayRef<int64_t> interchange = {});
+
+//===----------------------------------------------------------------------===//
+// Vectorizing, and tiling data movement (VectorizeCopies.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Vectorizes `op` (linalg::vectorize) and replaces (tensors) or erases
+/// (buffers) it. Fails without changes when `op` does not vectorize.
+LogicalResult vectorizeAndReplace(RewriterBase &rewriter, Operation *op);
+
+/// Tiles `op` by `tiles` (scf.for loops; 0 = the whole dim; no loops when
+/// all are 0), replaces it, and when `vectorize` vectorizes the tiled piece
+/// if it has at most `maxVectorElements` elements (0: any). A piece that
+/// does not vectorize stays scalar: correct, only slower.
+LogicalResult tileAndVectorizePiece(RewriterBase &rewriter, Operation *op,
+                                    ArrayRef<int64_t> tiles, bool vectorize,
+                                    int64_t maxVectorElements = 0);
+
+/// Tiles a packing copy so that each tiled piece moves one contiguous row
+/// (innermost dim whole; on buffers, long rows go in fixed-size chunks plus
+/// one remainder piece), then vectorizes the pieces (on buffers only: on
+/// tensors, canonicalization would fold the vector copies back into slice
+/// copies; tiletune-optimize-cpu-buffers vectorizes them after
+/// bufferization).
+LogicalResult tileAndVectorizeCopy(RewriterBase &rewriter, Operation *copy,
+                                   bool vectorize);
+
+/// Tiles a buffer transpose whose innermost dim moves into blocks of the two
+/// innermost dims (input side and output side; the largest size up to 16
+/// that divides each) and 1 elsewhere, and vectorizes the blocks of at most
+/// 256 elements. Fails without changes when the innermost dim stays.
+LogicalResult tileAndVectorizeTranspose(RewriterBase &rewriter,
+                                        linalg::TransposeOp transpose);
+
+//===----------------------------------------------------------------------===//
+// Hoisting (BufferCleanups.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Hoists loop-invariant ops out of every loop under `root` (innermost
+/// first), so operand slices sit at the depth where they last change.
+void hoistInvariantCode(Operation *root);
+
+} // namespace mlir::tiletune
+
+#endif // TILETUNE_LIB_TRANSFORMS_TILINGUTILS_H

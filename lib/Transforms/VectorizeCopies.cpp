@@ -1,0 +1,252 @@
+//===- VectorizeCopies.cpp - Tiled, vectorized copies and transposes -----===//
+//
+// Data movement as vector code: tiling a copy into one piece per row (long
+// rows on buffers in fixed-size chunks), a transpose that moves the innermost
+// dim into small square blocks, and vectorizing the pieces. Used for the
+// packing and padding copies and the layout transposes of tiletune-tile-cpu,
+// and after bufferization by vectorizeSmallCopies
+// (tiletune-optimize-cpu-buffers).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tiletune/Transforms/CPUTiling.h"
+
+#include "TilingUtils.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/Interfaces/TilingInterface.h"
+#include "mlir/Transforms/CSE.h"
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace mlir::tiletune;
+
+//===----------------------------------------------------------------------===//
+// Tile, then vectorize
+//===----------------------------------------------------------------------===//
+
+LogicalResult tiletune::vectorizeAndReplace(RewriterBase &rewriter,
+                                            Operation *op) {
+  rewriter.setInsertionPoint(op);
+  FailureOr<linalg::VectorizationResult> vectorized =
+      linalg::vectorize(rewriter, op);
+  if (failed(vectorized))
+    return failure();
+  replaceTiledOp(rewriter, op, vectorized->replacements);
+  return success();
+}
+
+LogicalResult tiletune::tileAndVectorizePiece(RewriterBase &rewriter,
+                                              Operation *op,
+                                              ArrayRef<int64_t> tiles,
+                                              bool vectorize,
+                                              int64_t maxVectorElements) {
+  Operation *piece = op;
+  if (llvm::any_of(tiles, [](int64_t t) { return t != 0; })) {
+    FailureOr<scf::SCFTilingResult> tiled = tileOneLevel(
+        rewriter, op, getAsIndexOpFoldResult(op->getContext(), tiles));
+    if (failed(tiled))
+      return failure();
+    piece = tiled->tiledOps.back();
+  }
+  if (!vectorize)
+    return success();
+  auto type = cast<ShapedType>(
+      cast<linalg::LinalgOp>(piece).getDpsInitOperand(0)->get().getType());
+  if (maxVectorElements > 0 &&
+      (!type.hasStaticShape() || type.getNumElements() > maxVectorElements))
+    return success();
+  (void)vectorizeAndReplace(rewriter, piece);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Copies
+//===----------------------------------------------------------------------===//
+
+/// On buffers, rows longer than this are copied in chunks of kCopyChunk
+/// elements plus one remainder piece: one vector per row would be a huge
+/// vector type (slow to compile, spilled).
+static constexpr int64_t kMaxVectorRow = 256;
+static constexpr int64_t kCopyChunk = 64;
+
+/// Splits a buffer copy with long rows into a copy of the first
+/// floor(L / kCopyChunk) * kCopyChunk columns, tiled and vectorized in
+/// chunks, and a copy of the remaining columns (a static remainder, one
+/// vector per row).
+static LogicalResult splitLongRowCopy(RewriterBase &rewriter,
+                                      linalg::CopyOp copy, int64_t rowLength) {
+  Location loc = copy.getLoc();
+  Value source = copy.getInputs()[0], target = copy.getOutputs()[0];
+  auto shape = cast<MemRefType>(source.getType()).getShape();
+  int64_t rank = shape.size();
+  int64_t main = rowLength / kCopyChunk * kCopyChunk;
+  auto window = [&](Value buffer, int64_t offset, int64_t length) -> Value {
+    SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
+    SmallVector<OpFoldResult> sizes =
+        getAsIndexOpFoldResult(rewriter.getContext(), shape);
+    SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
+    offsets.back() = rewriter.getIndexAttr(offset);
+    sizes.back() = rewriter.getIndexAttr(length);
+    return memref::SubViewOp::create(rewriter, loc, buffer, offsets, sizes,
+                                     strides);
+  };
+  rewriter.setInsertionPoint(copy);
+  auto mainCopy = linalg::CopyOp::create(rewriter, loc, window(source, 0, main),
+                                         window(target, 0, main));
+  Operation *rest = nullptr;
+  if (main < rowLength)
+    rest = linalg::CopyOp::create(rewriter, loc,
+                                  window(source, main, rowLength - main),
+                                  window(target, main, rowLength - main));
+  rewriter.eraseOp(copy);
+  SmallVector<int64_t> tiles(rank, 1);
+  tiles.back() = kCopyChunk;
+  if (failed(tileAndVectorizePiece(rewriter, mainCopy, tiles,
+                                   /*vectorize=*/true)))
+    return failure();
+  if (rest)
+    return tileAndVectorizeCopy(rewriter, rest, /*vectorize=*/true);
+  return success();
+}
+
+/// Tiles a packing copy so that each tiled piece moves one contiguous row
+/// (innermost dim whole; on buffers, rows longer than kMaxVectorRow go
+/// through splitLongRowCopy), then vectorizes the pieces (on buffers only:
+/// on tensors, canonicalization would fold the vector copies back into
+/// slice copies; tiletune-optimize-cpu-buffers vectorizes them after
+/// bufferization).
+LogicalResult tiletune::tileAndVectorizeCopy(RewriterBase &rewriter,
+                                             Operation *copy, bool vectorize) {
+  auto linalgOp = cast<linalg::LinalgOp>(copy);
+  SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
+  if (vectorize && isa<linalg::CopyOp>(copy) &&
+      linalgOp.hasPureBufferSemantics() && !ranges.empty() &&
+      llvm::none_of(ranges, ShapedType::isDynamic) &&
+      ranges.back() > kMaxVectorRow)
+    return splitLongRowCopy(rewriter, cast<linalg::CopyOp>(copy),
+                            ranges.back());
+  // One piece per row: every dim but the innermost by 1.
+  SmallVector<int64_t> tiles(ranges.size(), 1);
+  tiles.back() = 0;
+  return tileAndVectorizePiece(rewriter, copy, tiles, vectorize);
+}
+
+//===----------------------------------------------------------------------===//
+// Transposes
+//===----------------------------------------------------------------------===//
+
+/// Block size of large transposes: kTransposeBlock x kTransposeBlock tiles
+/// of the dims that are innermost in the input and in the output.
+static constexpr int64_t kTransposeBlock = 16;
+
+/// Tiles a buffer transpose whose innermost dim moves into blocks of the
+/// two innermost dims (input side and output side; the largest size up to
+/// kTransposeBlock that divides each) and 1 elsewhere, and vectorizes the
+/// blocks of at most 256 elements (others stay scalar: correct, only slower; a
+/// block's vector.transpose is unrolled element by element, so bigger blocks
+/// cost compile time). Fails without changes when the innermost dim stays.
+LogicalResult
+tiletune::tileAndVectorizeTranspose(RewriterBase &rewriter,
+                                    linalg::TransposeOp transpose) {
+  ArrayRef<int64_t> perm = transpose.getPermutation();
+  int64_t rank = perm.size();
+  int64_t outInner = rank - 1, inInner = -1;
+  for (int64_t i = 0; i < rank; ++i)
+    if (perm[i] == rank - 1)
+      inInner = i;
+  if (rank < 2 || inInner < 0 || inInner == outInner)
+    return failure();
+  SmallVector<int64_t> ranges =
+      cast<linalg::LinalgOp>(transpose.getOperation()).getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic))
+    return failure();
+  // Per side, the largest block size up to kTransposeBlock that divides the
+  // dim, so every block is static and full.
+  SmallVector<int64_t> tiles(rank, 1);
+  for (int64_t i : {inInner, outInner}) {
+    for (int64_t b = std::min(kTransposeBlock, ranges[i]); b > 1; --b)
+      if (ranges[i] % b == 0) {
+        tiles[i] = b;
+        break;
+      }
+  }
+  return tileAndVectorizePiece(rewriter, transpose, tiles, /*vectorize=*/true,
+                               kTransposeBlock * kTransposeBlock);
+}
+
+//===----------------------------------------------------------------------===//
+// After bufferization
+//===----------------------------------------------------------------------===//
+
+unsigned tiletune::vectorizeSmallCopies(Operation *root, int64_t maxElements) {
+  MLIRContext *ctx = root->getContext();
+  IRRewriter rewriter(ctx);
+  DominanceInfo dominance(root);
+  eliminateCommonSubExpressions(rewriter, dominance, root);
+  SmallVector<Operation *> copies;
+  root->walk([&](Operation *op) {
+    if (isa<memref::CopyOp, linalg::CopyOp, linalg::TransposeOp>(op))
+      copies.push_back(op);
+  });
+  unsigned changed = 0;
+  for (Operation *op : copies) {
+    if (auto copy = dyn_cast<memref::CopyOp>(op)) {
+      if (copy.getSource() == copy.getTarget()) {
+        rewriter.eraseOp(copy);
+        ++changed;
+        continue;
+      }
+      auto type = cast<MemRefType>(copy.getSource().getType());
+      if (!type.hasStaticShape())
+        continue;
+      rewriter.setInsertionPoint(copy);
+      if (type.getNumElements() <= maxElements) {
+        if (succeeded(linalg::vectorizeCopy(rewriter, copy)))
+          ++changed;
+        continue;
+      }
+      // A large copy between strided views (e.g. an operand into its padded
+      // buffer): one vector copy per row instead of the runtime's generic
+      // element-wise copy. Contiguous copies stay (the runtime uses memcpy).
+      auto target = cast<MemRefType>(copy.getTarget().getType());
+      if (type.getRank() < 2 ||
+          (memref::isStaticShapeAndContiguousRowMajor(type) &&
+           memref::isStaticShapeAndContiguousRowMajor(target)))
+        continue;
+      auto rowCopy = linalg::CopyOp::create(rewriter, copy.getLoc(),
+                                            copy.getSource(), copy.getTarget());
+      rewriter.eraseOp(copy);
+      if (succeeded(tileAndVectorizeCopy(rewriter, rowCopy, true)))
+        ++changed;
+      continue;
+    }
+    auto linalgOp = cast<linalg::LinalgOp>(op);
+    if (!linalgOp.hasPureBufferSemantics())
+      continue;
+    auto type =
+        cast<ShapedType>(linalgOp.getDpsInitOperand(0)->get().getType());
+    if (!type.hasStaticShape())
+      continue;
+    // A transpose that moves the innermost dim (e.g. of a layout
+    // conversion) goes in vector blocks at any size: one vector.transpose of
+    // the whole tensor would be unrolled element by element (a 14x14x16
+    // transpose took seconds to compile).
+    if (auto transpose = dyn_cast<linalg::TransposeOp>(op))
+      if (succeeded(tileAndVectorizeTranspose(rewriter, transpose))) {
+        ++changed;
+        continue;
+      }
+    if (type.getNumElements() > maxElements)
+      continue;
+    if (succeeded(vectorizeAndReplace(rewriter, op)))
+      ++changed;
+  }
+  return changed;
+}
