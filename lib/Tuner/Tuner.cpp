@@ -33,35 +33,6 @@ using llvm::StringRef;
 Measurer::~Measurer() = default;
 void Measurer::replayed(const MeasureResult &) {}
 
-llvm::json::Value mlir::tiletune::configToJSON(const Space &space,
-                                               const Config &config) {
-  llvm::json::Object object;
-  for (unsigned i = 0, e = space.getNumParameters(); i < e; ++i) {
-    const Parameter &param = space.getParameter(i);
-    llvm::ArrayRef<int64_t> value = space.getValue(config, i);
-    if (const auto *perm = llvm::dyn_cast<PermutationParam>(&param)) {
-      llvm::json::Array names;
-      for (int64_t index : value)
-        names.push_back(index >= 0 &&
-                                index < int64_t(perm->getElements().size())
-                            ? perm->getElements()[index]
-                            : std::to_string(index));
-      object[param.getName()] = std::move(names);
-    } else if (const auto *discrete = llvm::dyn_cast<DiscreteParam>(&param)) {
-      object[param.getName()] = discrete->getValue(value);
-    } else if (const auto *cat = llvm::dyn_cast<CategoricalParam>(&param)) {
-      object[param.getName()] = cat->getChoice(value).str();
-    } else {
-      llvm::json::Array slots;
-      for (int64_t slot : value)
-        slots.push_back(slot);
-      object[param.getName()] = std::move(slots);
-    }
-  }
-  object["key"] = space.getKey(config);
-  return object;
-}
-
 namespace {
 using Clock = std::chrono::steady_clock;
 
@@ -485,7 +456,7 @@ Tuner::Impl::obtain(llvm::ArrayRef<Config> batch, MeasurementRole role,
     record.trial = records.empty() ? 0 : records.back().trial + 1;
     record.role = role;
     record.configKey = keys[i];
-    record.config = jsonText(configToJSON(space, batch[i]));
+    record.config = jsonText(space.toJSON(batch[i]));
     record.result = result;
     if (record.result.ok() && record.result.gflops == 0 && opts.flops > 0 &&
         record.result.time.seconds() > 0)
