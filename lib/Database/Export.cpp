@@ -85,18 +85,18 @@ Error TileTuneDatabase::exportJSONL(llvm::raw_ostream &os) {
         {"timestamp", isoTime(stmt.getDouble(column(C::CreatedAt)))},
     };
     if (!stmt.isNull(column(C::Median))) {
-      line["time"] =
-          llvm::json::Object{{"mean", number(stmt.getDouble(column(C::Mean)))},
-                             {"median", number(stmt.getDouble(column(C::Median)))},
-                             {"min", number(stmt.getDouble(column(C::Min)))},
-                             {"max", number(stmt.getDouble(column(C::Max)))},
-                             {"stddev", number(stmt.getDouble(column(C::Stddev)))},
-                             {"repeats", stmt.getInt(column(C::Repeats))}};
+      line["time"] = llvm::json::Object{
+          {"mean", number(stmt.getDouble(column(C::Mean)))},
+          {"median", number(stmt.getDouble(column(C::Median)))},
+          {"min", number(stmt.getDouble(column(C::Min)))},
+          {"max", number(stmt.getDouble(column(C::Max)))},
+          {"stddev", number(stmt.getDouble(column(C::Stddev)))},
+          {"repeats", stmt.getInt(column(C::Repeats))}};
       line["gflops"] = number(stmt.getDouble(column(C::Gflops)));
       if (!stmt.isNull(column(C::Relative)))
-        line["paired"] =
-            llvm::json::Object{{"relative", number(stmt.getDouble(column(C::Relative)))},
-                               {"raw_median", number(stmt.getDouble(column(C::RawMedian)))}};
+        line["paired"] = llvm::json::Object{
+            {"relative", number(stmt.getDouble(column(C::Relative)))},
+            {"raw_median", number(stmt.getDouble(column(C::RawMedian)))}};
     } else {
       line["time"] = nullptr;
       line["gflops"] = nullptr;

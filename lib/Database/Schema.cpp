@@ -239,10 +239,10 @@ Error TileTuneDatabase::checkOrCreateSchema(SyncMode sync) {
           return current.takeError();
         if (*current < 2)
           if (Error err = execute(
-                "ALTER TABLE measurements ADD COLUMN relative REAL; "
-                "ALTER TABLE measurements ADD COLUMN raw_median_s REAL; "
-                "UPDATE meta SET value = '2' WHERE key = 'schema_version'; "
-                "PRAGMA user_version=2"))
+                  "ALTER TABLE measurements ADD COLUMN relative REAL; "
+                  "ALTER TABLE measurements ADD COLUMN raw_median_s REAL; "
+                  "UPDATE meta SET value = '2' WHERE key = 'schema_version'; "
+                  "PRAGMA user_version=2"))
             return err;
         if (transaction.commit() != SQLITE_OK)
           return sqliteError("upgrading the schema to version 2");

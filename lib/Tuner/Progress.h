@@ -50,6 +50,7 @@ struct ProgressState {
 
 /// Prints the progress bar: on a terminal one line redrawn in place (at most
 /// every 0.1 s), elsewhere one line per update (at most every 5 s), e.g.
+/// (one line, wrapped here)
 ///   tiletune [####................] 12/64 trials | best 81.2 GFLOP/s
 ///   1.23 ms | 3.4 variants/s | 0:42/5:00 | 8 replayed
 class TunerProgress {

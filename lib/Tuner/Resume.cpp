@@ -70,8 +70,7 @@ Expected<bool> RunJournal::startOrResume(
     if (!found)
       return found.takeError();
     if (*found) {
-      if (Error err =
-              resume(std::move(**found), settings, measurer, replayed))
+      if (Error err = resume(std::move(**found), settings, measurer, replayed))
         return std::move(err);
       return true;
     }
@@ -104,8 +103,8 @@ Error RunJournal::start(llvm::json::Object settings) {
       {"run_timeout_floor", opts.runTimeoutFloorSeconds},
       {"compile_timeout", opts.compileTimeoutSeconds},
   };
-  run.options = jsonText(llvm::json::Object{
-      {"trajectory", std::move(settings)}, {"tuner", std::move(tuner)}});
+  run.options = jsonText(llvm::json::Object{{"trajectory", std::move(settings)},
+                                            {"tuner", std::move(tuner)}});
   return db.recordRun(run);
 }
 
@@ -225,8 +224,7 @@ RunJournal::loadCheckpoint(const RunInfo &previous,
   Expected<llvm::json::Value> state = llvm::json::parse(previous.strategyState);
   if (!state) {
     llvm::consumeError(state.takeError());
-    return cannotResume(previous,
-                        "its saved strategy state is not valid JSON");
+    return cannotResume(previous, "its saved strategy state is not valid JSON");
   }
   const llvm::json::Object *object = state->getAsObject();
   std::optional<int64_t> count =
@@ -237,13 +235,11 @@ RunJournal::loadCheckpoint(const RunInfo &previous,
     return cannotResume(previous, "its saved strategy state is malformed");
   for (size_t i = 0; i < static_cast<size_t>(*count); ++i)
     if (results[i].role == MeasurementRole::Final)
-      return cannotResume(previous,
-                          "its saved strategy state covers a final "
-                          "re-measurement (malformed checkpoint)");
+      return cannotResume(previous, "its saved strategy state covers a final "
+                                    "re-measurement (malformed checkpoint)");
   if (Error err = strategy.loadState(*saved))
-    return cannotResume(previous,
-                        "its saved strategy state does not load: " +
-                            llvm::toString(std::move(err)));
+    return cannotResume(previous, "its saved strategy state does not load: " +
+                                      llvm::toString(std::move(err)));
   return static_cast<size_t>(*count);
 }
 
@@ -261,8 +257,7 @@ Error RunJournal::saveCheckpoint(size_t consumed) {
 Error RunJournal::replay(
     llvm::ArrayRef<std::string> keys, MeasurementRole role,
     llvm::MutableArrayRef<bool> have,
-    llvm::function_ref<void(size_t index, MeasurementRecord record)>
-        replayed) {
+    llvm::function_ref<void(size_t index, MeasurementRecord record)> replayed) {
   size_t n = keys.size();
   // The recorded results of this batch come next in the queue (in the order
   // they completed, which may differ from the batch order).

@@ -37,8 +37,8 @@ std::string jsonText(const llvm::json::Value &value);
 /// recorded, and checkpointing the strategy.
 class RunJournal {
 public:
-  RunJournal(TileTuneDatabase &db, Strategy &strategy,
-             const TunerOptions &opts, llvm::raw_ostream &out)
+  RunJournal(TileTuneDatabase &db, Strategy &strategy, const TunerOptions &opts,
+             llvm::raw_ostream &out)
       : db(db), strategy(strategy), opts(opts), out(out) {}
 
   /// The settings a run is resumed with only when they are unchanged (its
