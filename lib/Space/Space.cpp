@@ -9,6 +9,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Casting.h"
 
 #include <cassert>
 #include <limits>
@@ -306,6 +307,36 @@ Expected<Config> Space::parseKey(StringRef key) const {
                                "config key '" + key + "': missing parameter '" +
                                    Params[i]->getName() + "'");
   return cfg;
+}
+
+json::Value Space::toJSON(const Config &config) const {
+  json::Object object;
+  for (unsigned i = 0; i < Params.size(); ++i) {
+    const Parameter &param = *Params[i];
+    ArrayRef<int64_t> value = getValue(config, i);
+    if (const auto *perm = dyn_cast<PermutationParam>(&param)) {
+      // Element names; an index out of range (never in a valid config) is
+      // written as the number.
+      ArrayRef<std::string> elements = perm->getElements();
+      json::Array names;
+      for (int64_t index : value)
+        names.push_back(index >= 0 && index < int64_t(elements.size())
+                            ? elements[index]
+                            : std::to_string(index));
+      object[param.getName()] = std::move(names);
+    } else if (const auto *discrete = dyn_cast<DiscreteParam>(&param)) {
+      object[param.getName()] = discrete->getValue(value);
+    } else if (const auto *categorical = dyn_cast<CategoricalParam>(&param)) {
+      object[param.getName()] = categorical->getChoice(value).str();
+    } else {
+      json::Array slots;
+      for (int64_t slot : value)
+        slots.push_back(slot);
+      object[param.getName()] = std::move(slots);
+    }
+  }
+  object["key"] = getKey(config);
+  return object;
 }
 
 unsigned Space::getNumFeatures() const {

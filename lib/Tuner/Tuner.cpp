@@ -9,93 +9,31 @@
 // database as it arrives, and tell the strategy; at the end re-measure the
 // winner and the default. Resume reads the run's records back and replays
 // them through the strategy (from the last checkpoint of its state, if any)
-// instead of measuring them again.
+// instead of measuring them again: see Resume.cpp; the progress output is in
+// Progress.cpp.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tiletune/Tuner/Tuner.h"
 
+#include "Progress.h"
+#include "Resume.h"
+
 #include "llvm/ADT/StringMap.h"
-#include "llvm/Support/Casting.h"
-#include "llvm/Support/Format.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <deque>
 #include <vector>
 
 using namespace mlir::tiletune;
+using namespace mlir::tiletune::detail;
 using llvm::Error;
 using llvm::Expected;
 using llvm::StringRef;
 
-llvm::json::Value mlir::tiletune::configToJSON(const Space &space,
-                                               const Config &config) {
-  llvm::json::Object object;
-  for (unsigned i = 0, e = space.getNumParameters(); i < e; ++i) {
-    const Parameter &param = space.getParameter(i);
-    llvm::ArrayRef<int64_t> value = space.getValue(config, i);
-    if (const auto *perm = llvm::dyn_cast<PermutationParam>(&param)) {
-      llvm::json::Array names;
-      for (int64_t index : value)
-        names.push_back(index >= 0 &&
-                                index < int64_t(perm->getElements().size())
-                            ? perm->getElements()[index]
-                            : std::to_string(index));
-      object[param.getName()] = std::move(names);
-    } else if (const auto *discrete = llvm::dyn_cast<DiscreteParam>(&param)) {
-      object[param.getName()] = discrete->getValue(value);
-    } else if (const auto *cat = llvm::dyn_cast<CategoricalParam>(&param)) {
-      object[param.getName()] = cat->getChoice(value).str();
-    } else {
-      llvm::json::Array slots;
-      for (int64_t slot : value)
-        slots.push_back(slot);
-      object[param.getName()] = std::move(slots);
-    }
-  }
-  object["key"] = space.getKey(config);
-  return object;
-}
-
 namespace {
 using Clock = std::chrono::steady_clock;
-
-constexpr StringRef kCheckpointFormat = "tiletune-tuner-checkpoint/1";
-
-std::string jsonText(const llvm::json::Value &value) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << value;
-  return text;
-}
-
-/// "1:02:03" or "2:03".
-std::string formatClock(double seconds) {
-  int64_t total = static_cast<int64_t>(seconds);
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  if (total >= 3600)
-    os << total / 3600 << ':' << llvm::format("%02d", int((total / 60) % 60));
-  else
-    os << total / 60;
-  os << ':' << llvm::format("%02d", int(total % 60));
-  return text;
-}
-
-/// "1.23 ms" style time.
-std::string formatSeconds(double seconds) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  if (seconds >= 1)
-    os << llvm::format("%.3g s", seconds);
-  else if (seconds >= 1e-3)
-    os << llvm::format("%.3g ms", seconds * 1e3);
-  else
-    os << llvm::format("%.3g us", seconds * 1e6);
-  return text;
-}
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -107,15 +45,14 @@ public:
   Impl(const Space &space, Strategy &strategy, Measurer &measurer,
        TileTuneDatabase &db, TunerOptions options)
       : space(space), strategy(strategy), measurer(measurer), db(db),
-        opts(std::move(options)) {
-    out = opts.progressStream ? opts.progressStream : &llvm::errs();
-  }
+        opts(std::move(options)),
+        out(opts.progressStream ? opts.progressStream : &llvm::errs()),
+        journal(db, strategy, opts, *out), progress(*out) {}
 
   Expected<TuneResult> run(const Config &defaultConfig);
 
 private:
   Error validate(const Config &defaultConfig);
-  llvm::json::Object trajectory(const Config &defaultConfig) const;
   Error startOrResume(const Config &defaultConfig);
   /// Measures (or replays) \p batch; fills \p results in batch order.
   /// Returns false when the run was stopped before the batch completed.
@@ -126,7 +63,7 @@ private:
   Error checkpoint(bool force);
   Error fail(Error err);
   double elapsed() const {
-    return priorElapsed +
+    return journal.getPriorElapsed() +
            std::chrono::duration<double>(Clock::now() - sessionStart).count();
   }
   double sessionSeconds() const {
@@ -148,19 +85,21 @@ private:
   }
   void printProgress(bool final);
 
+  /// The database id of the run (0 before it was started or resumed).
+  int64_t runId() const { return journal.getRun().id; }
+
   const Space &space;
   Strategy &strategy;
   Measurer &measurer;
   TileTuneDatabase &db;
   TunerOptions opts;
   llvm::raw_ostream *out;
+  RunJournal journal;
+  TunerProgress progress;
 
-  RunInfo runInfo;
   bool resumed = false;
   /// Every measurement of the run so far, in trial order.
   std::vector<MeasurementRecord> records;
-  /// Recorded measurements still to be replayed (resume).
-  std::deque<MeasurementRecord> replayQueue;
   /// Config key -> index in records of its first default/search result.
   llvm::StringMap<size_t> firstResult;
   std::optional<size_t> bestIndex;
@@ -168,11 +107,8 @@ private:
   int64_t sinceImprovement = 0;
   int64_t measuredNow = 0;
   int64_t replayedCount = 0;
-  double priorElapsed = 0;
   Clock::time_point sessionStart = Clock::now();
   Clock::time_point lastCheckpoint = Clock::now();
-  Clock::time_point lastPrint;
-  bool printedAny = false;
   bool stopRequested = false;
   std::string stopReason;
 };
@@ -203,160 +139,16 @@ Error Tuner::Impl::validate(const Config &defaultConfig) {
   return Error::success();
 }
 
-llvm::json::Object Tuner::Impl::trajectory(const Config &defaultConfig) const {
-  llvm::json::Object options;
-  for (const auto &[name, value] : strategy.getOptions())
-    options[name] = value;
-  llvm::json::Object object{
-      {"strategy", strategy.getName()},
-      {"strategy_options", std::move(options)},
-      {"space", space.getName()},
-      {"batch_size", static_cast<int64_t>(opts.batchSize)},
-      {"default_config", space.getKey(defaultConfig)},
-      {"remeasure_winner", opts.remeasureWinner},
-      {"patience", opts.patience},
-  };
-  if (!opts.measurement.empty())
-    object["measurement"] = opts.measurement;
-  return object;
-}
-
 Error Tuner::Impl::startOrResume(const Config &defaultConfig) {
-  llvm::json::Object wanted = trajectory(defaultConfig);
-  if (opts.resume) {
-    Expected<std::optional<RunInfo>> found = db.findResumableRun(
-        opts.problemKey, opts.target, strategy.getName(), strategy.getSeed());
-    if (!found)
-      return found.takeError();
-    if (*found) {
-      RunInfo &previous = **found;
-      auto mismatch = [&](const llvm::Twine &why) {
-        return llvm::createStringError(
-            "tuner: cannot resume run " + llvm::Twine(previous.id) + " of '" +
-            opts.problemKey + "' in '" + db.getPath() + "': " + why);
-      };
-      Expected<llvm::json::Value> recorded =
-          llvm::json::parse(previous.options);
-      if (!recorded) {
-        llvm::consumeError(recorded.takeError());
-        return mismatch("its recorded options are not valid JSON");
-      }
-      const llvm::json::Object *recordedObject = recorded->getAsObject();
-      const llvm::json::Object *recordedTrajectory =
-          recordedObject ? recordedObject->getObject("trajectory") : nullptr;
-      if (!recordedTrajectory)
-        return mismatch("it was not started by the tuning loop");
-      for (const auto &[key, value] : wanted) {
-        const llvm::json::Value *old = recordedTrajectory->get(key);
-        if (!old || *old != value)
-          return mismatch("its setting '" + llvm::StringRef(key) + "' was " +
-                          (old ? jsonText(*old) : std::string("absent")) +
-                          ", now " + jsonText(value) +
-                          " (start a new run or use the same settings)");
-      }
-      if (recordedTrajectory->size() != wanted.size())
-        return mismatch("it was recorded with other settings");
-
-      // A run marked running may still be tuned by a live process.
-      std::string me = getCurrentRunOwner();
-      if (previous.status == RunStatus::Running && !previous.owner.empty() &&
-          previous.owner != me) {
-        std::optional<bool> alive = isRunOwnerAlive(previous.owner);
-        if (alive && *alive)
-          return mismatch("it is being tuned right now by process " +
-                          previous.owner.substr(0, previous.owner.rfind(':')) +
-                          " (wait for it to end, or stop it first)");
-        if (!alive && opts.showProgress)
-          *out << "tiletune: warning: run " << previous.id
-               << " was started on another host (" << previous.owner
-               << "); resuming it here assumes that process is gone\n";
-      }
-      Expected<bool> claimed = db.claimRun(previous.id, previous.owner, me);
-      if (!claimed)
-        return claimed.takeError();
-      if (!*claimed)
-        return mismatch("another process took it over just now");
-      previous.owner = me;
-
-      Expected<llvm::SmallVector<MeasurementRecord, 0>> recordedResults =
-          db.measurementsOfRun(previous.id);
-      if (!recordedResults)
-        return recordedResults.takeError();
-      for (auto [index, record] : llvm::enumerate(*recordedResults))
-        if (record.trial != static_cast<int64_t>(index))
-          return mismatch("its trial indices are not contiguous (trial " +
-                          llvm::Twine(record.trial) + " at position " +
-                          llvm::Twine(index) + ")");
-
-      size_t consumed = 0;
-      if (!previous.strategyState.empty()) {
-        Expected<llvm::json::Value> state =
-            llvm::json::parse(previous.strategyState);
-        if (!state) {
-          llvm::consumeError(state.takeError());
-          return mismatch("its saved strategy state is not valid JSON");
-        }
-        const llvm::json::Object *object = state->getAsObject();
-        std::optional<int64_t> count =
-            object ? object->getInteger("consumed") : std::nullopt;
-        const llvm::json::Value *saved =
-            object ? object->get("strategy") : nullptr;
-        if (!object || object->getString("format") != kCheckpointFormat ||
-            !count || !saved || *count < 0 ||
-            static_cast<size_t>(*count) > recordedResults->size())
-          return mismatch("its saved strategy state is malformed");
-        for (size_t i = 0; i < static_cast<size_t>(*count); ++i)
-          if ((*recordedResults)[i].role == MeasurementRole::Final)
-            return mismatch("its saved strategy state covers a final "
-                            "re-measurement (malformed checkpoint)");
-        if (Error err = strategy.loadState(*saved))
-          return mismatch("its saved strategy state does not load: " +
-                          llvm::toString(std::move(err)));
-        consumed = static_cast<size_t>(*count);
-      }
-      runInfo = previous;
-      resumed = true;
-      priorElapsed = previous.elapsedSeconds;
-      for (size_t i = 0; i < recordedResults->size(); ++i) {
-        measurer.replayed((*recordedResults)[i].result);
-        if (i < consumed)
-          addRecord((*recordedResults)[i], /*replayed=*/true);
-        else
-          replayQueue.push_back((*recordedResults)[i]);
-      }
-      if (opts.showProgress)
-        *out << "tiletune: resuming run " << runInfo.id << " ("
-             << recordedResults->size() << " recorded measurements, "
-             << formatClock(priorElapsed) << " spent)\n";
-      return db.updateRunStatus(runInfo.id, RunStatus::Running, priorElapsed);
-    }
-    if (opts.showProgress)
-      *out << "tiletune: no unfinished run of '" << opts.problemKey
-           << "' with strategy '" << strategy.getName() << "' and seed "
-           << strategy.getSeed() << " to resume; starting a new run\n";
-  }
-
-  runInfo = RunInfo();
-  runInfo.problemKey = opts.problemKey;
-  runInfo.problemDescription = opts.problemDescription;
-  runInfo.target = opts.target;
-  runInfo.algorithm = strategy.getName().str();
-  runInfo.seed = strategy.getSeed();
-  runInfo.budgetTrials = opts.maxTrials;
-  runInfo.owner = getCurrentRunOwner();
-  runInfo.budgetSeconds = opts.maxSeconds;
-  llvm::json::Object tuner{
-      {"max_trials", opts.maxTrials},
-      {"max_seconds", opts.maxSeconds},
-      {"flops", opts.flops},
-      {"initial_run_timeout", opts.initialRunTimeoutSeconds},
-      {"timeout_factor", opts.timeoutFactor},
-      {"run_timeout_floor", opts.runTimeoutFloorSeconds},
-      {"compile_timeout", opts.compileTimeoutSeconds},
-  };
-  runInfo.options = jsonText(llvm::json::Object{
-      {"trajectory", std::move(wanted)}, {"tuner", std::move(tuner)}});
-  return db.recordRun(runInfo);
+  Expected<bool> resumedRun = journal.startOrResume(
+      RunJournal::settingsOf(space, strategy, opts, defaultConfig), measurer,
+      [&](MeasurementRecord record) {
+        addRecord(std::move(record), /*replayed=*/true);
+      });
+  if (!resumedRun)
+    return resumedRun.takeError();
+  resumed = *resumedRun;
+  return Error::success();
 }
 
 void Tuner::Impl::addRecord(MeasurementRecord record, bool replayed) {
@@ -413,41 +205,16 @@ Tuner::Impl::obtain(llvm::ArrayRef<Config> batch, MeasurementRole role,
     keys.push_back(space.getKey(config));
   llvm::SmallVector<bool> have(n, false);
 
-  // Replay: the recorded measurements of this batch come next in the queue
-  // (in the order they completed, which may differ from the batch order).
-  while (!replayQueue.empty()) {
-    const MeasurementRecord &next = replayQueue.front();
-    size_t match = n;
-    for (size_t i = 0; i < n; ++i)
-      if (!have[i] && next.role == role && next.configKey == keys[i]) {
-        match = i;
-        break;
-      }
-    if (match == n)
-      break;
-    have[match] = true;
-    results[match] = next.result;
-    MeasurementRecord record = std::move(replayQueue.front());
-    replayQueue.pop_front();
-    addRecord(std::move(record), /*replayed=*/true);
-  }
-  size_t missing = llvm::count(have, false);
-  if (missing == 0)
+  // Replay: the recorded measurements of this batch come first.
+  if (Error err = journal.replay(keys, role, have,
+                                 [&](size_t i, MeasurementRecord record) {
+                                   results[i] = record.result;
+                                   addRecord(std::move(record),
+                                             /*replayed=*/true);
+                                 }))
+    return std::move(err);
+  if (!llvm::is_contained(have, false))
     return true;
-  if (!replayQueue.empty()) {
-    const MeasurementRecord &next = replayQueue.front();
-    std::string wanted;
-    for (size_t i = 0; i < n; ++i)
-      if (!have[i])
-        wanted += (wanted.empty() ? "'" : ", '") + keys[i] + "'";
-    return llvm::createStringError(
-        "tuner: cannot resume run " + llvm::Twine(runInfo.id) +
-        ": recorded trial " + llvm::Twine(next.trial) + " measured " +
-        stringifyMeasurementRole(next.role) + " config '" + next.configKey +
-        "', but the search now asks for " + stringifyMeasurementRole(role) +
-        " config(s) " + wanted +
-        " (did the strategy, its options, the space or the budget change?)");
-  }
   if (stopRequested)
     return false;
 
@@ -478,11 +245,11 @@ Tuner::Impl::obtain(llvm::ArrayRef<Config> batch, MeasurementRole role,
     reported[j] = true;
     size_t i = liveIndex[j];
     MeasurementRecord record;
-    record.runId = runInfo.id;
+    record.runId = runId();
     record.trial = records.empty() ? 0 : records.back().trial + 1;
     record.role = role;
     record.configKey = keys[i];
-    record.config = jsonText(configToJSON(space, batch[i]));
+    record.config = jsonText(space.toJSON(batch[i]));
     record.result = result;
     if (record.result.ok() && record.result.gflops == 0 && opts.flops > 0 &&
         record.result.time.seconds() > 0)
@@ -539,21 +306,18 @@ Error Tuner::Impl::checkpoint(bool force) {
   if (!force && since < opts.checkpointSeconds)
     return Error::success();
   lastCheckpoint = Clock::now();
-  llvm::json::Object state{{"format", kCheckpointFormat},
-                           {"consumed", static_cast<int64_t>(records.size())},
-                           {"strategy", strategy.saveState()}};
-  return db.saveStrategyState(runInfo.id, jsonText(std::move(state)));
+  return journal.saveCheckpoint(records.size());
 }
 
 Error Tuner::Impl::fail(Error err) {
   // Keep the run resumable and say how.
   printProgress(/*final=*/true);
-  if (runInfo.id > 0) {
+  if (runId() > 0) {
     if (Error update =
-            db.updateRunStatus(runInfo.id, RunStatus::Failed, elapsed()))
+            db.updateRunStatus(runId(), RunStatus::Failed, elapsed()))
       llvm::consumeError(std::move(update));
     return llvm::createStringError(llvm::toString(std::move(err)) + " (run " +
-                                   llvm::Twine(runInfo.id) +
+                                   llvm::Twine(runId()) +
                                    " is kept; continue it with resume)");
   }
   return err;
@@ -562,49 +326,15 @@ Error Tuner::Impl::fail(Error err) {
 void Tuner::Impl::printProgress(bool final) {
   if (!opts.showProgress)
     return;
-  bool terminal = out->is_displayed();
-  auto now = Clock::now();
-  double sincePrint = std::chrono::duration<double>(now - lastPrint).count();
-  if (!final && printedAny && sincePrint < (terminal ? 0.1 : 5.0))
-    return;
-  lastPrint = now;
-  printedAny = true;
-
-  double fraction = 0;
-  if (opts.maxTrials > 0)
-    fraction = double(trialsDone) / double(opts.maxTrials);
-  if (opts.maxSeconds > 0)
-    fraction = std::max(fraction, elapsed() / opts.maxSeconds);
-  fraction = std::min(1.0, std::max(0.0, fraction));
-  constexpr int kWidth = 20;
-  int filled = static_cast<int>(fraction * kWidth);
-
-  std::string line;
-  llvm::raw_string_ostream os(line);
-  os << "tiletune [" << std::string(filled, '#')
-     << std::string(kWidth - filled, '.') << "] " << trialsDone;
-  if (opts.maxTrials > 0)
-    os << '/' << opts.maxTrials;
-  os << " trials";
-  if (bestIndex) {
-    const MeasureResult &best = records[*bestIndex].result;
-    os << " | best ";
-    if (best.gflops > 0)
-      os << llvm::format("%.1f GFLOP/s ", best.gflops);
-    os << formatSeconds(best.time.seconds());
-  }
-  os << " | " << llvm::format("%.1f", variantsPerSecond()) << " variants/s | "
-     << formatClock(elapsed());
-  if (opts.maxSeconds > 0)
-    os << '/' << formatClock(opts.maxSeconds);
-  if (replayedCount > 0)
-    os << " | " << replayedCount << " replayed";
-
-  if (terminal)
-    *out << '\r' << line << "\x1b[K" << (final ? "\n" : "");
-  else
-    *out << line << '\n';
-  out->flush();
+  ProgressState state;
+  state.trialsDone = trialsDone;
+  state.maxTrials = opts.maxTrials;
+  state.elapsedSeconds = elapsed();
+  state.maxSeconds = opts.maxSeconds;
+  state.best = bestIndex ? &records[*bestIndex].result : nullptr;
+  state.variantsPerSecond = variantsPerSecond();
+  state.replayed = replayedCount;
+  progress.update(state, final);
 }
 
 Expected<TuneResult> Tuner::Impl::run(const Config &defaultConfig) {
@@ -645,7 +375,7 @@ Expected<TuneResult> Tuner::Impl::run(const Config &defaultConfig) {
       stoppedBetweenBatches = true;
       break;
     }
-    bool replaying = !replayQueue.empty();
+    bool replaying = journal.isReplaying();
     if (opts.maxTrials > 0 && trialsDone >= opts.maxTrials) {
       stopReason = "budget";
       break;
@@ -711,7 +441,7 @@ Expected<TuneResult> Tuner::Impl::run(const Config &defaultConfig) {
   }
 
   TuneResult result;
-  result.runId = runInfo.id;
+  result.runId = runId();
   result.resumed = resumed;
   if (!completed || stopRequested) {
     stopReason = "stopped";
@@ -784,7 +514,7 @@ Expected<TuneResult> Tuner::Impl::run(const Config &defaultConfig) {
     if (Error err = checkpoint(/*force=*/true))
       return fail(std::move(err));
   if (Error err = db.updateRunStatus(
-          runInfo.id, status, elapsed(),
+          runId(), status, elapsed(),
           status == RunStatus::Finished ? StringRef(resultKey) : StringRef()))
     return fail(std::move(err));
 
@@ -800,22 +530,8 @@ Expected<TuneResult> Tuner::Impl::run(const Config &defaultConfig) {
   result.elapsedSeconds = elapsed();
   result.variantsPerSecond = variantsPerSecond();
   printProgress(/*final=*/true);
-  if (opts.showProgress) {
-    *out << "tiletune: run " << result.runId << " "
-         << stringifyRunStatus(status) << " (" << result.stopReason
-         << "): " << result.trials << " trials";
-    if (result.best) {
-      *out << ", best " << formatSeconds(result.bestResult.time.seconds());
-      if (result.bestResult.gflops > 0)
-        *out << llvm::format(" (%.1f GFLOP/s)", result.bestResult.gflops);
-      if (result.defaultResult.ok() && result.bestResult.time.seconds() > 0)
-        *out << llvm::format(", %.2fx over the default",
-                             result.defaultResult.time.seconds() /
-                                 result.bestResult.time.seconds());
-    }
-    *out << "\n";
-    out->flush();
-  }
+  if (opts.showProgress)
+    progress.summarize(result);
   return result;
 }
 

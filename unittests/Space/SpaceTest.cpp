@@ -263,6 +263,21 @@ TEST(SpaceTest, ProductCountRankAndKeys) {
   EXPECT_EQ(s.getFeatureNames().size(), s.getNumFeatures());
 }
 
+TEST(SpaceTest, ConfigToJSON) {
+  Space s = makeSmallSpace();
+  Config c = s.getDefault();
+  c = s.withValue(c, 0, {3, 2, 2});
+  c = s.withValue(c, 1, {2, 0, 1});
+  c = s.withValue(c, 2, {2});
+  c = s.withValue(c, 3, {1});
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << s.toJSON(c);
+  EXPECT_EQ(text, "{\"key\":\"m=[3,2,2];order=[c,a,b];u=4;v=false\","
+                  "\"m\":[3,2,2],\"order\":[\"c\",\"a\",\"b\"],\"u\":4,"
+                  "\"v\":\"false\"}");
+}
+
 TEST(SpaceTest, ParseKeyErrors) {
   Space s = makeSmallSpace();
   for (const char *bad :

@@ -16,6 +16,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
@@ -489,6 +490,11 @@ public:
   std::string getKey(const Config &config) const;
   /// Parses a key produced by getKey (parameters in any order, all present).
   llvm::Expected<Config> parseKey(llvm::StringRef key) const;
+  /// The JSON form of a config, as the tuning database stores it: parameter
+  /// name -> value (factor list, element names, integer or choice name),
+  /// plus "key" (getKey), e.g. {"m":[4,2,8],"order":["n","k","m"],"u":4,
+  /// "key":"m=[4,2,8];order=[n,k,m];u=4"}.
+  llvm::json::Value toJSON(const Config &config) const;
 
   /// Number of features of `encode`.
   unsigned getNumFeatures() const;

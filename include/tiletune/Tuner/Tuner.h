@@ -160,10 +160,6 @@ struct TuneResult {
   double variantsPerSecond = 0;
 };
 
-/// The JSON form of a config stored in the database: parameter name ->
-/// value (factor list, element names, integer or choice name), plus "key".
-llvm::json::Value configToJSON(const Space &space, const Config &config);
-
 /// The tuning loop. One Tuner runs one search; it is not reusable.
 class Tuner {
 public:
