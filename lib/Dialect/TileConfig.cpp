@@ -1,7 +1,7 @@
 //===- TileConfig.cpp - Tunable ops and their tiling configs ---------------===//
 //
-// Recognition of tunable ops, the level schema of each target, the factor
-// view of a config and its verification against an op.
+// Recognition of tunable ops, the factor view of a config and its
+// verification against an op (levels and options from TilingTemplates.def).
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,29 +15,6 @@
 
 using namespace mlir;
 using namespace mlir::tiletune;
-
-StringRef mlir::tiletune::stringifyOpKind(OpKind kind) {
-  switch (kind) {
-  case OpKind::Matmul:
-    return "matmul";
-  case OpKind::BatchMatmul:
-    return "batch_matmul";
-  case OpKind::ConvNhwcHwcf:
-    return "conv_2d_nhwc_hwcf";
-  case OpKind::ConvNchwFchw:
-    return "conv_2d_nchw_fchw";
-  }
-  llvm_unreachable("unknown op kind");
-}
-
-std::optional<OpKind> mlir::tiletune::symbolizeOpKind(StringRef name) {
-  return llvm::StringSwitch<std::optional<OpKind>>(name)
-      .Case("matmul", OpKind::Matmul)
-      .Case("batch_matmul", OpKind::BatchMatmul)
-      .Case("conv_2d_nhwc_hwcf", OpKind::ConvNhwcHwcf)
-      .Case("conv_2d_nchw_fchw", OpKind::ConvNchwFchw)
-      .Default(std::nullopt);
-}
 
 const LoopDim *TunableOp::lookup(StringRef name) const {
   for (const LoopDim &dim : dims)
@@ -153,61 +130,10 @@ FailureOr<TunableOp> mlir::tiletune::matchTunableOp(Operation *op,
   return result;
 }
 
-bool mlir::tiletune::isKnownTarget(StringRef target) {
-  return target == kTargetCPU || target == kTargetCUDA;
-}
-
-ArrayRef<StringRef> mlir::tiletune::getTargetLevels(StringRef target) {
-  static const StringRef cpu[] = {"parallel", "cache", "register"};
-  static const StringRef cuda[] = {"block", "vthread", "thread", "shared",
-                                   "register"};
-  if (target == kTargetCPU)
-    return cpu;
-  if (target == kTargetCUDA)
-    return cuda;
-  return {};
-}
-
-ArrayRef<StringRef> mlir::tiletune::getDimLevels(StringRef target, OpKind kind,
-                                                 DimRole role) {
-  static const StringRef cpuBatch[] = {"parallel"};
-  static const StringRef cpuParallel[] = {"parallel", "cache", "register"};
-  static const StringRef cpuReduction[] = {"cache"};
-  static const StringRef cudaBatch[] = {"block"};
-  static const StringRef cudaParallel[] = {"block", "vthread", "thread"};
-  static const StringRef cudaMatmulReduction[] = {"shared", "register"};
-  static const StringRef cudaConvReduction[] = {"shared"};
-  bool isConv = kind == OpKind::ConvNhwcHwcf || kind == OpKind::ConvNchwFchw;
-  if (target == kTargetCPU) {
-    switch (role) {
-    case DimRole::Batch:
-      return cpuBatch;
-    case DimRole::Parallel:
-      return cpuParallel;
-    case DimRole::Reduction:
-      return cpuReduction;
-    }
-  }
-  if (target == kTargetCUDA) {
-    switch (role) {
-    case DimRole::Batch:
-      return cudaBatch;
-    case DimRole::Parallel:
-      return cudaParallel;
-    case DimRole::Reduction:
-      if (isConv)
-        return cudaConvReduction;
-      return cudaMatmulReduction;
-    }
-  }
-  return {};
-}
-
 /// Whether the config may pad loop `dim` of an op of `kind` on `target`.
 static bool isPaddable(StringRef target, OpKind kind, const LoopDim &dim) {
-  return target == kTargetCPU &&
-         (kind == OpKind::Matmul || kind == OpKind::BatchMatmul) &&
-         dim.role != DimRole::Batch;
+  const OptionSpec *pad = lookupOptionSpec(target, "pad");
+  return pad && pad->appliesTo(kind) && dim.role != DimRole::Batch;
 }
 
 int64_t mlir::tiletune::getPaddedSize(TileConfigAttr config,
@@ -381,7 +307,7 @@ mlir::tiletune::verifyConfig(TileConfigAttr config, const TunableOp &op,
       return diag << "]";
     }
   }
-  int64_t unroll = config.getIntOption("unroll", 1);
+  int64_t unroll = config.getIntOption("unroll");
   StringRef innerReduction =
       (op.kind == OpKind::Matmul || op.kind == OpKind::BatchMatmul) ? "k"
                                                                     : "c";

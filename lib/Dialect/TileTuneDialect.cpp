@@ -29,53 +29,6 @@ void TileTuneDialect::initialize() {
 }
 
 //===----------------------------------------------------------------------===//
-// Option schema
-//===----------------------------------------------------------------------===//
-
-namespace {
-enum class OptionKind { Order, Bool, Enum, Int, Sizes };
-struct OptionSpec {
-  llvm::StringLiteral name;
-  OptionKind kind;
-  /// Legal values of Enum options ("a|b|c") and Int options ("1|2|4").
-  llvm::StringLiteral legal;
-};
-} // namespace
-
-static llvm::ArrayRef<OptionSpec> getOptionSpecs(StringRef target) {
-  static const OptionSpec cpu[] = {
-      {"order", OptionKind::Order, ""},
-      {"vectorize", OptionKind::Bool, ""},
-      {"pack", OptionKind::Enum, "none|a|b|ab"},
-      {"unroll", OptionKind::Int, "1|2|4|8"},
-      {"pad", OptionKind::Sizes, ""},
-      {"layout", OptionKind::Enum, "native|nhwc"},
-  };
-  static const OptionSpec cuda[] = {
-      {"explicit_unroll", OptionKind::Bool, ""},
-      {"max_unroll", OptionKind::Int, "0|512|1500"},
-  };
-  if (target == kTargetCPU)
-    return cpu;
-  if (target == kTargetCUDA)
-    return cuda;
-  return {};
-}
-
-static const OptionSpec *lookupOption(StringRef target, StringRef name) {
-  for (const OptionSpec &spec : getOptionSpecs(target))
-    if (spec.name == name)
-      return &spec;
-  return nullptr;
-}
-
-static bool isLegalValue(llvm::StringLiteral legal, StringRef value) {
-  SmallVector<StringRef> values;
-  StringRef(legal).split(values, '|');
-  return llvm::is_contained(values, value);
-}
-
-//===----------------------------------------------------------------------===//
 // TileConfigAttr
 //===----------------------------------------------------------------------===//
 
@@ -123,6 +76,34 @@ StringRef TileConfigAttr::getStringOption(StringRef name,
   return defaultValue;
 }
 
+/// The template of option `name` of `target`; the option must exist and be
+/// of `kind`.
+static const OptionSpec &getOptionTemplate(StringRef target, StringRef name,
+                                           OptionKind kind) {
+  const OptionSpec *spec = lookupOptionSpec(target, name);
+  assert(spec && spec->kind == kind && "no such option of this kind");
+  (void)kind;
+  return *spec;
+}
+
+int64_t TileConfigAttr::getIntOption(StringRef name) const {
+  return getIntOption(
+      name, getOptionTemplate(getTarget(), name, OptionKind::Int)
+                .getDefaultInt());
+}
+
+bool TileConfigAttr::getBoolOption(StringRef name) const {
+  return getBoolOption(
+      name, getOptionTemplate(getTarget(), name, OptionKind::Bool)
+                .getDefaultBool());
+}
+
+StringRef TileConfigAttr::getStringOption(StringRef name) const {
+  return getStringOption(
+      name,
+      getOptionTemplate(getTarget(), name, OptionKind::Enum).defaultValue);
+}
+
 SmallVector<StringRef> TileConfigAttr::getOrder() const {
   SmallVector<StringRef> order;
   if (auto array = llvm::dyn_cast_or_null<ArrayAttr>(getOption("order")))
@@ -160,7 +141,7 @@ TileConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
       }
       continue;
     }
-    const OptionSpec *spec = lookupOption(target, name);
+    const OptionSpec *spec = lookupOptionSpec(target, name);
     if (!spec) {
       InFlightDiagnostic diag = emitError();
       diag << "unknown level or option '" << name << "' for target '"
@@ -185,7 +166,7 @@ TileConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
       break;
     case OptionKind::Enum: {
       auto str = llvm::dyn_cast<StringAttr>(value);
-      if (!str || !isLegalValue(spec->legal, str.getValue()))
+      if (!str || !spec->isLegalValue(str.getValue()))
         return emitError() << "'" << name << "' must be one of "
                            << spec->legal;
       break;
@@ -207,7 +188,7 @@ TileConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     case OptionKind::Int: {
       auto integer = llvm::dyn_cast<IntegerAttr>(value);
       if (!integer ||
-          !isLegalValue(spec->legal, std::to_string(integer.getInt())))
+          !spec->isLegalValue(std::to_string(integer.getInt())))
         return emitError() << "'" << name << "' must be one of "
                            << spec->legal;
       break;

@@ -44,10 +44,6 @@ static std::optional<DimRole> parseRole(llvm::StringRef name) {
   return std::nullopt;
 }
 
-static bool isConv(OpKind kind) {
-  return kind == OpKind::ConvNhwcHwcf || kind == OpKind::ConvNchwFchw;
-}
-
 std::string Problem::getKey() const {
   std::string key;
   llvm::raw_string_ostream os(key);

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tiletune/Space/OperatorSpaces.h"
+#include "tiletune/Support/TilingTemplates.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -71,8 +72,6 @@ static std::optional<SmallVector<DimTemplate>> getTemplate(StringRef opKind) {
   return std::nullopt;
 }
 
-static bool isConv(StringRef opKind) { return opKind.starts_with("conv_2d"); }
-
 Expected<ProblemSpec> mlir::tiletune::makeProblemSpec(StringRef opKind,
                                                       StringRef target,
                                                       ArrayRef<int64_t> sizes) {
@@ -99,21 +98,60 @@ Expected<ProblemSpec> mlir::tiletune::makeProblemSpec(StringRef opKind,
 
 unsigned mlir::tiletune::getNumFactors(StringRef target, StringRef opKind,
                                        LoopRole role) {
-  switch (role) {
-  case LoopRole::Batch:
-    return 2;
-  case LoopRole::Parallel:
-    return 4;
-  case LoopRole::Reduction:
-    return (target == "cuda" && !isConv(opKind)) ? 3 : 2;
+  std::optional<OpKind> kind = symbolizeOpKind(opKind);
+  assert(kind && "unknown op kind");
+  DimRole dimRole = role == LoopRole::Batch      ? DimRole::Batch
+                    : role == LoopRole::Parallel ? DimRole::Parallel
+                                                 : DimRole::Reduction;
+  return getDimLevels(target, *kind, dimRole).size() + 1;
+}
+
+/// The space parameter of a schedule option searched on `problem`, or null
+/// for options that are not searched (`pad`: padding follows the factors).
+static std::shared_ptr<Parameter>
+makeOptionParameter(const OptionSpec &spec, const ProblemSpec &problem) {
+  switch (spec.kind) {
+  case OptionKind::Order: {
+    // Parallel dims in iterator order, then reductions (default).
+    SmallVector<std::string> order;
+    for (LoopRole role : {LoopRole::Parallel, LoopRole::Reduction})
+      for (const ProblemDim &d : problem.Dims)
+        if (d.Role == role)
+          order.push_back(d.Name);
+    return std::make_shared<PermutationParam>(spec.name, order);
   }
-  return 2;
+  case OptionKind::Bool: {
+    // The default first.
+    bool def = spec.getDefaultBool();
+    return std::make_shared<CategoricalParam>(
+        spec.name,
+        SmallVector<std::string>{def ? "true" : "false", def ? "false" : "true"},
+        0);
+  }
+  case OptionKind::Enum: {
+    SmallVector<std::string> choices;
+    int64_t defaultIndex = 0;
+    for (auto [index, value] : llvm::enumerate(spec.getLegalValues())) {
+      if (value == spec.defaultValue)
+        defaultIndex = index;
+      choices.push_back(value.str());
+    }
+    return std::make_shared<CategoricalParam>(spec.name, choices,
+                                              defaultIndex);
+  }
+  case OptionKind::Int:
+    return std::make_shared<DiscreteParam>(spec.name, spec.getLegalInts(),
+                                           spec.getDefaultInt());
+  case OptionKind::Sizes:
+    return nullptr;
+  }
+  return nullptr;
 }
 
 /// Index of the innermost reduction dim used by `unroll` (k for matmuls, c
 /// for convolutions).
 static StringRef getUnrollDim(StringRef opKind) {
-  return isConv(opKind) ? "c" : "k";
+  return isConv(*symbolizeOpKind(opKind)) ? "c" : "k";
 }
 
 /// The vectorized dim: the innermost parallel dim in memory of the output
@@ -167,24 +205,16 @@ Expected<Space> mlir::tiletune::buildSpace(const ProblemSpec &problem,
     if (d.Role == LoopRole::Parallel)
       parallel.push_back(d.Name);
 
+  OpKind kind = *symbolizeOpKind(problem.OpKind);
   if (problem.Target == "cpu") {
-    // Order: parallel dims in iterator order, then reductions (default).
-    SmallVector<std::string> order = parallel;
-    for (const ProblemDim &d : problem.Dims)
-      if (d.Role == LoopRole::Reduction)
-        order.push_back(d.Name);
-    space.addParameter(std::make_shared<PermutationParam>("order", order));
-    space.addParameter(std::make_shared<CategoricalParam>(
-        "vectorize", SmallVector<std::string>{"true", "false"}, 0));
-    space.addParameter(std::make_shared<CategoricalParam>(
-        "pack", SmallVector<std::string>{"none", "a", "b", "ab"}, 0));
-    space.addParameter(std::make_shared<DiscreteParam>(
-        "unroll", SmallVector<int64_t>{1, 2, 4, 8}, 1));
-    // NCHW convs may be computed as NHWC (transposes around an NHWC conv;
-    // beyond the papers, see docs/TileConfig.md `layout`).
-    if (problem.OpKind == "conv_2d_nchw_fchw")
-      space.addParameter(std::make_shared<CategoricalParam>(
-          "layout", SmallVector<std::string>{"native", "nhwc"}, 0));
+    // The options of the template meant for this op kind (e.g. `layout`
+    // only for NCHW convs, computed as NHWC: beyond the papers, see
+    // docs/TileConfig.md).
+    for (const OptionSpec &spec : getOptionSpecs(problem.Target))
+      if (spec.appliesTo(kind))
+        if (std::shared_ptr<Parameter> param =
+                makeOptionParameter(spec, problem))
+          space.addParameter(std::move(param));
 
     std::string unrollDim = getUnrollDim(problem.OpKind).str();
     space.addConstraint(
@@ -220,13 +250,13 @@ Expected<Space> mlir::tiletune::buildSpace(const ProblemSpec &problem,
   }
 
   // cuda (OpEvo appendix B).
-  bool unrollOpts = options.CudaUnrollOptions.value_or(isConv(problem.OpKind));
-  if (unrollOpts) {
-    space.addParameter(std::make_shared<CategoricalParam>(
-        "explicit_unroll", SmallVector<std::string>{"false", "true"}, 0));
-    space.addParameter(std::make_shared<DiscreteParam>(
-        "max_unroll", SmallVector<int64_t>{0, 512, 1500}, 512));
-  }
+  bool unrollOpts = options.CudaUnrollOptions.value_or(isConv(kind));
+  if (unrollOpts)
+    for (const OptionSpec &spec : getOptionSpecs(problem.Target))
+      if (spec.appliesTo(kind))
+        if (std::shared_ptr<Parameter> param =
+                makeOptionParameter(spec, problem))
+          space.addParameter(std::move(param));
   if (options.MaxThreadsPerBlock > 0) {
     int64_t limit = options.MaxThreadsPerBlock;
     space.addConstraint(
@@ -398,7 +428,7 @@ Expected<Space> mlir::tiletune::filterByIdealCacheModel(
            return cacheTile(s, c, *p.lookup(name));
          };
          int64_t t;
-         if (isConv(p.OpKind)) {
+         if (isConv(*symbolizeOpKind(p.OpKind))) {
            t = getConvCacheLines(tile("ow"), tile("c"), tile("f"), tile("kh"),
                                  tile("kw"), p.StrideW, p.DilationW, cw);
          } else {

@@ -31,7 +31,7 @@ FailureOr<Operation *> tiletune::convertLayoutToConfig(RewriterBase &rewriter,
                                                        std::string *reason) {
   TileConfigAttr config = getConfig(op);
   if (!config || config.getTarget() != kTargetCPU ||
-      config.getStringOption("layout", "native") != "nhwc")
+      config.getStringOption("layout") != "nhwc")
     return op;
   auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op);
   if (!conv || (!conv.hasPureTensorSemantics() &&

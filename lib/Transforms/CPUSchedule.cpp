@@ -83,9 +83,9 @@ FailureOr<CPUSchedule> tiletune::decodeCPUSchedule(Operation *op,
   schedule.parallelTiles.assign(numLoops, 0);
   schedule.cacheTiles.assign(numLoops, 0);
   schedule.registerTiles.assign(numLoops, 0);
-  schedule.vectorize = config.getBoolOption("vectorize", true);
-  schedule.unroll = config.getIntOption("unroll", 1);
-  StringRef pack = config.getStringOption("pack", "none");
+  schedule.vectorize = config.getBoolOption("vectorize");
+  schedule.unroll = config.getIntOption("unroll");
+  StringRef pack = config.getStringOption("pack");
   schedule.packLhs = pack == "a" || pack == "ab";
   schedule.packRhs = pack == "b" || pack == "ab";
   if (schedule.unroll < 1)

@@ -1,11 +1,11 @@
 //===- TileConfig.h - Tunable ops and their tiling configs ------*- C++ -*-===//
 //
 // The bridge between structured ops and `#tiletune.config`: which ops are
-// tunable, their named loop dimensions, which tiling levels each dimension
-// has on each target, the papers' factor-list view of a config, verification
-// of a config against an op, and the get/set/erase helpers of the
-// `tiletune.config` attribute. Everything that knows the attribute's name or
-// layout lives here.
+// tunable and their named loop dimensions, the papers' factor-list view of a
+// config, verification of a config against an op, and the get/set/erase
+// helpers of the `tiletune.config` attribute. Everything that knows the
+// attribute's name or layout lives here; the op kinds, levels and options
+// themselves are in Support/TilingTemplates.def.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +13,7 @@
 #define TILETUNE_DIALECT_TILECONFIG_H
 
 #include "tiletune/Dialect/TileTuneDialect.h"
+#include "tiletune/Support/TilingTemplates.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Operation.h"
@@ -28,28 +29,9 @@ namespace mlir::tiletune {
 /// Name of the discardable attribute that carries a config on an op.
 constexpr llvm::StringLiteral kConfigAttrName = "tiletune.config";
 
-/// Targets a config can be written for.
-constexpr llvm::StringLiteral kTargetCPU = "cpu";
-constexpr llvm::StringLiteral kTargetCUDA = "cuda";
-
 /// Largest CPU register tile (product of the register-level sizes of the
 /// parallel dimensions): bounds the size of the vectorized micro-kernel.
 constexpr int64_t kMaxRegisterTileElements = 1024;
-
-/// The op families TileTune tiles.
-enum class OpKind { Matmul, BatchMatmul, ConvNhwcHwcf, ConvNchwFchw };
-
-/// Short stable name of an op kind ("matmul", "batch_matmul",
-/// "conv_2d_nhwc_hwcf", "conv_2d_nchw_fchw").
-llvm::StringRef stringifyOpKind(OpKind kind);
-std::optional<OpKind> symbolizeOpKind(llvm::StringRef name);
-
-/// Role of a loop dimension in the tiling templates.
-enum class DimRole {
-  Batch,     ///< Independent problems (batch_matmul b, conv n).
-  Parallel,  ///< Output dims tiled at every level (m, n, f, oh, ow).
-  Reduction, ///< Reduction dims (k, c, kh, kw).
-};
 
 /// One named loop dimension of a tunable op.
 struct LoopDim {
@@ -77,15 +59,6 @@ struct TunableOp {
 /// unsupported op, a dynamic shape or an unsupported element type.
 FailureOr<TunableOp> matchTunableOp(Operation *op,
                                     std::string *reason = nullptr);
-
-/// Tiling levels a dimension of `role` has on `target` for op `kind`, outer
-/// to inner. A dimension with L levels has L+1 factors.
-llvm::ArrayRef<llvm::StringRef> getDimLevels(llvm::StringRef target,
-                                             OpKind kind, DimRole role);
-/// All level names of `target`, outer to inner.
-llvm::ArrayRef<llvm::StringRef> getTargetLevels(llvm::StringRef target);
-/// Whether `target` names a known target.
-bool isKnownTarget(llvm::StringRef target);
 
 /// The size `dim` is tiled at: its entry in the config's `pad` option (CPU
 /// matmul and batch_matmul: the op is computed on zero-padded operands, see

@@ -66,6 +66,11 @@ def TileTune_ConfigAttr : AttrDef<TileTune_Dialect, "TileConfig"> {
     bool getBoolOption(llvm::StringRef name, bool defaultValue) const;
     llvm::StringRef getStringOption(llvm::StringRef name,
                                     llvm::StringRef defaultValue) const;
+    /// The option `name` of the config's target, or its default from
+    /// Support/TilingTemplates.def when the config does not set it.
+    int64_t getIntOption(llvm::StringRef name) const;
+    bool getBoolOption(llvm::StringRef name) const;
+    llvm::StringRef getStringOption(llvm::StringRef name) const;
     /// The `order` option as dimension names (empty if absent).
     llvm::SmallVector<llvm::StringRef> getOrder() const;
   }];

@@ -1,0 +1,122 @@
+//===- TilingTemplates.h - Op kinds, targets, levels and options -*- C++ -*-===//
+//
+// The MLIR-free view of TilingTemplates.def: the op kinds TileTune tiles and
+// the roles of their loops, the targets and their tiling levels, the levels
+// of each loop dimension, and the schedule options of each target with
+// their legal values and defaults. The dialect verifies configs against it,
+// the spaces build their parameters from it and the decoders take their
+// defaults from it, so a level or an option is added in one place.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILETUNE_SUPPORT_TILINGTEMPLATES_H
+#define TILETUNE_SUPPORT_TILINGTEMPLATES_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <optional>
+
+namespace mlir::tiletune {
+
+//===----------------------------------------------------------------------===//
+// Op kinds and loop roles
+//===----------------------------------------------------------------------===//
+
+/// The op families TileTune tiles.
+enum class OpKind {
+#define TILETUNE_OP_KIND(Enumerator, Name, IsConv) Enumerator,
+#include "tiletune/Support/TilingTemplates.def"
+};
+
+/// Short stable name of an op kind ("matmul", "batch_matmul",
+/// "conv_2d_nhwc_hwcf", "conv_2d_nchw_fchw").
+llvm::StringRef stringifyOpKind(OpKind kind);
+/// The op kind called `name`, if any.
+std::optional<OpKind> symbolizeOpKind(llvm::StringRef name);
+/// Whether `kind` is a 2-D convolution (NHWC or NCHW).
+bool isConv(OpKind kind);
+
+/// Role of a loop dimension in the tiling templates.
+enum class DimRole {
+  Batch,     ///< Independent problems (batch_matmul b, conv n).
+  Parallel,  ///< Output dims tiled at every level (m, n, f, oh, ow).
+  Reduction, ///< Reduction dims (k, c, kh, kw).
+};
+
+/// "batch", "parallel" or "reduction".
+llvm::StringRef stringifyDimRole(DimRole role);
+/// The role called `name`, if any.
+std::optional<DimRole> symbolizeDimRole(llvm::StringRef name);
+
+//===----------------------------------------------------------------------===//
+// Targets and levels
+//===----------------------------------------------------------------------===//
+
+/// Targets a config can be written for.
+constexpr llvm::StringLiteral kTargetCPU = "cpu";
+constexpr llvm::StringLiteral kTargetCUDA = "cuda";
+
+/// Whether `target` names a known target.
+bool isKnownTarget(llvm::StringRef target);
+
+/// All level names of `target`, outer to inner (empty for an unknown target).
+llvm::ArrayRef<llvm::StringRef> getTargetLevels(llvm::StringRef target);
+
+/// Tiling levels a dimension of `role` has on `target` for op `kind`, outer
+/// to inner. A dimension with L levels has L+1 factors.
+llvm::ArrayRef<llvm::StringRef> getDimLevels(llvm::StringRef target,
+                                             OpKind kind, DimRole role);
+
+//===----------------------------------------------------------------------===//
+// Schedule options
+//===----------------------------------------------------------------------===//
+
+/// How an option's value is written.
+enum class OptionKind {
+  Order, ///< A permutation of the non-batch loop names.
+  Bool,  ///< true or false.
+  Enum,  ///< One of the legal names.
+  Int,   ///< One of the legal integers.
+  Sizes, ///< Loop name -> positive size.
+};
+
+/// One schedule option of a target.
+struct OptionSpec {
+  llvm::StringRef target;
+  llvm::StringRef name;
+  OptionKind kind;
+  /// Legal values of Enum and Int options, "a|b|c".
+  llvm::StringRef legal;
+  /// The value a config without the option means ("" for Order and Sizes).
+  llvm::StringRef defaultValue;
+  /// Op kinds the option is meant for, "a|b" ("" for all).
+  llvm::StringRef ops;
+
+  /// The legal values of an Enum or Int option, in the written order.
+  llvm::SmallVector<llvm::StringRef> getLegalValues() const;
+  /// Whether `value` is one of the legal values.
+  bool isLegalValue(llvm::StringRef value) const;
+  /// The legal values of an Int option as integers.
+  llvm::SmallVector<int64_t> getLegalInts() const;
+  /// The default of an Int option.
+  int64_t getDefaultInt() const;
+  /// The default of a Bool option.
+  bool getDefaultBool() const;
+  /// Whether the option is meant for ops of `kind`.
+  bool appliesTo(OpKind kind) const;
+};
+
+/// The options of `target` in the order the spaces add them (empty for an
+/// unknown target).
+llvm::ArrayRef<OptionSpec> getOptionSpecs(llvm::StringRef target);
+
+/// The option `name` of `target`, or null.
+const OptionSpec *lookupOptionSpec(llvm::StringRef target,
+                                   llvm::StringRef name);
+
+} // namespace mlir::tiletune
+
+#endif // TILETUNE_SUPPORT_TILINGTEMPLATES_H

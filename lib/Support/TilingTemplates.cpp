@@ -1,0 +1,224 @@
+//===- TilingTemplates.cpp - Op kinds, targets, levels and options --------===//
+//
+// Tables expanded from TilingTemplates.def and the lookups over them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tiletune/Support/TilingTemplates.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/ErrorHandling.h"
+
+using namespace llvm;
+using namespace mlir::tiletune;
+
+//===----------------------------------------------------------------------===//
+// Op kinds and loop roles
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct OpKindEntry {
+  OpKind kind;
+  StringRef name;
+  bool isConv;
+};
+} // namespace
+
+static const OpKindEntry kOpKinds[] = {
+#define TILETUNE_OP_KIND(Enumerator, Name, IsConv)                             \
+  {OpKind::Enumerator, Name, IsConv},
+#include "tiletune/Support/TilingTemplates.def"
+};
+
+static const OpKindEntry &getEntry(OpKind kind) {
+  for (const OpKindEntry &entry : kOpKinds)
+    if (entry.kind == kind)
+      return entry;
+  llvm_unreachable("unknown op kind");
+}
+
+StringRef mlir::tiletune::stringifyOpKind(OpKind kind) {
+  return getEntry(kind).name;
+}
+
+std::optional<OpKind> mlir::tiletune::symbolizeOpKind(StringRef name) {
+  for (const OpKindEntry &entry : kOpKinds)
+    if (entry.name == name)
+      return entry.kind;
+  return std::nullopt;
+}
+
+bool mlir::tiletune::isConv(OpKind kind) { return getEntry(kind).isConv; }
+
+StringRef mlir::tiletune::stringifyDimRole(DimRole role) {
+  switch (role) {
+  case DimRole::Batch:
+    return "batch";
+  case DimRole::Parallel:
+    return "parallel";
+  case DimRole::Reduction:
+    return "reduction";
+  }
+  llvm_unreachable("unknown dim role");
+}
+
+std::optional<DimRole> mlir::tiletune::symbolizeDimRole(StringRef name) {
+  for (DimRole role : {DimRole::Batch, DimRole::Parallel, DimRole::Reduction})
+    if (stringifyDimRole(role) == name)
+      return role;
+  return std::nullopt;
+}
+
+//===----------------------------------------------------------------------===//
+// Targets and levels
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Most levels of one target.
+constexpr unsigned kMaxLevels = 8;
+
+/// A fixed-capacity list of level names (unused slots are empty).
+struct LevelList {
+  StringRef names[kMaxLevels];
+
+  ArrayRef<StringRef> get() const {
+    unsigned count = 0;
+    while (count < kMaxLevels && !names[count].empty())
+      ++count;
+    return ArrayRef<StringRef>(names, count);
+  }
+};
+
+struct TargetEntry {
+  StringRef name;
+  LevelList levels;
+};
+
+/// Op kinds a TILETUNE_DIM_LEVELS line applies to.
+enum class OpFamily { Any, Matmuls, Convs };
+
+struct DimLevelsEntry {
+  StringRef target;
+  OpFamily ops;
+  DimRole role;
+  LevelList levels;
+};
+} // namespace
+
+static const TargetEntry kTargets[] = {
+#define TILETUNE_TARGET(Name, ...) {Name, {{__VA_ARGS__}}},
+#include "tiletune/Support/TilingTemplates.def"
+};
+
+static const DimLevelsEntry kDimLevels[] = {
+#define TILETUNE_DIM_LEVELS(Target, Ops, Role, ...)                            \
+  {Target, OpFamily::Ops, DimRole::Role, {{__VA_ARGS__}}},
+#include "tiletune/Support/TilingTemplates.def"
+};
+
+bool mlir::tiletune::isKnownTarget(StringRef target) {
+  return llvm::any_of(kTargets, [&](const TargetEntry &entry) {
+    return entry.name == target;
+  });
+}
+
+ArrayRef<StringRef> mlir::tiletune::getTargetLevels(StringRef target) {
+  for (const TargetEntry &entry : kTargets)
+    if (entry.name == target)
+      return entry.levels.get();
+  return {};
+}
+
+static bool isInFamily(OpKind kind, OpFamily family) {
+  switch (family) {
+  case OpFamily::Any:
+    return true;
+  case OpFamily::Matmuls:
+    return !isConv(kind);
+  case OpFamily::Convs:
+    return isConv(kind);
+  }
+  llvm_unreachable("unknown op family");
+}
+
+ArrayRef<StringRef> mlir::tiletune::getDimLevels(StringRef target, OpKind kind,
+                                                 DimRole role) {
+  for (const DimLevelsEntry &entry : kDimLevels)
+    if (entry.target == target && entry.role == role &&
+        isInFamily(kind, entry.ops))
+      return entry.levels.get();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// Schedule options
+//===----------------------------------------------------------------------===//
+
+static const OptionSpec kOptions[] = {
+#define TILETUNE_OPTION(Target, Name, Kind, Legal, Default, Ops)               \
+  {Target, Name, OptionKind::Kind, Legal, Default, Ops},
+#include "tiletune/Support/TilingTemplates.def"
+};
+
+SmallVector<StringRef> OptionSpec::getLegalValues() const {
+  SmallVector<StringRef> values;
+  if (!legal.empty())
+    legal.split(values, '|');
+  return values;
+}
+
+bool OptionSpec::isLegalValue(StringRef value) const {
+  return llvm::is_contained(getLegalValues(), value);
+}
+
+SmallVector<int64_t> OptionSpec::getLegalInts() const {
+  SmallVector<int64_t> values;
+  for (StringRef value : getLegalValues()) {
+    int64_t integer = 0;
+    bool invalid = value.getAsInteger(10, integer);
+    assert(!invalid && "Int option with a non-integer legal value");
+    (void)invalid;
+    values.push_back(integer);
+  }
+  return values;
+}
+
+int64_t OptionSpec::getDefaultInt() const {
+  assert(kind == OptionKind::Int && "not an Int option");
+  int64_t value = 0;
+  bool invalid = defaultValue.getAsInteger(10, value);
+  assert(!invalid && "Int option with a non-integer default");
+  (void)invalid;
+  return value;
+}
+
+bool OptionSpec::getDefaultBool() const {
+  assert(kind == OptionKind::Bool && "not a Bool option");
+  return defaultValue == "true";
+}
+
+bool OptionSpec::appliesTo(OpKind kind) const {
+  if (ops.empty())
+    return true;
+  SmallVector<StringRef> names;
+  ops.split(names, '|');
+  return llvm::is_contained(names, stringifyOpKind(kind));
+}
+
+ArrayRef<OptionSpec> mlir::tiletune::getOptionSpecs(StringRef target) {
+  const OptionSpec *begin = llvm::find_if(
+      kOptions, [&](const OptionSpec &spec) { return spec.target == target; });
+  const OptionSpec *end = std::find_if(
+      begin, std::end(kOptions),
+      [&](const OptionSpec &spec) { return spec.target != target; });
+  return ArrayRef<OptionSpec>(begin, end);
+}
+
+const OptionSpec *mlir::tiletune::lookupOptionSpec(StringRef target,
+                                                   StringRef name) {
+  for (const OptionSpec &spec : getOptionSpecs(target))
+    if (spec.name == name)
+      return &spec;
+  return nullptr;
+}

@@ -1,0 +1,57 @@
+//===- TilingTemplatesTest.cpp - Tests of the tiling templates ------------===//
+//
+// The tables expanded from Support/TilingTemplates.def: op kinds, levels and
+// options with their defaults.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tiletune/Support/TilingTemplates.h"
+
+#include "gtest/gtest.h"
+
+using namespace mlir::tiletune;
+
+namespace {
+
+TEST(TilingTemplatesTest, OpKindsRoundTrip) {
+  for (OpKind kind : {OpKind::Matmul, OpKind::BatchMatmul,
+                      OpKind::ConvNhwcHwcf, OpKind::ConvNchwFchw})
+    EXPECT_EQ(symbolizeOpKind(stringifyOpKind(kind)), kind);
+  EXPECT_EQ(symbolizeOpKind("conv_3d"), std::nullopt);
+  EXPECT_FALSE(isConv(OpKind::BatchMatmul));
+  EXPECT_TRUE(isConv(OpKind::ConvNchwFchw));
+  EXPECT_EQ(symbolizeDimRole(stringifyDimRole(DimRole::Reduction)),
+            DimRole::Reduction);
+}
+
+TEST(TilingTemplatesTest, Levels) {
+  EXPECT_TRUE(isKnownTarget("cuda"));
+  EXPECT_FALSE(isKnownTarget("rocm"));
+  EXPECT_EQ(getTargetLevels("cpu").size(), 3u);
+  EXPECT_EQ(getTargetLevels("cuda").back(), "register");
+  EXPECT_TRUE(getTargetLevels("rocm").empty());
+  EXPECT_EQ(getDimLevels("cuda", OpKind::Matmul, DimRole::Reduction).size(),
+            2u);
+  EXPECT_EQ(
+      getDimLevels("cuda", OpKind::ConvNhwcHwcf, DimRole::Reduction).size(),
+      1u);
+  EXPECT_EQ(getDimLevels("cpu", OpKind::Matmul, DimRole::Parallel).front(),
+            "parallel");
+}
+
+TEST(TilingTemplatesTest, Options) {
+  ASSERT_EQ(getOptionSpecs("cuda").size(), 2u);
+  const OptionSpec *unroll = lookupOptionSpec("cpu", "unroll");
+  ASSERT_NE(unroll, nullptr);
+  EXPECT_EQ(unroll->getDefaultInt(), 1);
+  EXPECT_EQ(unroll->getLegalInts(), (llvm::SmallVector<int64_t>{1, 2, 4, 8}));
+  EXPECT_TRUE(lookupOptionSpec("cpu", "vectorize")->getDefaultBool());
+  EXPECT_EQ(lookupOptionSpec("cuda", "max_unroll")->getDefaultInt(), 512);
+  const OptionSpec *layout = lookupOptionSpec("cpu", "layout");
+  EXPECT_TRUE(layout->appliesTo(OpKind::ConvNchwFchw));
+  EXPECT_FALSE(layout->appliesTo(OpKind::Matmul));
+  EXPECT_TRUE(layout->isLegalValue("nhwc"));
+  EXPECT_EQ(lookupOptionSpec("cuda", "unroll"), nullptr);
+}
+
+} // namespace
