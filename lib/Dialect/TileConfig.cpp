@@ -24,40 +24,34 @@ const LoopDim *TunableOp::lookup(StringRef name) const {
 }
 
 double TunableOp::flops() const {
-  double product = 2.0;
+  SmallVector<int64_t> sizes;
   for (const LoopDim &dim : dims)
-    product *= static_cast<double>(dim.size);
-  return product;
+    sizes.push_back(dim.size);
+  return countFlops(sizes);
 }
 
-namespace {
-struct DimSpec {
-  const char *name;
-  DimRole role;
-};
-} // namespace
+/// Reads a 2-element strides/dilations attribute ({1, 1} when absent).
+static std::array<int64_t, 2> readWindowPair(DenseIntElementsAttr attr) {
+  std::array<int64_t, 2> result = {1, 1};
+  if (!attr || attr.getNumElements() != 2)
+    return result;
+  unsigned i = 0;
+  for (const APInt &v : attr.getValues<APInt>())
+    result[i++] = v.getSExtValue();
+  return result;
+}
 
-/// Names and roles of the loops of each op kind, in iterator order.
-static ArrayRef<DimSpec> getDimSpecs(OpKind kind) {
-  constexpr DimRole B = DimRole::Batch, P = DimRole::Parallel,
-                    R = DimRole::Reduction;
-  static const DimSpec matmul[] = {{"m", P}, {"n", P}, {"k", R}};
-  static const DimSpec batchMatmul[] = {{"b", B}, {"m", P}, {"n", P}, {"k", R}};
-  static const DimSpec nhwc[] = {{"n", B},  {"oh", P}, {"ow", P}, {"f", P},
-                                 {"kh", R}, {"kw", R}, {"c", R}};
-  static const DimSpec nchw[] = {{"n", B}, {"f", P},  {"oh", P}, {"ow", P},
-                                 {"c", R}, {"kh", R}, {"kw", R}};
-  switch (kind) {
-  case OpKind::Matmul:
-    return matmul;
-  case OpKind::BatchMatmul:
-    return batchMatmul;
-  case OpKind::ConvNhwcHwcf:
-    return nhwc;
-  case OpKind::ConvNchwFchw:
-    return nchw;
+void mlir::tiletune::getConvStridesAndDilations(
+    Operation *op, std::array<int64_t, 2> &strides,
+    std::array<int64_t, 2> &dilations) {
+  strides = dilations = {1, 1};
+  if (auto conv = dyn_cast<linalg::Conv2DNhwcHwcfOp>(op)) {
+    strides = readWindowPair(conv.getStrides());
+    dilations = readWindowPair(conv.getDilations());
+  } else if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op)) {
+    strides = readWindowPair(conv.getStrides());
+    dilations = readWindowPair(conv.getDilations());
   }
-  llvm_unreachable("unknown op kind");
 }
 
 FailureOr<TunableOp> mlir::tiletune::matchTunableOp(Operation *op,
@@ -114,19 +108,20 @@ FailureOr<TunableOp> mlir::tiletune::matchTunableOp(Operation *op,
   result.elementType = elementType;
 
   SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
-  ArrayRef<DimSpec> specs = getDimSpecs(*kind);
+  ArrayRef<LoopTemplate> specs = getLoopTemplates(*kind);
   if (ranges.size() != specs.size())
     return fail("unexpected number of loops");
   for (auto [index, spec] : llvm::enumerate(specs)) {
     if (ShapedType::isDynamic(ranges[index]))
       return fail(Twine("loop '") + spec.name + "' has a dynamic size");
     LoopDim dim;
-    dim.name = spec.name;
+    dim.name = spec.name.str();
     dim.size = ranges[index];
     dim.role = spec.role;
     dim.loopIndex = index;
     result.dims.push_back(std::move(dim));
   }
+  getConvStridesAndDilations(op, result.strides, result.dilations);
   return result;
 }
 
@@ -308,9 +303,7 @@ mlir::tiletune::verifyConfig(TileConfigAttr config, const TunableOp &op,
     }
   }
   int64_t unroll = config.getIntOption("unroll");
-  StringRef innerReduction =
-      (op.kind == OpKind::Matmul || op.kind == OpKind::BatchMatmul) ? "k"
-                                                                    : "c";
+  StringRef innerReduction = isConv(op.kind) ? "c" : "k";
   int64_t reductionTile = config.getTileSize("cache", innerReduction).value_or(1);
   if (reductionTile % unroll != 0)
     return emitError() << "'unroll' (" << unroll

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tiletune/Execution/KernelInfo.h"
+#include "tiletune/Dialect/TileConfig.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -198,47 +199,22 @@ llvm::Error mlir::tiletune::prepareForExecution(ModuleOp module, bool strict) {
 //===----------------------------------------------------------------------===//
 
 llvm::StringRef ReferenceProblem::getOpName() const {
-  switch (kind) {
-  case Kind::Matmul:
-    return "linalg.matmul";
-  case Kind::BatchMatmul:
-    return "linalg.batch_matmul";
-  case Kind::Conv2DNhwcHwcf:
-    return "linalg.conv_2d_nhwc_hwcf";
-  case Kind::Conv2DNchwFchw:
-    return "linalg.conv_2d_nchw_fchw";
-  }
-  return "";
+  return tiletune::getOpName(kind);
 }
 
 llvm::Error ReferenceProblem::compute(const Buffer &lhs, const Buffer &rhs,
                                       Buffer &out) const {
   switch (kind) {
-  case Kind::Matmul:
+  case OpKind::Matmul:
     return referenceMatmul(lhs, rhs, out);
-  case Kind::BatchMatmul:
+  case OpKind::BatchMatmul:
     return referenceBatchMatmul(lhs, rhs, out);
-  case Kind::Conv2DNhwcHwcf:
+  case OpKind::ConvNhwcHwcf:
     return referenceConv2DNhwcHwcf(lhs, rhs, out, conv);
-  case Kind::Conv2DNchwFchw:
+  case OpKind::ConvNchwFchw:
     return referenceConv2DNchwFchw(lhs, rhs, out, conv);
   }
   return llvm::createStringError("unknown reference problem");
-}
-
-/// Reads a 2-element strides/dilations attribute (absent means {1, 1}).
-static llvm::Expected<std::array<int64_t, 2>>
-readPair(DenseIntElementsAttr attr, llvm::StringRef what) {
-  std::array<int64_t, 2> values = {1, 1};
-  if (!attr)
-    return values;
-  if (attr.getNumElements() != 2)
-    return llvm::createStringError(
-        llvm::formatv("{0} must have two elements", what));
-  unsigned i = 0;
-  for (const APInt &v : attr.getValues<APInt>())
-    values[i++] = v.getSExtValue();
-  return values;
 }
 
 llvm::Expected<ReferenceProblem>
@@ -284,28 +260,16 @@ mlir::tiletune::analyzeSingleOpKernel(func::FuncOp func) {
   if (auto mm = dyn_cast<linalg::MatmulOp>(op)) {
     if (mm.hasUserDefinedMaps())
       return fail("linalg.matmul with user-defined indexing maps");
-    problem.kind = ReferenceProblem::Kind::Matmul;
+    problem.kind = OpKind::Matmul;
   } else if (auto bmm = dyn_cast<linalg::BatchMatmulOp>(op)) {
     if (bmm.hasUserDefinedMaps())
       return fail("linalg.batch_matmul with user-defined indexing maps");
-    problem.kind = ReferenceProblem::Kind::BatchMatmul;
-  } else if (auto conv = dyn_cast<linalg::Conv2DNhwcHwcfOp>(op)) {
-    problem.kind = ReferenceProblem::Kind::Conv2DNhwcHwcf;
-    auto s = readPair(conv.getStrides(), "strides");
-    auto d = readPair(conv.getDilations(), "dilations");
-    if (!s || !d)
-      return fail(llvm::toString(s ? d.takeError() : s.takeError()));
-    problem.conv.strides = *s;
-    problem.conv.dilations = *d;
+    problem.kind = OpKind::BatchMatmul;
   } else {
-    auto nchw = cast<linalg::Conv2DNchwFchwOp>(op);
-    problem.kind = ReferenceProblem::Kind::Conv2DNchwFchw;
-    auto s = readPair(nchw.getStrides(), "strides");
-    auto d = readPair(nchw.getDilations(), "dilations");
-    if (!s || !d)
-      return fail(llvm::toString(s ? d.takeError() : s.takeError()));
-    problem.conv.strides = *s;
-    problem.conv.dilations = *d;
+    problem.kind = isa<linalg::Conv2DNhwcHwcfOp>(op) ? OpKind::ConvNhwcHwcf
+                                                      : OpKind::ConvNchwFchw;
+    getConvStridesAndDilations(op, problem.conv.strides,
+                               problem.conv.dilations);
   }
 
   if (target.getNumDpsInputs() != 2 || target.getNumDpsInits() != 1)
@@ -364,17 +328,15 @@ mlir::tiletune::analyzeSingleOpKernel(func::FuncOp func) {
 
   // Loop ranges give the FLOPs and the reduction length.
   SmallVector<int64_t> ranges = target.getStaticLoopRanges();
-  double iterations = 1.0;
   int64_t reduction = 1;
   for (auto [range, iter] :
        llvm::zip(ranges, target.getIteratorTypesArray())) {
     if (ShapedType::isDynamic(range))
       return fail("dynamic shapes are not supported");
-    iterations *= static_cast<double>(range);
     if (iter == utils::IteratorType::reduction)
       reduction *= range;
   }
-  problem.flops = 2.0 * iterations;
+  problem.flops = countFlops(ranges);
   problem.reductionLength = reduction;
   return problem;
 }

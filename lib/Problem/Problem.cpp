@@ -22,28 +22,6 @@
 using namespace mlir;
 using namespace mlir::tiletune;
 
-static llvm::StringRef stringifyRole(DimRole role) {
-  switch (role) {
-  case DimRole::Batch:
-    return "batch";
-  case DimRole::Parallel:
-    return "parallel";
-  case DimRole::Reduction:
-    return "reduction";
-  }
-  return "parallel";
-}
-
-static std::optional<DimRole> parseRole(llvm::StringRef name) {
-  if (name == "batch")
-    return DimRole::Batch;
-  if (name == "parallel")
-    return DimRole::Parallel;
-  if (name == "reduction")
-    return DimRole::Reduction;
-  return std::nullopt;
-}
-
 std::string Problem::getKey() const {
   std::string key;
   llvm::raw_string_ostream os(key);
@@ -64,10 +42,10 @@ int64_t Problem::getDimSize(llvm::StringRef name) const {
 }
 
 double Problem::getFlops() const {
-  double product = 2.0;
+  SmallVector<int64_t> sizes;
   for (const LoopDim &d : dims)
-    product *= double(d.size);
-  return product;
+    sizes.push_back(d.size);
+  return countFlops(sizes);
 }
 
 std::string Problem::describe() const {
@@ -89,7 +67,7 @@ llvm::json::Value Problem::toJSON() const {
   for (const LoopDim &d : dims)
     dimArray.push_back(llvm::json::Object{{"name", d.name},
                                           {"size", d.size},
-                                          {"role", stringifyRole(d.role)},
+                                          {"role", stringifyDimRole(d.role)},
                                           {"loop", int64_t(d.loopIndex)}});
   llvm::json::Array shapes;
   for (const auto &shape : operandShapes) {
@@ -141,7 +119,7 @@ llvm::Expected<Problem> Problem::fromJSON(const llvm::json::Value &value) {
     std::optional<int64_t> size = dObj->getInteger("size");
     std::optional<llvm::StringRef> role = dObj->getString("role");
     std::optional<int64_t> loop = dObj->getInteger("loop");
-    std::optional<DimRole> r = role ? parseRole(*role) : std::nullopt;
+    std::optional<DimRole> r = role ? symbolizeDimRole(*role) : std::nullopt;
     if (!name || !size || *size < 1 || !r || !loop)
       return bad("'dims' entry");
     dim.name = name->str();
@@ -194,18 +172,6 @@ llvm::Expected<Problem> Problem::fromJSON(const llvm::json::Value &value) {
   return p;
 }
 
-/// Reads a 2-element i64 elements attribute (strides/dilations) of `op`.
-static std::array<int64_t, 2> readPairAttr(Operation *op, StringRef name) {
-  std::array<int64_t, 2> result = {1, 1};
-  auto attr = op->getAttrOfType<DenseIntElementsAttr>(name);
-  if (!attr || attr.getNumElements() != 2)
-    return result;
-  unsigned i = 0;
-  for (const APInt &v : attr.getValues<APInt>())
-    result[i++] = v.getSExtValue();
-  return result;
-}
-
 FailureOr<Problem> mlir::tiletune::extractProblem(Operation *op,
                                                   StringRef target,
                                                   std::string *reason) {
@@ -233,10 +199,8 @@ FailureOr<Problem> mlir::tiletune::extractProblem(Operation *op,
       *reason = "expected two inputs and one output";
     return failure();
   }
-  if (isConv(p.kind)) {
-    p.strides = readPairAttr(op, "strides");
-    p.dilations = readPairAttr(op, "dilations");
-  }
+  p.strides = tunable->strides;
+  p.dilations = tunable->dilations;
   return p;
 }
 
@@ -300,20 +264,6 @@ static std::string shapedType(StringRef kind, ArrayRef<int64_t> shape,
     os << s << "x";
   os << elementType << ">";
   return text;
-}
-
-static StringRef getOpName(OpKind kind) {
-  switch (kind) {
-  case OpKind::Matmul:
-    return "linalg.matmul";
-  case OpKind::BatchMatmul:
-    return "linalg.batch_matmul";
-  case OpKind::ConvNhwcHwcf:
-    return "linalg.conv_2d_nhwc_hwcf";
-  case OpKind::ConvNchwFchw:
-    return "linalg.conv_2d_nchw_fchw";
-  }
-  return "linalg.matmul";
 }
 
 FailureOr<OwningOpRef<ModuleOp>>

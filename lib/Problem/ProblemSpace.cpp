@@ -22,26 +22,22 @@ static llvm::Error makeError(const llvm::Twine &msg) {
 
 ProblemSpec mlir::tiletune::toProblemSpec(const Problem &problem) {
   ProblemSpec spec;
-  spec.OpKind = stringifyOpKind(problem.kind).str();
-  spec.Target = problem.target;
-  int64_t elementBytes = problem.elementType == "f64" ? 8 : 4;
-  bool pad = problem.target == kTargetCPU && isCPUPaddableOpKind(spec.OpKind);
+  spec.opKind = problem.kind;
+  spec.target = problem.target;
+  spec.elementBytes = problem.elementType == "f64" ? 8 : 4;
+  bool pad = problem.target == kTargetCPU &&
+             isCPUPaddableOpKind(stringifyOpKind(problem.kind));
   for (const LoopDim &d : problem.dims) {
     ProblemDim dim;
-    dim.Name = d.name;
-    dim.Size = pad && d.role != DimRole::Batch
-                   ? getCPUPaddedSize(d.name, d.size, 64 / elementBytes)
+    dim.name = d.name;
+    dim.size = pad && d.role != DimRole::Batch
+                   ? getCPUPaddedSize(d.name, d.size, 64 / spec.elementBytes)
                    : d.size;
-    dim.Role = d.role == DimRole::Batch      ? LoopRole::Batch
-               : d.role == DimRole::Reduction ? LoopRole::Reduction
-                                              : LoopRole::Parallel;
-    spec.Dims.push_back(dim);
+    dim.role = d.role;
+    spec.dims.push_back(dim);
   }
-  spec.StrideH = problem.strides[0];
-  spec.StrideW = problem.strides[1];
-  spec.DilationH = problem.dilations[0];
-  spec.DilationW = problem.dilations[1];
-  spec.ElementBytes = problem.elementType == "f64" ? 8 : 4;
+  spec.strides = problem.strides;
+  spec.dilations = problem.dilations;
   return spec;
 }
 

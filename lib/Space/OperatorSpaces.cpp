@@ -18,92 +18,11 @@
 using namespace llvm;
 using namespace mlir::tiletune;
 
-static Error makeError(const Twine &msg) {
-  return createStringError(inconvertibleErrorCode(), msg);
-}
+static Error makeError(const Twine &msg) { return createStringError(msg); }
 
-StringRef mlir::tiletune::stringifyLoopRole(LoopRole role) {
-  switch (role) {
-  case LoopRole::Batch:
-    return "batch";
-  case LoopRole::Parallel:
-    return "parallel";
-  case LoopRole::Reduction:
-    return "reduction";
-  }
-  return "unknown";
-}
-
-const ProblemDim *ProblemSpec::lookup(StringRef name) const {
-  for (const ProblemDim &d : Dims)
-    if (d.Name == name)
-      return &d;
-  return nullptr;
-}
-
-namespace {
-struct DimTemplate {
-  const char *Name;
-  LoopRole Role;
-};
-} // namespace
-
-/// Loop names and roles per op kind, in iterator order (CONFIG.md).
-static std::optional<SmallVector<DimTemplate>> getTemplate(StringRef opKind) {
-  using R = LoopRole;
-  if (opKind == "matmul")
-    return SmallVector<DimTemplate>{
-        {"m", R::Parallel}, {"n", R::Parallel}, {"k", R::Reduction}};
-  if (opKind == "batch_matmul")
-    return SmallVector<DimTemplate>{{"b", R::Batch},
-                                    {"m", R::Parallel},
-                                    {"n", R::Parallel},
-                                    {"k", R::Reduction}};
-  if (opKind == "conv_2d_nhwc_hwcf")
-    return SmallVector<DimTemplate>{
-        {"n", R::Batch},      {"oh", R::Parallel},  {"ow", R::Parallel},
-        {"f", R::Parallel},   {"kh", R::Reduction}, {"kw", R::Reduction},
-        {"c", R::Reduction}};
-  if (opKind == "conv_2d_nchw_fchw")
-    return SmallVector<DimTemplate>{
-        {"n", R::Batch},      {"f", R::Parallel},   {"oh", R::Parallel},
-        {"ow", R::Parallel},  {"c", R::Reduction},  {"kh", R::Reduction},
-        {"kw", R::Reduction}};
-  return std::nullopt;
-}
-
-Expected<ProblemSpec> mlir::tiletune::makeProblemSpec(StringRef opKind,
-                                                      StringRef target,
-                                                      ArrayRef<int64_t> sizes) {
-  auto tmpl = getTemplate(opKind);
-  if (!tmpl)
-    return makeError("unknown op kind '" + opKind +
-                     "' (expected matmul, batch_matmul, conv_2d_nhwc_hwcf or "
-                     "conv_2d_nchw_fchw)");
-  if (target != "cpu" && target != "cuda")
-    return makeError("unknown target '" + target + "' (expected cpu or cuda)");
-  if (sizes.size() != tmpl->size())
-    return makeError(opKind + " has " + Twine(tmpl->size()) +
-                     " loops, got " + Twine(sizes.size()) + " sizes");
-  ProblemSpec spec;
-  spec.OpKind = opKind.str();
-  spec.Target = target.str();
-  for (auto [t, s] : llvm::zip(*tmpl, sizes)) {
-    if (s < 1)
-      return makeError("size of loop '" + Twine(t.Name) + "' must be >= 1");
-    spec.Dims.push_back({t.Name, s, t.Role});
-  }
-  return spec;
-}
-
-unsigned mlir::tiletune::getNumFactors(StringRef target, StringRef opKind,
-                                       LoopRole role) {
-  std::optional<OpKind> kind = symbolizeOpKind(opKind);
-  assert(kind && "unknown op kind");
-  DimRole dimRole = role == LoopRole::Batch      ? DimRole::Batch
-                    : role == LoopRole::Parallel ? DimRole::Parallel
-                                                 : DimRole::Reduction;
-  return getDimLevels(target, *kind, dimRole).size() + 1;
+unsigned mlir::tiletune::getNumFactors(StringRef target, OpKind opKind,
+                                       DimRole role) {
+  return getDimLevels(target, opKind, role).size() + 1;
 }
 
 /// The space parameter of a schedule option searched on `problem`, or null
@@ -114,10 +33,10 @@ makeOptionParameter(const OptionSpec &spec, const ProblemSpec &problem) {
   case OptionKind::Order: {
     // Parallel dims in iterator order, then reductions (default).
     SmallVector<std::string> order;
-    for (LoopRole role : {LoopRole::Parallel, LoopRole::Reduction})
-      for (const ProblemDim &d : problem.Dims)
-        if (d.Role == role)
-          order.push_back(d.Name);
+    for (DimRole role : {DimRole::Parallel, DimRole::Reduction})
+      for (const ProblemDim &d : problem.dims)
+        if (d.role == role)
+          order.push_back(d.name);
     return std::make_shared<PermutationParam>(spec.name, order);
   }
   case OptionKind::Bool: {
@@ -150,39 +69,39 @@ makeOptionParameter(const OptionSpec &spec, const ProblemSpec &problem) {
 
 /// Index of the innermost reduction dim used by `unroll` (k for matmuls, c
 /// for convolutions).
-static StringRef getUnrollDim(StringRef opKind) {
-  return isConv(*symbolizeOpKind(opKind)) ? "c" : "k";
+static StringRef getUnrollDim(OpKind opKind) {
+  return isConv(opKind) ? "c" : "k";
 }
 
 /// The vectorized dim: the innermost parallel dim in memory of the output
 /// (n for matmuls, f for NHWC, ow for NCHW).
-static StringRef getVectorDim(StringRef opKind) {
-  if (opKind == "conv_2d_nhwc_hwcf")
+static StringRef getVectorDim(OpKind opKind) {
+  if (opKind == OpKind::ConvNhwcHwcf)
     return "f";
-  if (opKind == "conv_2d_nchw_fchw")
+  if (opKind == OpKind::ConvNchwFchw)
     return "ow";
   return "n";
 }
 
 static Error checkProblem(const ProblemSpec &problem) {
-  auto tmpl = getTemplate(problem.OpKind);
-  if (!tmpl)
-    return makeError("unknown op kind '" + problem.OpKind + "'");
-  if (problem.Target != "cpu" && problem.Target != "cuda")
-    return makeError("unknown target '" + problem.Target + "'");
-  if (problem.Dims.size() != tmpl->size())
-    return makeError(problem.OpKind + " needs " + Twine(tmpl->size()) +
-                     " loops, the problem has " + Twine(problem.Dims.size()));
-  for (auto [d, t] : llvm::zip(problem.Dims, *tmpl)) {
-    if (d.Name != t.Name || d.Role != t.Role)
-      return makeError("loop '" + d.Name + "' does not match " +
-                       problem.OpKind + "'s loop '" + t.Name + "' (" +
-                       stringifyLoopRole(t.Role) + ")");
-    if (d.Size < 1)
-      return makeError("loop '" + d.Name + "' has size " + Twine(d.Size));
+  ArrayRef<LoopTemplate> loops = getLoopTemplates(problem.opKind);
+  StringRef kindName = stringifyOpKind(problem.opKind);
+  if (!isKnownTarget(problem.target))
+    return makeError("unknown target '" + problem.target + "'");
+  if (problem.dims.size() != loops.size())
+    return makeError(kindName + " needs " + Twine(loops.size()) +
+                     " loops, the problem has " + Twine(problem.dims.size()));
+  for (auto [d, t] : llvm::zip(problem.dims, loops)) {
+    if (d.name != t.name || d.role != t.role)
+      return makeError("loop '" + d.name + "' does not match " + kindName +
+                       "'s loop '" + t.name + "' (" +
+                       stringifyDimRole(t.role) + ")");
+    if (d.size < 1)
+      return makeError("loop '" + d.name + "' has size " + Twine(d.size));
   }
-  if (problem.StrideH < 1 || problem.StrideW < 1 || problem.DilationH < 1 ||
-      problem.DilationW < 1 || problem.ElementBytes < 1)
+  if (llvm::any_of(problem.strides, [](int64_t s) { return s < 1; }) ||
+      llvm::any_of(problem.dilations, [](int64_t d) { return d < 1; }) ||
+      problem.elementBytes < 1)
     return makeError("strides, dilations and element size must be >= 1");
   return Error::success();
 }
@@ -191,32 +110,33 @@ Expected<Space> mlir::tiletune::buildSpace(const ProblemSpec &problem,
                                            const SpaceOptions &options) {
   if (Error e = checkProblem(problem))
     return std::move(e);
-  std::string name = problem.Target + " " + problem.OpKind;
-  for (size_t i = 0; i < problem.Dims.size(); ++i)
-    name += (i ? "x" : " ") + std::to_string(problem.Dims[i].Size);
+  std::string name =
+      problem.target + " " + stringifyOpKind(problem.opKind).str();
+  for (size_t i = 0; i < problem.dims.size(); ++i)
+    name += (i ? "x" : " ") + std::to_string(problem.dims[i].size);
   Space space(name);
-  for (const ProblemDim &d : problem.Dims)
+  for (const ProblemDim &d : problem.dims)
     space.addParameter(std::make_shared<FactorizationParam>(
-        d.Name, d.Size,
-        getNumFactors(problem.Target, problem.OpKind, d.Role)));
+        d.name, d.size,
+        getNumFactors(problem.target, problem.opKind, d.role)));
 
   SmallVector<std::string> parallel;
-  for (const ProblemDim &d : problem.Dims)
-    if (d.Role == LoopRole::Parallel)
-      parallel.push_back(d.Name);
+  for (const ProblemDim &d : problem.dims)
+    if (d.role == DimRole::Parallel)
+      parallel.push_back(d.name);
 
-  OpKind kind = *symbolizeOpKind(problem.OpKind);
-  if (problem.Target == "cpu") {
+  OpKind kind = problem.opKind;
+  if (problem.target == "cpu") {
     // The options of the template meant for this op kind (e.g. `layout`
     // only for NCHW convs, computed as NHWC: beyond the papers, see
     // docs/TileConfig.md).
-    for (const OptionSpec &spec : getOptionSpecs(problem.Target))
+    for (const OptionSpec &spec : getOptionSpecs(problem.target))
       if (spec.appliesTo(kind))
         if (std::shared_ptr<Parameter> param =
                 makeOptionParameter(spec, problem))
           space.addParameter(std::move(param));
 
-    std::string unrollDim = getUnrollDim(problem.OpKind).str();
+    std::string unrollDim = getUnrollDim(problem.opKind).str();
     space.addConstraint(
         {"unroll-divides-cache-tile",
          [unrollDim](const Space &s,
@@ -252,7 +172,7 @@ Expected<Space> mlir::tiletune::buildSpace(const ProblemSpec &problem,
   // cuda (OpEvo appendix B).
   bool unrollOpts = options.CudaUnrollOptions.value_or(isConv(kind));
   if (unrollOpts)
-    for (const OptionSpec &spec : getOptionSpecs(problem.Target))
+    for (const OptionSpec &spec : getOptionSpecs(problem.target))
       if (spec.appliesTo(kind))
         if (std::shared_ptr<Parameter> param =
                 makeOptionParameter(spec, problem))
@@ -294,9 +214,9 @@ int64_t mlir::tiletune::getPFactorThreads(const ProblemSpec &problem,
   // every prime, its exponent in t is at most the sum of its exponents in
   // the dim sizes (distribute prime by prime). Take the largest such t.
   std::map<int64_t, unsigned> available;
-  for (const ProblemDim &d : problem.Dims)
-    if (d.Role != LoopRole::Reduction)
-      for (auto [p, e] : factorizePrimes(d.Size))
+  for (const ProblemDim &d : problem.dims)
+    if (d.role != DimRole::Reduction)
+      for (auto [p, e] : factorizePrimes(d.size))
         available[p] += e;
   int64_t best = 1;
   for (int64_t t = 2; t <= numThreads; ++t) {
@@ -314,16 +234,16 @@ Expected<Space> mlir::tiletune::restrictToThreadGrid(const Space &space,
                                                      int64_t numThreads) {
   if (Error e = checkProblem(problem))
     return std::move(e);
-  if (problem.Target != "cpu")
+  if (problem.target != "cpu")
     return makeError("pfactor applies to cpu spaces only");
   if (numThreads < 1)
     return makeError("pfactor needs at least one thread");
   SmallVector<std::string> dims;
-  for (const ProblemDim &d : problem.Dims) {
-    if (!space.lookup(d.Name))
-      return makeError("space has no parameter for loop '" + d.Name + "'");
-    if (d.Role != LoopRole::Reduction)
-      dims.push_back(d.Name);
+  for (const ProblemDim &d : problem.dims) {
+    if (!space.lookup(d.name))
+      return makeError("space has no parameter for loop '" + d.name + "'");
+    if (d.role != DimRole::Reduction)
+      dims.push_back(d.name);
   }
   int64_t threads = getPFactorThreads(problem, numThreads);
   Space result = space.withConstraint(
@@ -388,13 +308,13 @@ int64_t mlir::tiletune::getConvCacheLines(int64_t owt, int64_t ict,
 /// Cache tile of a dim in a CPU config: the product of the factors inside
 /// the cache level (parallel: f2*f3; reduction: f1; batch: 1).
 static int64_t cacheTile(const Space &s, const Config &c, const ProblemDim &d) {
-  ArrayRef<int64_t> f = s.getValue(c, d.Name);
-  switch (d.Role) {
-  case LoopRole::Parallel:
+  ArrayRef<int64_t> f = s.getValue(c, d.name);
+  switch (d.role) {
+  case DimRole::Parallel:
     return f[2] * f[3];
-  case LoopRole::Reduction:
+  case DimRole::Reduction:
     return f[1];
-  case LoopRole::Batch:
+  case DimRole::Batch:
     return 1;
   }
   return 1;
@@ -404,19 +324,19 @@ Expected<Space> mlir::tiletune::filterByIdealCacheModel(
     const Space &space, const ProblemSpec &problem, const CacheModel &model) {
   if (Error e = checkProblem(problem))
     return std::move(e);
-  if (problem.Target != "cpu")
+  if (problem.target != "cpu")
     return makeError("the ideal-cache-model filter applies to cpu spaces only");
   if (model.CacheBytes < model.LineBytes || model.LineBytes < 1 ||
       model.VectorBytes < 1)
     return makeError("invalid cache model");
-  for (const ProblemDim &d : problem.Dims)
-    if (!space.lookup(d.Name) ||
-        space.getParameter(*space.lookup(d.Name)).getWidth() !=
-            getNumFactors("cpu", problem.OpKind, d.Role))
+  for (const ProblemDim &d : problem.dims)
+    if (!space.lookup(d.name) ||
+        space.getParameter(*space.lookup(d.name)).getWidth() !=
+            getNumFactors("cpu", problem.opKind, d.role))
       return makeError("space does not have the cpu factorization of '" +
-                       d.Name + "'");
-  int64_t cw = std::max<int64_t>(1, model.LineBytes / problem.ElementBytes);
-  int64_t vw = std::max<int64_t>(1, model.VectorBytes / problem.ElementBytes);
+                       d.name + "'");
+  int64_t cw = std::max<int64_t>(1, model.LineBytes / problem.elementBytes);
+  int64_t vw = std::max<int64_t>(1, model.VectorBytes / problem.elementBytes);
   int64_t lines = model.CacheBytes / model.LineBytes; // Z_w / C_w
   bool hasPack = space.lookup("pack").has_value();
   ProblemSpec p = problem;
@@ -428,9 +348,9 @@ Expected<Space> mlir::tiletune::filterByIdealCacheModel(
            return cacheTile(s, c, *p.lookup(name));
          };
          int64_t t;
-         if (isConv(*symbolizeOpKind(p.OpKind))) {
+         if (isConv(p.opKind)) {
            t = getConvCacheLines(tile("ow"), tile("c"), tile("f"), tile("kh"),
-                                 tile("kw"), p.StrideW, p.DilationW, cw);
+                                 tile("kw"), p.strides[1], p.dilations[1], cw);
          } else {
            MatmulSchedule sched = MatmulSchedule::TMM;
            if (hasPack) {
@@ -449,8 +369,8 @@ Expected<Space> mlir::tiletune::filterByIdealCacheModel(
          return "cache tile touches " + std::to_string(t) +
                 " lines, the cache holds " + std::to_string(lines);
        }});
-  std::string vdim = getVectorDim(problem.OpKind).str();
-  int64_t need = std::min(problem.lookup(vdim)->Size, vw);
+  std::string vdim = getVectorDim(problem.opKind).str();
+  int64_t need = std::min(problem.lookup(vdim)->size, vw);
   bool hasVectorize = space.lookup("vectorize").has_value();
   result.addConstraint(
       {"vector-width",

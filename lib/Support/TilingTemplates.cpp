@@ -10,6 +10,8 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/ErrorHandling.h"
 
+#include <array>
+
 using namespace llvm;
 using namespace mlir::tiletune;
 
@@ -21,13 +23,14 @@ namespace {
 struct OpKindEntry {
   OpKind kind;
   StringRef name;
+  StringRef opName;
   bool isConv;
 };
 } // namespace
 
 static const OpKindEntry kOpKinds[] = {
-#define TILETUNE_OP_KIND(Enumerator, Name, IsConv)                             \
-  {OpKind::Enumerator, Name, IsConv},
+#define TILETUNE_OP_KIND(Enumerator, Name, OpName, IsConv)                     \
+  {OpKind::Enumerator, Name, OpName, IsConv},
 #include "tiletune/Support/TilingTemplates.def"
 };
 
@@ -51,6 +54,10 @@ std::optional<OpKind> mlir::tiletune::symbolizeOpKind(StringRef name) {
 
 bool mlir::tiletune::isConv(OpKind kind) { return getEntry(kind).isConv; }
 
+StringRef mlir::tiletune::getOpName(OpKind kind) {
+  return getEntry(kind).opName;
+}
+
 StringRef mlir::tiletune::stringifyDimRole(DimRole role) {
   switch (role) {
   case DimRole::Batch:
@@ -68,6 +75,29 @@ std::optional<DimRole> mlir::tiletune::symbolizeDimRole(StringRef name) {
     if (stringifyDimRole(role) == name)
       return role;
   return std::nullopt;
+}
+
+namespace {
+struct LoopEntry {
+  OpKind kind;
+  LoopTemplate loop;
+};
+} // namespace
+
+static const LoopEntry kLoops[] = {
+#define TILETUNE_LOOP(Kind, Name, Role) {OpKind::Kind, {Name, DimRole::Role}},
+#include "tiletune/Support/TilingTemplates.def"
+};
+
+ArrayRef<LoopTemplate> mlir::tiletune::getLoopTemplates(OpKind kind) {
+  // The loops of one op kind are consecutive in the table; copy them once.
+  static const auto perKind = [] {
+    std::array<SmallVector<LoopTemplate, 8>, std::size(kOpKinds)> result;
+    for (const LoopEntry &entry : kLoops)
+      result[static_cast<unsigned>(entry.kind)].push_back(entry.loop);
+    return result;
+  }();
+  return perKind[static_cast<unsigned>(kind)];
 }
 
 //===----------------------------------------------------------------------===//

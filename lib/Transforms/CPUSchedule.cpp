@@ -24,10 +24,6 @@ using namespace mlir::tiletune;
 // Op kinds
 //===----------------------------------------------------------------------===//
 
-bool tiletune::isConvKind(OpKind kind) {
-  return kind == OpKind::ConvNhwcHwcf || kind == OpKind::ConvNchwFchw;
-}
-
 int64_t tiletune::getPanelDim(OpKind kind) {
   return kind == OpKind::BatchMatmul ? 2 : 1;
 }
@@ -189,7 +185,7 @@ LogicalResult tiletune::checkCPUTilingPreconditions(Operation *op,
       return fail("register tile does not divide the cache tile of loop " +
                   Twine(i));
   }
-  if (isConvKind(s.kind)) {
+  if (isConv(s.kind)) {
     // The 1-D decomposition needs kh stepping by 1 (kh is loop 4 in NHWC
     // and loop 5 in NCHW).
     int64_t kh = s.kind == OpKind::ConvNhwcHwcf ? 4 : 5;

@@ -446,7 +446,7 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
   MLIRContext *ctx = op->getContext();
   auto linalgOp = cast<linalg::LinalgOp>(op);
   bool onTensors = linalgOp.hasPureTensorSemantics();
-  bool matmulLike = !isConvKind(s.kind);
+  bool matmulLike = !isConv(s.kind);
   bool batched = s.kind == OpKind::BatchMatmul;
   // Cleanups run inside the op's parent, which the rewrites never replace.
   Operation *root = op->getParentOp();
@@ -561,7 +561,7 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
   }
 
   // 5. Conv tiles become 1-D convs, one per output row.
-  if (isConvKind(s.kind)) {
+  if (isConv(s.kind)) {
     FailureOr<SmallVector<Operation *>> convs =
         splitConvIntoRows(rewriter, cast<linalg::LinalgOp>(current), s.kind);
     if (failed(convs))

@@ -27,9 +27,6 @@ namespace mlir::tiletune {
 // Op kinds (CPUSchedule.cpp)
 //===----------------------------------------------------------------------===//
 
-/// Whether `kind` is a 2-D convolution (NHWC or NCHW).
-bool isConvKind(OpKind kind);
-
 /// Loop index of the output-column dim whose register tile is the vector
 /// width of the B panels (matmul: n = 1, batch_matmul: n = 2).
 int64_t getPanelDim(OpKind kind);

@@ -386,7 +386,7 @@ TEST_F(JITTest, SignaturesAndSingleOpAnalysis) {
       analyzeSingleOpKernel(module->lookupSymbol<func::FuncOp>("conv"));
   ASSERT_TRUE(static_cast<bool>(problem))
       << llvm::toString(problem.takeError());
-  EXPECT_EQ(problem->kind, ReferenceProblem::Kind::Conv2DNhwcHwcf);
+  EXPECT_EQ(problem->kind, OpKind::ConvNhwcHwcf);
   EXPECT_EQ(problem->conv.strides[0], 2);
   EXPECT_EQ(problem->reductionLength, 27);
   EXPECT_DOUBLE_EQ(problem->flops, 2.0 * 2 * 4 * 4 * 8 * 27);

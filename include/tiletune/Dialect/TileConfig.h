@@ -13,6 +13,7 @@
 #define TILETUNE_DIALECT_TILECONFIG_H
 
 #include "tiletune/Dialect/TileTuneDialect.h"
+#include "tiletune/Support/ProblemSpec.h"
 #include "tiletune/Support/TilingTemplates.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -21,6 +22,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <array>
 #include <map>
 #include <string>
 
@@ -42,18 +44,27 @@ struct LoopDim {
   unsigned loopIndex = 0;
 };
 
-/// The tunable view of one op: its kind, element type and named loops (in
-/// the op's iterator order).
+/// The tunable view of one op: its kind, element type, named loops (in the
+/// op's iterator order) and convolution strides and dilations.
 struct TunableOp {
   OpKind kind;
   Type elementType;
   bool onTensors = true;
   llvm::SmallVector<LoopDim> dims;
+  /// Convolution strides and dilations ({h, w}); {1, 1} for matmuls.
+  std::array<int64_t, 2> strides = {1, 1};
+  std::array<int64_t, 2> dilations = {1, 1};
 
   const LoopDim *lookup(llvm::StringRef name) const;
-  /// Number of useful multiply-adds times two (FLOPs) of one execution.
+  /// FLOPs of one execution (countFlops of the loop sizes).
   double flops() const;
 };
+
+/// The strides and dilations ({h, w}) of a 2-D convolution op; {1, 1} for
+/// other ops and for absent attributes. The one reader of these attributes
+/// (matchTunableOp fills TunableOp's from it).
+void getConvStridesAndDilations(Operation *op, std::array<int64_t, 2> &strides,
+                                std::array<int64_t, 2> &dilations);
 
 /// Recognises a tunable op. On failure `reason` (if given) says why: an
 /// unsupported op, a dynamic shape or an unsupported element type.

@@ -23,6 +23,7 @@
 
 #include "tiletune/Execution/Buffer.h"
 #include "tiletune/Execution/Reference.h"
+#include "tiletune/Support/ProblemSpec.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -90,8 +91,7 @@ llvm::Error prepareForExecution(ModuleOp module, bool strict = false);
 /// A kernel whose body is one supported linalg op applied to the function's
 /// arguments, with the C++ reference that computes the same thing.
 struct ReferenceProblem {
-  enum class Kind { Matmul, BatchMatmul, Conv2DNhwcHwcf, Conv2DNchwFchw };
-  Kind kind = Kind::Matmul;
+  OpKind kind = OpKind::Matmul;
   /// Function-argument indices of the first input (A / image), the second
   /// input (B / filter) and the output's initial value.
   unsigned lhsArg = 0, rhsArg = 1, outArg = 2;
@@ -101,7 +101,7 @@ struct ReferenceProblem {
   Conv2DParams conv;
   /// Length of each dot product (K, or KH*KW*C for convolutions).
   int64_t reductionLength = 0;
-  /// FLOPs of one call (2 per multiply-add).
+  /// FLOPs of one call (countFlops of the loop ranges).
   double flops = 0.0;
 
   /// The op's name, e.g. "linalg.matmul".

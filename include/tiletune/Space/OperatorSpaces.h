@@ -1,8 +1,9 @@
 //===- OperatorSpaces.h - Tiling spaces of matmul/conv ops ------*- C++ -*-===//
 //
-// The search spaces of the papers for the tunable ops, described by a small
-// plain struct (op kind, target, named dims with sizes and roles) so that the
-// MLIR side can build one without this library knowing MLIR:
+// The search spaces of the papers for the tunable ops, described by a
+// ProblemSpec (Support/ProblemSpec.h: op kind, target, named dims with sizes
+// and roles) so that the MLIR side can build one without this library
+// knowing MLIR:
 // - the G-BFS/N-A2C matmul space (M in 4, K in 2, N in 4 factors);
 // - the OpEvo GPU spaces (target "cuda", appendix B templates);
 // - the CPU spaces of `#tiletune.config<cpu, ...>`;
@@ -17,6 +18,7 @@
 #define TILETUNE_SPACE_OPERATORSPACES_H
 
 #include "tiletune/Space/Space.h"
+#include "tiletune/Support/ProblemSpec.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
@@ -27,54 +29,10 @@
 
 namespace mlir::tiletune {
 
-/// Role of a loop dimension in the tiling templates (mirrors the dialect's
-/// DimRole without depending on MLIR).
-enum class LoopRole { Batch, Parallel, Reduction };
-
-/// "batch", "parallel" or "reduction".
-llvm::StringRef stringifyLoopRole(LoopRole role);
-
-/// One named loop dimension of a problem.
-struct ProblemDim {
-  /// Loop name as in `#tiletune.config` (m, n, k, b, oh, ow, f, kh, kw, c).
-  std::string Name;
-  /// Trip count (static size), >= 1.
-  int64_t Size = 1;
-  /// Role of the loop.
-  LoopRole Role = LoopRole::Parallel;
-};
-
-/// The tunable view of one op: kind, target and loops in iterator order.
-struct ProblemSpec {
-  /// "matmul", "batch_matmul", "conv_2d_nhwc_hwcf" or "conv_2d_nchw_fchw".
-  std::string OpKind;
-  /// "cpu" or "cuda".
-  std::string Target = "cpu";
-  /// Loops in the op's iterator order.
-  llvm::SmallVector<ProblemDim> Dims;
-  /// Convolution strides (h, w); ignored for matmuls.
-  int64_t StrideH = 1, StrideW = 1;
-  /// Convolution dilations (h, w); ignored for matmuls.
-  int64_t DilationH = 1, DilationW = 1;
-  /// Bytes per element of the operands (4 for f32).
-  int64_t ElementBytes = 4;
-
-  /// The dim called `name`, or null.
-  const ProblemDim *lookup(llvm::StringRef name) const;
-};
-
-/// Builds a problem from sizes given in the op's iterator order
-/// (matmul: m, n, k; batch_matmul: b, m, n, k; conv_2d_nhwc_hwcf: n, oh, ow,
-/// f, kh, kw, c; conv_2d_nchw_fchw: n, f, oh, ow, c, kh, kw). Errors on an
-/// unknown op kind or target, a wrong number of sizes or a size < 1.
-llvm::Expected<ProblemSpec> makeProblemSpec(llvm::StringRef opKind,
-                                            llvm::StringRef target,
-                                            llvm::ArrayRef<int64_t> sizes);
-
-/// Number of factors of a dim of `role` (= tiling levels + 1) on `target`
-/// for `opKind`, as in `#tiletune.config` (see docs/Search.md).
-unsigned getNumFactors(llvm::StringRef target, llvm::StringRef opKind,
-                       LoopRole role);
+/// Number of factors of a dim of `role` (= tiling levels + 1, from
+/// Support/TilingTemplates.def) on `target` for `opKind`, as in
+/// `#tiletune.config` (see docs/Search.md).
+unsigned getNumFactors(llvm::StringRef target, OpKind opKind, DimRole role);
 
 /// Knobs of the operator spaces.
 struct SpaceOptions {

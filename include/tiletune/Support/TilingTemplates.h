@@ -27,7 +27,7 @@ namespace mlir::tiletune {
 
 /// The op families TileTune tiles.
 enum class OpKind {
-#define TILETUNE_OP_KIND(Enumerator, Name, IsConv) Enumerator,
+#define TILETUNE_OP_KIND(Enumerator, Name, OpName, IsConv) Enumerator,
 #include "tiletune/Support/TilingTemplates.def"
 };
 
@@ -38,6 +38,8 @@ llvm::StringRef stringifyOpKind(OpKind kind);
 std::optional<OpKind> symbolizeOpKind(llvm::StringRef name);
 /// Whether `kind` is a 2-D convolution (NHWC or NCHW).
 bool isConv(OpKind kind);
+/// The name of the op of `kind`, e.g. "linalg.matmul".
+llvm::StringRef getOpName(OpKind kind);
 
 /// Role of a loop dimension in the tiling templates.
 enum class DimRole {
@@ -50,6 +52,16 @@ enum class DimRole {
 llvm::StringRef stringifyDimRole(DimRole role);
 /// The role called `name`, if any.
 std::optional<DimRole> symbolizeDimRole(llvm::StringRef name);
+
+/// One loop of an op kind's template.
+struct LoopTemplate {
+  /// Name in `#tiletune.config` (m, n, k, b, oh, ow, f, kh, kw, c).
+  llvm::StringRef name;
+  DimRole role;
+};
+
+/// The loops of `kind` in the op's iterator order.
+llvm::ArrayRef<LoopTemplate> getLoopTemplates(OpKind kind);
 
 //===----------------------------------------------------------------------===//
 // Targets and levels

@@ -1,0 +1,60 @@
+//===- ProblemSpec.cpp - MLIR-free description of a tuning problem --------===//
+//
+// Lookups, the FLOP count and construction of a ProblemSpec from sizes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tiletune/Support/ProblemSpec.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+using namespace llvm;
+using namespace mlir::tiletune;
+
+double mlir::tiletune::countFlops(ArrayRef<int64_t> loopSizes) {
+  double product = 2.0;
+  for (int64_t size : loopSizes)
+    product *= static_cast<double>(size);
+  return product;
+}
+
+const ProblemDim *ProblemSpec::lookup(StringRef name) const {
+  for (const ProblemDim &d : dims)
+    if (d.name == name)
+      return &d;
+  return nullptr;
+}
+
+double ProblemSpec::getFlops() const {
+  SmallVector<int64_t> sizes;
+  for (const ProblemDim &d : dims)
+    sizes.push_back(d.size);
+  return countFlops(sizes);
+}
+
+Expected<ProblemSpec> mlir::tiletune::makeProblemSpec(StringRef opKind,
+                                                      StringRef target,
+                                                      ArrayRef<int64_t> sizes) {
+  std::optional<OpKind> kind = symbolizeOpKind(opKind);
+  if (!kind)
+    return createStringError("unknown op kind '" + opKind +
+                             "' (expected matmul, batch_matmul, "
+                             "conv_2d_nhwc_hwcf or conv_2d_nchw_fchw)");
+  if (!isKnownTarget(target))
+    return createStringError("unknown target '" + target +
+                             "' (expected cpu or cuda)");
+  ArrayRef<LoopTemplate> loops = getLoopTemplates(*kind);
+  if (sizes.size() != loops.size())
+    return createStringError(opKind + " has " + Twine(loops.size()) +
+                             " loops, got " + Twine(sizes.size()) + " sizes");
+  ProblemSpec spec;
+  spec.opKind = *kind;
+  spec.target = target.str();
+  for (auto [loop, size] : llvm::zip(loops, sizes)) {
+    if (size < 1)
+      return createStringError("size of loop '" + loop.name +
+                               "' must be >= 1");
+    spec.dims.push_back({loop.name.str(), size, loop.role});
+  }
+  return spec;
+}
