@@ -24,7 +24,7 @@ void registerAllTileTuneDialects(DialectRegistry &registry);
 /// pipelines (CPU and GPU) with the global pass registry. The tuning passes
 /// (tiletune-apply-db, tiletune-autotune) live in the driver library, which
 /// depends on this one; tools register them with
-/// registerTileTuneDriverPasses() from tiletune/Driver/Passes.h.
+/// registerTileTuneTuningPasses() from tiletune/TuningPasses/Passes.h.
 void registerAllTileTunePasses();
 
 /// Creates the registry above, appends it to `context` and loads every

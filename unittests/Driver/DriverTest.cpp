@@ -265,7 +265,7 @@ TEST_F(DriverTest, GPUMeasurerPreparesOnThreadsAndReportsInOrder) {
   llvm::Expected<Space> space = buildTuningSpace(&ctx, p);
   ASSERT_TRUE(bool(space)) << toString(space.takeError());
   GPUMeasureOptions options;
-  options.repeats = 3;
+  options.timing.repeats = 3;
   llvm::Expected<std::unique_ptr<GPUProblemMeasurer>> measurer =
       GPUProblemMeasurer::create(&ctx, p, *space, options, 3);
   ASSERT_TRUE(bool(measurer)) << toString(measurer.takeError());
@@ -423,7 +423,7 @@ TEST_F(DriverTest, TunerLoopRunsTheGPUMeasurerToTheEnd) {
       "opevo", *space, {{"start_config", space->getKey(def)}}, 1);
   ASSERT_TRUE(bool(strategy)) << toString(strategy.takeError());
   GPUMeasureOptions options;
-  options.repeats = 3;
+  options.timing.repeats = 3;
   auto measurer = GPUProblemMeasurer::create(&ctx, p, *space, options, 2);
   ASSERT_TRUE(bool(measurer));
   TunerOptions topts;

@@ -14,13 +14,14 @@
 #define TILETUNE_MEASURE_GPUMEASURER_H
 
 #include "tiletune/Dialect/TileConfig.h"
-#include "tiletune/GPU/GPULowering.h"
-#include "tiletune/GPU/GPUTiling.h"
-#include "tiletune/GPU/PTXAS.h"
 #include "tiletune/Execution/Buffer.h"
 #include "tiletune/Execution/JIT.h"
 #include "tiletune/Execution/KernelInfo.h"
+#include "tiletune/GPU/GPULowering.h"
+#include "tiletune/GPU/GPUTiling.h"
+#include "tiletune/GPU/PTXAS.h"
 #include "tiletune/Measure/Measurer.h"
+#include "tiletune/Measure/Timing.h"
 #include "tiletune/Problem/Problem.h"
 #include "tiletune/Space/Space.h"
 
@@ -66,9 +67,11 @@ struct GPUMeasureOptions {
   /// Lowering; format "isa" (PTX JIT-compiled by the driver at load time)
   /// needs no CUDA toolkit on the GPU machine.
   GPULoweringOptions lowering;
-  /// Untimed runs before timing, and timed runs.
-  unsigned warmupRuns = 3;
-  unsigned repeats = 20;
+  /// Untimed runs before timing (timing.warmupRuns) and timed runs
+  /// (timing.repeats), with the CPU measurer's defaults. Each timed run is
+  /// one launch bracketed by CUDA events, so the batching options
+  /// (minSampleSeconds, maxCallsPerSample) do not apply.
+  TimingOptions timing;
   /// When > 0: a variant whose first run (launch to completion, wall time)
   /// takes longer than this many seconds is recorded as a timeout and not
   /// timed, so slow variants do not eat the tuning budget. (GPU variants run

@@ -476,11 +476,11 @@ mlir::tiletune::runPreparedGPUVariant(GPUPreparedVariant &prepared,
 
   // Warm-up, then one profiling window: kernels run back to back and each
   // launch is bracketed by CUDA events.
-  for (unsigned i = 0; i < options.warmupRuns; ++i)
+  for (unsigned i = 0; i < options.timing.warmupRuns; ++i)
     if (llvm::Error error = call())
       return finish(MeasureResult::failure(MeasureStatus::RuntimeError,
                                            llvm::toString(std::move(error))));
-  unsigned repeats = std::max(1u, options.repeats);
+  unsigned repeats = std::max(1u, options.timing.repeats);
   if (api->profileBegin())
     return finish(MeasureResult::failure(MeasureStatus::RuntimeError,
                                          "cannot start CUDA event timing"));

@@ -1,0 +1,107 @@
+//===- TuningSpace.cpp - The space and default config a run uses ----------===//
+//
+// Pinned tuning spaces, the AutoMCL search space and default configs as
+// points of a space.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tiletune/Driver/TuningSpace.h"
+
+#include "tiletune/Driver/GPUDriver.h"
+#include "tiletune/Driver/TuneOptions.h"
+#include "tiletune/GPU/GPUTiling.h"
+#include "tiletune/Problem/ProblemSpace.h"
+#include "tiletune/Space/OperatorSpaces.h"
+#include "tiletune/Transforms/DefaultConfig.h"
+
+#include "mlir/IR/Diagnostics.h"
+
+using namespace mlir;
+using namespace mlir::tiletune;
+
+/// `config` of `full` moved into `space`, a pinned copy of `full`: every
+/// parameter keeps its value where the pins allow it and takes the pinned
+/// default otherwise.
+static Config projectOntoPinned(const Space &space, const Space &full,
+                                const Config &config) {
+  Config out = space.getDefault();
+  for (unsigned i = 0, e = space.getNumParameters(); i < e; ++i) {
+    const Parameter &param = space.getParameter(i);
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    full.getParameter(i).print(full.getValue(config, i), os);
+    ParamValue value(param.getWidth());
+    if (llvm::Error err = param.parse(text, value)) {
+      llvm::consumeError(std::move(err));
+      continue;
+    }
+    out = space.withValue(out, i, value);
+  }
+  if (!space.isValid(out) && space.isValid(space.getDefault()))
+    return space.getDefault();
+  return out;
+}
+
+Config mlir::tiletune::getDefaultConfig(MLIRContext *ctx,
+                                        const Problem &problem,
+                                        const Space &space, unsigned threads) {
+  {
+    TileConfigAttr attr;
+    if (problem.target == kTargetCPU) {
+      CPUTarget target;
+      target.threads = resolveThreads(threads);
+      attr = computeDefaultCPUConfig(ctx, toTunableOp(ctx, problem), target);
+    } else {
+      SmallVector<int64_t> strides(problem.strides.begin(),
+                                   problem.strides.end());
+      SmallVector<int64_t> dilations(problem.dilations.begin(),
+                                     problem.dilations.end());
+      attr = computeDefaultCUDAConfig(ctx, toTunableOp(ctx, problem), strides,
+                                      dilations);
+    }
+    llvm::Expected<Space> full = buildProblemSpace(problem);
+    if (attr && full) {
+      llvm::Expected<Config> config = attrToConfig(problem, *full, attr);
+      if (config)
+        return projectOntoPinned(space, *full, *config);
+      llvm::consumeError(config.takeError());
+    }
+    if (!full)
+      llvm::consumeError(full.takeError());
+  }
+  return space.getDefault();
+}
+
+llvm::Expected<Space> mlir::tiletune::buildTuningSpace(MLIRContext *ctx,
+                                                       const Problem &problem,
+                                                       StringRef fixed) {
+  llvm::Expected<Space> space = buildProblemSpace(problem);
+  if (space && problem.target != kTargetCPU)
+    space = withGPUKernelLimits(ctx, problem, *space);
+  if (!space || fixed.trim().empty())
+    return space;
+  llvm::Expected<Space> pinned = space->withPinned(fixed);
+  if (!pinned)
+    return llvm::createStringError("--fix: " + toString(pinned.takeError()));
+  std::mt19937_64 rng(0);
+  if (!pinned->sampleValidIf(rng, [](const Config &) { return true; }))
+    return llvm::createStringError("--fix '" + fixed +
+                                   "' leaves no valid config of " +
+                                   problem.describe());
+  return pinned;
+}
+
+llvm::Expected<Space> mlir::tiletune::getSearchSpace(StringRef algorithm,
+                                                     const Problem &problem,
+                                                     const Space &space,
+                                                     unsigned threads) {
+  if (algorithm != "automcl" || problem.target != kTargetCPU)
+    return space;
+  ProblemSpec spec = toProblemSpec(problem);
+  llvm::Expected<Space> grid =
+      restrictToThreadGrid(space, spec, resolveThreads(threads));
+  if (!grid)
+    return grid.takeError();
+  CacheModel model; // L2 of one core (1 MiB), 64-byte lines and vectors.
+  return filterByIdealCacheModel(*grid, spec, model);
+}
