@@ -99,7 +99,8 @@ mlir::tiletune::planGPUKernel(const TunableOp &op, TileConfigAttr config,
       int64_t tile = tileAt(level, dim);
       if (tile <= 0) {
         if (reason)
-          *reason = ("no '" + level + "' tile for loop '" + dim.name + "'").str();
+          *reason =
+              ("no '" + level + "' tile for loop '" + dim.name + "'").str();
         return failure();
       }
       return tile;

@@ -99,7 +99,8 @@ static bool writesWorkgroupMemory(Operation *op) {
     effects.getEffects(instances);
     for (auto &instance : instances)
       if (isa<MemoryEffects::Write>(instance.getEffect()) &&
-          instance.getValue() && isWorkgroupMemRef(instance.getValue().getType()))
+          instance.getValue() &&
+          isWorkgroupMemRef(instance.getValue().getType()))
         writes = true;
   });
   return writes;
@@ -145,10 +146,10 @@ static void unrollMarkedLoops(Operation *root, StringRef marker,
       loops.push_back(loop);
   });
   for (scf::ForOp loop : loops) {
-    std::optional<int64_t> trips = loop.getStaticTripCount()
-                                       ? std::optional<int64_t>(
-                                             loop.getStaticTripCount()->getSExtValue())
-                                       : std::nullopt;
+    std::optional<int64_t> trips =
+        loop.getStaticTripCount()
+            ? std::optional<int64_t>(loop.getStaticTripCount()->getSExtValue())
+            : std::nullopt;
     if (trips && *trips <= maxTrips)
       (void)loopUnrollFull(loop);
   }
@@ -244,7 +245,8 @@ mlir::tiletune::tileForGPU(Operation *op, const GPUTilingOptions &options) {
     // Per-thread tiles that were not vectorized (convolutions) become
     // scalar loops here, so that their multiply-adds can be fused.
     SmallVector<linalg::LinalgOp> scalarOps;
-    launch.walk([&](linalg::LinalgOp linalgOp) { scalarOps.push_back(linalgOp); });
+    launch.walk(
+        [&](linalg::LinalgOp linalgOp) { scalarOps.push_back(linalgOp); });
     IRRewriter rewriter(launch.getContext());
     for (linalg::LinalgOp linalgOp : scalarOps) {
       rewriter.setInsertionPoint(linalgOp);

@@ -159,9 +159,9 @@ std::string mlir::tiletune::buildGPUTilingScript(
   for (auto [handle, tile] : llvm::zip(copyHandles, plan.sharedTiles)) {
     SmallVector<std::string> mapping;
     for (unsigned i = 0; i < tile.shape.size(); ++i)
-      mapping.push_back(
-          llvm::formatv("#gpu.thread<linear_dim_{0}>", tile.shape.size() - 1 - i)
-              .str());
+      mapping.push_back(llvm::formatv("#gpu.thread<linear_dim_{0}>",
+                                      tile.shape.size() - 1 - i)
+                            .str());
     w.tileForall(handle, tile.copyTile, mapping);
   }
 
@@ -195,8 +195,9 @@ std::string mlir::tiletune::buildGPUTilingScript(
        << " generate_gpu_launch : (!transform.any_op) -> !transform.any_op\n";
     os << "  transform.annotate " << launch << " \"" << kKernelMarker
        << "\" : !transform.any_op\n";
-    os << "  " << w.fresh("mapped") << " = transform.gpu.map_nested_forall_to_threads "
-       << launch << " block_dims = "
+    os << "  " << w.fresh("mapped")
+       << " = transform.gpu.map_nested_forall_to_threads " << launch
+       << " block_dims = "
        << ScriptWriter::list(ArrayRef<int64_t>(plan.blockDims))
        << " sync_after_distribute = false : (!transform.any_op) -> "
           "!transform.any_op\n";

@@ -103,10 +103,11 @@ LogicalResult checkGPULimits(const GPUKernelPlan &plan,
 /// reduction tiles, the rest on blocks; shrunk until the plan passes
 /// checkGPULimits(`limits`) with at most 255 accumulators per thread. Never
 /// null: one thread per block is the last resort.
-TileConfigAttr computeDefaultCUDAConfig(MLIRContext *ctx, const TunableOp &op,
-                                        ArrayRef<int64_t> convStrides = {1, 1},
-                                        ArrayRef<int64_t> convDilations = {1, 1},
-                                        const GPULimits &limits = {});
+TileConfigAttr
+computeDefaultCUDAConfig(MLIRContext *ctx, const TunableOp &op,
+                         ArrayRef<int64_t> convStrides = {1, 1},
+                         ArrayRef<int64_t> convDilations = {1, 1},
+                         const GPULimits &limits = {});
 
 } // namespace mlir::tiletune
 

@@ -1,4 +1,4 @@
-//===- GPUTiling.h - Tile tunable ops onto GPU blocks and threads -*- C++ -*-===//
+//===- GPUTiling.h - Tile tunable ops into a gpu.launch ---------*- C++ -*-===//
 //
 // The C++ entry points behind `tiletune-tile-gpu`: the rewrite of an op into
 // a gpu.launch following OpEvo's templates, by the plan of GPUKernelPlan.h
