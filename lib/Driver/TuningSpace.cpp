@@ -7,7 +7,6 @@
 
 #include "tiletune/Driver/TuningSpace.h"
 
-#include "tiletune/Driver/GPUDriver.h"
 #include "tiletune/Driver/TuneOptions.h"
 #include "tiletune/GPU/GPUTiling.h"
 #include "tiletune/Problem/ProblemSpace.h"
@@ -40,6 +39,42 @@ static Config projectOntoPinned(const Space &space, const Space &full,
   if (!space.isValid(out) && space.isValid(space.getDefault()))
     return space.getDefault();
   return out;
+}
+
+/// Registers of one thread (sm_70 and later): a thread cannot hold more
+/// accumulators than this without spilling.
+static constexpr int64_t kMaxAccumulatorsPerThread = 255;
+
+Space mlir::tiletune::withGPUKernelLimits(MLIRContext *ctx,
+                                          const Problem &problem,
+                                          const Space &space) {
+  SmallVector<int64_t> strides(problem.strides.begin(), problem.strides.end());
+  SmallVector<int64_t> dilations(problem.dilations.begin(),
+                                 problem.dilations.end());
+  TunableOp op = toTunableOp(ctx, problem);
+  return space.withConstraint(
+      {"gpu-kernel-limits",
+       [ctx, problem, op, strides,
+        dilations](const Space &s,
+                   const Config &c) -> std::optional<std::string> {
+         llvm::Expected<TileConfigAttr> attr =
+             buildConfigAttr(ctx, problem, s, c);
+         if (!attr)
+           return toString(attr.takeError());
+         std::string reason;
+         FailureOr<GPUKernelPlan> plan =
+             planGPUKernel(op, *attr, strides, dilations, &reason);
+         if (failed(plan) || failed(checkGPULimits(*plan, GPULimits(), &reason)))
+           return reason;
+         // More accumulators than a thread has registers must spill, which
+         // the ptxas filter rejects after a long compile: exclude them here.
+         if (plan->outputsPerThread > kMaxAccumulatorsPerThread)
+           return std::to_string(plan->outputsPerThread) +
+                  " accumulators per thread exceed the " +
+                  std::to_string(kMaxAccumulatorsPerThread) +
+                  " registers of a thread";
+         return std::nullopt;
+       }});
 }
 
 Config mlir::tiletune::getDefaultConfig(MLIRContext *ctx,

@@ -26,6 +26,18 @@ namespace mlir::tiletune {
 Config getDefaultConfig(MLIRContext *ctx, const Problem &problem,
                         const Space &space, unsigned threads);
 
+/// `space` (a cuda space of `problem`) with the constraint
+/// "gpu-kernel-limits": the kernel plan of tiletune-tile-gpu for the config
+/// must exist and fit the GPU's limits (threads and block dims, grid y/z,
+/// 48 KiB static shared memory, cooperative copies), so that the space holds
+/// only configs the GPU passes accept; beyond the passes' checks it also
+/// excludes configs with more accumulators per thread (vthreads x register
+/// tile) than a thread has registers (255), which must spill and are
+/// rejected by the ptxas filter only after a long compile. `ctx` must
+/// outlive the space.
+Space withGPUKernelLimits(MLIRContext *ctx, const Problem &problem,
+                          const Space &space);
+
 /// The space tuning searches for `problem`: its operator space (cuda spaces
 /// restricted to configs the GPU passes accept, see withGPUKernelLimits;
 /// `ctx` must outlive the space) with the parameters named in `fixed`
