@@ -20,6 +20,7 @@
 #include "tiletune/GPU/GPULowering.h"
 #include "tiletune/GPU/GPUTiling.h"
 #include "tiletune/GPU/PTXAS.h"
+#include "tiletune/Measure/KernelHarness.h"
 #include "tiletune/Measure/Measurer.h"
 #include "tiletune/Measure/Timing.h"
 #include "tiletune/Problem/Problem.h"
@@ -145,12 +146,11 @@ GPUPreparedVariant prepareGPUVariant(ModuleOp kernel, llvm::StringRef funcName,
                                      TileConfigAttr config,
                                      const GPUMeasureOptions &options = {});
 
-/// The reference output of one kernel for its seeded inputs, kept across
-/// the variants of that kernel (computing it on the CPU costs more than
-/// timing a variant on the GPU).
+/// The seeded inputs and reference output of one kernel (its
+/// KernelHarness), kept across the variants of that kernel (computing the
+/// reference on the CPU costs more than timing a variant on the GPU).
 struct GPUReferenceCache {
-  std::optional<Buffer> expected;
-  uint64_t seed = 0;
+  std::optional<KernelHarness> harness;
 };
 
 /// Runs a prepared variant: random inputs, one run verified against the C++
