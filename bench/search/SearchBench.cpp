@@ -16,9 +16,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Landscapes.h"
-
 #include "tiletune/Search/Strategy.h"
+#include "tiletune/Search/Testing/Landscapes.h"
 #include "tiletune/Space/OperatorSpaces.h"
 
 #include "llvm/ADT/StringExtras.h"

@@ -1,20 +1,19 @@
-//===- SearchTestUtils.h - Synthetic landscapes + conformance ---*- C++ -*-===//
+//===- SearchTestUtils.h - Strategy driver + conformance check --*- C++ -*-===//
 //
-// Reusable pieces for testing search strategies: synthetic objectives with a
-// known optimum (smooth, noisy, multimodal, with invalid regions), a
-// synchronous driver loop, and a generic "strategy conformance" check
-// (determinism under a seed, no duplicates, no invalid proposals, budget,
-// exact resume from saved state). Header-only; include from a GoogleTest
-// file and call checkStrategyConformance / runStrategy.
+// Reusable pieces for testing search strategies on the synthetic objectives
+// of tiletune/Search/Testing/Landscapes.h: a synchronous driver loop and a
+// generic "strategy conformance" check (determinism under a seed, no
+// duplicates, no invalid proposals, budget, exact resume from saved state).
+// Header-only; include from a GoogleTest file and call
+// checkStrategyConformance / runStrategy.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef TILETUNE_UNITTESTS_SEARCH_SEARCHTESTUTILS_H
 #define TILETUNE_UNITTESTS_SEARCH_SEARCHTESTUTILS_H
 
-#include "Landscapes.h"
-
 #include "tiletune/Search/Strategy.h"
+#include "tiletune/Search/Testing/Landscapes.h"
 #include "tiletune/Space/OperatorSpaces.h"
 #include "tiletune/Space/Space.h"
 

@@ -2,13 +2,13 @@
 //
 // Deterministic synthetic cost functions over any space, with a known
 // global optimum: smooth, noisy (rugged), multimodal, and with regions of
-// failing configs. Shared by the Search unit tests and bench/search (no
-// GoogleTest dependency).
+// failing configs. Header-only library TileTuneSearchTesting, shared by the
+// Search unit tests and bench/search (no GoogleTest dependency).
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TILETUNE_UNITTESTS_SEARCH_LANDSCAPES_H
-#define TILETUNE_UNITTESTS_SEARCH_LANDSCAPES_H
+#ifndef TILETUNE_SEARCH_TESTING_LANDSCAPES_H
+#define TILETUNE_SEARCH_TESTING_LANDSCAPES_H
 
 #include "tiletune/Search/Strategy.h"
 #include "tiletune/Space/Space.h"
@@ -157,4 +157,4 @@ inline Landscape makeInvalidRegionLandscape(const Space &space,
 
 } // namespace mlir::tiletune::testing
 
-#endif // TILETUNE_UNITTESTS_SEARCH_LANDSCAPES_H
+#endif // TILETUNE_SEARCH_TESTING_LANDSCAPES_H
