@@ -184,13 +184,13 @@ static Expected<Landscape> loadTable(const Space &base, StringRef path) {
           return createStringError(inconvertibleErrorCode(),
                                    path + ":" + Twine(lineNo) +
                                        ": unknown status");
-        r.Status = *s;
+        r.status = *s;
       }
       if (r.isOk()) {
         if (!t)
-          r.Status = TrialStatus::RuntimeError;
+          r.status = TrialStatus::RuntimeError;
         else
-          r.Cost = *t;
+          r.cost = *t;
       }
     } else {
       auto [k, t] = line.rsplit(',');
@@ -199,9 +199,9 @@ static Expected<Landscape> loadTable(const Space &base, StringRef path) {
       key = k.trim().str();
       double d;
       if (t.trim().getAsDouble(d) || !std::isfinite(d))
-        r.Status = TrialStatus::RuntimeError;
+        r.status = TrialStatus::RuntimeError;
       else
-        r.Cost = d;
+        r.cost = d;
     }
     auto cfg = base.parseKey(key);
     if (!cfg)
@@ -210,7 +210,7 @@ static Expected<Landscape> loadTable(const Space &base, StringRef path) {
                                    toString(cfg.takeError()));
     std::string canon = base.getKey(*cfg);
     auto [it, inserted] = entries->try_emplace(canon, r);
-    if (!inserted && r.isOk() && (!it->second.isOk() || r.Cost < it->second.Cost))
+    if (!inserted && r.isOk() && (!it->second.isOk() || r.cost < it->second.cost))
       it->second = r;
   }
   if (entries->empty())
@@ -224,18 +224,18 @@ static Expected<Landscape> loadTable(const Space &base, StringRef path) {
          return std::string("not in the replayed table");
        }});
   Landscape l;
-  l.Name = "real table";
-  l.S = restricted;
+  l.name = "real table";
+  l.space = restricted;
   double best = INFINITY;
   for (auto &[k, r] : *entries)
-    if (r.isOk() && r.Cost < best) {
-      best = r.Cost;
-      l.Optimum = *base.parseKey(k);
+    if (r.isOk() && r.cost < best) {
+      best = r.cost;
+      l.optimum = *base.parseKey(k);
     }
-  l.OptimumCost = best;
-  l.Evaluate = [entries, restricted](const Config &c) {
+  l.optimumCost = best;
+  l.evaluate = [entries, restricted](const Config &c) {
     TrialResult r = entries->at(restricted.getKey(c));
-    r.Cfg = c;
+    r.cfg = c;
     return r;
   };
   return l;
@@ -254,7 +254,7 @@ static Stats runMany(StringRef name, const StrategyOptions &opts,
   SmallVector<double> bests;
   double visited = 0;
   for (unsigned seed = 1; seed <= NumSeeds; ++seed) {
-    auto s = createStrategy(name, l.S, opts, seed);
+    auto s = createStrategy(name, l.space, opts, seed);
     if (!s) {
       errs() << "error: " << toString(s.takeError()) << "\n";
       exit(1);
@@ -267,10 +267,10 @@ static Stats runMany(StringRef name, const StrategyOptions &opts,
         break;
       SmallVector<TrialResult> results;
       for (const Trial &t : batch) {
-        TrialResult r = l.Evaluate(t.Cfg);
-        r.Id = t.Id;
-        if (r.isOk() && (!best || r.Cost < *best))
-          best = r.Cost;
+        TrialResult r = l.evaluate(t.cfg);
+        r.id = t.id;
+        if (r.isOk() && (!best || r.cost < *best))
+          best = r.cost;
         results.push_back(std::move(r));
       }
       trials += batch.size();
@@ -285,8 +285,8 @@ static Stats runMany(StringRef name, const StrategyOptions &opts,
     }
     // Relative to the optimum (1.0 = found it); the synthetic landscapes'
     // optimum costs 1.0 already.
-    bests.push_back(*best / l.OptimumCost);
-    st.FoundOptimum += *best <= l.OptimumCost;  // compared unscaled
+    bests.push_back(*best / l.optimumCost);
+    st.FoundOptimum += *best <= l.optimumCost;  // compared unscaled
     visited += trials / spaceSize;
   }
   unsigned n = bests.size();
@@ -332,9 +332,9 @@ int main(int argc, char **argv) {
       Config c = space->unrank(r);
       if (!space->isValid(c))
         continue;
-      TrialResult t = l.Evaluate(c);
+      TrialResult t = l.evaluate(c);
       os << json::Value(json::Object{{"key", space->getKey(c)},
-                                     {"time", t.Cost * 1e-3}})
+                                     {"time", t.cost * 1e-3}})
          << "\n";
     }
     return 0;
@@ -344,7 +344,7 @@ int main(int argc, char **argv) {
   SmallVector<std::string> names;
   if (Strategies.empty()) {
     for (const StrategyInfo *i : StrategyRegistry::get().getAll())
-      names.push_back(i->Name);
+      names.push_back(i->name);
   } else {
     SmallVector<StringRef> parts;
     StringRef(Strategies).split(parts, ',', -1, false);
@@ -400,8 +400,8 @@ int main(int argc, char **argv) {
          << NumSeeds << " seeds; best cost found / optimum (1 = optimum)\n";
   for (const Landscape &l : landscapes)
     if (!Table.empty())
-      outs() << "table optimum: " << format("%.4g", l.OptimumCost) << " ("
-             << l.S.getKey(l.Optimum) << ")\n";
+      outs() << "table optimum: " << format("%.4g", l.optimumCost) << " ("
+             << l.space.getKey(l.optimum) << ")\n";
   outs() << "\n";
   // Table 1 layout: one row per landscape, mean/std column pairs per
   // strategy of the best cost found divided by the landscape's optimum
@@ -415,14 +415,14 @@ int main(int argc, char **argv) {
   outs() << "\n";
   for (const Landscape &l : landscapes) {
     double size = double(space->countProduct());
-    if (l.S.isConstrained()) {
-      auto valid = l.S.countValid(5000000);
+    if (l.space.isConstrained()) {
+      auto valid = l.space.countValid(5000000);
       if (valid)
         size = double(*valid);
       else
         consumeError(valid.takeError());
     }
-    outs() << format("%-18s", l.Name.substr(0, 17).c_str());
+    outs() << format("%-18s", l.name.substr(0, 17).c_str());
     SmallVector<Stats> all;
     for (const std::string &n : names) {
       Stats st = runMany(n, options[n], l, size);

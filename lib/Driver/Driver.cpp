@@ -167,7 +167,7 @@ mlir::tiletune::tuneModule(ModuleOp module, const TuneOptions &options) {
   if (!StrategyRegistry::get().lookup(options.algorithm)) {
     std::string known;
     for (const StrategyInfo *info : StrategyRegistry::get().getAll())
-      known += (known.empty() ? "" : ", ") + info->Name;
+      known += (known.empty() ? "" : ", ") + info->name;
     return makeError("unknown algorithm '" + options.algorithm +
                      "' (known: " + known + ")");
   }

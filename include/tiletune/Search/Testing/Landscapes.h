@@ -24,14 +24,14 @@ namespace mlir::tiletune::testing {
 /// A synthetic objective over a space with a known optimum.
 struct Landscape {
   /// Short name ("smooth", "noisy", ...).
-  std::string Name;
+  std::string name;
   /// The space searched.
-  Space S;
+  Space space;
   /// Measures a config: status and cost (deterministic).
-  std::function<TrialResult(const Config &)> Evaluate;
+  std::function<TrialResult(const Config &)> evaluate;
   /// The global optimum and its cost.
-  Config Optimum;
-  double OptimumCost = 1.0;
+  Config optimum;
+  double optimumCost = 1.0;
 };
 
 /// Topological distance-like measure between two configs of `space`: half
@@ -84,10 +84,10 @@ inline double configHash01(const Config &c, uint64_t salt) {
 /// Smooth bowl: cost = 1 + 0.25 * distance(config, optimum).
 inline Landscape makeSmoothLandscape(const Space &space, const Config &opt) {
   Landscape l{"smooth", space, nullptr, opt, 1.0};
-  l.Evaluate = [space, opt](const Config &c) {
+  l.evaluate = [space, opt](const Config &c) {
     TrialResult r;
-    r.Cfg = c;
-    r.Cost = 1.0 + 0.25 * configDistance(space, c, opt);
+    r.cfg = c;
+    r.cost = 1.0 + 0.25 * configDistance(space, c, opt);
     return r;
   };
   return l;
@@ -100,11 +100,11 @@ inline Landscape makeNoisyLandscape(const Space &space, const Config &opt,
                                     double amplitude = 0.3,
                                     uint64_t salt = 7) {
   Landscape l{"noisy", space, nullptr, opt, 1.0};
-  l.Evaluate = [space, opt, amplitude, salt](const Config &c) {
+  l.evaluate = [space, opt, amplitude, salt](const Config &c) {
     TrialResult r;
-    r.Cfg = c;
+    r.cfg = c;
     double smooth = 1.0 + 0.25 * configDistance(space, c, opt);
-    r.Cost = c == opt ? smooth : smooth * (1.0 + amplitude * configHash01(c, salt));
+    r.cost = c == opt ? smooth : smooth * (1.0 + amplitude * configHash01(c, salt));
     return r;
   };
   return l;
@@ -116,14 +116,14 @@ inline Landscape makeMultimodalLandscape(const Space &space, const Config &opt,
                                          llvm::ArrayRef<Config> decoys) {
   Landscape l{"multimodal", space, nullptr, opt, 1.0};
   llvm::SmallVector<Config> centers(decoys.begin(), decoys.end());
-  l.Evaluate = [space, opt, centers](const Config &c) {
+  l.evaluate = [space, opt, centers](const Config &c) {
     TrialResult r;
-    r.Cfg = c;
+    r.cfg = c;
     double cost = 1.0 + 0.25 * configDistance(space, c, opt);
     for (size_t i = 0; i < centers.size(); ++i)
       cost = std::min(cost, 1.3 + 0.15 * i +
                                 0.25 * configDistance(space, c, centers[i]));
-    r.Cost = cost;
+    r.cost = cost;
     return r;
   };
   return l;
@@ -137,19 +137,19 @@ inline Landscape makeInvalidRegionLandscape(const Space &space,
                                             double failFraction = 0.3,
                                             uint64_t salt = 11) {
   Landscape l{"invalid-regions", space, nullptr, opt, 1.0};
-  l.Evaluate = [space, opt, failFraction, salt](const Config &c) {
+  l.evaluate = [space, opt, failFraction, salt](const Config &c) {
     TrialResult r;
-    r.Cfg = c;
+    r.cfg = c;
     double h = configHash01(c, salt);
     if (c != opt && h < failFraction) {
       static const TrialStatus kinds[] = {
           TrialStatus::Invalid, TrialStatus::CompileError,
           TrialStatus::RuntimeError, TrialStatus::Timeout};
-      r.Status = kinds[unsigned(h / failFraction * 4) % 4];
-      r.Message = "synthetic failure";
+      r.status = kinds[unsigned(h / failFraction * 4) % 4];
+      r.message = "synthetic failure";
       return r;
     }
-    r.Cost = 1.0 + 0.25 * configDistance(space, c, opt);
+    r.cost = 1.0 + 0.25 * configDistance(space, c, opt);
     return r;
   };
   return l;
