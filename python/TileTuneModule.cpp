@@ -131,8 +131,7 @@ struct PyStrategy {
   py::list propose(unsigned count) {
     py::list result;
     for (const Trial &trial : strategy->propose(count))
-      result.append(
-          py::make_tuple(trial.id, space->space.getKey(trial.cfg)));
+      result.append(py::make_tuple(trial.id, space->space.getKey(trial.cfg)));
     return result;
   }
 

@@ -39,19 +39,18 @@ using namespace mlir::tiletune::testing;
 
 static cl::OptionCategory BenchCategory("tiletune-search-bench options");
 
-static cl::opt<std::string> SpaceSpec(
-    "space",
-    cl::desc("space: paper:M,K,N (G-BFS matmul space) or "
-             "<target>:<op>:<sizes> (e.g. cpu:matmul:64,64,64)"),
-    cl::cat(BenchCategory), cl::init("paper:64,64,64"));
+static cl::opt<std::string>
+    SpaceSpec("space",
+              cl::desc("space: paper:M,K,N (G-BFS matmul space) or "
+                       "<target>:<op>:<sizes> (e.g. cpu:matmul:64,64,64)"),
+              cl::cat(BenchCategory), cl::init("paper:64,64,64"));
 static cl::opt<std::string>
     Strategies("strategies",
                cl::desc("comma-separated strategy names (default: all "
                         "registered)"),
                cl::cat(BenchCategory), cl::init(""));
 static cl::opt<std::string> StrategyOpts(
-    "options",
-    cl::desc("per-strategy options, e.g. 'gbfs:rho=3;opevo:q=0.3'"),
+    "options", cl::desc("per-strategy options, e.g. 'gbfs:rho=3;opevo:q=0.3'"),
     cl::cat(BenchCategory), cl::init(""));
 static cl::opt<unsigned> NumSeeds("seeds", cl::desc("seeds per strategy"),
                                   cl::cat(BenchCategory), cl::init(5));
@@ -59,11 +58,12 @@ static cl::opt<unsigned> Budget("budget", cl::desc("trials per run"),
                                 cl::cat(BenchCategory), cl::init(200));
 static cl::opt<unsigned> Batch("batch", cl::desc("trials per propose()"),
                                cl::cat(BenchCategory), cl::init(8));
-static cl::opt<std::string> Landscapes(
-    "landscapes",
-    cl::desc("comma-separated synthetic landscapes: smooth, noisy, "
-             "multimodal, invalid"),
-    cl::cat(BenchCategory), cl::init("smooth,noisy,multimodal,invalid"));
+static cl::opt<std::string>
+    Landscapes("landscapes",
+               cl::desc("comma-separated synthetic landscapes: smooth, noisy, "
+                        "multimodal, invalid"),
+               cl::cat(BenchCategory),
+               cl::init("smooth,noisy,multimodal,invalid"));
 static cl::opt<std::string>
     Table("table",
           cl::desc("replay a table of measurements instead: CSV lines "
@@ -144,7 +144,8 @@ static Expected<Landscape> loadTable(const Space &base, StringRef path) {
   auto buf = MemoryBuffer::getFile(path);
   if (!buf)
     return createStringError(buf.getError(), "cannot read '" + path + "'");
-  auto entries = std::make_shared<std::unordered_map<std::string, TrialResult>>();
+  auto entries =
+      std::make_shared<std::unordered_map<std::string, TrialResult>>();
   SmallVector<StringRef> lines;
   (*buf)->getBuffer().split(lines, '\n');
   unsigned lineNo = 0;
@@ -210,7 +211,8 @@ static Expected<Landscape> loadTable(const Space &base, StringRef path) {
                                    toString(cfg.takeError()));
     std::string canon = base.getKey(*cfg);
     auto [it, inserted] = entries->try_emplace(canon, r);
-    if (!inserted && r.isOk() && (!it->second.isOk() || r.cost < it->second.cost))
+    if (!inserted && r.isOk() &&
+        (!it->second.isOk() || r.cost < it->second.cost))
       it->second = r;
   }
   if (entries->empty())
@@ -218,7 +220,8 @@ static Expected<Landscape> loadTable(const Space &base, StringRef path) {
                              "table '" + path + "' has no entries");
   Space restricted = base.withConstraint(
       {"in-table",
-       [entries](const Space &s, const Config &c) -> std::optional<std::string> {
+       [entries](const Space &s,
+                 const Config &c) -> std::optional<std::string> {
          if (entries->count(s.getKey(c)))
            return std::nullopt;
          return std::string("not in the replayed table");
@@ -286,7 +289,7 @@ static Stats runMany(StringRef name, const StrategyOptions &opts,
     // Relative to the optimum (1.0 = found it); the synthetic landscapes'
     // optimum costs 1.0 already.
     bests.push_back(*best / l.optimumCost);
-    st.FoundOptimum += *best <= l.optimumCost;  // compared unscaled
+    st.FoundOptimum += *best <= l.optimumCost; // compared unscaled
     visited += trials / spaceSize;
   }
   unsigned n = bests.size();
@@ -433,10 +436,11 @@ int main(int argc, char **argv) {
     }
     outs() << "\n" << format("%-18s", "  optimum found");
     for (const Stats &st : all)
-      outs() << format("%-27s", (std::to_string(int(std::round(
-                                     st.FoundOptimum * NumSeeds))) +
-                                 "/" + std::to_string(NumSeeds))
-                                    .c_str());
+      outs() << format(
+          "%-27s",
+          (std::to_string(int(std::round(st.FoundOptimum * NumSeeds))) + "/" +
+           std::to_string(NumSeeds))
+              .c_str());
     outs() << "\n";
   }
   return 0;

@@ -187,8 +187,7 @@ void mlir::tiletune::registerGBFSStrategy(StrategyRegistry &registry) {
   info.summary = "greedy best-first search over neighbour configs (G-BFS, "
                  "Zhang et al. 2019, Algorithm 1)";
   info.options = {
-      {"rho", "5",
-       "neighbours sampled per popped state (paper: rho = 5)"},
+      {"rho", "5", "neighbours sampled per popped state (paper: rho = 5)"},
       {"start", "default",
        "start state: 'default' = every parameter's default, i.e. no "
        "multi-level tiling [[m,1,1,1],[k,1],[n,1,1,1]] (paper), or 'random'"},

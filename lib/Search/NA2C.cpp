@@ -305,8 +305,8 @@ nn::MLP makeNet(unsigned inputs, unsigned outputs, const NA2COptions &o,
 
 NA2CStrategy::NA2CStrategy(const Space &space, const StrategyOptions &options,
                            uint64_t seed, const NA2COptions &opts)
-    : Strategy("na2c", space, options, seed), opts(opts), actionSpace(getSpace()),
-      numFeatures(getSpace().getNumFeatures()),
+    : Strategy("na2c", space, options, seed), opts(opts),
+      actionSpace(getSpace()), numFeatures(getSpace().getNumFeatures()),
       actor(makeNet(std::max(1u, numFeatures),
                     std::max(1u, actionSpace.getNumActions()), opts,
                     seed ^ 0xa2c0a2c0a2c0a2c0ULL)),
@@ -709,8 +709,8 @@ Error NA2CStrategy::loadImpl(const json::Object &state) {
   auto savedSteps = state.getInteger("steps");
   auto savedSoftDone = state.getBoolean("soft_start_done");
   auto savedNoImprove = state.getInteger("no_improve");
-  if (!savedStartProposed || !savedSteps || !savedSoftDone || !savedNoImprove || *savedSteps < 1 ||
-      *savedNoImprove < 0)
+  if (!savedStartProposed || !savedSteps || !savedSoftDone || !savedNoImprove ||
+      *savedSteps < 1 || *savedNoImprove < 0)
     return createStringError(inconvertibleErrorCode(),
                              "na2c state: missing or malformed fields");
   auto savedActor = doublesFromJSON(state, "actor");
@@ -759,10 +759,10 @@ Error NA2CStrategy::loadImpl(const json::Object &state) {
     return createStringError(inconvertibleErrorCode(),
                              "na2c state: malformed optimiser state");
 
-  actor.setParameters(
-      Eigen::Map<const Eigen::VectorXd>(savedActor->data(), savedActor->size()));
-  critic.setParameters(
-      Eigen::Map<const Eigen::VectorXd>(savedCritic->data(), savedCritic->size()));
+  actor.setParameters(Eigen::Map<const Eigen::VectorXd>(savedActor->data(),
+                                                        savedActor->size()));
+  critic.setParameters(Eigen::Map<const Eigen::VectorXd>(savedCritic->data(),
+                                                         savedCritic->size()));
   startProposed = *savedStartProposed;
   currentSteps = unsigned(*savedSteps);
   softStartDone = *savedSoftDone;

@@ -89,8 +89,8 @@ public:
   OpEvoStrategy(const Space &space, const StrategyOptions &options,
                 uint64_t seed, unsigned lambda, unsigned rho, double q,
                 unsigned maxRetries)
-      : Strategy("opevo", space, options, seed), lambda(lambda), rho(rho),
-        q(q), maxRetries(maxRetries) {}
+      : Strategy("opevo", space, options, seed), lambda(lambda), rho(rho), q(q),
+        maxRetries(maxRetries) {}
 
 protected:
   void proposeImpl(unsigned maxCount, SmallVectorImpl<Config> &out) override {

@@ -87,8 +87,7 @@ Expected<bool> mlir::tiletune::getBoolOption(const StrategyOptions &options,
   return optionError(name, "'" + *text + "' is not a boolean");
 }
 
-Expected<StrategyOptions>
-mlir::tiletune::parseStrategyOptions(StringRef text) {
+Expected<StrategyOptions> mlir::tiletune::parseStrategyOptions(StringRef text) {
   StrategyOptions options;
   SmallVector<StringRef> parts;
   text.split(parts, ',', -1, /*KeepEmpty=*/false);
@@ -134,7 +133,8 @@ Strategy::~Strategy() = default;
 SmallVector<Trial> Strategy::propose(unsigned maxCount) {
   SmallVector<Trial> trials;
   if (maxTrials)
-    maxCount = unsigned(std::min<uint64_t>(maxCount, maxTrials - std::min(maxTrials, nextId)));
+    maxCount = unsigned(
+        std::min<uint64_t>(maxCount, maxTrials - std::min(maxTrials, nextId)));
   if (maxCount == 0 || exhausted)
     return trials;
   SmallVector<Config> configs;
@@ -143,8 +143,7 @@ SmallVector<Trial> Strategy::propose(unsigned maxCount) {
   else
     proposeImpl(maxCount, configs);
   for (Config &c : configs) {
-    if (trials.size() == maxCount || proposed.count(c) ||
-        !space.isValid(c)) {
+    if (trials.size() == maxCount || proposed.count(c) || !space.isValid(c)) {
       ++numDropped;
       continue;
     }
@@ -163,21 +162,19 @@ Error Strategy::observe(ArrayRef<TrialResult> results) {
     auto it = pending.find(r.id);
     if (it == pending.end() || !ids.insert(r.id).second)
       return createStringError(inconvertibleErrorCode(),
-                               "strategy '" + name + "': trial " +
-                                   Twine(r.id) +
+                               "strategy '" + name + "': trial " + Twine(r.id) +
                                    " is not pending (unknown or already "
                                    "observed)");
     if (it->second != r.cfg)
       return createStringError(inconvertibleErrorCode(),
-                               "strategy '" + name + "': trial " +
-                                   Twine(r.id) +
+                               "strategy '" + name + "': trial " + Twine(r.id) +
                                    " reports a different config than the "
                                    "one proposed");
     if (r.isOk() && !std::isfinite(r.cost))
       return createStringError(inconvertibleErrorCode(),
-                               "strategy '" + name + "': trial " +
-                                   Twine(r.id) + " is ok but its cost is not "
-                                                 "finite");
+                               "strategy '" + name + "': trial " + Twine(r.id) +
+                                   " is ok but its cost is not "
+                                   "finite");
   }
   for (const TrialResult &r : results) {
     pending.erase(r.id);
@@ -207,8 +204,8 @@ json::Value Strategy::saveState() const {
   rngText << rng;
   json::Array pendingJson;
   for (const auto &[id, cfg] : pending)
-    pendingJson.push_back(json::Object{{"id", int64_t(id)},
-                                   {"config", space.getKey(cfg)}});
+    pendingJson.push_back(
+        json::Object{{"id", int64_t(id)}, {"config", space.getKey(cfg)}});
   json::Array historyJson;
   for (const TrialResult &r : history) {
     json::Object o{{"id", int64_t(r.id)},
@@ -251,8 +248,7 @@ Error Strategy::loadState(const json::Value &state) {
     return stateError("unknown format");
   if (obj->getString("strategy") != std::optional<StringRef>(name))
     return stateError("saved by another strategy");
-  if (obj->getString("seed") !=
-      std::optional<StringRef>(std::to_string(seed)))
+  if (obj->getString("seed") != std::optional<StringRef>(std::to_string(seed)))
     return stateError("saved with another seed");
   const json::Object *opts = obj->getObject("options");
   if (!opts || opts->size() != options.size())
@@ -267,8 +263,8 @@ Error Strategy::loadState(const json::Value &state) {
   const json::Array *pendingJson = obj->getArray("pending");
   const json::Array *historyJson = obj->getArray("history");
   const json::Object *sub = obj->getObject("state");
-  if (!rngText || !savedNextId || !savedDropped || !savedExhausted || !pendingJson || !historyJson ||
-      !sub)
+  if (!rngText || !savedNextId || !savedDropped || !savedExhausted ||
+      !pendingJson || !historyJson || !sub)
     return stateError("missing fields");
 
   std::mt19937_64 savedRng;
@@ -403,16 +399,20 @@ StrategyRegistry::create(StringRef name, const Space &space,
   auto maxTrials = getIntOption(resolved, "max_trials");
   if (!maxTrials)
     return maxTrials.takeError();
-  if (StringRef start = StringRef(resolved["start_config"]).trim(); !start.empty()) {
+  if (StringRef start = StringRef(resolved["start_config"]).trim();
+      !start.empty()) {
     Expected<Config> c = space.parseKey(start);
     if (!c)
       return createStringError(inconvertibleErrorCode(),
-                               "option 'start_config': " + toString(c.takeError()));
+                               "option 'start_config': " +
+                                   toString(c.takeError()));
     std::string reason;
     if (!space.isValid(*c, &reason))
-      return createStringError(inconvertibleErrorCode(),
-                               "option 'start_config': the config is not valid in "
-                               "the space: " + reason);
+      return createStringError(
+          inconvertibleErrorCode(),
+          "option 'start_config': the config is not valid in "
+          "the space: " +
+              reason);
   }
   if (*maxTrials < 0)
     return createStringError(inconvertibleErrorCode(),

@@ -314,7 +314,8 @@ json::Object XGBStrategy::saveImpl() const {
 
 Error XGBStrategy::loadImpl(const json::Object &state) {
   const Space &space = getSpace();
-  auto savedPlan = learned::configsFromJSON(space, state.getArray("plan"), "plan");
+  auto savedPlan =
+      learned::configsFromJSON(space, state.getArray("plan"), "plan");
   if (!savedPlan)
     return savedPlan.takeError();
   auto savedChains =

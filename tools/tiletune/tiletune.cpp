@@ -393,9 +393,8 @@ static int runExport() {
 
 static int runAlgorithms() {
   for (const StrategyInfo *info : StrategyRegistry::get().getAll()) {
-    llvm::outs() << info->name << (info->name == kDefaultAlgorithm
-                                       ? " (default)"
-                                       : "")
+    llvm::outs() << info->name
+                 << (info->name == kDefaultAlgorithm ? " (default)" : "")
                  << ": " << info->summary << "\n";
     for (const OptionInfo &option : info->options)
       llvm::outs() << "    " << option.name << " = " << option.defaultValue

@@ -78,10 +78,9 @@ TEST(Registry, ParseOptions) {
 }
 
 TEST(Registry, StatusNames) {
-  for (TrialStatus s :
-       {TrialStatus::Ok, TrialStatus::Invalid, TrialStatus::CompileError,
-        TrialStatus::RuntimeError, TrialStatus::WrongResult,
-        TrialStatus::Timeout})
+  for (TrialStatus s : {TrialStatus::Ok, TrialStatus::Invalid,
+                        TrialStatus::CompileError, TrialStatus::RuntimeError,
+                        TrialStatus::WrongResult, TrialStatus::Timeout})
     EXPECT_EQ(parseMeasureStatus(stringifyMeasureStatus(s)), s);
   EXPECT_FALSE(parseMeasureStatus("crashed").has_value());
 }
@@ -98,9 +97,9 @@ TEST_P(Conformance, SmoothPaperSpace) {
 
 TEST_P(Conformance, InvalidRegionsCpuSpace) {
   Space s = cpuSpace();
-  checkStrategyConformance(GetParam(),
-                           makeInvalidRegionLandscape(s, keyToConfig(s, kCpuOptimum)),
-                           {}, 5, 100, 3);
+  checkStrategyConformance(
+      GetParam(), makeInvalidRegionLandscape(s, keyToConfig(s, kCpuOptimum)),
+      {}, 5, 100, 3);
 }
 
 TEST_P(Conformance, FilteredSpaceBatchOfOne) {
@@ -196,13 +195,15 @@ TEST(Random, ExhaustsConstrainedSpace) {
   // Only 1/4 of the product space is valid; random must still hand out
   // every valid config exactly once and then stop.
   Space s = tinySpace().withConstraint(
-      {"k-split", [](const Space &sp, const Config &c) -> std::optional<std::string> {
+      {"k-split",
+       [](const Space &sp, const Config &c) -> std::optional<std::string> {
          if (sp.getValue(c, "k")[0] == 2)
            return std::nullopt;
          return std::string("k outer must be 2");
        }});
   uint64_t valid = *s.countValid();
-  Landscape l = makeSmoothLandscape(s, *s.parseKey("m=[8,1,1,1];k=[2,2];n=[8,1,1,1]"));
+  Landscape l =
+      makeSmoothLandscape(s, *s.parseKey("m=[8,1,1,1];k=[2,2];n=[8,1,1,1]"));
   RunLog log = runFresh("random", l, {{"max_attempts", "20"}}, 4, 7, 100000);
   EXPECT_EQ(log.numTrials, valid);
   EXPECT_FALSE(log.sawDuplicate);
@@ -218,7 +219,8 @@ TEST(GBFS, StartsFromDefaultAndExpandsNeighbours) {
   EXPECT_EQ(s.getKey(first[0].cfg), "m=[64,1,1,1];k=[64,1];n=[64,1,1,1]");
   // Nothing more until the start state's cost is known.
   EXPECT_TRUE(g->propose(8).empty());
-  ASSERT_FALSE(bool(g->observe({{first[0].id, first[0].cfg, TrialStatus::Ok, 1.0, ""}})));
+  ASSERT_FALSE(bool(
+      g->observe({{first[0].id, first[0].cfg, TrialStatus::Ok, 1.0, ""}})));
   auto next = g->propose(5);
   EXPECT_EQ(next.size(), 5u);
   SmallVector<Config> nbrs;
@@ -235,16 +237,15 @@ TEST(GBFS, DoesNotStopWhenSampledNeighboursWereVisited) {
   Landscape l = makeNoisyLandscape(s, keyToConfig(s, kTinyOptimum));
   for (const char *rho : {"1", "2", "3"})
     for (uint64_t seed = 0; seed < 5; ++seed) {
-      auto g = makeStrategy("gbfs", s, {{"rho", rho}, {"restart", "false"}},
-                            seed);
+      auto g =
+          makeStrategy("gbfs", s, {{"rho", rho}, {"restart", "false"}}, seed);
       ASSERT_TRUE(g);
       RunLog log;
       runStrategy(*g, l, 1, 100000, log);
       EXPECT_TRUE(g->isDone());
       EXPECT_FALSE(log.sawDuplicate);
       llvm::json::Value saved = g->saveState();
-      const llvm::json::Object *state =
-          saved.getAsObject()->getObject("state");
+      const llvm::json::Object *state = saved.getAsObject()->getObject("state");
       ASSERT_TRUE(state);
       size_t ok = 0;
       for (const TrialResult &r : g->getHistory())
@@ -264,7 +265,8 @@ TEST(GBFS, FailedStatesAreNotExpanded) {
   Space s = tinySpace();
   auto g = makeStrategy("gbfs", s, {{"restart", "false"}}, 0);
   auto t = g->propose(1);
-  ASSERT_FALSE(bool(g->observe({{t[0].id, t[0].cfg, TrialStatus::CompileError, 0, "boom"}})));
+  ASSERT_FALSE(bool(
+      g->observe({{t[0].id, t[0].cfg, TrialStatus::CompileError, 0, "boom"}})));
   EXPECT_TRUE(g->propose(4).empty());
   EXPECT_TRUE(g->isDone());
   EXPECT_FALSE(g->getBest().has_value());
@@ -311,28 +313,41 @@ Landscape multimodalPaper() {
 }
 
 // Budgets: G-BFS 400 trials (0.8% of the 49392-point space); OpEvo 600.
-TEST(FindsOptimum, GBFSSmooth) { expectFindsOptimum("gbfs", smoothPaper(), 400); }
-TEST(FindsOptimum, OpEvoSmooth) { expectFindsOptimum("opevo", smoothPaper(), 600); }
+TEST(FindsOptimum, GBFSSmooth) {
+  expectFindsOptimum("gbfs", smoothPaper(), 400);
+}
+TEST(FindsOptimum, OpEvoSmooth) {
+  expectFindsOptimum("opevo", smoothPaper(), 600);
+}
 
 TEST(FindsOptimum, GBFSNoisy) {
   Space s = paperSpace();
-  expectFindsOptimum("gbfs", makeNoisyLandscape(s, keyToConfig(s, kPaperOptimum)), 600);
+  expectFindsOptimum("gbfs",
+                     makeNoisyLandscape(s, keyToConfig(s, kPaperOptimum)), 600);
 }
 TEST(FindsOptimum, OpEvoNoisy) {
   Space s = paperSpace();
-  expectFindsOptimum("opevo", makeNoisyLandscape(s, keyToConfig(s, kPaperOptimum)), 800);
+  expectFindsOptimum("opevo",
+                     makeNoisyLandscape(s, keyToConfig(s, kPaperOptimum)), 800);
 }
 
-TEST(FindsOptimum, GBFSMultimodal) { expectFindsOptimum("gbfs", multimodalPaper(), 800); }
-TEST(FindsOptimum, OpEvoMultimodal) { expectFindsOptimum("opevo", multimodalPaper(), 800); }
+TEST(FindsOptimum, GBFSMultimodal) {
+  expectFindsOptimum("gbfs", multimodalPaper(), 800);
+}
+TEST(FindsOptimum, OpEvoMultimodal) {
+  expectFindsOptimum("opevo", multimodalPaper(), 800);
+}
 
 TEST(FindsOptimum, GBFSInvalidRegionsCpuSpace) {
   Space s = cpuSpace();
-  expectFindsOptimum("gbfs", makeInvalidRegionLandscape(s, keyToConfig(s, kCpuOptimum)), 1500);
+  expectFindsOptimum(
+      "gbfs", makeInvalidRegionLandscape(s, keyToConfig(s, kCpuOptimum)), 1500);
 }
 TEST(FindsOptimum, OpEvoInvalidRegionsCpuSpace) {
   Space s = cpuSpace();
-  expectFindsOptimum("opevo", makeInvalidRegionLandscape(s, keyToConfig(s, kCpuOptimum)), 1500);
+  expectFindsOptimum("opevo",
+                     makeInvalidRegionLandscape(s, keyToConfig(s, kCpuOptimum)),
+                     1500);
 }
 
 TEST(FindsOptimum, GridAndRandomByExhaustion) {

@@ -11,8 +11,8 @@
 #ifndef TILETUNE_SEARCH_STRATEGY_H
 #define TILETUNE_SEARCH_STRATEGY_H
 
-#include "tiletune/Space/Space.h"
 #include "tiletune/Measure/MeasureResult.h"
+#include "tiletune/Space/Space.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"

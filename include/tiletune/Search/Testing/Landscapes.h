@@ -43,7 +43,8 @@ inline double configDistance(const Space &space, const Config &a,
   double d = 0.0;
   for (unsigned i = 0; i < space.getNumParameters(); ++i) {
     const Parameter &p = space.getParameter(i);
-    llvm::ArrayRef<int64_t> va = space.getValue(a, i), vb = space.getValue(b, i);
+    llvm::ArrayRef<int64_t> va = space.getValue(a, i),
+                            vb = space.getValue(b, i);
     switch (p.getKind()) {
     case ParamKind::Factorization: {
       double s = 0;
@@ -97,14 +98,14 @@ inline Landscape makeSmoothLandscape(const Space &space, const Config &opt) {
 /// pseudo-random h in [0, 1) per config (h = 0 at the optimum, which stays
 /// the unique optimum because every other config costs >= 1.25).
 inline Landscape makeNoisyLandscape(const Space &space, const Config &opt,
-                                    double amplitude = 0.3,
-                                    uint64_t salt = 7) {
+                                    double amplitude = 0.3, uint64_t salt = 7) {
   Landscape l{"noisy", space, nullptr, opt, 1.0};
   l.evaluate = [space, opt, amplitude, salt](const Config &c) {
     TrialResult r;
     r.cfg = c;
     double smooth = 1.0 + 0.25 * configDistance(space, c, opt);
-    r.cost = c == opt ? smooth : smooth * (1.0 + amplitude * configHash01(c, salt));
+    r.cost =
+        c == opt ? smooth : smooth * (1.0 + amplitude * configHash01(c, salt));
     return r;
   };
   return l;
