@@ -31,7 +31,7 @@ TargetInfo mlir::tiletune::getCPUTarget(unsigned threads) {
 std::string mlir::tiletune::listAlgorithms() {
   std::string known;
   for (const StrategyInfo *info : StrategyRegistry::get().getAll())
-    known += (known.empty() ? "" : ", ") + info->Name;
+    known += (known.empty() ? "" : ", ") + info->name;
   return known;
 }
 

@@ -404,13 +404,12 @@ static int runExport() {
 
 static int runAlgorithms() {
   for (const StrategyInfo *info : StrategyRegistry::get().getAll()) {
-    llvm::outs() << info->Name << (info->Name == kDefaults.algorithm
-                                       ? " (default)"
-                                       : "")
-                 << ": " << info->Summary << "\n";
-    for (const OptionInfo &option : info->Options)
-      llvm::outs() << "    " << option.Name << " = " << option.Default
-                   << ": " << option.Help << "\n";
+    llvm::outs() << info->name
+                 << (info->name == kDefaults.algorithm ? " (default)" : "")
+                 << ": " << info->summary << "\n";
+    for (const OptionInfo &option : info->options)
+      llvm::outs() << "    " << option.name << " = " << option.defaultValue
+                   << ": " << option.help << "\n";
   }
   return 0;
 }
