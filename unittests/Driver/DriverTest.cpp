@@ -485,6 +485,16 @@ TEST_F(DriverTest, MeasuresVariantsInAWorker) {
 
   MeasureResult bad = measurer.measure("#tiletune.config<cpu, bogus>");
   EXPECT_EQ(bad.status, MeasureStatus::Invalid);
+  // A config that parses but does not fit the op (a cache tile of 3 in a
+  // parallel tile of 8) is refused by the tiling pass, with its reason.
+  MeasureResult misfit = measurer.measure(
+      "#tiletune.config<cpu, parallel = {m = 8, n = 12}, "
+      "cache = {m = 3, n = 12, k = 16}, register = {m = 3, n = 12}>");
+  EXPECT_EQ(misfit.status, MeasureStatus::CompileError);
+  EXPECT_NE(misfit.message.find("lowering failed"), std::string::npos)
+      << misfit.message;
+  EXPECT_NE(misfit.message.find("does not divide"), std::string::npos)
+      << misfit.message;
   // One worker served every request.
   EXPECT_EQ(measurer.getNumWorkerStarts(), 1u);
   // Timed alone: no ratio.
