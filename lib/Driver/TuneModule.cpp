@@ -110,7 +110,8 @@ mlir::tiletune::tuneModule(ModuleOp module, const TuneOptions &options) {
         getSearchSpace(options.algorithm, problem, *space, threads);
     if (!searchSpace)
       return searchSpace.takeError();
-    Config defaultConfig = getDefaultConfig(ctx, problem, *space, threads);
+    Config defaultConfig =
+        getDefaultConfig(ctx, problem, *space, threads, options.log);
     StrategyOptions strategyOptions = options.strategyOptions;
     // Warm start: the strategy starts from the default config (measured
     // first anyway) instead of its paper's start state.

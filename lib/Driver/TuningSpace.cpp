@@ -79,7 +79,8 @@ Space mlir::tiletune::withGPUKernelLimits(MLIRContext *ctx,
 
 Config mlir::tiletune::getDefaultConfig(MLIRContext *ctx,
                                         const Problem &problem,
-                                        const Space &space, unsigned threads) {
+                                        const Space &space, unsigned threads,
+                                        llvm::raw_ostream *log) {
   {
     TileConfigAttr attr;
     if (problem.target == kTargetCPU) {
@@ -94,15 +95,32 @@ Config mlir::tiletune::getDefaultConfig(MLIRContext *ctx,
       attr = computeDefaultCUDAConfig(ctx, toTunableOp(ctx, problem), strides,
                                       dilations);
     }
-    llvm::Expected<Space> full = buildProblemSpace(problem);
-    if (attr && full) {
-      llvm::Expected<Config> config = attrToConfig(problem, *full, attr);
-      if (config)
-        return projectOntoPinned(space, *full, *config);
-      llvm::consumeError(config.takeError());
+    if (!attr) {
+      if (log)
+        *log << "  the default-config heuristic has no config for "
+             << problem.describe() << "; starting from the space's default\n";
+      return space.getDefault();
     }
-    if (!full)
-      llvm::consumeError(full.takeError());
+    // Usually the heuristic's config is a point of the tuning space itself.
+    llvm::Expected<Config> config = attrToConfig(problem, space, attr);
+    if (config && space.isValid(*config))
+      return *config;
+    std::string why =
+        config ? "it breaks a constraint" : toString(config.takeError());
+    // Pinned parameters (--fix) may exclude it: keep what the pins allow.
+    llvm::Expected<Space> full = buildProblemSpace(problem);
+    if (full) {
+      llvm::Expected<Config> unpinned = attrToConfig(problem, *full, attr);
+      if (unpinned)
+        return projectOntoPinned(space, *full, *unpinned);
+      why = toString(unpinned.takeError());
+    } else {
+      why = toString(full.takeError());
+    }
+    if (log)
+      *log << "  the default config " << printAttr(attr)
+           << " is not in the tuning space (" << why
+           << "); starting from the space's default\n";
   }
   return space.getDefault();
 }

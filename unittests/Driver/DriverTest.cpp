@@ -21,6 +21,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/TargetSelect.h"
 
 #include "gtest/gtest.h"
@@ -374,7 +375,7 @@ TEST_F(DriverTest, ApplyUsesRecordedCudaResultsWithoutAGPU) {
     m.trial = 0;
     m.role = MeasurementRole::Search;
     m.configKey = space->getKey(config);
-    m.config = makeConfigJSON(m.configKey, *attr);
+    m.config = llvm::formatv("{0}", space->toJSON(config)).str();
     m.result = MeasureResult::success(TimeStats::fromSamples({1e-4}), 1.0);
     ASSERT_FALSE(bool((*db)->recordMeasurement(m, 0.1)));
   };

@@ -16,15 +16,19 @@
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
 
 namespace mlir::tiletune {
 
 /// The default config of a problem (the heuristic of
 /// `tiletune-default-config` for `threads` threads on the CPU, of
-/// `tiletune-default-gpu-config` for cuda) as a point of `space`; the
-/// space's own default when the heuristic's config is not in it.
+/// `tiletune-default-gpu-config` for cuda) as a point of `space` (converted
+/// directly; projected from the unpinned space only when pinned parameters
+/// exclude it); the space's own default when the heuristic's config is not
+/// in it, which is said on `log` when given.
 Config getDefaultConfig(MLIRContext *ctx, const Problem &problem,
-                        const Space &space, unsigned threads);
+                        const Space &space, unsigned threads,
+                        llvm::raw_ostream *log = nullptr);
 
 /// `space` (a cuda space of `problem`) with the constraint
 /// "gpu-kernel-limits": the kernel plan of tiletune-tile-gpu for the config
