@@ -100,9 +100,9 @@ StringRef mlir::tiletune::stringifyParamKind(ParamKind kind) {
 Parameter::~Parameter() = default;
 
 static Error makeParseError(StringRef param, StringRef text, const Twine &why) {
-  return createStringError(inconvertibleErrorCode(),
-                           "parameter '" + param + "': cannot parse '" + text +
-                               "': " + why);
+  return createStringError(inconvertibleErrorCode(), "parameter '" + param +
+                                                         "': cannot parse '" +
+                                                         text + "': " + why);
 }
 
 /// Splits "[a,b,c]" into its trimmed elements.
@@ -195,7 +195,8 @@ FactorizationParam::FactorizationParam(StringRef name, int64_t total,
   for (int64_t &p : this->pinned)
     p = std::max<int64_t>(p, 0);
   if (!freeSlots.empty())
-    freeParam = std::make_shared<FactorizationParam>(name, rest, freeSlots.size());
+    freeParam =
+        std::make_shared<FactorizationParam>(name, rest, freeSlots.size());
 }
 
 void FactorizationParam::scatterFree(ArrayRef<int64_t> free,
@@ -224,9 +225,9 @@ uint64_t FactorizationParam::count() const {
 }
 
 /// Builds the factors from per-prime exponent compositions.
-static void factorsFromExponents(
-    ArrayRef<std::pair<int64_t, unsigned>> primes,
-    ArrayRef<SmallVector<unsigned, 8>> exps, MutableArrayRef<int64_t> out) {
+static void factorsFromExponents(ArrayRef<std::pair<int64_t, unsigned>> primes,
+                                 ArrayRef<SmallVector<unsigned, 8>> exps,
+                                 MutableArrayRef<int64_t> out) {
   for (int64_t &f : out)
     f = 1;
   for (size_t i = 0; i < primes.size(); ++i)
@@ -275,8 +276,8 @@ uint64_t FactorizationParam::rank(ArrayRef<int64_t> value) const {
     SmallVector<unsigned, 8> parts;
     for (int64_t f : value)
       parts.push_back(exponentOf(f, primes[i].first));
-    index = index * perPrimeCounts[i] +
-            rankComposition(parts, primes[i].second);
+    index =
+        index * perPrimeCounts[i] + rankComposition(parts, primes[i].second);
   }
   return index;
 }
@@ -424,8 +425,7 @@ FactorizationParam::pin(StringRef pattern) const {
     return parts.takeError();
   if (parts->size() != numFactors)
     return makeParseError(getName(), pattern,
-                          "expected " + Twine(numFactors) +
-                              " factors or '*'");
+                          "expected " + Twine(numFactors) + " factors or '*'");
   SmallVector<int64_t> pins(numFactors, 0);
   int64_t rest = total;
   bool anyFree = false;
@@ -438,8 +438,9 @@ FactorizationParam::pin(StringRef pattern) const {
         anyFree = true;
     } else if (item.getAsInteger(10, pins[i]) || pins[i] < 1) {
       return makeParseError(getName(), pattern,
-                            "'" + item + "' is neither a positive integer "
-                                         "nor '*'");
+                            "'" + item +
+                                "' is neither a positive integer "
+                                "nor '*'");
     } else if (!pinned.empty() && pinned[i] > 0 && pinned[i] != pins[i]) {
       return makeParseError(getName(), pattern,
                             "factor " + Twine(i) + " is already fixed to " +
@@ -464,7 +465,8 @@ FactorizationParam::pin(StringRef pattern) const {
 // PermutationParam
 //===----------------------------------------------------------------------===//
 
-PermutationParam::PermutationParam(StringRef name, ArrayRef<std::string> elements)
+PermutationParam::PermutationParam(StringRef name,
+                                   ArrayRef<std::string> elements)
     : Parameter(ParamKind::Permutation, name),
       elements(elements.begin(), elements.end()) {
   assert(!this->elements.empty() && this->elements.size() <= 20 &&
@@ -635,7 +637,8 @@ PermutationParam::pin(StringRef pattern) const {
 
 DiscreteParam::DiscreteParam(StringRef name, ArrayRef<int64_t> values,
                              int64_t defaultValue)
-    : Parameter(ParamKind::Discrete, name), values(values.begin(), values.end()) {
+    : Parameter(ParamKind::Discrete, name),
+      values(values.begin(), values.end()) {
   llvm::sort(this->values);
   this->values.erase(std::unique(this->values.begin(), this->values.end()),
                      this->values.end());
@@ -667,7 +670,8 @@ void DiscreteParam::getNeighbors(ArrayRef<int64_t> value,
   if (value[0] + 1 < int64_t(values.size()))
     out.push_back(ParamValue{value[0] + 1});
 }
-bool DiscreteParam::isValid(ArrayRef<int64_t> value, std::string *reason) const {
+bool DiscreteParam::isValid(ArrayRef<int64_t> value,
+                            std::string *reason) const {
   if (value.size() != 1 || value[0] < 0 || value[0] >= int64_t(values.size())) {
     if (reason)
       *reason = "index out of range";
@@ -713,7 +717,8 @@ DiscreteParam::pin(StringRef pattern) const {
 // CategoricalParam
 //===----------------------------------------------------------------------===//
 
-CategoricalParam::CategoricalParam(StringRef name, ArrayRef<std::string> choices,
+CategoricalParam::CategoricalParam(StringRef name,
+                                   ArrayRef<std::string> choices,
                                    unsigned defaultIndex)
     : Parameter(ParamKind::Categorical, name),
       choices(choices.begin(), choices.end()), defaultIndex(defaultIndex) {

@@ -53,21 +53,21 @@ Expected<Space> Space::withPinned(StringRef assignments) const {
       for (const auto &p : params)
         known += (known.empty() ? "" : ", ") + p->getName().str();
       return createStringError(inconvertibleErrorCode(),
-                               "cannot fix unknown parameter '" +
- paramName +
+                               "cannot fix unknown parameter '" + paramName +
                                    "' of " + name + " (parameters: " + known +
                                    ")");
     }
     if (pattern.empty())
       return createStringError(inconvertibleErrorCode(),
-                               "no value to fix parameter '" + paramName + "' to");
+                               "no value to fix parameter '" + paramName +
+                                   "' to");
     Expected<std::shared_ptr<const Parameter>> pinned =
         copy.params[*idx]->pin(pattern);
     if (!pinned)
       return pinned.takeError();
     copy.params[*idx] = std::move(*pinned);
-    canonical += (canonical.empty() ? "" : ";") + paramName.str() + "=" +
-                 pattern.str();
+    canonical +=
+        (canonical.empty() ? "" : ";") + paramName.str() + "=" + pattern.str();
   }
   if (!canonical.empty())
     copy.name = name + " fixed{" + canonical + "}";
@@ -161,8 +161,7 @@ Config Space::unrank(uint64_t index) const {
 uint64_t Space::rank(const Config &config) const {
   uint64_t index = 0;
   for (unsigned i = 0; i < params.size(); ++i)
-    index = index * params[i]->count() +
-            params[i]->rank(getValue(config, i));
+    index = index * params[i]->count() + params[i]->rank(getValue(config, i));
   return index;
 }
 
@@ -299,8 +298,8 @@ Expected<Config> Space::parseKey(StringRef key) const {
                                    paramName.trim() + "' given twice");
     seen[*idx] = true;
     if (Error e = params[*idx]->parse(
-            text, cfg.getSlots().slice(offsets[*idx],
-                                       params[*idx]->getWidth())))
+            text,
+            cfg.getSlots().slice(offsets[*idx], params[*idx]->getWidth())))
       return std::move(e);
   }
   for (unsigned i = 0; i < params.size(); ++i)

@@ -100,7 +100,8 @@ public:
   virtual uint64_t count() const = 0;
   /// Writes the value of rank `index` (0 <= index < count()) into `out`.
   /// Ranks define the canonical enumeration order of the parameter.
-  virtual void unrank(uint64_t index, llvm::MutableArrayRef<int64_t> out) const = 0;
+  virtual void unrank(uint64_t index,
+                      llvm::MutableArrayRef<int64_t> out) const = 0;
   /// The rank of a valid value (inverse of unrank).
   virtual uint64_t rank(llvm::ArrayRef<int64_t> value) const = 0;
   /// Draws a value uniformly at random.
@@ -123,11 +124,13 @@ public:
   virtual void encode(llvm::ArrayRef<int64_t> value,
                       llvm::SmallVectorImpl<double> &features) const = 0;
   /// Appends one name per feature ("<param>.<what>").
-  virtual void getFeatureNames(llvm::SmallVectorImpl<std::string> &names) const = 0;
+  virtual void
+  getFeatureNames(llvm::SmallVectorImpl<std::string> &names) const = 0;
 
   /// Prints `value` in the canonical key syntax (e.g. "[4,2,8,16]", "[n,k,m]",
   /// "512", "true").
-  virtual void print(llvm::ArrayRef<int64_t> value, llvm::raw_ostream &os) const = 0;
+  virtual void print(llvm::ArrayRef<int64_t> value,
+                     llvm::raw_ostream &os) const = 0;
   /// Parses the key syntax of `print` into `out`; errors on malformed or
   /// infeasible text.
   virtual llvm::Error parse(llvm::StringRef text,
@@ -179,7 +182,8 @@ public:
 
   unsigned getWidth() const override { return numFactors; }
   uint64_t count() const override;
-  void unrank(uint64_t index, llvm::MutableArrayRef<int64_t> out) const override;
+  void unrank(uint64_t index,
+              llvm::MutableArrayRef<int64_t> out) const override;
   uint64_t rank(llvm::ArrayRef<int64_t> value) const override;
   void sample(std::mt19937_64 &rng,
               llvm::MutableArrayRef<int64_t> out) const override;
@@ -191,8 +195,10 @@ public:
   unsigned getNumFeatures() const override { return numFactors; }
   void encode(llvm::ArrayRef<int64_t> value,
               llvm::SmallVectorImpl<double> &features) const override;
-  void getFeatureNames(llvm::SmallVectorImpl<std::string> &names) const override;
-  void print(llvm::ArrayRef<int64_t> value, llvm::raw_ostream &os) const override;
+  void
+  getFeatureNames(llvm::SmallVectorImpl<std::string> &names) const override;
+  void print(llvm::ArrayRef<int64_t> value,
+             llvm::raw_ostream &os) const override;
   llvm::Error parse(llvm::StringRef text,
                     llvm::MutableArrayRef<int64_t> out) const override;
   llvm::Expected<std::shared_ptr<const Parameter>>
@@ -242,7 +248,8 @@ public:
 
   unsigned getWidth() const override { return elements.size(); }
   uint64_t count() const override;
-  void unrank(uint64_t index, llvm::MutableArrayRef<int64_t> out) const override;
+  void unrank(uint64_t index,
+              llvm::MutableArrayRef<int64_t> out) const override;
   uint64_t rank(llvm::ArrayRef<int64_t> value) const override;
   void sample(std::mt19937_64 &rng,
               llvm::MutableArrayRef<int64_t> out) const override;
@@ -254,8 +261,10 @@ public:
   unsigned getNumFeatures() const override { return elements.size(); }
   void encode(llvm::ArrayRef<int64_t> value,
               llvm::SmallVectorImpl<double> &features) const override;
-  void getFeatureNames(llvm::SmallVectorImpl<std::string> &names) const override;
-  void print(llvm::ArrayRef<int64_t> value, llvm::raw_ostream &os) const override;
+  void
+  getFeatureNames(llvm::SmallVectorImpl<std::string> &names) const override;
+  void print(llvm::ArrayRef<int64_t> value,
+             llvm::raw_ostream &os) const override;
   llvm::Error parse(llvm::StringRef text,
                     llvm::MutableArrayRef<int64_t> out) const override;
   llvm::Expected<std::shared_ptr<const Parameter>>
@@ -292,7 +301,8 @@ public:
 
   unsigned getWidth() const override { return 1; }
   uint64_t count() const override { return values.size(); }
-  void unrank(uint64_t index, llvm::MutableArrayRef<int64_t> out) const override;
+  void unrank(uint64_t index,
+              llvm::MutableArrayRef<int64_t> out) const override;
   uint64_t rank(llvm::ArrayRef<int64_t> value) const override;
   void sample(std::mt19937_64 &rng,
               llvm::MutableArrayRef<int64_t> out) const override;
@@ -304,8 +314,10 @@ public:
   unsigned getNumFeatures() const override { return 1; }
   void encode(llvm::ArrayRef<int64_t> value,
               llvm::SmallVectorImpl<double> &features) const override;
-  void getFeatureNames(llvm::SmallVectorImpl<std::string> &names) const override;
-  void print(llvm::ArrayRef<int64_t> value, llvm::raw_ostream &os) const override;
+  void
+  getFeatureNames(llvm::SmallVectorImpl<std::string> &names) const override;
+  void print(llvm::ArrayRef<int64_t> value,
+             llvm::raw_ostream &os) const override;
   llvm::Error parse(llvm::StringRef text,
                     llvm::MutableArrayRef<int64_t> out) const override;
   llvm::Expected<std::shared_ptr<const Parameter>>
@@ -339,7 +351,8 @@ public:
 
   unsigned getWidth() const override { return 1; }
   uint64_t count() const override { return choices.size(); }
-  void unrank(uint64_t index, llvm::MutableArrayRef<int64_t> out) const override;
+  void unrank(uint64_t index,
+              llvm::MutableArrayRef<int64_t> out) const override;
   uint64_t rank(llvm::ArrayRef<int64_t> value) const override;
   void sample(std::mt19937_64 &rng,
               llvm::MutableArrayRef<int64_t> out) const override;
@@ -351,8 +364,10 @@ public:
   unsigned getNumFeatures() const override { return choices.size(); }
   void encode(llvm::ArrayRef<int64_t> value,
               llvm::SmallVectorImpl<double> &features) const override;
-  void getFeatureNames(llvm::SmallVectorImpl<std::string> &names) const override;
-  void print(llvm::ArrayRef<int64_t> value, llvm::raw_ostream &os) const override;
+  void
+  getFeatureNames(llvm::SmallVectorImpl<std::string> &names) const override;
+  void print(llvm::ArrayRef<int64_t> value,
+             llvm::raw_ostream &os) const override;
   llvm::Error parse(llvm::StringRef text,
                     llvm::MutableArrayRef<int64_t> out) const override;
   llvm::Expected<std::shared_ptr<const Parameter>>
@@ -465,11 +480,9 @@ public:
   /// space has at most `scanLimit` points, a scan over all ranks starting at
   /// a random one (so small spaces are searched exhaustively). Never loops
   /// unboundedly; std::nullopt when nothing was found.
-  std::optional<Config>
-  sampleValidIf(std::mt19937_64 &rng,
-                const std::function<bool(const Config &)> &accept,
-                unsigned maxAttempts = 1000,
-                uint64_t scanLimit = 1000000) const;
+  std::optional<Config> sampleValidIf(
+      std::mt19937_64 &rng, const std::function<bool(const Config &)> &accept,
+      unsigned maxAttempts = 1000, uint64_t scanLimit = 1000000) const;
   /// The config made of every parameter's default value (G-BFS's
   /// "no multi-level tiling" start state for factorization spaces).
   Config getDefault() const;
