@@ -81,7 +81,7 @@ llvm::Error mlir::tiletune::printSpaces(ModuleOp module, StringRef target,
     }
     os << "  constraints:";
     for (const Constraint &c : space->getConstraints())
-      os << " " << c.Name;
+      os << " " << c.name;
     os << "\n  product size: " << space->countProduct() << "\n";
     llvm::Expected<uint64_t> valid = space->countValid(2000000);
     if (valid)
