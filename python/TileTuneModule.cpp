@@ -131,26 +131,25 @@ struct PyStrategy {
   py::list propose(unsigned count) {
     py::list result;
     for (const Trial &trial : strategy->propose(count))
-      result.append(
-          py::make_tuple(trial.Id, space->space.getKey(trial.Cfg)));
+      result.append(py::make_tuple(trial.id, space->space.getKey(trial.cfg)));
     return result;
   }
 
   void observe(uint64_t id, const std::string &key, py::object cost,
                const std::string &status, const std::string &message) {
     TrialResult result;
-    result.Id = id;
-    result.Cfg = space->parse(key);
+    result.id = id;
+    result.cfg = space->parse(key);
     std::optional<TrialStatus> parsed = parseMeasureStatus(status);
     if (!parsed)
       throw py::value_error("unknown trial status '" + status + "'");
-    result.Status = *parsed;
-    if (result.Status == TrialStatus::Ok) {
+    result.status = *parsed;
+    if (result.status == TrialStatus::Ok) {
       if (cost.is_none())
         throw py::value_error("a successful trial needs a cost");
-      result.Cost = cost.cast<double>();
+      result.cost = cost.cast<double>();
     }
-    result.Message = message;
+    result.message = message;
     check(strategy->observe(result));
   }
 
@@ -158,7 +157,7 @@ struct PyStrategy {
     std::optional<TrialResult> best = strategy->getBest();
     if (!best)
       return py::none();
-    return py::make_tuple(space->space.getKey(best->Cfg), best->Cost);
+    return py::make_tuple(space->space.getKey(best->cfg), best->cost);
   }
 
   std::string saveState() const {
@@ -238,11 +237,11 @@ PYBIND11_MODULE(_tiletune, m) {
     py::list result;
     for (const StrategyInfo *info : StrategyRegistry::get().getAll()) {
       py::dict d;
-      d["name"] = info->Name;
-      d["summary"] = info->Summary;
+      d["name"] = info->name;
+      d["summary"] = info->summary;
       py::list options;
-      for (const OptionInfo &o : info->Options)
-        options.append(py::make_tuple(o.Name, o.Default, o.Help));
+      for (const OptionInfo &o : info->options)
+        options.append(py::make_tuple(o.name, o.defaultValue, o.help));
       d["options"] = options;
       result.append(d);
     }

@@ -145,9 +145,8 @@ std::string apply(const std::string &text, const std::string &dbPath,
                   const std::string &targetKey, bool overrideConfigs) {
   Session session;
   ModuleOp module = session.parse(text);
-  std::string path = dbPath.empty() ? getDefaultDatabasePath() : dbPath;
-  std::unique_ptr<TileTuneDatabase> db = unwrapOr(
-      session, TileTuneDatabase::open(path, OpenMode::ReadOnly));
+  std::unique_ptr<TileTuneDatabase> db =
+      unwrapOr(session, openTuningDatabase(dbPath, OpenMode::ReadOnly));
   TargetInfo chosen =
       unwrapOr(session, selectApplyTarget(*db, target, threads, targetKey));
   unwrapOr(session, applyDatabase(module, *db, chosen, overrideConfigs));
@@ -202,12 +201,17 @@ void mlir::tiletune::python::addTuneBindings(py::module_ &m) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
 
-  m.def("tune", &tune, py::arg("mlir"), py::arg("algorithm") = "gbfs",
-        py::arg("trials") = 32, py::arg("seconds") = 0.0,
-        py::arg("threads") = 0, py::arg("seed") = 0, py::arg("db") = "",
-        py::arg("fix") = "", py::arg("paired") = true,
-        py::arg("resume") = false, py::arg("target") = "cpu",
-        py::arg("progress") = false,
+  // Every default comes from TuneOptions, as in the CLI and the pass.
+  const TuneOptions defaults;
+  m.def("tune", &tune, py::arg("mlir"),
+        py::arg("algorithm") = defaults.algorithm,
+        py::arg("trials") = defaults.trials,
+        py::arg("seconds") = defaults.seconds,
+        py::arg("threads") = defaults.threads, py::arg("seed") = defaults.seed,
+        py::arg("db") = defaults.databasePath, py::arg("fix") = defaults.fixed,
+        py::arg("paired") = defaults.pairedTiming,
+        py::arg("resume") = defaults.resume,
+        py::arg("target") = defaults.target, py::arg("progress") = false,
         "Tunes every tunable op of the module (MLIR text) by measuring real "
         "variants, exactly as `tiletune tune` does, records the results in "
         "the database `db` (default: the user's tuning database) and returns "

@@ -16,9 +16,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Landscapes.h"
-
 #include "tiletune/Search/Strategy.h"
+#include "tiletune/Search/Testing/Landscapes.h"
 #include "tiletune/Space/OperatorSpaces.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -40,19 +39,18 @@ using namespace mlir::tiletune::testing;
 
 static cl::OptionCategory BenchCategory("tiletune-search-bench options");
 
-static cl::opt<std::string> SpaceSpec(
-    "space",
-    cl::desc("space: paper:M,K,N (G-BFS matmul space) or "
-             "<target>:<op>:<sizes> (e.g. cpu:matmul:64,64,64)"),
-    cl::cat(BenchCategory), cl::init("paper:64,64,64"));
+static cl::opt<std::string>
+    SpaceSpec("space",
+              cl::desc("space: paper:M,K,N (G-BFS matmul space) or "
+                       "<target>:<op>:<sizes> (e.g. cpu:matmul:64,64,64)"),
+              cl::cat(BenchCategory), cl::init("paper:64,64,64"));
 static cl::opt<std::string>
     Strategies("strategies",
                cl::desc("comma-separated strategy names (default: all "
                         "registered)"),
                cl::cat(BenchCategory), cl::init(""));
 static cl::opt<std::string> StrategyOpts(
-    "options",
-    cl::desc("per-strategy options, e.g. 'gbfs:rho=3;opevo:q=0.3'"),
+    "options", cl::desc("per-strategy options, e.g. 'gbfs:rho=3;opevo:q=0.3'"),
     cl::cat(BenchCategory), cl::init(""));
 static cl::opt<unsigned> NumSeeds("seeds", cl::desc("seeds per strategy"),
                                   cl::cat(BenchCategory), cl::init(5));
@@ -60,11 +58,12 @@ static cl::opt<unsigned> Budget("budget", cl::desc("trials per run"),
                                 cl::cat(BenchCategory), cl::init(200));
 static cl::opt<unsigned> Batch("batch", cl::desc("trials per propose()"),
                                cl::cat(BenchCategory), cl::init(8));
-static cl::opt<std::string> Landscapes(
-    "landscapes",
-    cl::desc("comma-separated synthetic landscapes: smooth, noisy, "
-             "multimodal, invalid"),
-    cl::cat(BenchCategory), cl::init("smooth,noisy,multimodal,invalid"));
+static cl::opt<std::string>
+    Landscapes("landscapes",
+               cl::desc("comma-separated synthetic landscapes: smooth, noisy, "
+                        "multimodal, invalid"),
+               cl::cat(BenchCategory),
+               cl::init("smooth,noisy,multimodal,invalid"));
 static cl::opt<std::string>
     Table("table",
           cl::desc("replay a table of measurements instead: CSV lines "
@@ -145,7 +144,8 @@ static Expected<Landscape> loadTable(const Space &base, StringRef path) {
   auto buf = MemoryBuffer::getFile(path);
   if (!buf)
     return createStringError(buf.getError(), "cannot read '" + path + "'");
-  auto entries = std::make_shared<std::unordered_map<std::string, TrialResult>>();
+  auto entries =
+      std::make_shared<std::unordered_map<std::string, TrialResult>>();
   SmallVector<StringRef> lines;
   (*buf)->getBuffer().split(lines, '\n');
   unsigned lineNo = 0;
@@ -185,13 +185,13 @@ static Expected<Landscape> loadTable(const Space &base, StringRef path) {
           return createStringError(inconvertibleErrorCode(),
                                    path + ":" + Twine(lineNo) +
                                        ": unknown status");
-        r.Status = *s;
+        r.status = *s;
       }
       if (r.isOk()) {
         if (!t)
-          r.Status = TrialStatus::RuntimeError;
+          r.status = TrialStatus::RuntimeError;
         else
-          r.Cost = *t;
+          r.cost = *t;
       }
     } else {
       auto [k, t] = line.rsplit(',');
@@ -200,9 +200,9 @@ static Expected<Landscape> loadTable(const Space &base, StringRef path) {
       key = k.trim().str();
       double d;
       if (t.trim().getAsDouble(d) || !std::isfinite(d))
-        r.Status = TrialStatus::RuntimeError;
+        r.status = TrialStatus::RuntimeError;
       else
-        r.Cost = d;
+        r.cost = d;
     }
     auto cfg = base.parseKey(key);
     if (!cfg)
@@ -211,7 +211,8 @@ static Expected<Landscape> loadTable(const Space &base, StringRef path) {
                                    toString(cfg.takeError()));
     std::string canon = base.getKey(*cfg);
     auto [it, inserted] = entries->try_emplace(canon, r);
-    if (!inserted && r.isOk() && (!it->second.isOk() || r.Cost < it->second.Cost))
+    if (!inserted && r.isOk() &&
+        (!it->second.isOk() || r.cost < it->second.cost))
       it->second = r;
   }
   if (entries->empty())
@@ -219,24 +220,25 @@ static Expected<Landscape> loadTable(const Space &base, StringRef path) {
                              "table '" + path + "' has no entries");
   Space restricted = base.withConstraint(
       {"in-table",
-       [entries](const Space &s, const Config &c) -> std::optional<std::string> {
+       [entries](const Space &s,
+                 const Config &c) -> std::optional<std::string> {
          if (entries->count(s.getKey(c)))
            return std::nullopt;
          return std::string("not in the replayed table");
        }});
   Landscape l;
-  l.Name = "real table";
-  l.S = restricted;
+  l.name = "real table";
+  l.space = restricted;
   double best = INFINITY;
   for (auto &[k, r] : *entries)
-    if (r.isOk() && r.Cost < best) {
-      best = r.Cost;
-      l.Optimum = *base.parseKey(k);
+    if (r.isOk() && r.cost < best) {
+      best = r.cost;
+      l.optimum = *base.parseKey(k);
     }
-  l.OptimumCost = best;
-  l.Evaluate = [entries, restricted](const Config &c) {
+  l.optimumCost = best;
+  l.evaluate = [entries, restricted](const Config &c) {
     TrialResult r = entries->at(restricted.getKey(c));
-    r.Cfg = c;
+    r.cfg = c;
     return r;
   };
   return l;
@@ -255,7 +257,7 @@ static Stats runMany(StringRef name, const StrategyOptions &opts,
   SmallVector<double> bests;
   double visited = 0;
   for (unsigned seed = 1; seed <= NumSeeds; ++seed) {
-    auto s = createStrategy(name, l.S, opts, seed);
+    auto s = createStrategy(name, l.space, opts, seed);
     if (!s) {
       errs() << "error: " << toString(s.takeError()) << "\n";
       exit(1);
@@ -268,10 +270,10 @@ static Stats runMany(StringRef name, const StrategyOptions &opts,
         break;
       SmallVector<TrialResult> results;
       for (const Trial &t : batch) {
-        TrialResult r = l.Evaluate(t.Cfg);
-        r.Id = t.Id;
-        if (r.isOk() && (!best || r.Cost < *best))
-          best = r.Cost;
+        TrialResult r = l.evaluate(t.cfg);
+        r.id = t.id;
+        if (r.isOk() && (!best || r.cost < *best))
+          best = r.cost;
         results.push_back(std::move(r));
       }
       trials += batch.size();
@@ -286,8 +288,8 @@ static Stats runMany(StringRef name, const StrategyOptions &opts,
     }
     // Relative to the optimum (1.0 = found it); the synthetic landscapes'
     // optimum costs 1.0 already.
-    bests.push_back(*best / l.OptimumCost);
-    st.FoundOptimum += *best <= l.OptimumCost;  // compared unscaled
+    bests.push_back(*best / l.optimumCost);
+    st.FoundOptimum += *best <= l.optimumCost; // compared unscaled
     visited += trials / spaceSize;
   }
   unsigned n = bests.size();
@@ -333,9 +335,9 @@ int main(int argc, char **argv) {
       Config c = space->unrank(r);
       if (!space->isValid(c))
         continue;
-      TrialResult t = l.Evaluate(c);
+      TrialResult t = l.evaluate(c);
       os << json::Value(json::Object{{"key", space->getKey(c)},
-                                     {"time", t.Cost * 1e-3}})
+                                     {"time", t.cost * 1e-3}})
          << "\n";
     }
     return 0;
@@ -345,7 +347,7 @@ int main(int argc, char **argv) {
   SmallVector<std::string> names;
   if (Strategies.empty()) {
     for (const StrategyInfo *i : StrategyRegistry::get().getAll())
-      names.push_back(i->Name);
+      names.push_back(i->name);
   } else {
     SmallVector<StringRef> parts;
     StringRef(Strategies).split(parts, ',', -1, false);
@@ -401,8 +403,8 @@ int main(int argc, char **argv) {
          << NumSeeds << " seeds; best cost found / optimum (1 = optimum)\n";
   for (const Landscape &l : landscapes)
     if (!Table.empty())
-      outs() << "table optimum: " << format("%.4g", l.OptimumCost) << " ("
-             << l.S.getKey(l.Optimum) << ")\n";
+      outs() << "table optimum: " << format("%.4g", l.optimumCost) << " ("
+             << l.space.getKey(l.optimum) << ")\n";
   outs() << "\n";
   // Table 1 layout: one row per landscape, mean/std column pairs per
   // strategy of the best cost found divided by the landscape's optimum
@@ -416,14 +418,14 @@ int main(int argc, char **argv) {
   outs() << "\n";
   for (const Landscape &l : landscapes) {
     double size = double(space->countProduct());
-    if (l.S.isConstrained()) {
-      auto valid = l.S.countValid(5000000);
+    if (l.space.isConstrained()) {
+      auto valid = l.space.countValid(5000000);
       if (valid)
         size = double(*valid);
       else
         consumeError(valid.takeError());
     }
-    outs() << format("%-18s", l.Name.substr(0, 17).c_str());
+    outs() << format("%-18s", l.name.substr(0, 17).c_str());
     SmallVector<Stats> all;
     for (const std::string &n : names) {
       Stats st = runMany(n, options[n], l, size);
@@ -434,10 +436,11 @@ int main(int argc, char **argv) {
     }
     outs() << "\n" << format("%-18s", "  optimum found");
     for (const Stats &st : all)
-      outs() << format("%-27s", (std::to_string(int(std::round(
-                                     st.FoundOptimum * NumSeeds))) +
-                                 "/" + std::to_string(NumSeeds))
-                                    .c_str());
+      outs() << format(
+          "%-27s",
+          (std::to_string(int(std::round(st.FoundOptimum * NumSeeds))) + "/" +
+           std::to_string(NumSeeds))
+              .c_str());
     outs() << "\n";
   }
   return 0;

@@ -22,9 +22,9 @@ void registerAllTileTuneDialects(DialectRegistry &registry);
 
 /// Registers the upstream passes and the TileTune compiler passes and
 /// pipelines (CPU and GPU) with the global pass registry. The tuning passes
-/// (tiletune-apply-db, tiletune-autotune) live in the driver library, which
-/// depends on this one; tools register them with
-/// registerTileTuneDriverPasses() from tiletune/Driver/Passes.h.
+/// (tiletune-apply-db, tiletune-autotune) run the tuner and live in a library
+/// of their own (TileTuneTuningPasses); tools that want them also call
+/// registerTileTuneTuningPasses() from tiletune/TuningPasses/Passes.h.
 void registerAllTileTunePasses();
 
 /// Creates the registry above, appends it to `context` and loads every

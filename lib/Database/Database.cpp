@@ -20,6 +20,8 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 
 #include <chrono>
 #include <cmath>
@@ -400,3 +402,20 @@ Expected<bool> TileTuneDatabase::claimRun(int64_t runId,
   return sqlite3_changes(db) == 1;
 }
 
+std::string mlir::tiletune::getDefaultDatabasePath() {
+  llvm::SmallString<256> path;
+  if (std::optional<std::string> xdg =
+          llvm::sys::Process::GetEnv("XDG_CACHE_HOME");
+      xdg && !xdg->empty()) {
+    path = *xdg;
+  } else if (std::optional<std::string> home =
+                 llvm::sys::Process::GetEnv("HOME");
+             home && !home->empty()) {
+    path = *home;
+    llvm::sys::path::append(path, ".cache");
+  } else {
+    path = ".";
+  }
+  llvm::sys::path::append(path, "tiletune", "tuning.db");
+  return std::string(path);
+}

@@ -42,42 +42,6 @@ llvm::Expected<TargetInfo> mlir::tiletune::getCudaTarget() {
   return target;
 }
 
-/// Registers of one thread (sm_70 and later): a thread cannot hold more
-/// accumulators than this without spilling.
-static constexpr int64_t kMaxAccumulatorsPerThread = 255;
-
-Space mlir::tiletune::withGPUKernelLimits(MLIRContext *ctx,
-                                          const Problem &problem,
-                                          const Space &space) {
-  SmallVector<int64_t> strides(problem.strides.begin(), problem.strides.end());
-  SmallVector<int64_t> dilations(problem.dilations.begin(),
-                                 problem.dilations.end());
-  TunableOp op = toTunableOp(ctx, problem);
-  return space.withConstraint(
-      {"gpu-kernel-limits",
-       [ctx, problem, op, strides,
-        dilations](const Space &s,
-                   const Config &c) -> std::optional<std::string> {
-         llvm::Expected<TileConfigAttr> attr =
-             buildConfigAttr(ctx, problem, s, c);
-         if (!attr)
-           return toString(attr.takeError());
-         std::string reason;
-         FailureOr<GPUKernelPlan> plan =
-             planGPUKernel(op, *attr, strides, dilations, &reason);
-         if (failed(plan) || failed(checkGPULimits(*plan, GPULimits(), &reason)))
-           return reason;
-         // More accumulators than a thread has registers must spill, which
-         // the ptxas filter rejects after a long compile: exclude them here.
-         if (plan->outputsPerThread > kMaxAccumulatorsPerThread)
-           return std::to_string(plan->outputsPerThread) +
-                  " accumulators per thread exceed the " +
-                  std::to_string(kMaxAccumulatorsPerThread) +
-                  " registers of a thread";
-         return std::nullopt;
-       }});
-}
-
 //===----------------------------------------------------------------------===//
 // Compile-only ranking
 //===----------------------------------------------------------------------===//
@@ -139,4 +103,83 @@ mlir::tiletune::rankProblemCompileOnly(MLIRContext *ctx,
   }
   ranked.append(invalid.begin(), invalid.end());
   return ranked;
+}
+
+//===----------------------------------------------------------------------===//
+// Compile-only ranking of a module
+//===----------------------------------------------------------------------===//
+
+/// The first informative line of a multi-line failure message, shortened.
+static std::string summarizeReason(StringRef reason) {
+  SmallVector<StringRef> lines;
+  reason.split(lines, '\n', -1, /*KeepEmpty=*/false);
+  std::string text;
+  for (StringRef line : lines) {
+    line = line.trim();
+    if (line.empty() || line.starts_with("note:"))
+      continue;
+    text += (text.empty() ? "" : " ") + line.str();
+    if (!line.ends_with(":"))
+      break; // a heading such as "GPU lowering failed:" continues
+  }
+  if (text.size() > 240)
+    text = text.substr(0, 237) + "...";
+  return text;
+}
+
+llvm::Error mlir::tiletune::rankModuleCompileOnly(ModuleOp module,
+                                                  const TuneOptions &options,
+                                                  StringRef chip,
+                                                  unsigned show,
+                                                  llvm::raw_ostream &os) {
+  MLIRContext *ctx = module.getContext();
+  GPULoweringOptions lowering;
+  lowering.chip = chip.str();
+  lowering.format = "isa";
+  std::string reason;
+  if (failed(validateGPULoweringOptions(lowering, &reason)))
+    return llvm::createStringError(reason);
+  if (options.trials <= 0)
+    return llvm::createStringError("compile-only ranking needs a number of trials");
+  FailureOr<ProblemSet> set = collectProblems(module, "cuda");
+  if (failed(set))
+    return llvm::createStringError("the module cannot be tuned (see the errors above)");
+  os << "compile-only ranking for " << chip
+     << ": configs ordered by the ptxas legality filter, then occupancy and "
+        "registers; nothing was run or timed\n";
+  for (auto [index, problem] : llvm::enumerate(set->problems)) {
+    llvm::Expected<Space> space = buildTuningSpace(ctx, problem, options.fixed);
+    if (!space)
+      return space.takeError();
+    if (options.log)
+      *options.log << llvm::formatv("[{0}/{1}] ranking {2} configs of {3}\n",
+                                    index + 1, set->problems.size(),
+                                    options.trials, problem.describe());
+    llvm::Expected<SmallVector<RankedConfig>> ranked = rankProblemCompileOnly(
+        ctx, problem, *space, options.trials, options.seed, lowering);
+    if (!ranked)
+      return ranked.takeError();
+    unsigned legal = llvm::count_if(
+        *ranked, [](const RankedConfig &r) { return r.score.legal; });
+    os << "problem " << problem.getKey() << ": " << legal << " of "
+       << ranked->size() << " configs legal\n";
+    for (const RankedConfig &r : llvm::ArrayRef(*ranked).take_front(show)) {
+      if (r.score.legal)
+        os << llvm::formatv("  legal   occupancy {0,4:F2} regs {1,3} smem "
+                            "{2,6} threads {3,4}  {4}\n",
+                            r.score.occupancy, r.score.registers,
+                            r.score.sharedBytes, r.score.threadsPerBlock,
+                            r.key);
+      else
+        os << "  ILLEGAL " << r.key << ": " << summarizeReason(r.score.reason)
+           << "\n";
+    }
+    if (ranked->empty() || !ranked->front().score.legal) {
+      os << "  no legal config: the ops are left untouched\n";
+      continue;
+    }
+    for (Operation *op : set->ops[index])
+      setConfig(op, ranked->front().score.config);
+  }
+  return llvm::Error::success();
 }

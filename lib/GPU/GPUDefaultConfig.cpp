@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tiletune/GPU/GPUTiling.h"
+#include "tiletune/GPU/GPUKernelPlan.h"
 
 using namespace mlir;
 using namespace mlir::tiletune;

@@ -7,6 +7,8 @@
 #include "tiletune/InitAll.h"
 
 #include "tiletune/Dialect/TileTuneDialect.h"
+#include "tiletune/GPU/Passes.h"
+#include "tiletune/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -14,13 +16,6 @@
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
-
-#ifdef HAVE_TILETUNETRANSFORMS
-#include "tiletune/Transforms/Passes.h"
-#endif
-#ifdef HAVE_TILETUNEGPU
-#include "tiletune/GPU/Passes.h"
-#endif
 
 using namespace mlir;
 
@@ -40,12 +35,8 @@ void tiletune::registerAllTileTunePasses() {
     return;
   registered = true;
   registerAllPasses();
-#ifdef HAVE_TILETUNETRANSFORMS
   registerTileTuneTransformsPasses();
-#endif
-#ifdef HAVE_TILETUNEGPU
   registerTileTuneGPUPasses();
-#endif
 }
 
 void tiletune::initializeContext(MLIRContext &context) {

@@ -189,38 +189,3 @@ std::string mlir::tiletune::printAttr(Attribute attr) {
   attr.print(os);
   return text;
 }
-
-std::string mlir::tiletune::makeConfigJSON(StringRef key,
-                                           TileConfigAttr attr) {
-  llvm::json::Object obj{{"key", key}, {"attr", printAttr(attr)}};
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << llvm::json::Value(std::move(obj));
-  return text;
-}
-
-llvm::Expected<TileConfigAttr>
-mlir::tiletune::parseConfigJSON(MLIRContext *ctx, StringRef json) {
-  llvm::Expected<llvm::json::Value> value = llvm::json::parse(json);
-  if (!value)
-    return value.takeError();
-  const llvm::json::Object *obj = value->getAsObject();
-  std::optional<StringRef> text =
-      obj ? obj->getString("attr") : std::optional<StringRef>();
-  if (!text)
-    return makeError("stored config has no 'attr' field: " + json);
-  std::string diagText;
-  Attribute attr;
-  {
-    ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
-      diagText = diag.str();
-      return success();
-    });
-    attr = parseAttribute(*text, ctx);
-  }
-  auto config = dyn_cast_or_null<TileConfigAttr>(attr);
-  if (!config)
-    return makeError("stored config '" + *text + "' does not parse" +
-                     (diagText.empty() ? "" : ": " + diagText));
-  return config;
-}

@@ -42,18 +42,18 @@ using namespace mlir::tiletune;
 
 namespace {
 struct AutoMCLOptions {
-  unsigned Batch;
-  uint64_t ExhaustiveLimit;
-  uint64_t EnumerateLimit;
-  unsigned SampleSize;
-  XGBoostOptions Model;
+  unsigned batch;
+  uint64_t exhaustiveLimit;
+  uint64_t enumerateLimit;
+  unsigned sampleSize;
+  XGBoostOptions model;
 };
 
 class AutoMCLStrategy : public Strategy {
 public:
   AutoMCLStrategy(const Space &space, const StrategyOptions &options,
                   uint64_t seed, AutoMCLOptions opts)
-      : Strategy("automcl", space, options, seed), Opts(std::move(opts)) {}
+      : Strategy("automcl", space, options, seed), opts(std::move(opts)) {}
 
 protected:
   void proposeImpl(unsigned maxCount, SmallVectorImpl<Config> &out) override;
@@ -61,44 +61,44 @@ protected:
   Error loadImpl(const json::Object &state) override;
 
 private:
-  /// Fills Queue with `batch` random unmeasured configs.
+  /// Fills `queue` with `batch` random unmeasured configs.
   void fillRandom();
-  /// Trains on D and fills Queue with the best-predicted configs of G.
+  /// Trains on D and fills `queue` with the best-predicted configs of G.
   Error fillFromModel();
   /// The valid configs of G by product rank, if G is small enough to be
   /// predicted exhaustively (computed once; deterministic).
   const std::vector<uint64_t> *getEnumeratedSpace();
 
-  AutoMCLOptions Opts;
-  bool Started = false;
-  std::deque<Config> Queue;
-  unsigned NumRefills = 0;
-  std::string LastError;
+  AutoMCLOptions opts;
+  bool started = false;
+  std::deque<Config> queue;
+  unsigned numRefills = 0;
+  std::string lastError;
   // Cache (not serialised; recomputed identically on demand).
-  bool Enumerated = false;
-  bool TooLarge = false;
-  std::vector<uint64_t> ValidRanks;
+  bool enumerated = false;
+  bool tooLarge = false;
+  std::vector<uint64_t> validRanks;
 };
 } // namespace
 
 const std::vector<uint64_t> *AutoMCLStrategy::getEnumeratedSpace() {
-  if (!Enumerated) {
-    Enumerated = true;
+  if (!enumerated) {
+    enumerated = true;
     const Space &space = getSpace();
     uint64_t total = space.countProduct();
-    if (total > Opts.EnumerateLimit) {
-      TooLarge = true;
+    if (total > opts.enumerateLimit) {
+      tooLarge = true;
     } else {
-      for (uint64_t r = 0; r < total && !TooLarge; ++r) {
+      for (uint64_t r = 0; r < total && !tooLarge; ++r) {
         if (space.isValid(space.unrank(r)))
-          ValidRanks.push_back(r);
-        TooLarge = ValidRanks.size() > Opts.ExhaustiveLimit;
+          validRanks.push_back(r);
+        tooLarge = validRanks.size() > opts.exhaustiveLimit;
       }
-      if (TooLarge)
-        ValidRanks.clear();
+      if (tooLarge)
+        validRanks.clear();
     }
   }
-  return TooLarge ? nullptr : &ValidRanks;
+  return tooLarge ? nullptr : &validRanks;
 }
 
 void AutoMCLStrategy::fillRandom() {
@@ -107,12 +107,12 @@ void AutoMCLStrategy::fillRandom() {
   auto taken = [&](const Config &c) {
     return wasProposed(c) || local.count(c) != 0;
   };
-  while (Queue.size() < Opts.Batch) {
+  while (queue.size() < opts.batch) {
     std::optional<Config> c = learned::drawFreshConfig(space, getRng(), taken);
     if (!c)
       break;
     local.insert(*c);
-    Queue.push_back(std::move(*c));
+    queue.push_back(std::move(*c));
   }
 }
 
@@ -121,8 +121,8 @@ Error AutoMCLStrategy::fillFromModel() {
   ArrayRef<TrialResult> history = getHistory();
   std::vector<Config> seen;
   for (const TrialResult &r : history)
-    seen.push_back(r.Cfg);
-  XGBoostModel model(Opts.Model);
+    seen.push_back(r.cfg);
+  XGBoostModel model(opts.model);
   if (Error e = model.fit(learned::encodeConfigs(space, seen),
                           learned::throughputTargets(history)))
     return e;
@@ -140,7 +140,7 @@ Error AutoMCLStrategy::fillFromModel() {
     auto taken = [&](const Config &c) {
       return wasProposed(c) || local.count(c) != 0;
     };
-    while (candidates.size() < Opts.SampleSize) {
+    while (candidates.size() < opts.sampleSize) {
       std::optional<Config> c =
           learned::drawFreshConfig(space, getRng(), taken);
       if (!c)
@@ -166,43 +166,43 @@ Error AutoMCLStrategy::fillFromModel() {
   }
   std::vector<size_t> order(candidates.size());
   std::iota(order.begin(), order.end(), 0);
-  size_t n = std::min<size_t>(Opts.Batch, order.size());
+  size_t n = std::min<size_t>(opts.batch, order.size());
   std::partial_sort(
       order.begin(), order.begin() + n, order.end(), [&](size_t a, size_t b) {
         return scores[a] > scores[b] || (scores[a] == scores[b] && a < b);
       });
   for (size_t i = 0; i < n; ++i)
-    Queue.push_back(candidates[order[i]]);
+    queue.push_back(candidates[order[i]]);
   return Error::success();
 }
 
 void AutoMCLStrategy::proposeImpl(unsigned maxCount,
                                   SmallVectorImpl<Config> &out) {
-  if (!Started) {
-    Started = true;
+  if (!started) {
+    started = true;
     fillRandom();
   }
-  if (Queue.empty()) {
+  if (queue.empty()) {
     // AutoConfig trains only after the whole batch N has been measured.
     if (getNumPending() > 0)
       return;
-    ++NumRefills;
+    ++numRefills;
     bool anyOk = llvm::any_of(getHistory(),
                               [](const TrialResult &r) { return r.isOk(); });
     if (!anyOk) {
       fillRandom(); // nothing to learn from yet
     } else if (Error e = fillFromModel()) {
-      LastError = toString(std::move(e));
+      lastError = toString(std::move(e));
       fillRandom();
     }
-    if (Queue.empty()) {
+    if (queue.empty()) {
       setExhausted();
       return;
     }
   }
-  while (out.size() < maxCount && !Queue.empty()) {
-    Config c = std::move(Queue.front());
-    Queue.pop_front();
+  while (out.size() < maxCount && !queue.empty()) {
+    Config c = std::move(queue.front());
+    queue.pop_front();
     if (!wasProposed(c))
       out.push_back(std::move(c));
   }
@@ -210,39 +210,39 @@ void AutoMCLStrategy::proposeImpl(unsigned maxCount,
 
 json::Object AutoMCLStrategy::saveImpl() const {
   return json::Object{
-      {"started", Started},
+      {"started", started},
       {"queue",
        learned::configsToJSON(getSpace(),
-                              std::vector<Config>(Queue.begin(), Queue.end()))},
-      {"refills", int64_t(NumRefills)},
-      {"last_error", LastError}};
+                              std::vector<Config>(queue.begin(), queue.end()))},
+      {"refills", int64_t(numRefills)},
+      {"last_error", lastError}};
 }
 
 Error AutoMCLStrategy::loadImpl(const json::Object &state) {
-  auto queue =
+  auto savedQueue =
       learned::configsFromJSON(getSpace(), state.getArray("queue"), "queue");
-  if (!queue)
-    return queue.takeError();
-  auto started = state.getBoolean("started");
-  auto refills = state.getInteger("refills");
-  auto lastError = state.getString("last_error");
-  if (!started || !refills || !lastError || *refills < 0)
+  if (!savedQueue)
+    return savedQueue.takeError();
+  auto savedStarted = state.getBoolean("started");
+  auto savedRefills = state.getInteger("refills");
+  auto savedLastError = state.getString("last_error");
+  if (!savedStarted || !savedRefills || !savedLastError || *savedRefills < 0)
     return createStringError(inconvertibleErrorCode(),
                              "automcl state: missing or malformed fields");
-  Started = *started;
-  Queue.assign(queue->begin(), queue->end());
-  NumRefills = unsigned(*refills);
-  LastError = lastError->str();
+  started = *savedStarted;
+  queue.assign(savedQueue->begin(), savedQueue->end());
+  numRefills = unsigned(*savedRefills);
+  lastError = savedLastError->str();
   return Error::success();
 }
 
 void mlir::tiletune::registerAutoMCLStrategy(StrategyRegistry &registry) {
   StrategyInfo info;
-  info.Name = "automcl";
-  info.Summary = "AutoMCL AutoConfig: random first batch, then batches of the "
+  info.name = "automcl";
+  info.summary = "AutoMCL AutoConfig: random first batch, then batches of the "
                  "best configs predicted by an XGBoost regressor over the "
                  "(cache-filtered) space (paper 001, Algorithm 2)";
-  info.Options = {
+  info.options = {
       {"batch", "64",
        "the paper's n: configs measured between two trainings (value not "
        "given in the paper; AutoTVM's plan size)"},
@@ -266,7 +266,7 @@ void mlir::tiletune::registerAutoMCLStrategy(StrategyRegistry &registry) {
       {"threads", "1",
        "XGBoost threads (1 = bit-reproducible; more is faster)"},
   };
-  info.Create = [](const Space &space, const StrategyOptions &options,
+  info.create = [](const Space &space, const StrategyOptions &options,
                    uint64_t seed) -> Expected<std::unique_ptr<Strategy>> {
     using namespace learned;
     AutoMCLOptions o;
@@ -274,12 +274,12 @@ void mlir::tiletune::registerAutoMCLStrategy(StrategyRegistry &registry) {
     auto batch = getIntOptionInRange(options, "batch", 1, 1 << 24);
     if (!batch)
       return batch.takeError();
-    o.Batch = unsigned(*batch);
+    o.batch = unsigned(*batch);
     StringRef loss = options.at("loss");
     if (loss == "reg")
-      o.Model.objective = "reg:squarederror";
+      o.model.objective = "reg:squarederror";
     else if (loss == "rank")
-      o.Model.objective = "rank:pairwise";
+      o.model.objective = "rank:pairwise";
     else
       return createStringError(inconvertibleErrorCode(),
                                "option 'loss' must be 'reg' or 'rank', got '" +
@@ -287,18 +287,18 @@ void mlir::tiletune::registerAutoMCLStrategy(StrategyRegistry &registry) {
     auto exhaustive = getIntOptionInRange(options, "exhaustive_limit", 0, big);
     if (!exhaustive)
       return exhaustive.takeError();
-    o.ExhaustiveLimit = uint64_t(*exhaustive);
+    o.exhaustiveLimit = uint64_t(*exhaustive);
     auto enumerate = getIntOptionInRange(options, "enumerate_limit", 0, big);
     if (!enumerate)
       return enumerate.takeError();
-    o.EnumerateLimit = uint64_t(*enumerate);
+    o.enumerateLimit = uint64_t(*enumerate);
     auto sample = getIntOptionInRange(options, "sample_size", 1, 1 << 24);
     if (!sample)
       return sample.takeError();
-    o.SampleSize = unsigned(*sample);
-    if (Error err = learned::readXGBoostOptions(options, seed, o.Model))
+    o.sampleSize = unsigned(*sample);
+    if (Error err = learned::readXGBoostOptions(options, seed, o.model))
       return std::move(err);
-    o.Model.recallK = o.Batch;
+    o.model.recallK = o.batch;
     return std::make_unique<AutoMCLStrategy>(space, options, seed,
                                              std::move(o));
   };

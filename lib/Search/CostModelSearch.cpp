@@ -59,15 +59,15 @@ mlir::tiletune::learned::throughputTargets(ArrayRef<TrialResult> results) {
   double best = 0.0;
   bool any = false;
   for (const TrialResult &r : results)
-    if (r.isOk() && r.Cost > 0.0 && (!any || r.Cost < best)) {
-      best = r.Cost;
+    if (r.isOk() && r.cost > 0.0 && (!any || r.cost < best)) {
+      best = r.cost;
       any = true;
     }
   std::vector<float> out;
   out.reserve(results.size());
   for (const TrialResult &r : results)
-    out.push_back(any && r.isOk() && r.Cost > 0.0
-                      ? static_cast<float>(best / r.Cost)
+    out.push_back(any && r.isOk() && r.cost > 0.0
+                      ? static_cast<float>(best / r.cost)
                       : 0.0f);
   return out;
 }

@@ -24,8 +24,8 @@ class GBFSStrategy : public Strategy {
 public:
   GBFSStrategy(const Space &space, const StrategyOptions &options,
                uint64_t seed, unsigned rho, bool randomStart, bool restart)
-      : Strategy("gbfs", space, options, seed), Rho(rho),
-        RandomStart(randomStart), Restart(restart) {}
+      : Strategy("gbfs", space, options, seed), rho(rho),
+        randomStart(randomStart), restart(restart) {}
 
 protected:
   bool handlesStartConfig() const override { return true; }
@@ -46,7 +46,7 @@ protected:
       std::optional<Config> start;
       if (getStartConfig())
         start = *getStartConfig();
-      else if (!RandomStart && space.isValid(space.getDefault()))
+      else if (!randomStart && space.isValid(space.getDefault()))
         start = space.getDefault();
       else
         start = space.sampleValid(getRng());
@@ -59,22 +59,22 @@ protected:
     }
 
     // Sampled neighbours left over from a previous call come first.
-    while (out.size() < maxCount && !Carry.empty()) {
-      Config c = std::move(Carry.front());
-      Carry.erase(Carry.begin());
+    while (out.size() < maxCount && !carry.empty()) {
+      Config c = std::move(carry.front());
+      carry.erase(carry.begin());
       if (fresh(c))
         emit(std::move(c));
     }
 
     SmallVector<Config> neighbors;
     while (out.size() < maxCount) {
-      if (Queue.empty()) {
+      if (queue.empty()) {
         // Paper: stop when the queue is empty. We wait for pending results
         // (they may refill the queue) and otherwise restart from a random
         // unvisited state if allowed.
         if (getNumPending() > 0 || !out.empty())
           return;
-        if (!Restart) {
+        if (!restart) {
           setExhausted();
           return;
         }
@@ -87,18 +87,18 @@ protected:
         return;
       }
       // Line 5: pop the cheapest state (ties: earliest trial).
-      auto top = *Queue.begin();
-      Queue.erase(Queue.begin());
-      Popped.insert(top.second);
-      const Config &s = QueueConfigs[top.second];
+      auto top = *queue.begin();
+      queue.erase(queue.begin());
+      popped.insert(top.second);
+      const Config &s = queueConfigs[top.second];
       // Line 6: sample rho neighbours of s uniformly without replacement.
       neighbors.clear();
       space.getNeighbors(s, neighbors);
-      unsigned take = std::min<size_t>(Rho, neighbors.size());
+      unsigned take = std::min<size_t>(rho, neighbors.size());
       for (unsigned i = 0; i < take; ++i)
         std::swap(neighbors[i],
                   neighbors[i + uniformIndex(getRng(), neighbors.size() - i)]);
-      QueueConfigs.erase(top.second);
+      queueConfigs.erase(top.second);
       // Lines 7-10: keep legitimate, unvisited ones.
       for (unsigned i = 0; i < take; ++i) {
         Config &c = neighbors[i];
@@ -106,8 +106,8 @@ protected:
           continue;
         if (out.size() < maxCount)
           emit(std::move(c));
-        else if (llvm::find(Carry, c) == Carry.end())
-          Carry.push_back(std::move(c));
+        else if (llvm::find(carry, c) == carry.end())
+          carry.push_back(std::move(c));
       }
     }
   }
@@ -117,37 +117,37 @@ protected:
     // legitimate states).
     for (const TrialResult &r : results)
       if (r.isOk()) {
-        Queue.insert({r.Cost, r.Id});
-        QueueConfigs[r.Id] = r.Cfg;
+        queue.insert({r.cost, r.id});
+        queueConfigs[r.id] = r.cfg;
       }
   }
 
   json::Object saveImpl() const override {
-    json::Array popped, carry;
-    for (uint64_t id : Popped)
-      popped.push_back(int64_t(id));
-    for (const Config &c : Carry)
-      carry.push_back(getSpace().getKey(c));
-    return json::Object{{"popped", std::move(popped)},
-                        {"carry", std::move(carry)}};
+    json::Array poppedJson, carryJson;
+    for (uint64_t id : popped)
+      poppedJson.push_back(int64_t(id));
+    for (const Config &c : carry)
+      carryJson.push_back(getSpace().getKey(c));
+    return json::Object{{"popped", std::move(poppedJson)},
+                        {"carry", std::move(carryJson)}};
   }
 
   Error loadImpl(const json::Object &state) override {
-    const json::Array *popped = state.getArray("popped");
-    const json::Array *carry = state.getArray("carry");
-    if (!popped || !carry)
+    const json::Array *poppedJson = state.getArray("popped");
+    const json::Array *carryJson = state.getArray("carry");
+    if (!poppedJson || !carryJson)
       return createStringError(inconvertibleErrorCode(),
                                "gbfs state: missing fields");
-    Popped.clear();
-    for (const json::Value &v : *popped) {
+    popped.clear();
+    for (const json::Value &v : *poppedJson) {
       auto id = v.getAsInteger();
       if (!id)
         return createStringError(inconvertibleErrorCode(),
                                  "gbfs state: malformed popped id");
-      Popped.insert(*id);
+      popped.insert(*id);
     }
-    Carry.clear();
-    for (const json::Value &v : *carry) {
+    carry.clear();
+    for (const json::Value &v : *carryJson) {
       auto key = v.getAsString();
       if (!key)
         return createStringError(inconvertibleErrorCode(),
@@ -155,47 +155,46 @@ protected:
       auto c = getSpace().parseKey(*key);
       if (!c)
         return c.takeError();
-      Carry.push_back(std::move(*c));
+      carry.push_back(std::move(*c));
     }
-    Queue.clear();
-    QueueConfigs.clear();
+    queue.clear();
+    queueConfigs.clear();
     for (const TrialResult &r : getHistory())
-      if (r.isOk() && !Popped.count(r.Id)) {
-        Queue.insert({r.Cost, r.Id});
-        QueueConfigs[r.Id] = r.Cfg;
+      if (r.isOk() && !popped.count(r.id)) {
+        queue.insert({r.cost, r.id});
+        queueConfigs[r.id] = r.cfg;
       }
     return Error::success();
   }
 
 private:
-  unsigned Rho;
-  bool RandomStart;
-  bool Restart;
+  unsigned rho;
+  bool randomStart;
+  bool restart;
   /// (cost, trial id) of measured, not yet popped states.
-  std::set<std::pair<double, uint64_t>> Queue;
-  std::map<uint64_t, Config> QueueConfigs;
+  std::set<std::pair<double, uint64_t>> queue;
+  std::map<uint64_t, Config> queueConfigs;
   /// Trial ids already expanded.
-  std::set<uint64_t> Popped;
+  std::set<uint64_t> popped;
   /// Sampled neighbours that did not fit into the last batch.
-  SmallVector<Config> Carry;
+  SmallVector<Config> carry;
 };
 } // namespace
 
 void mlir::tiletune::registerGBFSStrategy(StrategyRegistry &registry) {
   StrategyInfo info;
-  info.Name = "gbfs";
-  info.Summary = "greedy best-first search over neighbour configs (G-BFS, "
+  info.name = "gbfs";
+  info.summary = "greedy best-first search over neighbour configs (G-BFS, "
                  "Zhang et al. 2019, Algorithm 1)";
-  info.Options = {
-      {"rho", "5",
-       "neighbours sampled per popped state (paper: rho = 5)"},
+  info.options = {
+      {"rho", "5", "neighbours sampled per popped state (paper: rho = 5)"},
       {"start", "default",
        "start state: 'default' = every parameter's default, i.e. no "
        "multi-level tiling [[m,1,1,1],[k,1],[n,1,1,1]] (paper), or 'random'"},
       {"restart", "true",
        "when the queue runs empty, continue from a random unvisited state "
        "instead of stopping (the paper stops)"}};
-  info.Create = [](const Space &space, const StrategyOptions &options,
+  info.create = [](const Space &space, const StrategyOptions &options,
                    uint64_t seed) -> Expected<std::unique_ptr<Strategy>> {
     auto rho = getIntOption(options, "rho");
     if (!rho)

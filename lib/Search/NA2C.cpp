@@ -66,12 +66,12 @@ static unsigned numLabels(const Parameter &p) {
   return 0;
 }
 
-NeighborActionSpace::NeighborActionSpace(const Space &space) : TheSpace(space) {
+NeighborActionSpace::NeighborActionSpace(const Space &space) : space(space) {
   for (unsigned i = 0; i < space.getNumParameters(); ++i) {
-    Base.push_back(NumActions);
-    NumActions += numLabels(space.getParameter(i));
+    base.push_back(numActions);
+    numActions += numLabels(space.getParameter(i));
   }
-  Base.push_back(NumActions);
+  base.push_back(numActions);
 }
 
 /// Index of the unordered pair i < j among the n(n-1)/2 pairs.
@@ -81,11 +81,11 @@ static unsigned pairIndex(unsigned i, unsigned j, unsigned n) {
 
 std::optional<unsigned> NeighborActionSpace::labelMove(const Config &from,
                                                        const Config &to) const {
-  if (from.size() != to.size() || from.size() != TheSpace.getWidth())
+  if (from.size() != to.size() || from.size() != space.getWidth())
     return std::nullopt;
   std::optional<unsigned> changed;
-  for (unsigned i = 0; i < TheSpace.getNumParameters(); ++i) {
-    if (TheSpace.getValue(from, i) != TheSpace.getValue(to, i)) {
+  for (unsigned i = 0; i < space.getNumParameters(); ++i) {
+    if (space.getValue(from, i) != space.getValue(to, i)) {
       if (changed)
         return std::nullopt; // more than one parameter differs
       changed = i;
@@ -94,9 +94,9 @@ std::optional<unsigned> NeighborActionSpace::labelMove(const Config &from,
   if (!changed)
     return std::nullopt;
   unsigned pi = *changed;
-  const Parameter &p = TheSpace.getParameter(pi);
-  ArrayRef<int64_t> a = TheSpace.getValue(from, pi);
-  ArrayRef<int64_t> b = TheSpace.getValue(to, pi);
+  const Parameter &p = space.getParameter(pi);
+  ArrayRef<int64_t> a = space.getValue(from, pi);
+  ArrayRef<int64_t> b = space.getValue(to, pi);
   if (auto *f = dyn_cast<FactorizationParam>(&p)) {
     unsigned nu = f->getNumFactors();
     std::optional<unsigned> src, dst;
@@ -120,7 +120,7 @@ std::optional<unsigned> NeighborActionSpace::labelMove(const Config &from,
     ArrayRef<std::pair<int64_t, unsigned>> primes = f->getPrimes();
     for (unsigned q = 0; q < primes.size(); ++q)
       if (primes[q].first == prime)
-        return Base[pi] + (q * nu + *src) * (nu - 1) +
+        return base[pi] + (q * nu + *src) * (nu - 1) +
                (*dst < *src ? *dst : *dst - 1);
     return std::nullopt;
   }
@@ -133,19 +133,19 @@ std::optional<unsigned> NeighborActionSpace::labelMove(const Config &from,
     if (diff.size() != 2 || a[diff[0]] != b[diff[1]] ||
         a[diff[1]] != b[diff[0]])
       return std::nullopt;
-    return Base[pi] + pairIndex(diff[0], diff[1], n);
+    return base[pi] + pairIndex(diff[0], diff[1], n);
   }
   if (isa<DiscreteParam>(&p)) {
     if (b[0] == a[0] - 1)
-      return Base[pi];
+      return base[pi];
     if (b[0] == a[0] + 1)
-      return Base[pi] + 1;
+      return base[pi] + 1;
     return std::nullopt;
   }
   if (auto *cat = dyn_cast<CategoricalParam>(&p)) {
     if (b[0] < 0 || b[0] >= int64_t(cat->getChoices().size()))
       return std::nullopt;
-    return Base[pi] + unsigned(b[0]);
+    return base[pi] + unsigned(b[0]);
   }
   return std::nullopt;
 }
@@ -154,11 +154,11 @@ void NeighborActionSpace::getActions(
     const Config &config,
     SmallVectorImpl<std::pair<unsigned, Config>> &out) const {
   SmallVector<Config> neighbors;
-  TheSpace.getNeighbors(config, neighbors);
+  space.getNeighbors(config, neighbors);
   size_t first = out.size();
   for (Config &n : neighbors) {
     std::optional<unsigned> label = labelMove(config, n);
-    if (!label || !TheSpace.isValid(n))
+    if (!label || !space.isValid(n))
       continue;
     out.emplace_back(*label, std::move(n));
   }
@@ -173,13 +173,13 @@ void NeighborActionSpace::getActions(
 }
 
 std::string NeighborActionSpace::describe(unsigned action) const {
-  if (action >= NumActions)
+  if (action >= numActions)
     return "invalid action";
   unsigned pi = 0;
-  while (Base[pi + 1] <= action)
+  while (base[pi + 1] <= action)
     ++pi;
-  const Parameter &p = TheSpace.getParameter(pi);
-  unsigned local = action - Base[pi];
+  const Parameter &p = space.getParameter(pi);
+  unsigned local = action - base[pi];
   std::string name = p.getName().str();
   if (auto *f = dyn_cast<FactorizationParam>(&p)) {
     unsigned nu = f->getNumFactors();
@@ -215,25 +215,25 @@ using BoolMatrix = Eigen::Array<bool, Eigen::Dynamic, Eigen::Dynamic>;
 
 /// Resolved N-A2C options.
 struct NA2COptions {
-  unsigned Steps, SoftStartSteps, MaxSteps, GrowPatience, StaleEpisodes;
-  double Tau;
-  unsigned BatchSize;
-  bool RandomStart;
-  unsigned MemorySize, Minibatch, TrainSteps;
-  double Gamma, ActorLR, CriticLR, Entropy;
-  unsigned HiddenUnits, HiddenLayers;
-  bool NormalizeAdvantage;
+  unsigned steps, softStartSteps, maxSteps, growPatience, staleEpisodes;
+  double tau;
+  unsigned batchSize;
+  bool randomStart;
+  unsigned memorySize, minibatch, trainSteps;
+  double gamma, actorLR, criticLR, entropy;
+  unsigned hiddenUnits, hiddenLayers;
+  bool normalizeAdvantage;
 };
 
 /// A transition (s, a, s') of an episode; the reward is computed from the
 /// measured cost of s' at training time.
 struct Transition {
-  Config From;
-  unsigned Action = 0;
-  Config To;
-  bool Terminal = false;
-  /// Allowed actions of `From` (the policy's mask).
-  std::vector<bool> Mask;
+  Config from;
+  unsigned action = 0;
+  Config to;
+  bool terminal = false;
+  /// Allowed actions of `from` (the policy's mask).
+  std::vector<bool> mask;
 };
 
 class NA2CStrategy : public Strategy {
@@ -260,34 +260,34 @@ private:
   void train();
   double rewardOf(const Config &to, bool &failed) const;
 
-  NA2COptions Opts;
-  NeighborActionSpace Actions;
-  unsigned NumFeatures;
-  Eigen::RowVectorXd FeatureMin, FeatureScale;
-  Config Start;
+  NA2COptions opts;
+  NeighborActionSpace actionSpace;
+  unsigned numFeatures;
+  Eigen::RowVectorXd featureMin, featureScale;
+  Config start;
 
-  nn::MLP Actor, Critic;
-  nn::Adam ActorOpt, CriticOpt;
+  nn::MLP actor, critic;
+  nn::Adam actorOpt, criticOpt;
 
   // Search state (serialised).
-  bool StartProposed = false;
-  unsigned CurrentSteps;
-  bool SoftStartDone;
-  unsigned NoImprove = 0;
-  double BestAtBatchStart = std::numeric_limits<double>::infinity();
-  std::deque<Transition> Memory;
-  std::map<Config, Transition> PendingTransitions;
+  bool startProposed = false;
+  unsigned currentSteps;
+  bool softStartDone;
+  unsigned noImprove = 0;
+  double bestAtBatchStart = std::numeric_limits<double>::infinity();
+  std::deque<Transition> memory;
+  std::map<Config, Transition> pendingTransitions;
   /// Collected candidates of the current batch not handed out yet.
-  std::deque<Config> Batch;
+  std::deque<Config> batch;
   // Derived from the history (rebuilt on load).
-  std::unordered_map<Config, std::optional<double>, ConfigHash> Observed;
+  std::unordered_map<Config, std::optional<double>, ConfigHash> observed;
 };
 
 std::vector<unsigned> hiddenSizes(unsigned inputs, unsigned outputs,
                                   const NA2COptions &o) {
   std::vector<unsigned> sizes = {inputs};
-  for (unsigned i = 0; i < o.HiddenLayers; ++i)
-    sizes.push_back(o.HiddenUnits);
+  for (unsigned i = 0; i < o.hiddenLayers; ++i)
+    sizes.push_back(o.hiddenUnits);
   sizes.push_back(outputs);
   return sizes;
 }
@@ -305,19 +305,19 @@ nn::MLP makeNet(unsigned inputs, unsigned outputs, const NA2COptions &o,
 
 NA2CStrategy::NA2CStrategy(const Space &space, const StrategyOptions &options,
                            uint64_t seed, const NA2COptions &opts)
-    : Strategy("na2c", space, options, seed), Opts(opts), Actions(getSpace()),
-      NumFeatures(getSpace().getNumFeatures()),
-      Actor(makeNet(std::max(1u, NumFeatures),
-                    std::max(1u, Actions.getNumActions()), opts,
+    : Strategy("na2c", space, options, seed), opts(opts),
+      actionSpace(getSpace()), numFeatures(getSpace().getNumFeatures()),
+      actor(makeNet(std::max(1u, numFeatures),
+                    std::max(1u, actionSpace.getNumActions()), opts,
                     seed ^ 0xa2c0a2c0a2c0a2c0ULL)),
-      Critic(makeNet(std::max(1u, NumFeatures), 1, opts,
+      critic(makeNet(std::max(1u, numFeatures), 1, opts,
                      seed ^ 0xc0c0c0c0c0c0c0c0ULL)),
-      ActorOpt(opts.ActorLR), CriticOpt(opts.CriticLR),
-      CurrentSteps(opts.SoftStartSteps),
-      SoftStartDone(opts.SoftStartSteps <= opts.Steps) {
+      actorOpt(opts.actorLR), criticOpt(opts.criticLR),
+      currentSteps(opts.softStartSteps),
+      softStartDone(opts.softStartSteps <= opts.steps) {
   // The policy starts uniform over the allowed actions (a zero output
   // layer): an untrained actor must not bias the exploration.
-  Actor.getLayers().back().weights.setZero();
+  actor.getLayers().back().weights.setZero();
   const Space &sp = getSpace();
   // Per-feature ranges from a fixed sample (inputs scaled to [-1, 1]).
   std::mt19937_64 local(seed ^ 0x5eed5eed5eed5eedULL);
@@ -325,36 +325,36 @@ NA2CStrategy::NA2CStrategy(const Space &space, const StrategyOptions &options,
   for (unsigned i = 0; i < 256; ++i)
     probe.push_back(sp.sample(local));
   FeatureMatrix f = learned::encodeConfigs(sp, probe);
-  FeatureMin = f.cast<double>().colwise().minCoeff();
+  featureMin = f.cast<double>().colwise().minCoeff();
   Eigen::RowVectorXd maxs = f.cast<double>().colwise().maxCoeff();
-  FeatureScale = (maxs - FeatureMin).cwiseMax(1e-12);
-  for (Eigen::Index i = 0; i < FeatureScale.size(); ++i)
-    if (maxs(i) - FeatureMin(i) < 1e-12)
-      FeatureScale(i) = 1.0;
+  featureScale = (maxs - featureMin).cwiseMax(1e-12);
+  for (Eigen::Index i = 0; i < featureScale.size(); ++i)
+    if (maxs(i) - featureMin(i) < 1e-12)
+      featureScale(i) = 1.0;
 
   // The start state s0: the paper's "no multi-level tiling" default, or a
   // random valid config.
-  Start = sp.getDefault();
+  start = sp.getDefault();
   if (getStartConfig())
-    Start = *getStartConfig();
-  else if (Opts.RandomStart || !sp.isValid(Start)) {
+    start = *getStartConfig();
+  else if (opts.randomStart || !sp.isValid(start)) {
     if (std::optional<Config> c = sp.sampleValid(local))
-      Start = *c;
+      start = *c;
   }
 }
 
 Eigen::RowVectorXd NA2CStrategy::encodeState(const Config &c) const {
   SmallVector<double, 32> features;
   getSpace().encode(c, features);
-  Eigen::RowVectorXd x(std::max(1u, NumFeatures));
+  Eigen::RowVectorXd x(std::max(1u, numFeatures));
   x.setZero();
-  for (unsigned i = 0; i < NumFeatures; ++i)
-    x(i) = 2.0 * (features[i] - FeatureMin(i)) / FeatureScale(i) - 1.0;
+  for (unsigned i = 0; i < numFeatures; ++i)
+    x(i) = 2.0 * (features[i] - featureMin(i)) / featureScale(i) - 1.0;
   return x;
 }
 
 BoolMatrix NA2CStrategy::maskRow(const std::vector<bool> &mask) const {
-  BoolMatrix m = BoolMatrix::Constant(1, Actor.numOutputs(), false);
+  BoolMatrix m = BoolMatrix::Constant(1, actor.numOutputs(), false);
   for (size_t i = 0; i < mask.size() && i < size_t(m.cols()); ++i)
     m(0, i) = mask[i];
   return m;
@@ -363,7 +363,7 @@ BoolMatrix NA2CStrategy::maskRow(const std::vector<bool> &mask) const {
 size_t
 NA2CStrategy::samplePolicy(const Config &s,
                            ArrayRef<std::pair<unsigned, Config>> actions) {
-  Eigen::MatrixXd logits = Actor.apply(encodeState(s));
+  Eigen::MatrixXd logits = actor.apply(encodeState(s));
   BoolMatrix mask = BoolMatrix::Constant(1, logits.cols(), false);
   for (const auto &a : actions)
     mask(0, a.first) = true;
@@ -386,23 +386,23 @@ bool NA2CStrategy::runEpisode(const Config &center, unsigned steps,
   SmallVector<std::pair<unsigned, Config>> actions;
   for (unsigned t = 0; t < steps && out.size() < target; ++t) {
     actions.clear();
-    Actions.getActions(s, actions);
+    actionSpace.getActions(s, actions);
     if (actions.empty())
       break;
-    size_t pick = uniformReal(getRng()) < Opts.Tau
+    size_t pick = uniformReal(getRng()) < opts.tau
                       ? samplePolicy(s, actions)
                       : size_t(uniformIndex(getRng(), actions.size()));
     Config next = actions[pick].second;
     if (!wasProposed(next) && !local.count(next)) {
       Transition tr;
-      tr.From = s;
-      tr.Action = actions[pick].first;
-      tr.To = next;
-      tr.Terminal = t + 1 == steps;
-      tr.Mask.assign(Actions.getNumActions(), false);
+      tr.from = s;
+      tr.action = actions[pick].first;
+      tr.to = next;
+      tr.terminal = t + 1 == steps;
+      tr.mask.assign(actionSpace.getNumActions(), false);
       for (const auto &a : actions)
-        tr.Mask[a.first] = true;
-      PendingTransitions[next] = std::move(tr);
+        tr.mask[a.first] = true;
+      pendingTransitions[next] = std::move(tr);
       local.insert(next);
       out.push_back(next);
       added = true;
@@ -417,7 +417,7 @@ void NA2CStrategy::proposeImpl(unsigned maxCount,
   // Batches are collected whole (independently of how the driver chunks its
   // requests) and only once the previous batch has been measured and
   // learned from, as in Algorithm 2.
-  if (Batch.empty()) {
+  if (batch.empty()) {
     if (getNumPending() > 0)
       return;
     SmallVector<Config> collected;
@@ -426,17 +426,17 @@ void NA2CStrategy::proposeImpl(unsigned maxCount,
       setExhausted();
       return;
     }
-    Batch.assign(collected.begin(), collected.end());
+    batch.assign(collected.begin(), collected.end());
   }
-  while (out.size() < maxCount && !Batch.empty()) {
-    out.push_back(std::move(Batch.front()));
-    Batch.pop_front();
+  while (out.size() < maxCount && !batch.empty()) {
+    out.push_back(std::move(batch.front()));
+    batch.pop_front();
   }
 }
 
 void NA2CStrategy::collectBatch(SmallVectorImpl<Config> &out) {
   const Space &space = getSpace();
-  unsigned target = Opts.BatchSize;
+  unsigned target = opts.batchSize;
   ConfigSet local;
   auto taken = [&](const Config &c) {
     return wasProposed(c) || local.count(c) != 0;
@@ -455,10 +455,10 @@ void NA2CStrategy::collectBatch(SmallVectorImpl<Config> &out) {
   std::optional<TrialResult> best = getBest();
   if (!best) {
     // Algorithm 2 starts from s0, which is measured first on its own.
-    if (!StartProposed) {
-      StartProposed = true;
-      if (!taken(Start) && space.isValid(Start)) {
-        out.push_back(Start);
+    if (!startProposed) {
+      startProposed = true;
+      if (!taken(start) && space.isValid(start)) {
+        out.push_back(start);
         return;
       }
     }
@@ -468,17 +468,17 @@ void NA2CStrategy::collectBatch(SmallVectorImpl<Config> &out) {
     return;
   }
 
-  unsigned steps = CurrentSteps;
+  unsigned steps = currentSteps;
   unsigned stale = 0;
   while (out.size() < target) {
-    if (runEpisode(best->Cfg, steps, target, local, out)) {
+    if (runEpisode(best->cfg, steps, target, local, out)) {
       stale = 0;
       continue;
     }
-    if (++stale < Opts.StaleEpisodes)
+    if (++stale < opts.staleEpisodes)
       continue;
     stale = 0;
-    if (steps < Opts.MaxSteps) {
+    if (steps < opts.maxSteps) {
       ++steps; // grow T: the neighbourhood of the best state is used up
       continue;
     }
@@ -490,88 +490,88 @@ void NA2CStrategy::collectBatch(SmallVectorImpl<Config> &out) {
 }
 
 double NA2CStrategy::rewardOf(const Config &to, bool &failed) const {
-  auto it = Observed.find(to);
+  auto it = observed.find(to);
   std::optional<TrialResult> best = getBest();
-  failed = it == Observed.end() || !it->second || !best || *it->second <= 0.0;
+  failed = it == observed.end() || !it->second || !best || *it->second <= 0.0;
   if (failed)
     return 0.0;
-  return best->Cost / *it->second;
+  return best->cost / *it->second;
 }
 
 void NA2CStrategy::observeImpl(ArrayRef<TrialResult> results) {
   for (const TrialResult &r : results) {
-    Observed[r.Cfg] =
-        r.isOk() ? std::optional<double>(r.Cost) : std::optional<double>();
-    auto it = PendingTransitions.find(r.Cfg);
-    if (it == PendingTransitions.end())
+    observed[r.cfg] =
+        r.isOk() ? std::optional<double>(r.cost) : std::optional<double>();
+    auto it = pendingTransitions.find(r.cfg);
+    if (it == pendingTransitions.end())
       continue;
-    Memory.push_back(std::move(it->second));
-    PendingTransitions.erase(it);
-    while (Memory.size() > Opts.MemorySize)
-      Memory.pop_front();
+    memory.push_back(std::move(it->second));
+    pendingTransitions.erase(it);
+    while (memory.size() > opts.memorySize)
+      memory.pop_front();
   }
-  if (getNumPending() == 0 && Batch.empty())
+  if (getNumPending() == 0 && batch.empty())
     endOfBatch();
 }
 
 void NA2CStrategy::endOfBatch() {
-  if (!Memory.empty())
+  if (!memory.empty())
     train();
   std::optional<TrialResult> best = getBest();
-  double bestNow = best ? best->Cost : std::numeric_limits<double>::infinity();
-  bool hadCentre = std::isfinite(BestAtBatchStart);
-  bool improved = bestNow < BestAtBatchStart;
-  BestAtBatchStart = bestNow;
+  double bestNow = best ? best->cost : std::numeric_limits<double>::infinity();
+  bool hadCentre = std::isfinite(bestAtBatchStart);
+  bool improved = bestNow < bestAtBatchStart;
+  bestAtBatchStart = bestNow;
   if (!hadCentre)
     return; // the start-state batch does not count for the T schedule
-  if (!SoftStartDone) {
-    if (CurrentSteps > Opts.Steps)
-      --CurrentSteps;
-    SoftStartDone = CurrentSteps <= Opts.Steps;
+  if (!softStartDone) {
+    if (currentSteps > opts.steps)
+      --currentSteps;
+    softStartDone = currentSteps <= opts.steps;
     return;
   }
   if (improved) {
-    NoImprove = 0;
-    CurrentSteps = Opts.Steps;
+    noImprove = 0;
+    currentSteps = opts.steps;
     return;
   }
-  if (++NoImprove >= Opts.GrowPatience) {
-    NoImprove = 0;
-    CurrentSteps = std::min(Opts.MaxSteps, CurrentSteps + 1);
+  if (++noImprove >= opts.growPatience) {
+    noImprove = 0;
+    currentSteps = std::min(opts.maxSteps, currentSteps + 1);
   }
 }
 
 void NA2CStrategy::train() {
-  unsigned width = Actor.numInputs();
-  unsigned numActions = Actor.numOutputs();
-  for (unsigned step = 0; step < Opts.TrainSteps; ++step) {
-    size_t b = std::min<size_t>(Opts.Minibatch, Memory.size());
+  unsigned width = actor.numInputs();
+  unsigned numActions = actor.numOutputs();
+  for (unsigned step = 0; step < opts.trainSteps; ++step) {
+    size_t b = std::min<size_t>(opts.minibatch, memory.size());
     Eigen::MatrixXd s(b, width), s2(b, width);
     BoolMatrix mask = BoolMatrix::Constant(b, numActions, false);
     SmallVector<unsigned> actions(b);
     Eigen::VectorXd reward(b);
     std::vector<bool> stop(b);
     for (size_t i = 0; i < b; ++i) {
-      const Transition &t = Memory[uniformIndex(getRng(), Memory.size())];
-      s.row(i) = encodeState(t.From);
-      s2.row(i) = encodeState(t.To);
-      for (unsigned a = 0; a < numActions && a < t.Mask.size(); ++a)
-        mask(i, a) = t.Mask[a];
-      actions[i] = t.Action;
+      const Transition &t = memory[uniformIndex(getRng(), memory.size())];
+      s.row(i) = encodeState(t.from);
+      s2.row(i) = encodeState(t.to);
+      for (unsigned a = 0; a < numActions && a < t.mask.size(); ++a)
+        mask(i, a) = t.mask[a];
+      actions[i] = t.action;
       bool failed;
-      reward(i) = rewardOf(t.To, failed);
-      stop[i] = t.Terminal || failed;
+      reward(i) = rewardOf(t.to, failed);
+      stop[i] = t.terminal || failed;
     }
     // Targets and advantages from the current critic (held fixed).
-    Eigen::VectorXd v = Critic.apply(s).col(0);
-    Eigen::VectorXd v2 = Critic.apply(s2).col(0);
+    Eigen::VectorXd v = critic.apply(s).col(0);
+    Eigen::VectorXd v2 = critic.apply(s2).col(0);
     Eigen::MatrixXd target(b, 1);
     SmallVector<double> advantage(b);
     for (size_t i = 0; i < b; ++i) {
-      target(i, 0) = reward(i) + (stop[i] ? 0.0 : Opts.Gamma * v2(i));
+      target(i, 0) = reward(i) + (stop[i] ? 0.0 : opts.gamma * v2(i));
       advantage[i] = target(i, 0) - v(i);
     }
-    if (Opts.NormalizeAdvantage && b > 1) {
+    if (opts.normalizeAdvantage && b > 1) {
       // Standardise the advantages of the minibatch (zero mean, unit
       // variance): the policy step is then invariant to the reward scale.
       double mean = 0, var = 0;
@@ -585,17 +585,17 @@ void NA2CStrategy::train() {
         a = (a - mean) / (sd + 1e-8);
     }
     // Critic: regress V(s) on the one-step target.
-    Critic.zeroGrad();
+    critic.zeroGrad();
     Eigen::MatrixXd grad;
-    nn::mseLoss(Critic.forward(s), target, &grad);
-    Critic.backward(grad);
-    CriticOpt.step(Critic);
+    nn::mseLoss(critic.forward(s), target, &grad);
+    critic.backward(grad);
+    criticOpt.step(critic);
     // Actor: policy gradient with the advantage (and an entropy bonus).
-    Actor.zeroGrad();
-    nn::policyGradientLoss(Actor.forward(s), mask, actions, advantage,
-                           Opts.Entropy, &grad);
-    Actor.backward(grad);
-    ActorOpt.step(Actor);
+    actor.zeroGrad();
+    nn::policyGradientLoss(actor.forward(s), mask, actions, advantage,
+                           opts.entropy, &grad);
+    actor.backward(grad);
+    actorOpt.step(actor);
   }
 }
 
@@ -633,12 +633,12 @@ static Expected<std::vector<double>> doublesFromJSON(const json::Object &o,
 
 static json::Object transitionToJSON(const Space &space, const Transition &t) {
   std::string mask;
-  for (bool b : t.Mask)
+  for (bool b : t.mask)
     mask.push_back(b ? '1' : '0');
-  return json::Object{{"from", space.getKey(t.From)},
-                      {"action", int64_t(t.Action)},
-                      {"to", space.getKey(t.To)},
-                      {"terminal", t.Terminal},
+  return json::Object{{"from", space.getKey(t.from)},
+                      {"action", int64_t(t.action)},
+                      {"to", space.getKey(t.to)},
+                      {"terminal", t.terminal},
                       {"mask", mask}};
 }
 
@@ -668,70 +668,70 @@ static Expected<Transition> transitionFromJSON(const Space &space,
   auto g = space.parseKey(*to);
   if (!g)
     return g.takeError();
-  t.From = std::move(*f);
-  t.To = std::move(*g);
-  t.Action = unsigned(*action);
-  t.Terminal = *terminal;
+  t.from = std::move(*f);
+  t.to = std::move(*g);
+  t.action = unsigned(*action);
+  t.terminal = *terminal;
   for (char c : *mask)
-    t.Mask.push_back(c == '1');
+    t.mask.push_back(c == '1');
   return t;
 }
 
 json::Object NA2CStrategy::saveImpl() const {
   const Space &space = getSpace();
-  json::Array memory, pending;
-  for (const Transition &t : Memory)
-    memory.push_back(transitionToJSON(space, t));
-  for (const auto &[to, t] : PendingTransitions)
-    pending.push_back(transitionToJSON(space, t));
+  json::Array memoryJson, pendingJson;
+  for (const Transition &t : memory)
+    memoryJson.push_back(transitionToJSON(space, t));
+  for (const auto &[to, t] : pendingTransitions)
+    pendingJson.push_back(transitionToJSON(space, t));
   json::Object o{
-      {"start_proposed", StartProposed},
-      {"steps", int64_t(CurrentSteps)},
-      {"soft_start_done", SoftStartDone},
-      {"no_improve", int64_t(NoImprove)},
-      {"actor", vectorToJSON(Actor.getParameters())},
-      {"critic", vectorToJSON(Critic.getParameters())},
-      {"actor_opt", doublesToJSON(ActorOpt.getState())},
-      {"critic_opt", doublesToJSON(CriticOpt.getState())},
-      {"memory", std::move(memory)},
-      {"pending_transitions", std::move(pending)},
+      {"start_proposed", startProposed},
+      {"steps", int64_t(currentSteps)},
+      {"soft_start_done", softStartDone},
+      {"no_improve", int64_t(noImprove)},
+      {"actor", vectorToJSON(actor.getParameters())},
+      {"critic", vectorToJSON(critic.getParameters())},
+      {"actor_opt", doublesToJSON(actorOpt.getState())},
+      {"critic_opt", doublesToJSON(criticOpt.getState())},
+      {"memory", std::move(memoryJson)},
+      {"pending_transitions", std::move(pendingJson)},
       {"batch",
        learned::configsToJSON(getSpace(),
-                              std::vector<Config>(Batch.begin(), Batch.end()))},
+                              std::vector<Config>(batch.begin(), batch.end()))},
   };
-  if (std::isfinite(BestAtBatchStart))
-    o["best_at_batch_start"] = BestAtBatchStart;
+  if (std::isfinite(bestAtBatchStart))
+    o["best_at_batch_start"] = bestAtBatchStart;
   return o;
 }
 
 Error NA2CStrategy::loadImpl(const json::Object &state) {
-  auto startProposed = state.getBoolean("start_proposed");
-  auto steps = state.getInteger("steps");
-  auto softDone = state.getBoolean("soft_start_done");
-  auto noImprove = state.getInteger("no_improve");
-  if (!startProposed || !steps || !softDone || !noImprove || *steps < 1 ||
-      *noImprove < 0)
+  auto savedStartProposed = state.getBoolean("start_proposed");
+  auto savedSteps = state.getInteger("steps");
+  auto savedSoftDone = state.getBoolean("soft_start_done");
+  auto savedNoImprove = state.getInteger("no_improve");
+  if (!savedStartProposed || !savedSteps || !savedSoftDone || !savedNoImprove ||
+      *savedSteps < 1 || *savedNoImprove < 0)
     return createStringError(inconvertibleErrorCode(),
                              "na2c state: missing or malformed fields");
-  auto actor = doublesFromJSON(state, "actor");
-  if (!actor)
-    return actor.takeError();
-  auto critic = doublesFromJSON(state, "critic");
-  if (!critic)
-    return critic.takeError();
-  auto actorOpt = doublesFromJSON(state, "actor_opt");
-  if (!actorOpt)
-    return actorOpt.takeError();
-  auto criticOpt = doublesFromJSON(state, "critic_opt");
-  if (!criticOpt)
-    return criticOpt.takeError();
-  if (actor->size() != Actor.numParameters() ||
-      critic->size() != Critic.numParameters())
+  auto savedActor = doublesFromJSON(state, "actor");
+  if (!savedActor)
+    return savedActor.takeError();
+  auto savedCritic = doublesFromJSON(state, "critic");
+  if (!savedCritic)
+    return savedCritic.takeError();
+  auto savedActorOpt = doublesFromJSON(state, "actor_opt");
+  if (!savedActorOpt)
+    return savedActorOpt.takeError();
+  auto savedCriticOpt = doublesFromJSON(state, "critic_opt");
+  if (!savedCriticOpt)
+    return savedCriticOpt.takeError();
+  if (savedActor->size() != actor.numParameters() ||
+      savedCritic->size() != critic.numParameters())
     return createStringError(inconvertibleErrorCode(),
                              "na2c state: network size mismatch");
-  std::deque<Transition> memory;
-  std::map<Config, Transition> pending;
-  unsigned numActions = Actions.getNumActions();
+  std::deque<Transition> savedMemory;
+  std::map<Config, Transition> savedPending;
+  unsigned numActions = actionSpace.getNumActions();
   const json::Array *mem = state.getArray("memory");
   const json::Array *pend = state.getArray("pending_transitions");
   if (!mem || !pend)
@@ -741,41 +741,41 @@ Error NA2CStrategy::loadImpl(const json::Object &state) {
     auto t = transitionFromJSON(getSpace(), v, numActions);
     if (!t)
       return t.takeError();
-    memory.push_back(std::move(*t));
+    savedMemory.push_back(std::move(*t));
   }
   for (const json::Value &v : *pend) {
     auto t = transitionFromJSON(getSpace(), v, numActions);
     if (!t)
       return t.takeError();
-    Config key = t->To;
-    pending.emplace(std::move(key), std::move(*t));
+    Config key = t->to;
+    savedPending.emplace(std::move(key), std::move(*t));
   }
-  auto batch =
+  auto savedBatch =
       learned::configsFromJSON(getSpace(), state.getArray("batch"), "batch");
-  if (!batch)
-    return batch.takeError();
-  if ((!actorOpt->empty() && !ActorOpt.setState(*actorOpt)) ||
-      (!criticOpt->empty() && !CriticOpt.setState(*criticOpt)))
+  if (!savedBatch)
+    return savedBatch.takeError();
+  if ((!savedActorOpt->empty() && !actorOpt.setState(*savedActorOpt)) ||
+      (!savedCriticOpt->empty() && !criticOpt.setState(*savedCriticOpt)))
     return createStringError(inconvertibleErrorCode(),
                              "na2c state: malformed optimiser state");
 
-  Actor.setParameters(
-      Eigen::Map<const Eigen::VectorXd>(actor->data(), actor->size()));
-  Critic.setParameters(
-      Eigen::Map<const Eigen::VectorXd>(critic->data(), critic->size()));
-  StartProposed = *startProposed;
-  CurrentSteps = unsigned(*steps);
-  SoftStartDone = *softDone;
-  NoImprove = unsigned(*noImprove);
-  BestAtBatchStart = state.getNumber("best_at_batch_start")
+  actor.setParameters(Eigen::Map<const Eigen::VectorXd>(savedActor->data(),
+                                                        savedActor->size()));
+  critic.setParameters(Eigen::Map<const Eigen::VectorXd>(savedCritic->data(),
+                                                         savedCritic->size()));
+  startProposed = *savedStartProposed;
+  currentSteps = unsigned(*savedSteps);
+  softStartDone = *savedSoftDone;
+  noImprove = unsigned(*savedNoImprove);
+  bestAtBatchStart = state.getNumber("best_at_batch_start")
                          .value_or(std::numeric_limits<double>::infinity());
-  Memory = std::move(memory);
-  PendingTransitions = std::move(pending);
-  Batch.assign(batch->begin(), batch->end());
-  Observed.clear();
+  memory = std::move(savedMemory);
+  pendingTransitions = std::move(savedPending);
+  batch.assign(savedBatch->begin(), savedBatch->end());
+  observed.clear();
   for (const TrialResult &r : getHistory())
-    Observed[r.Cfg] =
-        r.isOk() ? std::optional<double>(r.Cost) : std::optional<double>();
+    observed[r.cfg] =
+        r.isOk() ? std::optional<double>(r.cost) : std::optional<double>();
   return Error::success();
 }
 
@@ -785,11 +785,11 @@ Error NA2CStrategy::loadImpl(const json::Object &state) {
 
 void mlir::tiletune::registerNA2CStrategy(StrategyRegistry &registry) {
   StrategyInfo info;
-  info.Name = "na2c";
-  info.Summary = "Neighbourhood Actor Advantage Critic: T-step episodes from "
+  info.name = "na2c";
+  info.summary = "Neighbourhood Actor Advantage Critic: T-step episodes from "
                  "the best state guided by an actor-critic with replay "
                  "memory (Zhang et al., papers 000/002, Algorithm 2)";
-  info.Options = {
+  info.options = {
       {"steps", "3", "exploration steps T per episode (paper: T = 3)"},
       {"soft_start_steps", "6",
        "initial T of the soft start, decreased by one per batch down to "
@@ -825,7 +825,7 @@ void mlir::tiletune::registerNA2CStrategy(StrategyRegistry &registry) {
       {"normalize_advantage", "false",
        "standardise the advantages of each minibatch before the actor step"},
   };
-  info.Create = [](const Space &space, const StrategyOptions &options,
+  info.create = [](const Space &space, const StrategyOptions &options,
                    uint64_t seed) -> Expected<std::unique_ptr<Strategy>> {
     using namespace learned;
     NA2COptions o;
@@ -846,50 +846,50 @@ void mlir::tiletune::registerNA2CStrategy(StrategyRegistry &registry) {
       return Error::success();
     };
     const int64_t big = 1 << 20;
-    if (Error e = readInt("steps", 1, 1000, o.Steps))
+    if (Error e = readInt("steps", 1, 1000, o.steps))
       return std::move(e);
-    if (Error e = readInt("soft_start_steps", 1, 1000, o.SoftStartSteps))
+    if (Error e = readInt("soft_start_steps", 1, 1000, o.softStartSteps))
       return std::move(e);
-    if (Error e = readInt("max_steps", 1, 1000, o.MaxSteps))
+    if (Error e = readInt("max_steps", 1, 1000, o.maxSteps))
       return std::move(e);
-    if (Error e = readInt("grow_patience", 1, big, o.GrowPatience))
+    if (Error e = readInt("grow_patience", 1, big, o.growPatience))
       return std::move(e);
-    if (Error e = readInt("stale_episodes", 1, big, o.StaleEpisodes))
+    if (Error e = readInt("stale_episodes", 1, big, o.staleEpisodes))
       return std::move(e);
-    if (Error e = readDouble("tau", 0.0, 1.0, o.Tau))
+    if (Error e = readDouble("tau", 0.0, 1.0, o.tau))
       return std::move(e);
-    if (Error e = readInt("batch_size", 1, big, o.BatchSize))
+    if (Error e = readInt("batch_size", 1, big, o.batchSize))
       return std::move(e);
-    if (Error e = readInt("memory_size", 1, big, o.MemorySize))
+    if (Error e = readInt("memory_size", 1, big, o.memorySize))
       return std::move(e);
-    if (Error e = readInt("minibatch", 1, big, o.Minibatch))
+    if (Error e = readInt("minibatch", 1, big, o.minibatch))
       return std::move(e);
-    if (Error e = readInt("train_steps", 0, big, o.TrainSteps))
+    if (Error e = readInt("train_steps", 0, big, o.trainSteps))
       return std::move(e);
-    if (Error e = readDouble("gamma", 0.0, 1.0, o.Gamma))
+    if (Error e = readDouble("gamma", 0.0, 1.0, o.gamma))
       return std::move(e);
-    if (Error e = readDouble("actor_lr", 0.0, 10.0, o.ActorLR))
+    if (Error e = readDouble("actor_lr", 0.0, 10.0, o.actorLR))
       return std::move(e);
-    if (Error e = readDouble("critic_lr", 0.0, 10.0, o.CriticLR))
+    if (Error e = readDouble("critic_lr", 0.0, 10.0, o.criticLR))
       return std::move(e);
-    if (Error e = readDouble("entropy", 0.0, 100.0, o.Entropy))
+    if (Error e = readDouble("entropy", 0.0, 100.0, o.entropy))
       return std::move(e);
-    if (Error e = readInt("hidden_units", 1, 4096, o.HiddenUnits))
+    if (Error e = readInt("hidden_units", 1, 4096, o.hiddenUnits))
       return std::move(e);
-    if (Error e = readInt("hidden_layers", 0, 16, o.HiddenLayers))
+    if (Error e = readInt("hidden_layers", 0, 16, o.hiddenLayers))
       return std::move(e);
     auto normAdv = getBoolOption(options, "normalize_advantage");
     if (!normAdv)
       return normAdv.takeError();
-    o.NormalizeAdvantage = *normAdv;
+    o.normalizeAdvantage = *normAdv;
     StringRef start = options.at("start");
     if (start != "default" && start != "random")
       return createStringError(inconvertibleErrorCode(),
                                "option 'start' must be 'default' or "
                                "'random', got '" +
                                    start + "'");
-    o.RandomStart = start == "random";
-    if (o.MaxSteps < o.Steps)
+    o.randomStart = start == "random";
+    if (o.maxSteps < o.steps)
       return createStringError(inconvertibleErrorCode(),
                                "na2c: 'max_steps' must be >= 'steps'");
     NeighborActionSpace actions(space);

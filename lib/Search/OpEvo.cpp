@@ -89,8 +89,8 @@ public:
   OpEvoStrategy(const Space &space, const StrategyOptions &options,
                 uint64_t seed, unsigned lambda, unsigned rho, double q,
                 unsigned maxRetries)
-      : Strategy("opevo", space, options, seed), Lambda(lambda), Rho(rho),
-        Q(q), MaxRetries(maxRetries) {}
+      : Strategy("opevo", space, options, seed), lambda(lambda), rho(rho), q(q),
+        maxRetries(maxRetries) {}
 
 protected:
   void proposeImpl(unsigned maxCount, SmallVectorImpl<Config> &out) override {
@@ -108,7 +108,7 @@ protected:
     };
 
     // Lines 1-2: lambda random configs form the initial population.
-    while (out.size() < maxCount && getNumProposed() + out.size() < Lambda) {
+    while (out.size() < maxCount && getNumProposed() + out.size() < lambda) {
       auto c = randomFresh();
       if (!c)
         break;
@@ -128,10 +128,10 @@ protected:
       ranked.push_back(&r);
     llvm::sort(ranked, [&](const TrialResult *a, const TrialResult *b) {
       double fa = fitness(*a), fb = fitness(*b);
-      return fa != fb ? fa > fb : a->Id < b->Id;
+      return fa != fb ? fa > fb : a->id < b->id;
     });
-    if (ranked.size() > Lambda)
-      ranked.resize(Lambda);
+    if (ranked.size() > lambda)
+      ranked.resize(lambda);
     SmallVector<double> weights;
     double total = 0.0;
     for (const TrialResult *r : ranked) {
@@ -140,14 +140,14 @@ protected:
     }
 
     // A generation has rho children; a call hands out at most that many.
-    unsigned want = std::min<unsigned>(maxCount, out.size() + Rho);
+    unsigned want = std::min<unsigned>(maxCount, out.size() + rho);
     unsigned failures = 0;
-    while (out.size() < want && failures < MaxRetries) {
+    while (out.size() < want && failures < maxRetries) {
       Config child = recombine(ranked, weights, total);
       // Line 5 (+ "never sample twice"): mutate, and mutate again if the
-      // result was already sampled, up to MaxRetries times.
+      // result was already sampled, up to maxRetries times.
       bool done = false;
-      for (unsigned attempt = 0; attempt < MaxRetries && !done; ++attempt) {
+      for (unsigned attempt = 0; attempt < maxRetries && !done; ++attempt) {
         Config mutated = mutate(child);
         if (fresh(mutated) && space.isValid(mutated)) {
           emit(std::move(mutated));
@@ -172,7 +172,7 @@ private:
   static double fitness(const TrialResult &r) {
     if (!r.isOk())
       return 0.0;
-    return r.Cost > 0 ? 1.0 / r.Cost : 1e300;
+    return r.cost > 0 ? 1.0 / r.cost : 1e300;
   }
 
   /// Section 4.2: each parameter comes from parent j with probability
@@ -180,7 +180,7 @@ private:
   Config recombine(ArrayRef<const TrialResult *> parents,
                    ArrayRef<double> weights, double total) {
     const Space &space = getSpace();
-    Config child = parents[0]->Cfg;
+    Config child = parents[0]->cfg;
     for (unsigned i = 0; i < space.getNumParameters(); ++i) {
       size_t j;
       if (total > 0) {
@@ -196,7 +196,7 @@ private:
       } else {
         j = uniformIndex(getRng(), parents.size());
       }
-      child = space.withValue(child, i, space.getValue(parents[j]->Cfg, i));
+      child = space.withValue(child, i, space.getValue(parents[j]->cfg, i));
     }
     return child;
   }
@@ -207,32 +207,32 @@ private:
     Config result = child;
     for (unsigned i = 0; i < space.getNumParameters(); ++i) {
       ParamValue v = sampleQRandomWalk(space.getParameter(i),
-                                       space.getValue(child, i), Q, getRng());
+                                       space.getValue(child, i), q, getRng());
       result = space.withValue(result, i, v);
     }
     return result;
   }
 
-  unsigned Lambda;
-  unsigned Rho;
-  double Q;
-  unsigned MaxRetries;
+  unsigned lambda;
+  unsigned rho;
+  double q;
+  unsigned maxRetries;
 };
 } // namespace
 
 void mlir::tiletune::registerOpEvoStrategy(StrategyRegistry &registry) {
   StrategyInfo info;
-  info.Name = "opevo";
-  info.Summary = "evolution with q-random walk mutation over parameter "
+  info.name = "opevo";
+  info.summary = "evolution with q-random walk mutation over parameter "
                  "topologies (OpEvo, Gao et al. 2021, Algorithm 1)";
-  info.Options = {
+  info.options = {
       {"lambda", "8", "parents size (paper: 8)"},
       {"rho", "8", "offspring size per generation (paper: 8)"},
       {"q", "0.5", "mutation rate of the q-random walk, in (0,1) (paper: 0.5)"},
       {"max_retries", "100",
        "re-mutations of a child that was already sampled before a random "
        "unvisited config is used instead"}};
-  info.Create = [](const Space &space, const StrategyOptions &options,
+  info.create = [](const Space &space, const StrategyOptions &options,
                    uint64_t seed) -> Expected<std::unique_ptr<Strategy>> {
     auto lambda = getIntOption(options, "lambda");
     if (!lambda)

@@ -18,8 +18,8 @@ class RandomStrategy : public Strategy {
 public:
   RandomStrategy(const Space &space, const StrategyOptions &options,
                  uint64_t seed, unsigned maxAttempts, uint64_t enumerateLimit)
-      : Strategy("random", space, options, seed), MaxAttempts(maxAttempts),
-        EnumerateLimit(enumerateLimit) {}
+      : Strategy("random", space, options, seed), maxAttempts(maxAttempts),
+        enumerateLimit(enumerateLimit) {}
 
 protected:
   void proposeImpl(unsigned maxCount, SmallVectorImpl<Config> &out) override {
@@ -29,22 +29,22 @@ protected:
       return !wasProposed(c) && !local.count(c);
     };
     while (out.size() < maxCount) {
-      if (UseList) {
+      if (useList) {
         // Hand out the shuffled remainder in order.
-        while (ListPos < Remaining.size() &&
-               !fresh(space.unrank(Remaining[ListPos])))
-          ++ListPos;
-        if (ListPos == Remaining.size()) {
+        while (listPos < remaining.size() &&
+               !fresh(space.unrank(remaining[listPos])))
+          ++listPos;
+        if (listPos == remaining.size()) {
           setExhausted();
           return;
         }
-        Config c = space.unrank(Remaining[ListPos++]);
+        Config c = space.unrank(remaining[listPos++]);
         local.insert(c);
         out.push_back(std::move(c));
         continue;
       }
       bool found = false;
-      for (unsigned a = 0; a < MaxAttempts && !found; ++a) {
+      for (unsigned a = 0; a < maxAttempts && !found; ++a) {
         Config c = space.sample(getRng());
         if (fresh(c) && space.isValid(c)) {
           local.insert(c);
@@ -54,7 +54,7 @@ protected:
       }
       if (found)
         continue;
-      if (space.countProduct() > EnumerateLimit) {
+      if (space.countProduct() > enumerateLimit) {
         // Give up for this call; with nothing handed out at all the space
         // is (practically) exhausted.
         if (out.empty() && getNumPending() == 0)
@@ -67,30 +67,30 @@ protected:
 
   json::Object saveImpl() const override {
     json::Array list;
-    for (uint64_t r : Remaining)
+    for (uint64_t r : remaining)
       list.push_back(std::to_string(r));
-    return json::Object{{"use_list", UseList},
-                        {"list_pos", int64_t(ListPos)},
+    return json::Object{{"use_list", useList},
+                        {"list_pos", int64_t(listPos)},
                         {"remaining", std::move(list)}};
   }
 
   Error loadImpl(const json::Object &state) override {
-    auto useList = state.getBoolean("use_list");
+    auto savedUseList = state.getBoolean("use_list");
     auto pos = state.getInteger("list_pos");
     const json::Array *list = state.getArray("remaining");
-    if (!useList || !pos || !list)
+    if (!savedUseList || !pos || !list)
       return createStringError(inconvertibleErrorCode(),
                                "random state: missing fields");
-    UseList = *useList;
-    ListPos = *pos;
-    Remaining.clear();
+    useList = *savedUseList;
+    listPos = *pos;
+    remaining.clear();
     for (const json::Value &v : *list) {
       uint64_t r;
       auto s = v.getAsString();
       if (!s || s->getAsInteger(10, r))
         return createStringError(inconvertibleErrorCode(),
                                  "random state: malformed list");
-      Remaining.push_back(r);
+      remaining.push_back(r);
     }
     return Error::success();
   }
@@ -100,36 +100,36 @@ private:
   /// them (Fisher-Yates with the strategy's engine).
   void buildRemainingList(const ConfigSet &local) {
     const Space &space = getSpace();
-    Remaining.clear();
+    remaining.clear();
     for (uint64_t r = 0, e = space.countProduct(); r < e; ++r) {
       Config c = space.unrank(r);
       if (!wasProposed(c) && !local.count(c) && space.isValid(c))
-        Remaining.push_back(r);
+        remaining.push_back(r);
     }
-    for (size_t i = Remaining.size(); i > 1; --i)
-      std::swap(Remaining[i - 1], Remaining[uniformIndex(getRng(), i)]);
-    UseList = true;
-    ListPos = 0;
+    for (size_t i = remaining.size(); i > 1; --i)
+      std::swap(remaining[i - 1], remaining[uniformIndex(getRng(), i)]);
+    useList = true;
+    listPos = 0;
   }
 
-  unsigned MaxAttempts;
-  uint64_t EnumerateLimit;
-  bool UseList = false;
-  size_t ListPos = 0;
-  std::vector<uint64_t> Remaining;
+  unsigned maxAttempts;
+  uint64_t enumerateLimit;
+  bool useList = false;
+  size_t listPos = 0;
+  std::vector<uint64_t> remaining;
 };
 } // namespace
 
 void mlir::tiletune::registerRandomStrategy(StrategyRegistry &registry) {
   StrategyInfo info;
-  info.Name = "random";
-  info.Summary = "uniform random sampling without repeats (baseline)";
-  info.Options = {
+  info.name = "random";
+  info.summary = "uniform random sampling without repeats (baseline)";
+  info.options = {
       {"max_attempts", "1000",
        "random draws per config before falling back to enumeration"},
       {"enumerate_limit", "1000000",
        "largest product space that may be enumerated for the fallback"}};
-  info.Create = [](const Space &space, const StrategyOptions &options,
+  info.create = [](const Space &space, const StrategyOptions &options,
                    uint64_t seed) -> Expected<std::unique_ptr<Strategy>> {
     auto attempts = getIntOption(options, "max_attempts");
     if (!attempts)

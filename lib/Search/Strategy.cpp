@@ -87,8 +87,7 @@ Expected<bool> mlir::tiletune::getBoolOption(const StrategyOptions &options,
   return optionError(name, "'" + *text + "' is not a boolean");
 }
 
-Expected<StrategyOptions>
-mlir::tiletune::parseStrategyOptions(StringRef text) {
+Expected<StrategyOptions> mlir::tiletune::parseStrategyOptions(StringRef text) {
   StrategyOptions options;
   SmallVector<StringRef> parts;
   text.split(parts, ',', -1, /*KeepEmpty=*/false);
@@ -112,18 +111,18 @@ mlir::tiletune::parseStrategyOptions(StringRef text) {
 
 Strategy::Strategy(StringRef name, const Space &space,
                    const StrategyOptions &options, uint64_t seed)
-    : Name(name), TheSpace(space), Options(options), Seed(seed), Rng(seed) {
-  auto it = Options.find("max_trials");
-  if (it != Options.end()) {
+    : name(name), space(space), options(options), seed(seed), rng(seed) {
+  auto it = options.find("max_trials");
+  if (it != options.end()) {
     int64_t v = 0;
     if (!StringRef(it->second).trim().getAsInteger(10, v) && v > 0)
-      MaxTrials = v;
+      maxTrials = v;
   }
   // Validated by StrategyRegistry::create.
-  it = Options.find("start_config");
-  if (it != Options.end() && !StringRef(it->second).trim().empty()) {
-    if (llvm::Expected<Config> c = TheSpace.parseKey(it->second))
-      StartConfig = *c;
+  it = options.find("start_config");
+  if (it != options.end() && !StringRef(it->second).trim().empty()) {
+    if (llvm::Expected<Config> c = space.parseKey(it->second))
+      startConfig = *c;
     else
       consumeError(c.takeError());
   }
@@ -133,25 +132,25 @@ Strategy::~Strategy() = default;
 
 SmallVector<Trial> Strategy::propose(unsigned maxCount) {
   SmallVector<Trial> trials;
-  if (MaxTrials)
-    maxCount = unsigned(std::min<uint64_t>(maxCount, MaxTrials - std::min(MaxTrials, NextId)));
-  if (maxCount == 0 || Exhausted)
+  if (maxTrials)
+    maxCount = unsigned(
+        std::min<uint64_t>(maxCount, maxTrials - std::min(maxTrials, nextId)));
+  if (maxCount == 0 || exhausted)
     return trials;
   SmallVector<Config> configs;
-  if (StartConfig && NextId == 0 && !handlesStartConfig())
-    configs.push_back(*StartConfig); // alone: the first batch is the start
+  if (startConfig && nextId == 0 && !handlesStartConfig())
+    configs.push_back(*startConfig); // alone: the first batch is the start
   else
     proposeImpl(maxCount, configs);
   for (Config &c : configs) {
-    if (trials.size() == maxCount || Proposed.count(c) ||
-        !TheSpace.isValid(c)) {
-      ++NumDropped;
+    if (trials.size() == maxCount || proposed.count(c) || !space.isValid(c)) {
+      ++numDropped;
       continue;
     }
-    Proposed.insert(c);
-    Pending.emplace(NextId, c);
-    trials.push_back({NextId, std::move(c)});
-    ++NextId;
+    proposed.insert(c);
+    pending.emplace(nextId, c);
+    trials.push_back({nextId, std::move(c)});
+    ++nextId;
   }
   return trials;
 }
@@ -160,78 +159,76 @@ Error Strategy::observe(ArrayRef<TrialResult> results) {
   // Validate everything before changing any state.
   std::set<uint64_t> ids;
   for (const TrialResult &r : results) {
-    auto it = Pending.find(r.Id);
-    if (it == Pending.end() || !ids.insert(r.Id).second)
+    auto it = pending.find(r.id);
+    if (it == pending.end() || !ids.insert(r.id).second)
       return createStringError(inconvertibleErrorCode(),
-                               "strategy '" + Name + "': trial " +
-                                   Twine(r.Id) +
+                               "strategy '" + name + "': trial " + Twine(r.id) +
                                    " is not pending (unknown or already "
                                    "observed)");
-    if (it->second != r.Cfg)
+    if (it->second != r.cfg)
       return createStringError(inconvertibleErrorCode(),
-                               "strategy '" + Name + "': trial " +
-                                   Twine(r.Id) +
+                               "strategy '" + name + "': trial " + Twine(r.id) +
                                    " reports a different config than the "
                                    "one proposed");
-    if (r.isOk() && !std::isfinite(r.Cost))
+    if (r.isOk() && !std::isfinite(r.cost))
       return createStringError(inconvertibleErrorCode(),
-                               "strategy '" + Name + "': trial " +
-                                   Twine(r.Id) + " is ok but its cost is not "
-                                                 "finite");
+                               "strategy '" + name + "': trial " + Twine(r.id) +
+                                   " is ok but its cost is not "
+                                   "finite");
   }
   for (const TrialResult &r : results) {
-    Pending.erase(r.Id);
-    History.push_back(r);
-    if (r.isOk() && (!BestIndex || r.Cost < History[*BestIndex].Cost))
-      BestIndex = History.size() - 1;
+    pending.erase(r.id);
+    history.push_back(r);
+    if (r.isOk() && (!bestIndex || r.cost < history[*bestIndex].cost))
+      bestIndex = history.size() - 1;
   }
   observeImpl(results);
   return Error::success();
 }
 
 std::optional<TrialResult> Strategy::getBest() const {
-  if (!BestIndex)
+  if (!bestIndex)
     return std::nullopt;
-  return History[*BestIndex];
+  return history[*bestIndex];
 }
 
 bool Strategy::isDone() const {
-  return Exhausted || (MaxTrials && NextId >= MaxTrials);
+  return exhausted || (maxTrials && nextId >= maxTrials);
 }
 
 json::Value Strategy::saveState() const {
   json::Object opts;
-  for (const auto &[k, v] : Options)
+  for (const auto &[k, v] : options)
     opts[k] = v;
   std::ostringstream rngText;
-  rngText << Rng;
-  json::Array pending;
-  for (const auto &[id, cfg] : Pending)
-    pending.push_back(json::Object{{"id", int64_t(id)},
-                                   {"config", TheSpace.getKey(cfg)}});
-  json::Array history;
-  for (const TrialResult &r : History) {
-    json::Object o{{"id", int64_t(r.Id)},
-                   {"config", TheSpace.getKey(r.Cfg)},
-                   {"status", stringifyMeasureStatus(r.Status)}};
+  rngText << rng;
+  json::Array pendingJson;
+  for (const auto &[id, cfg] : pending)
+    pendingJson.push_back(
+        json::Object{{"id", int64_t(id)}, {"config", space.getKey(cfg)}});
+  json::Array historyJson;
+  for (const TrialResult &r : history) {
+    json::Object o{{"id", int64_t(r.id)},
+                   {"config", space.getKey(r.cfg)},
+                   {"status", stringifyMeasureStatus(r.status)}};
     if (r.isOk())
-      o["cost"] = r.Cost;
-    if (!r.Message.empty())
-      o["message"] = r.Message;
-    history.push_back(std::move(o));
+      o["cost"] = r.cost;
+    if (!r.message.empty())
+      o["message"] = r.message;
+    historyJson.push_back(std::move(o));
   }
   return json::Object{
       {"format", kStateFormat},
-      {"strategy", Name},
-      {"seed", std::to_string(Seed)},
+      {"strategy", name},
+      {"seed", std::to_string(seed)},
       {"options", std::move(opts)},
-      {"space", TheSpace.getName()},
+      {"space", space.getName()},
       {"rng", rngText.str()},
-      {"next_id", int64_t(NextId)},
-      {"dropped", int64_t(NumDropped)},
-      {"exhausted", Exhausted},
-      {"pending", std::move(pending)},
-      {"history", std::move(history)},
+      {"next_id", int64_t(nextId)},
+      {"dropped", int64_t(numDropped)},
+      {"exhausted", exhausted},
+      {"pending", std::move(pendingJson)},
+      {"history", std::move(historyJson)},
       {"state", saveImpl()},
   };
 }
@@ -242,57 +239,56 @@ static Error stateError(const Twine &why) {
 }
 
 Error Strategy::loadState(const json::Value &state) {
-  if (NextId != 0 || !History.empty())
+  if (nextId != 0 || !history.empty())
     return stateError("the strategy has already been used");
   const json::Object *obj = state.getAsObject();
   if (!obj)
     return stateError("not a JSON object");
   if (obj->getString("format") != std::optional<StringRef>(kStateFormat))
     return stateError("unknown format");
-  if (obj->getString("strategy") != std::optional<StringRef>(Name))
+  if (obj->getString("strategy") != std::optional<StringRef>(name))
     return stateError("saved by another strategy");
-  if (obj->getString("seed") !=
-      std::optional<StringRef>(std::to_string(Seed)))
+  if (obj->getString("seed") != std::optional<StringRef>(std::to_string(seed)))
     return stateError("saved with another seed");
   const json::Object *opts = obj->getObject("options");
-  if (!opts || opts->size() != Options.size())
+  if (!opts || opts->size() != options.size())
     return stateError("saved with other options");
-  for (const auto &[k, v] : Options)
+  for (const auto &[k, v] : options)
     if (opts->getString(k) != std::optional<StringRef>(v))
       return stateError("saved with another value of option '" + k + "'");
   auto rngText = obj->getString("rng");
-  auto nextId = obj->getInteger("next_id");
-  auto dropped = obj->getInteger("dropped");
-  auto exhausted = obj->getBoolean("exhausted");
-  const json::Array *pending = obj->getArray("pending");
-  const json::Array *history = obj->getArray("history");
+  auto savedNextId = obj->getInteger("next_id");
+  auto savedDropped = obj->getInteger("dropped");
+  auto savedExhausted = obj->getBoolean("exhausted");
+  const json::Array *pendingJson = obj->getArray("pending");
+  const json::Array *historyJson = obj->getArray("history");
   const json::Object *sub = obj->getObject("state");
-  if (!rngText || !nextId || !dropped || !exhausted || !pending || !history ||
-      !sub)
+  if (!rngText || !savedNextId || !savedDropped || !savedExhausted ||
+      !pendingJson || !historyJson || !sub)
     return stateError("missing fields");
 
-  std::mt19937_64 rng;
+  std::mt19937_64 savedRng;
   std::istringstream rngIn(rngText->str());
-  rngIn >> rng;
+  rngIn >> savedRng;
   if (rngIn.fail())
     return stateError("malformed random engine state");
 
   std::map<uint64_t, Config> newPending;
   ConfigSet newProposed;
-  for (const json::Value &v : *pending) {
+  for (const json::Value &v : *pendingJson) {
     const json::Object *p = v.getAsObject();
     auto id = p ? p->getInteger("id") : std::nullopt;
     auto key = p ? p->getString("config") : std::nullopt;
     if (!id || !key)
       return stateError("malformed pending trial");
-    auto cfg = TheSpace.parseKey(*key);
+    auto cfg = space.parseKey(*key);
     if (!cfg)
       return stateError(toString(cfg.takeError()));
     newProposed.insert(*cfg);
     newPending.emplace(*id, std::move(*cfg));
   }
   SmallVector<TrialResult> newHistory;
-  for (const json::Value &v : *history) {
+  for (const json::Value &v : *historyJson) {
     const json::Object *h = v.getAsObject();
     auto id = h ? h->getInteger("id") : std::nullopt;
     auto key = h ? h->getString("config") : std::nullopt;
@@ -300,39 +296,39 @@ Error Strategy::loadState(const json::Value &state) {
     if (!id || !key || !status)
       return stateError("malformed history entry");
     TrialResult r;
-    r.Id = *id;
+    r.id = *id;
     auto st = parseMeasureStatus(*status);
     if (!st)
       return stateError("unknown trial status '" + *status + "'");
-    r.Status = *st;
+    r.status = *st;
     if (r.isOk()) {
       auto cost = h->getNumber("cost");
       if (!cost)
         return stateError("ok history entry without cost");
-      r.Cost = *cost;
+      r.cost = *cost;
     }
     if (auto msg = h->getString("message"))
-      r.Message = msg->str();
-    auto cfg = TheSpace.parseKey(*key);
+      r.message = msg->str();
+    auto cfg = space.parseKey(*key);
     if (!cfg)
       return stateError(toString(cfg.takeError()));
-    r.Cfg = std::move(*cfg);
-    newProposed.insert(r.Cfg);
+    r.cfg = std::move(*cfg);
+    newProposed.insert(r.cfg);
     newHistory.push_back(std::move(r));
   }
 
-  Rng = rng;
-  NextId = *nextId;
-  NumDropped = *dropped;
-  Exhausted = *exhausted;
-  Pending = std::move(newPending);
-  Proposed = std::move(newProposed);
-  History = std::move(newHistory);
-  BestIndex.reset();
-  for (size_t i = 0; i < History.size(); ++i)
-    if (History[i].isOk() &&
-        (!BestIndex || History[i].Cost < History[*BestIndex].Cost))
-      BestIndex = i;
+  rng = savedRng;
+  nextId = *savedNextId;
+  numDropped = *savedDropped;
+  exhausted = *savedExhausted;
+  pending = std::move(newPending);
+  proposed = std::move(newProposed);
+  history = std::move(newHistory);
+  bestIndex.reset();
+  for (size_t i = 0; i < history.size(); ++i)
+    if (history[i].isOk() &&
+        (!bestIndex || history[i].cost < history[*bestIndex].cost))
+      bestIndex = i;
   return loadImpl(*sub);
 }
 
@@ -351,23 +347,23 @@ StrategyRegistry &StrategyRegistry::get() {
 }
 
 Error StrategyRegistry::add(StrategyInfo info) {
-  if (Infos.count(info.Name))
+  if (infos.count(info.name))
     return createStringError(inconvertibleErrorCode(),
-                             "strategy '" + info.Name +
+                             "strategy '" + info.name +
                                  "' is already registered");
-  std::string name = info.Name;
-  Infos.emplace(std::move(name), std::move(info));
+  std::string name = info.name;
+  infos.emplace(std::move(name), std::move(info));
   return Error::success();
 }
 
 const StrategyInfo *StrategyRegistry::lookup(StringRef name) const {
-  auto it = Infos.find(name.str());
-  return it == Infos.end() ? nullptr : &it->second;
+  auto it = infos.find(name.str());
+  return it == infos.end() ? nullptr : &it->second;
 }
 
 SmallVector<const StrategyInfo *> StrategyRegistry::getAll() const {
   SmallVector<const StrategyInfo *> all;
-  for (const auto &[name, info] : Infos)
+  for (const auto &[name, info] : infos)
     all.push_back(&info);
   return all;
 }
@@ -378,7 +374,7 @@ StrategyRegistry::create(StringRef name, const Space &space,
   const StrategyInfo *info = lookup(name);
   if (!info) {
     std::string known;
-    for (const auto &[n, i] : Infos)
+    for (const auto &[n, i] : infos)
       known += (known.empty() ? "" : ", ") + n;
     return createStringError(inconvertibleErrorCode(),
                              "unknown search strategy '" + name +
@@ -386,9 +382,9 @@ StrategyRegistry::create(StringRef name, const Space &space,
   }
   StrategyOptions resolved;
   for (const OptionInfo &o : getCommonOptions())
-    resolved[o.Name] = o.Default;
-  for (const OptionInfo &o : info->Options)
-    resolved[o.Name] = o.Default;
+    resolved[o.name] = o.defaultValue;
+  for (const OptionInfo &o : info->options)
+    resolved[o.name] = o.defaultValue;
   for (const auto &[k, v] : options) {
     if (!resolved.count(k)) {
       std::string known;
@@ -403,16 +399,20 @@ StrategyRegistry::create(StringRef name, const Space &space,
   auto maxTrials = getIntOption(resolved, "max_trials");
   if (!maxTrials)
     return maxTrials.takeError();
-  if (StringRef start = StringRef(resolved["start_config"]).trim(); !start.empty()) {
+  if (StringRef start = StringRef(resolved["start_config"]).trim();
+      !start.empty()) {
     Expected<Config> c = space.parseKey(start);
     if (!c)
       return createStringError(inconvertibleErrorCode(),
-                               "option 'start_config': " + toString(c.takeError()));
+                               "option 'start_config': " +
+                                   toString(c.takeError()));
     std::string reason;
     if (!space.isValid(*c, &reason))
-      return createStringError(inconvertibleErrorCode(),
-                               "option 'start_config': the config is not valid in "
-                               "the space: " + reason);
+      return createStringError(
+          inconvertibleErrorCode(),
+          "option 'start_config': the config is not valid in "
+          "the space: " +
+              reason);
   }
   if (*maxTrials < 0)
     return createStringError(inconvertibleErrorCode(),
@@ -420,7 +420,7 @@ StrategyRegistry::create(StringRef name, const Space &space,
   if (space.getNumParameters() == 0)
     return createStringError(inconvertibleErrorCode(),
                              "cannot search an empty space");
-  return info->Create(space, resolved, seed);
+  return info->create(space, resolved, seed);
 }
 
 Expected<std::unique_ptr<Strategy>>

@@ -45,31 +45,31 @@ namespace {
 /// The `capacity` best (score, config) pairs seen, as a min-heap.
 class TopSet {
 public:
-  explicit TopSet(unsigned capacity) : Capacity(capacity) {}
+  explicit TopSet(unsigned capacity) : capacity(capacity) {}
 
   /// Offers a candidate; returns true if the set changed.
   bool offer(float score, const Config &c) {
-    if (Capacity == 0 || Members.count(c))
+    if (capacity == 0 || members.count(c))
       return false;
-    if (Heap.size() < Capacity) {
-      Heap.emplace_back(score, c);
-      std::push_heap(Heap.begin(), Heap.end(), worse);
-      Members.insert(c);
+    if (heap.size() < capacity) {
+      heap.emplace_back(score, c);
+      std::push_heap(heap.begin(), heap.end(), worse);
+      members.insert(c);
       return true;
     }
-    if (!(score > Heap.front().first))
+    if (!(score > heap.front().first))
       return false;
-    std::pop_heap(Heap.begin(), Heap.end(), worse);
-    Members.erase(Heap.back().second);
-    Heap.back() = {score, c};
-    std::push_heap(Heap.begin(), Heap.end(), worse);
-    Members.insert(c);
+    std::pop_heap(heap.begin(), heap.end(), worse);
+    members.erase(heap.back().second);
+    heap.back() = {score, c};
+    std::push_heap(heap.begin(), heap.end(), worse);
+    members.insert(c);
     return true;
   }
 
   /// Members, best first (ties by config order).
   std::vector<Config> sorted() const {
-    std::vector<std::pair<float, Config>> items = Heap;
+    std::vector<std::pair<float, Config>> items = heap;
     std::sort(items.begin(), items.end(), [](const auto &a, const auto &b) {
       return a.first > b.first || (a.first == b.first && a.second < b.second);
     });
@@ -87,9 +87,9 @@ private:
     return a.first > b.first || (a.first == b.first && a.second < b.second);
   }
 
-  unsigned Capacity;
-  std::vector<std::pair<float, Config>> Heap;
-  ConfigSet Members;
+  unsigned capacity;
+  std::vector<std::pair<float, Config>> heap;
+  ConfigSet members;
 };
 } // namespace
 
@@ -138,7 +138,7 @@ Expected<std::vector<Config>> mlir::tiletune::annealOnModel(
     std::vector<Config> &points, const AnnealingOptions &options,
     std::mt19937_64 &rng) {
   if (points.empty()) {
-    for (unsigned i = 0; i < options.Chains; ++i)
+    for (unsigned i = 0; i < options.chains; ++i)
       if (std::optional<Config> c = space.sampleValid(rng))
         points.push_back(std::move(*c));
   }
@@ -152,13 +152,13 @@ Expected<std::vector<Config>> mlir::tiletune::annealOnModel(
     if (!isExcluded(points[i]))
       top.offer((*scores)[i], points[i]);
 
-  double temp = options.TempStart;
+  double temp = options.tempStart;
   double cool =
-      (options.TempStart - options.TempEnd) / (options.Iterations + 1.0);
+      (options.tempStart - options.tempEnd) / (options.iterations + 1.0);
   unsigned lastChange = 0;
   std::vector<Config> next(points.size());
   for (unsigned k = 0;
-       k < options.Iterations && k < lastChange + options.EarlyStop; ++k) {
+       k < options.iterations && k < lastChange + options.earlyStop; ++k) {
     for (size_t i = 0; i < points.size(); ++i) {
       std::optional<Config> n = randomValidNeighbor(space, points[i], rng);
       next[i] = n ? std::move(*n) : points[i];
@@ -168,7 +168,7 @@ Expected<std::vector<Config>> mlir::tiletune::annealOnModel(
       return nextScores.takeError();
     for (size_t i = 0; i < points.size(); ++i) {
       double delta = double((*nextScores)[i]) - double((*scores)[i]);
-      // temp > 0 throughout: it ends at TempEnd + cool.
+      // temp > 0 throughout: it ends at tempEnd + cool.
       double accept = temp > 0 ? std::exp(delta / temp) : (delta > 0 ? 1 : 0);
       if (uniformReal(rng) < accept) {
         points[i] = next[i];
@@ -189,19 +189,19 @@ Expected<std::vector<Config>> mlir::tiletune::annealOnModel(
 
 namespace {
 struct XGBStrategyOptions {
-  unsigned PlanSize;
-  double Epsilon;
-  AnnealingOptions Annealing;
-  bool Persistent;
-  XGBoostOptions Model;
+  unsigned planSize;
+  double epsilon;
+  AnnealingOptions annealing;
+  bool persistent;
+  XGBoostOptions model;
 };
 
 class XGBStrategy : public Strategy {
 public:
   XGBStrategy(const Space &space, const StrategyOptions &options, uint64_t seed,
               XGBStrategyOptions opts)
-      : Strategy("xgb", space, options, seed), Opts(std::move(opts)),
-        NextRefitAt(Opts.PlanSize) {}
+      : Strategy("xgb", space, options, seed), opts(std::move(opts)),
+        nextRefitAt(this->opts.planSize) {}
 
 protected:
   void proposeImpl(unsigned maxCount, SmallVectorImpl<Config> &out) override;
@@ -212,16 +212,16 @@ protected:
 private:
   Error refit();
 
-  XGBStrategyOptions Opts;
-  std::vector<Config> Plan;
-  size_t PlanPos = 0;
-  unsigned NumFits = 0;
+  XGBStrategyOptions opts;
+  std::vector<Config> plan;
+  size_t planPos = 0;
+  unsigned numFits = 0;
   /// The model is refitted when exactly this many results were observed;
   /// proposals stop there until it happened (plan_size, 2 plan_size, ...).
-  uint64_t NextRefitAt;
-  std::vector<Config> Chains;
+  uint64_t nextRefitAt;
+  std::vector<Config> chains;
   /// Message of the last failed fit (the plan then stays random).
-  std::string LastError;
+  std::string lastError;
 };
 } // namespace
 
@@ -233,21 +233,21 @@ void XGBStrategy::proposeImpl(unsigned maxCount, SmallVectorImpl<Config> &out) {
   };
   // Never run past the next refit point: the proposals after it come from
   // the refitted model, whatever the driver's batch size.
-  if (getNumProposed() >= NextRefitAt)
+  if (getNumProposed() >= nextRefitAt)
     return; // waiting for the results that complete this plan period
   maxCount =
-      unsigned(std::min<uint64_t>(maxCount, NextRefitAt - getNumProposed()));
+      unsigned(std::min<uint64_t>(maxCount, nextRefitAt - getNumProposed()));
   size_t randomTail = std::min<size_t>(
-      Plan.size(), size_t(std::floor(Opts.Epsilon * Opts.PlanSize)));
+      plan.size(), size_t(std::floor(opts.epsilon * opts.planSize)));
   while (out.size() < maxCount) {
-    while (PlanPos < Plan.size() &&
-           (taken(Plan[PlanPos]) || !space.isValid(Plan[PlanPos])))
-      ++PlanPos;
+    while (planPos < plan.size() &&
+           (taken(plan[planPos]) || !space.isValid(plan[planPos])))
+      ++planPos;
     std::optional<Config> c;
-    if (PlanPos >= Plan.size() - randomTail)
+    if (planPos >= plan.size() - randomTail)
       c = learned::drawFreshConfig(space, getRng(), taken);
     else
-      c = Plan[PlanPos++];
+      c = plan[planPos++];
     if (!c)
       break;
     local.insert(*c);
@@ -262,9 +262,9 @@ Error XGBStrategy::refit() {
   ArrayRef<TrialResult> history = getHistory();
   std::vector<Config> configs;
   for (const TrialResult &r : history)
-    configs.push_back(r.Cfg);
-  XGBoostOptions modelOpts = Opts.Model;
-  modelOpts.recallK = Opts.PlanSize;
+    configs.push_back(r.cfg);
+  XGBoostOptions modelOpts = opts.model;
+  modelOpts.recallK = opts.planSize;
   XGBoostModel model(modelOpts);
   if (Error e = model.fit(learned::encodeConfigs(space, configs),
                           learned::throughputTargets(history)))
@@ -273,68 +273,69 @@ Error XGBStrategy::refit() {
       [&](ArrayRef<Config> cs) -> Expected<std::vector<float>> {
     return model.predict(learned::encodeConfigs(space, cs));
   };
-  auto plan = annealOnModel(
-      space, scorer, Opts.PlanSize,
-      [&](const Config &c) { return wasProposed(c); }, Chains, Opts.Annealing,
+  auto newPlan = annealOnModel(
+      space, scorer, opts.planSize,
+      [&](const Config &c) { return wasProposed(c); }, chains, opts.annealing,
       getRng());
-  if (!Opts.Persistent)
-    Chains.clear();
-  if (!plan)
-    return plan.takeError();
-  Plan = std::move(*plan);
-  PlanPos = 0;
+  if (!opts.persistent)
+    chains.clear();
+  if (!newPlan)
+    return newPlan.takeError();
+  plan = std::move(*newPlan);
+  planPos = 0;
   return Error::success();
 }
 
 void XGBStrategy::observeImpl(ArrayRef<TrialResult> /*results*/) {
   ArrayRef<TrialResult> history = getHistory();
-  if (history.size() < NextRefitAt)
+  if (history.size() < nextRefitAt)
     return;
-  NextRefitAt += Opts.PlanSize;
+  nextRefitAt += opts.planSize;
   if (llvm::none_of(history, [](const TrialResult &r) { return r.isOk(); }))
     return; // AutoTVM fits only once something succeeded
-  ++NumFits;
+  ++numFits;
   if (Error e = refit()) {
     // Keep searching (randomly) and remember why the model is missing.
-    LastError = toString(std::move(e));
-    Plan.clear();
-    PlanPos = 0;
+    lastError = toString(std::move(e));
+    plan.clear();
+    planPos = 0;
   }
 }
 
 json::Object XGBStrategy::saveImpl() const {
   const Space &space = getSpace();
-  return json::Object{{"plan", learned::configsToJSON(space, Plan)},
-                      {"plan_pos", int64_t(PlanPos)},
-                      {"fits", int64_t(NumFits)},
-                      {"next_refit_at", int64_t(NextRefitAt)},
-                      {"chains", learned::configsToJSON(space, Chains)},
-                      {"last_error", LastError}};
+  return json::Object{{"plan", learned::configsToJSON(space, plan)},
+                      {"plan_pos", int64_t(planPos)},
+                      {"fits", int64_t(numFits)},
+                      {"next_refit_at", int64_t(nextRefitAt)},
+                      {"chains", learned::configsToJSON(space, chains)},
+                      {"last_error", lastError}};
 }
 
 Error XGBStrategy::loadImpl(const json::Object &state) {
   const Space &space = getSpace();
-  auto plan = learned::configsFromJSON(space, state.getArray("plan"), "plan");
-  if (!plan)
-    return plan.takeError();
-  auto chains =
+  auto savedPlan =
+      learned::configsFromJSON(space, state.getArray("plan"), "plan");
+  if (!savedPlan)
+    return savedPlan.takeError();
+  auto savedChains =
       learned::configsFromJSON(space, state.getArray("chains"), "chains");
-  if (!chains)
-    return chains.takeError();
+  if (!savedChains)
+    return savedChains.takeError();
   auto pos = state.getInteger("plan_pos");
   auto fits = state.getInteger("fits");
-  auto lastError = state.getString("last_error");
+  auto savedLastError = state.getString("last_error");
   auto nextRefit = state.getInteger("next_refit_at");
-  if (!pos || !fits || !lastError || !nextRefit || *pos < 0 ||
-      size_t(*pos) > plan->size() || *fits < 0 || *nextRefit < 1)
+  if (!pos || !fits || !savedLastError || !nextRefit || *pos < 0 ||
+      size_t(*pos) > savedPlan->size() || *fits < 0 || *nextRefit < 1)
     return createStringError(inconvertibleErrorCode(),
                              "xgb state: missing or malformed fields");
-  Plan = std::move(*plan);
-  Chains = std::move(*chains);
-  PlanPos = size_t(*pos);
-  NumFits = unsigned(*fits);
-  NextRefitAt = uint64_t(*nextRefit);
-  LastError = lastError->str();
+  plan = std::move(*savedPlan);
+  chains = std::move(*savedChains);
+  planPos = size_t(*pos);
+  numFits = unsigned(*fits);
+  nextRefitAt = uint64_t(*nextRefit);
+  lastError = savedLastError->str();
   return Error::success();
 }
 
@@ -344,12 +345,12 @@ Error XGBStrategy::loadImpl(const json::Object &state) {
 
 void mlir::tiletune::registerXGBStrategy(StrategyRegistry &registry) {
   StrategyInfo info;
-  info.Name = "xgb";
-  info.Summary = "AutoTVM-style baseline: XGBoost rank model over config "
+  info.name = "xgb";
+  info.summary = "AutoTVM-style baseline: XGBoost rank model over config "
                  "features + parallel simulated annealing over the "
                  "neighbourhood, epsilon-greedy (Chen et al. 2018; baseline "
                  "of papers 000-004)";
-  info.Options = {
+  info.options = {
       {"plan_size", "64",
        "refit the model every plan_size measurements and plan that many "
        "configs (AutoTVM default)"},
@@ -377,7 +378,7 @@ void mlir::tiletune::registerXGBStrategy(StrategyRegistry &registry) {
        "continue the chains from their last positions at the next plan "
        "(AutoTVM)"},
   };
-  info.Create = [](const Space &space, const StrategyOptions &options,
+  info.create = [](const Space &space, const StrategyOptions &options,
                    uint64_t seed) -> Expected<std::unique_ptr<Strategy>> {
     using namespace learned;
     XGBStrategyOptions o;
@@ -385,34 +386,34 @@ void mlir::tiletune::registerXGBStrategy(StrategyRegistry &registry) {
     auto planSize = getIntOptionInRange(options, "plan_size", 1, big);
     if (!planSize)
       return planSize.takeError();
-    o.PlanSize = unsigned(*planSize);
+    o.planSize = unsigned(*planSize);
     auto eps = getDoubleOptionInRange(options, "epsilon", 0.0, 1.0);
     if (!eps)
       return eps.takeError();
-    o.Epsilon = *eps;
+    o.epsilon = *eps;
     StringRef loss = options.at("loss");
     if (loss == "rank")
-      o.Model.objective = "rank:pairwise";
+      o.model.objective = "rank:pairwise";
     else if (loss == "reg")
-      o.Model.objective = "reg:squarederror";
+      o.model.objective = "reg:squarederror";
     else
       return createStringError(inconvertibleErrorCode(),
                                "option 'loss' must be 'rank' or 'reg', got '" +
                                    loss + "'");
-    if (Error err = learned::readXGBoostOptions(options, seed, o.Model))
+    if (Error err = learned::readXGBoostOptions(options, seed, o.model))
       return std::move(err);
     auto chains = getIntOptionInRange(options, "sa_chains", 1, big);
     if (!chains)
       return chains.takeError();
-    o.Annealing.Chains = unsigned(*chains);
+    o.annealing.chains = unsigned(*chains);
     auto iters = getIntOptionInRange(options, "sa_iterations", 0, big);
     if (!iters)
       return iters.takeError();
-    o.Annealing.Iterations = unsigned(*iters);
+    o.annealing.iterations = unsigned(*iters);
     auto saEarly = getIntOptionInRange(options, "sa_early_stop", 1, big);
     if (!saEarly)
       return saEarly.takeError();
-    o.Annealing.EarlyStop = unsigned(*saEarly);
+    o.annealing.earlyStop = unsigned(*saEarly);
     auto t0 = getDoubleOptionInRange(options, "sa_temp_start", 0.0, 1e6);
     if (!t0)
       return t0.takeError();
@@ -422,12 +423,12 @@ void mlir::tiletune::registerXGBStrategy(StrategyRegistry &registry) {
     if (*t1 > *t0)
       return createStringError(inconvertibleErrorCode(),
                                "xgb: 'sa_temp_end' must be <= 'sa_temp_start'");
-    o.Annealing.TempStart = *t0;
-    o.Annealing.TempEnd = *t1;
+    o.annealing.tempStart = *t0;
+    o.annealing.tempEnd = *t1;
     auto persistent = getBoolOption(options, "sa_persistent");
     if (!persistent)
       return persistent.takeError();
-    o.Persistent = *persistent;
+    o.persistent = *persistent;
     return std::make_unique<XGBStrategy>(space, options, seed, std::move(o));
   };
   cantFail(registry.add(std::move(info)));

@@ -100,9 +100,9 @@ StringRef mlir::tiletune::stringifyParamKind(ParamKind kind) {
 Parameter::~Parameter() = default;
 
 static Error makeParseError(StringRef param, StringRef text, const Twine &why) {
-  return createStringError(inconvertibleErrorCode(),
-                           "parameter '" + param + "': cannot parse '" + text +
-                               "': " + why);
+  return createStringError(inconvertibleErrorCode(), "parameter '" + param +
+                                                         "': cannot parse '" +
+                                                         text + "': " + why);
 }
 
 /// Splits "[a,b,c]" into its trimmed elements.
@@ -167,12 +167,12 @@ static uint64_t rankComposition(ArrayRef<unsigned> parts, unsigned total) {
 
 FactorizationParam::FactorizationParam(StringRef name, int64_t total,
                                        unsigned numFactors)
-    : Parameter(ParamKind::Factorization, name), Total(total),
-      NumFactors(numFactors) {
+    : Parameter(ParamKind::Factorization, name), total(total),
+      numFactors(numFactors) {
   assert(total >= 1 && numFactors >= 1 && "invalid factorization parameter");
-  Primes = factorizePrimes(total);
-  for (auto [p, e] : Primes)
-    PerPrimeCounts.push_back(numCompositions(e, numFactors));
+  primes = factorizePrimes(total);
+  for (auto [p, e] : primes)
+    perPrimeCounts.push_back(numCompositions(e, numFactors));
 }
 
 FactorizationParam::FactorizationParam(StringRef name, int64_t total,
@@ -183,50 +183,51 @@ FactorizationParam::FactorizationParam(StringRef name, int64_t total,
   int64_t rest = total;
   for (unsigned i = 0; i < numFactors; ++i) {
     if (pinned[i] <= 0) {
-      FreeSlots.push_back(i);
+      freeSlots.push_back(i);
       continue;
     }
     assert(rest % pinned[i] == 0 && "pinned factors must divide the total");
     rest /= pinned[i];
   }
-  assert((!FreeSlots.empty() || rest == 1) &&
+  assert((!freeSlots.empty() || rest == 1) &&
          "fully pinned factors must multiply to the total");
-  Pinned.assign(pinned.begin(), pinned.end());
-  for (int64_t &p : Pinned)
+  this->pinned.assign(pinned.begin(), pinned.end());
+  for (int64_t &p : this->pinned)
     p = std::max<int64_t>(p, 0);
-  if (!FreeSlots.empty())
-    Free = std::make_shared<FactorizationParam>(name, rest, FreeSlots.size());
+  if (!freeSlots.empty())
+    freeParam =
+        std::make_shared<FactorizationParam>(name, rest, freeSlots.size());
 }
 
 void FactorizationParam::scatterFree(ArrayRef<int64_t> free,
                                      MutableArrayRef<int64_t> out) const {
-  for (unsigned i = 0; i < NumFactors; ++i)
-    out[i] = Pinned[i];
-  for (unsigned j = 0; j < FreeSlots.size(); ++j)
-    out[FreeSlots[j]] = free[j];
+  for (unsigned i = 0; i < numFactors; ++i)
+    out[i] = pinned[i];
+  for (unsigned j = 0; j < freeSlots.size(); ++j)
+    out[freeSlots[j]] = free[j];
 }
 
 SmallVector<int64_t, 8>
 FactorizationParam::gatherFree(ArrayRef<int64_t> value) const {
   SmallVector<int64_t, 8> free;
-  for (unsigned slot : FreeSlots)
+  for (unsigned slot : freeSlots)
     free.push_back(value[slot]);
   return free;
 }
 
 uint64_t FactorizationParam::count() const {
-  if (!Pinned.empty())
-    return Free ? Free->count() : 1;
+  if (!pinned.empty())
+    return freeParam ? freeParam->count() : 1;
   uint64_t c = 1;
-  for (uint64_t n : PerPrimeCounts)
+  for (uint64_t n : perPrimeCounts)
     c = saturatingMul(c, n);
   return c;
 }
 
 /// Builds the factors from per-prime exponent compositions.
-static void factorsFromExponents(
-    ArrayRef<std::pair<int64_t, unsigned>> primes,
-    ArrayRef<SmallVector<unsigned, 8>> exps, MutableArrayRef<int64_t> out) {
+static void factorsFromExponents(ArrayRef<std::pair<int64_t, unsigned>> primes,
+                                 ArrayRef<SmallVector<unsigned, 8>> exps,
+                                 MutableArrayRef<int64_t> out) {
   for (int64_t &f : out)
     f = 1;
   for (size_t i = 0; i < primes.size(); ++i)
@@ -237,23 +238,23 @@ static void factorsFromExponents(
 
 void FactorizationParam::unrank(uint64_t index,
                                 MutableArrayRef<int64_t> out) const {
-  assert(out.size() == NumFactors && index < count());
-  if (!Pinned.empty()) {
-    SmallVector<int64_t, 8> free(FreeSlots.size());
-    if (Free)
-      Free->unrank(index, free);
+  assert(out.size() == numFactors && index < count());
+  if (!pinned.empty()) {
+    SmallVector<int64_t, 8> free(freeSlots.size());
+    if (freeParam)
+      freeParam->unrank(index, free);
     scatterFree(free, out);
     return;
   }
-  SmallVector<SmallVector<unsigned, 8>> exps(Primes.size());
+  SmallVector<SmallVector<unsigned, 8>> exps(primes.size());
   // The last prime is the least significant digit.
-  for (size_t i = Primes.size(); i-- > 0;) {
-    uint64_t digit = index % PerPrimeCounts[i];
-    index /= PerPrimeCounts[i];
-    exps[i].assign(NumFactors, 0);
-    unrankComposition(digit, Primes[i].second, exps[i]);
+  for (size_t i = primes.size(); i-- > 0;) {
+    uint64_t digit = index % perPrimeCounts[i];
+    index /= perPrimeCounts[i];
+    exps[i].assign(numFactors, 0);
+    unrankComposition(digit, primes[i].second, exps[i]);
   }
-  factorsFromExponents(Primes, exps, out);
+  factorsFromExponents(primes, exps, out);
 }
 
 /// Exponent of prime `p` in `v`.
@@ -268,58 +269,58 @@ static unsigned exponentOf(int64_t v, int64_t p) {
 
 uint64_t FactorizationParam::rank(ArrayRef<int64_t> value) const {
   assert(isValid(value) && "rank of an infeasible factorization");
-  if (!Pinned.empty())
-    return Free ? Free->rank(gatherFree(value)) : 0;
+  if (!pinned.empty())
+    return freeParam ? freeParam->rank(gatherFree(value)) : 0;
   uint64_t index = 0;
-  for (size_t i = 0; i < Primes.size(); ++i) {
+  for (size_t i = 0; i < primes.size(); ++i) {
     SmallVector<unsigned, 8> parts;
     for (int64_t f : value)
-      parts.push_back(exponentOf(f, Primes[i].first));
-    index = index * PerPrimeCounts[i] +
-            rankComposition(parts, Primes[i].second);
+      parts.push_back(exponentOf(f, primes[i].first));
+    index =
+        index * perPrimeCounts[i] + rankComposition(parts, primes[i].second);
   }
   return index;
 }
 
 void FactorizationParam::sample(std::mt19937_64 &rng,
                                 MutableArrayRef<int64_t> out) const {
-  if (!Pinned.empty()) {
-    SmallVector<int64_t, 8> free(FreeSlots.size());
-    if (Free)
-      Free->sample(rng, free);
+  if (!pinned.empty()) {
+    SmallVector<int64_t, 8> free(freeSlots.size());
+    if (freeParam)
+      freeParam->sample(rng, free);
     scatterFree(free, out);
     return;
   }
   // Uniform over tuples <=> independent uniform composition per prime.
-  SmallVector<SmallVector<unsigned, 8>> exps(Primes.size());
-  for (size_t i = 0; i < Primes.size(); ++i) {
-    exps[i].assign(NumFactors, 0);
-    unrankComposition(uniformIndex(rng, PerPrimeCounts[i]), Primes[i].second,
+  SmallVector<SmallVector<unsigned, 8>> exps(primes.size());
+  for (size_t i = 0; i < primes.size(); ++i) {
+    exps[i].assign(numFactors, 0);
+    unrankComposition(uniformIndex(rng, perPrimeCounts[i]), primes[i].second,
                       exps[i]);
   }
-  factorsFromExponents(Primes, exps, out);
+  factorsFromExponents(primes, exps, out);
 }
 
 void FactorizationParam::getNeighbors(ArrayRef<int64_t> value,
                                       SmallVectorImpl<ParamValue> &out) const {
-  if (!Pinned.empty()) {
-    if (!Free)
+  if (!pinned.empty()) {
+    if (!freeParam)
       return;
     SmallVector<ParamValue> freeNeighbors;
-    Free->getNeighbors(gatherFree(value), freeNeighbors);
+    freeParam->getNeighbors(gatherFree(value), freeNeighbors);
     for (const ParamValue &f : freeNeighbors) {
-      ParamValue n(NumFactors);
+      ParamValue n(numFactors);
       scatterFree(f, n);
       out.push_back(std::move(n));
     }
     return;
   }
-  for (auto [p, e] : Primes) {
+  for (auto [p, e] : primes) {
     (void)e;
-    for (unsigned from = 0; from < NumFactors; ++from) {
+    for (unsigned from = 0; from < numFactors; ++from) {
       if (value[from] % p != 0)
         continue;
-      for (unsigned to = 0; to < NumFactors; ++to) {
+      for (unsigned to = 0; to < numFactors; ++to) {
         if (to == from)
           continue;
         ParamValue n(value.begin(), value.end());
@@ -333,9 +334,9 @@ void FactorizationParam::getNeighbors(ArrayRef<int64_t> value,
 
 bool FactorizationParam::isValid(ArrayRef<int64_t> value,
                                  std::string *reason) const {
-  if (value.size() != NumFactors) {
+  if (value.size() != numFactors) {
     if (reason)
-      *reason = "expected " + std::to_string(NumFactors) + " factors, got " +
+      *reason = "expected " + std::to_string(numFactors) + " factors, got " +
                 std::to_string(value.size());
     return false;
   }
@@ -346,39 +347,39 @@ bool FactorizationParam::isValid(ArrayRef<int64_t> value,
         *reason = "factor " + std::to_string(f) + " is not positive";
       return false;
     }
-    if (Total % f != 0 || product > Total / f) {
+    if (total % f != 0 || product > total / f) {
       if (reason)
-        *reason = "factors do not multiply to " + std::to_string(Total);
+        *reason = "factors do not multiply to " + std::to_string(total);
       return false;
     }
     product *= f;
   }
-  if (product != Total) {
+  if (product != total) {
     if (reason)
       *reason = "factors multiply to " + std::to_string(product) +
-                ", expected " + std::to_string(Total);
+                ", expected " + std::to_string(total);
     return false;
   }
-  for (unsigned i = 0; i < Pinned.size(); ++i)
-    if (Pinned[i] > 0 && value[i] != Pinned[i]) {
+  for (unsigned i = 0; i < pinned.size(); ++i)
+    if (pinned[i] > 0 && value[i] != pinned[i]) {
       if (reason)
         *reason = "factor " + std::to_string(i) + " is fixed to " +
-                  std::to_string(Pinned[i]);
+                  std::to_string(pinned[i]);
       return false;
     }
   return true;
 }
 
 void FactorizationParam::getDefault(MutableArrayRef<int64_t> out) const {
-  if (!Pinned.empty()) {
-    SmallVector<int64_t, 8> free(FreeSlots.size());
-    if (Free)
-      Free->getDefault(free);
+  if (!pinned.empty()) {
+    SmallVector<int64_t, 8> free(freeSlots.size());
+    if (freeParam)
+      freeParam->getDefault(free);
     scatterFree(free, out);
     return;
   }
-  out[0] = Total;
-  for (unsigned i = 1; i < NumFactors; ++i)
+  out[0] = total;
+  for (unsigned i = 1; i < numFactors; ++i)
     out[i] = 1;
 }
 
@@ -390,7 +391,7 @@ void FactorizationParam::encode(ArrayRef<int64_t> value,
 
 void FactorizationParam::getFeatureNames(
     SmallVectorImpl<std::string> &names) const {
-  for (unsigned i = 0; i < NumFactors; ++i)
+  for (unsigned i = 0; i < numFactors; ++i)
     names.push_back((getName() + ".log2f" + Twine(i)).str());
 }
 
@@ -405,9 +406,9 @@ Error FactorizationParam::parse(StringRef text,
   auto parts = splitList(getName(), text);
   if (!parts)
     return parts.takeError();
-  if (parts->size() != NumFactors)
+  if (parts->size() != numFactors)
     return makeParseError(getName(), text,
-                          "expected " + Twine(NumFactors) + " factors");
+                          "expected " + Twine(numFactors) + " factors");
   for (size_t i = 0; i < parts->size(); ++i)
     if ((*parts)[i].getAsInteger(10, out[i]))
       return makeParseError(getName(), text, "not an integer list");
@@ -422,52 +423,53 @@ FactorizationParam::pin(StringRef pattern) const {
   auto parts = splitList(getName(), pattern);
   if (!parts)
     return parts.takeError();
-  if (parts->size() != NumFactors)
+  if (parts->size() != numFactors)
     return makeParseError(getName(), pattern,
-                          "expected " + Twine(NumFactors) +
-                              " factors or '*'");
-  SmallVector<int64_t> pinned(NumFactors, 0);
-  int64_t rest = Total;
+                          "expected " + Twine(numFactors) + " factors or '*'");
+  SmallVector<int64_t> pins(numFactors, 0);
+  int64_t rest = total;
   bool anyFree = false;
-  for (unsigned i = 0; i < NumFactors; ++i) {
+  for (unsigned i = 0; i < numFactors; ++i) {
     StringRef item = (*parts)[i];
     if (item == "*") {
-      if (!Pinned.empty() && Pinned[i] > 0)
-        pinned[i] = Pinned[i]; // an earlier pin stays
+      if (!pinned.empty() && pinned[i] > 0)
+        pins[i] = pinned[i]; // an earlier pin stays
       else
         anyFree = true;
-    } else if (item.getAsInteger(10, pinned[i]) || pinned[i] < 1) {
+    } else if (item.getAsInteger(10, pins[i]) || pins[i] < 1) {
       return makeParseError(getName(), pattern,
-                            "'" + item + "' is neither a positive integer "
-                                         "nor '*'");
-    } else if (!Pinned.empty() && Pinned[i] > 0 && Pinned[i] != pinned[i]) {
+                            "'" + item +
+                                "' is neither a positive integer "
+                                "nor '*'");
+    } else if (!pinned.empty() && pinned[i] > 0 && pinned[i] != pins[i]) {
       return makeParseError(getName(), pattern,
                             "factor " + Twine(i) + " is already fixed to " +
-                                Twine(Pinned[i]));
+                                Twine(pinned[i]));
     }
-    if (pinned[i] > 0) {
-      if (rest % pinned[i] != 0)
+    if (pins[i] > 0) {
+      if (rest % pins[i] != 0)
         return makeParseError(getName(), pattern,
                               "the fixed factors do not divide " +
-                                  Twine(Total));
-      rest /= pinned[i];
+                                  Twine(total));
+      rest /= pins[i];
     }
   }
   if (!anyFree && rest != 1)
     return makeParseError(getName(), pattern,
-                          "factors do not multiply to " + Twine(Total));
-  return std::make_shared<FactorizationParam>(getName(), Total, NumFactors,
-                                              pinned);
+                          "factors do not multiply to " + Twine(total));
+  return std::make_shared<FactorizationParam>(getName(), total, numFactors,
+                                              pins);
 }
 
 //===----------------------------------------------------------------------===//
 // PermutationParam
 //===----------------------------------------------------------------------===//
 
-PermutationParam::PermutationParam(StringRef name, ArrayRef<std::string> elements)
+PermutationParam::PermutationParam(StringRef name,
+                                   ArrayRef<std::string> elements)
     : Parameter(ParamKind::Permutation, name),
-      Elements(elements.begin(), elements.end()) {
-  assert(!Elements.empty() && Elements.size() <= 20 &&
+      elements(elements.begin(), elements.end()) {
+  assert(!this->elements.empty() && this->elements.size() <= 20 &&
          "permutation of 1..20 elements");
 }
 
@@ -475,28 +477,28 @@ PermutationParam::PermutationParam(StringRef name,
                                    ArrayRef<std::string> elements,
                                    ArrayRef<int64_t> only)
     : PermutationParam(name, elements) {
-  assert(only.size() == Elements.size() && isValid(only) &&
+  assert(only.size() == this->elements.size() && isValid(only) &&
          "pinned to a non-permutation");
-  Only.assign(only.begin(), only.end());
+  this->only.assign(only.begin(), only.end());
 }
 
 uint64_t PermutationParam::count() const {
-  if (!Only.empty())
+  if (!only.empty())
     return 1;
   uint64_t c = 1;
-  for (uint64_t i = 2; i <= Elements.size(); ++i)
+  for (uint64_t i = 2; i <= elements.size(); ++i)
     c *= i;
   return c;
 }
 
 void PermutationParam::unrank(uint64_t index,
                               MutableArrayRef<int64_t> out) const {
-  if (!Only.empty()) {
-    llvm::copy(Only, out.begin());
+  if (!only.empty()) {
+    llvm::copy(only, out.begin());
     return;
   }
   // Lehmer code: the first position is the most significant digit.
-  size_t n = Elements.size();
+  size_t n = elements.size();
   SmallVector<int64_t> avail;
   for (size_t i = 0; i < n; ++i)
     avail.push_back(i);
@@ -511,9 +513,9 @@ void PermutationParam::unrank(uint64_t index,
 }
 
 uint64_t PermutationParam::rank(ArrayRef<int64_t> value) const {
-  if (!Only.empty())
+  if (!only.empty())
     return 0;
-  size_t n = Elements.size();
+  size_t n = elements.size();
   uint64_t index = 0;
   for (size_t i = 0; i < n; ++i) {
     uint64_t smaller = 0;
@@ -531,7 +533,7 @@ void PermutationParam::sample(std::mt19937_64 &rng,
 
 void PermutationParam::getNeighbors(ArrayRef<int64_t> value,
                                     SmallVectorImpl<ParamValue> &out) const {
-  if (!Only.empty())
+  if (!only.empty())
     return;
   for (size_t i = 0; i < value.size(); ++i)
     for (size_t j = i + 1; j < value.size(); ++j) {
@@ -543,25 +545,25 @@ void PermutationParam::getNeighbors(ArrayRef<int64_t> value,
 
 bool PermutationParam::isValid(ArrayRef<int64_t> value,
                                std::string *reason) const {
-  if (value.size() != Elements.size()) {
+  if (value.size() != elements.size()) {
     if (reason)
-      *reason = "expected " + std::to_string(Elements.size()) + " entries";
+      *reason = "expected " + std::to_string(elements.size()) + " entries";
     return false;
   }
-  SmallVector<bool> seen(Elements.size(), false);
+  SmallVector<bool> seen(elements.size(), false);
   for (int64_t v : value) {
-    if (v < 0 || v >= int64_t(Elements.size()) || seen[v]) {
+    if (v < 0 || v >= int64_t(elements.size()) || seen[v]) {
       if (reason)
         *reason = "not a permutation";
       return false;
     }
     seen[v] = true;
   }
-  if (!Only.empty() && value != ArrayRef<int64_t>(Only)) {
+  if (!only.empty() && value != ArrayRef<int64_t>(only)) {
     if (reason) {
       std::string text;
       raw_string_ostream os(text);
-      print(Only, os);
+      print(only, os);
       *reason = "fixed to " + text;
     }
     return false;
@@ -570,18 +572,18 @@ bool PermutationParam::isValid(ArrayRef<int64_t> value,
 }
 
 void PermutationParam::getDefault(MutableArrayRef<int64_t> out) const {
-  if (!Only.empty()) {
-    llvm::copy(Only, out.begin());
+  if (!only.empty()) {
+    llvm::copy(only, out.begin());
     return;
   }
-  for (size_t i = 0; i < Elements.size(); ++i)
+  for (size_t i = 0; i < elements.size(); ++i)
     out[i] = i;
 }
 
 void PermutationParam::encode(ArrayRef<int64_t> value,
                               SmallVectorImpl<double> &features) const {
   // Feature e = position of element e.
-  SmallVector<double> pos(Elements.size(), 0.0);
+  SmallVector<double> pos(elements.size(), 0.0);
   for (size_t i = 0; i < value.size(); ++i)
     pos[value[i]] = double(i);
   features.append(pos.begin(), pos.end());
@@ -589,14 +591,14 @@ void PermutationParam::encode(ArrayRef<int64_t> value,
 
 void PermutationParam::getFeatureNames(
     SmallVectorImpl<std::string> &names) const {
-  for (const std::string &e : Elements)
+  for (const std::string &e : elements)
     names.push_back((getName() + ".pos_" + e).str());
 }
 
 void PermutationParam::print(ArrayRef<int64_t> value, raw_ostream &os) const {
   os << '[';
   llvm::interleave(
-      value, os, [&](int64_t v) { os << Elements[v]; }, ",");
+      value, os, [&](int64_t v) { os << elements[v]; }, ",");
   os << ']';
 }
 
@@ -605,15 +607,15 @@ Error PermutationParam::parse(StringRef text,
   auto parts = splitList(getName(), text);
   if (!parts)
     return parts.takeError();
-  if (parts->size() != Elements.size())
+  if (parts->size() != elements.size())
     return makeParseError(getName(), text,
-                          "expected " + Twine(Elements.size()) + " elements");
+                          "expected " + Twine(elements.size()) + " elements");
   for (size_t i = 0; i < parts->size(); ++i) {
-    auto it = llvm::find(Elements, (*parts)[i]);
-    if (it == Elements.end())
+    auto it = llvm::find(elements, (*parts)[i]);
+    if (it == elements.end())
       return makeParseError(getName(), text,
                             "unknown element '" + (*parts)[i] + "'");
-    out[i] = it - Elements.begin();
+    out[i] = it - elements.begin();
   }
   std::string reason;
   if (!isValid(out, &reason))
@@ -623,10 +625,10 @@ Error PermutationParam::parse(StringRef text,
 
 Expected<std::shared_ptr<const Parameter>>
 PermutationParam::pin(StringRef pattern) const {
-  SmallVector<int64_t> value(Elements.size());
+  SmallVector<int64_t> value(elements.size());
   if (Error err = parse(pattern, value))
     return std::move(err);
-  return std::make_shared<PermutationParam>(getName(), Elements, value);
+  return std::make_shared<PermutationParam>(getName(), elements, value);
 }
 
 //===----------------------------------------------------------------------===//
@@ -635,20 +637,22 @@ PermutationParam::pin(StringRef pattern) const {
 
 DiscreteParam::DiscreteParam(StringRef name, ArrayRef<int64_t> values,
                              int64_t defaultValue)
-    : Parameter(ParamKind::Discrete, name), Values(values.begin(), values.end()) {
-  llvm::sort(Values);
-  Values.erase(std::unique(Values.begin(), Values.end()), Values.end());
-  assert(!Values.empty() && "discrete parameter without values");
+    : Parameter(ParamKind::Discrete, name),
+      values(values.begin(), values.end()) {
+  llvm::sort(this->values);
+  this->values.erase(std::unique(this->values.begin(), this->values.end()),
+                     this->values.end());
+  assert(!this->values.empty() && "discrete parameter without values");
   auto idx = indexOf(defaultValue);
   assert(idx && "default is not one of the values");
-  DefaultIndex = idx ? *idx : 0;
+  defaultIndex = idx ? *idx : 0;
 }
 
 std::optional<int64_t> DiscreteParam::indexOf(int64_t v) const {
-  auto it = llvm::lower_bound(Values, v);
-  if (it == Values.end() || *it != v)
+  auto it = llvm::lower_bound(values, v);
+  if (it == values.end() || *it != v)
     return std::nullopt;
-  return it - Values.begin();
+  return it - values.begin();
 }
 
 void DiscreteParam::unrank(uint64_t index, MutableArrayRef<int64_t> out) const {
@@ -657,17 +661,18 @@ void DiscreteParam::unrank(uint64_t index, MutableArrayRef<int64_t> out) const {
 uint64_t DiscreteParam::rank(ArrayRef<int64_t> value) const { return value[0]; }
 void DiscreteParam::sample(std::mt19937_64 &rng,
                            MutableArrayRef<int64_t> out) const {
-  out[0] = uniformIndex(rng, Values.size());
+  out[0] = uniformIndex(rng, values.size());
 }
 void DiscreteParam::getNeighbors(ArrayRef<int64_t> value,
                                  SmallVectorImpl<ParamValue> &out) const {
   if (value[0] > 0)
     out.push_back(ParamValue{value[0] - 1});
-  if (value[0] + 1 < int64_t(Values.size()))
+  if (value[0] + 1 < int64_t(values.size()))
     out.push_back(ParamValue{value[0] + 1});
 }
-bool DiscreteParam::isValid(ArrayRef<int64_t> value, std::string *reason) const {
-  if (value.size() != 1 || value[0] < 0 || value[0] >= int64_t(Values.size())) {
+bool DiscreteParam::isValid(ArrayRef<int64_t> value,
+                            std::string *reason) const {
+  if (value.size() != 1 || value[0] < 0 || value[0] >= int64_t(values.size())) {
     if (reason)
       *reason = "index out of range";
     return false;
@@ -675,17 +680,17 @@ bool DiscreteParam::isValid(ArrayRef<int64_t> value, std::string *reason) const 
   return true;
 }
 void DiscreteParam::getDefault(MutableArrayRef<int64_t> out) const {
-  out[0] = DefaultIndex;
+  out[0] = defaultIndex;
 }
 void DiscreteParam::encode(ArrayRef<int64_t> value,
                            SmallVectorImpl<double> &features) const {
-  features.push_back(double(Values[value[0]]));
+  features.push_back(double(values[value[0]]));
 }
 void DiscreteParam::getFeatureNames(SmallVectorImpl<std::string> &names) const {
   names.push_back(getName().str());
 }
 void DiscreteParam::print(ArrayRef<int64_t> value, raw_ostream &os) const {
-  os << Values[value[0]];
+  os << values[value[0]];
 }
 Error DiscreteParam::parse(StringRef text, MutableArrayRef<int64_t> out) const {
   int64_t v;
@@ -703,7 +708,7 @@ DiscreteParam::pin(StringRef pattern) const {
   int64_t index;
   if (Error err = parse(pattern, MutableArrayRef<int64_t>(index)))
     return std::move(err);
-  int64_t value = Values[index];
+  int64_t value = values[index];
   return std::make_shared<DiscreteParam>(getName(), ArrayRef<int64_t>(value),
                                          value);
 }
@@ -712,19 +717,20 @@ DiscreteParam::pin(StringRef pattern) const {
 // CategoricalParam
 //===----------------------------------------------------------------------===//
 
-CategoricalParam::CategoricalParam(StringRef name, ArrayRef<std::string> choices,
+CategoricalParam::CategoricalParam(StringRef name,
+                                   ArrayRef<std::string> choices,
                                    unsigned defaultIndex)
     : Parameter(ParamKind::Categorical, name),
-      Choices(choices.begin(), choices.end()), DefaultIndex(defaultIndex) {
-  assert(!Choices.empty() && defaultIndex < Choices.size() &&
+      choices(choices.begin(), choices.end()), defaultIndex(defaultIndex) {
+  assert(!this->choices.empty() && defaultIndex < this->choices.size() &&
          "invalid categorical parameter");
 }
 
 std::optional<int64_t> CategoricalParam::indexOf(StringRef name) const {
-  auto it = llvm::find(Choices, name);
-  if (it == Choices.end())
+  auto it = llvm::find(choices, name);
+  if (it == choices.end())
     return std::nullopt;
-  return it - Choices.begin();
+  return it - choices.begin();
 }
 
 void CategoricalParam::unrank(uint64_t index,
@@ -736,18 +742,18 @@ uint64_t CategoricalParam::rank(ArrayRef<int64_t> value) const {
 }
 void CategoricalParam::sample(std::mt19937_64 &rng,
                               MutableArrayRef<int64_t> out) const {
-  out[0] = uniformIndex(rng, Choices.size());
+  out[0] = uniformIndex(rng, choices.size());
 }
 void CategoricalParam::getNeighbors(ArrayRef<int64_t> value,
                                     SmallVectorImpl<ParamValue> &out) const {
-  for (int64_t i = 0; i < int64_t(Choices.size()); ++i)
+  for (int64_t i = 0; i < int64_t(choices.size()); ++i)
     if (i != value[0])
       out.push_back(ParamValue{i});
 }
 bool CategoricalParam::isValid(ArrayRef<int64_t> value,
                                std::string *reason) const {
   if (value.size() != 1 || value[0] < 0 ||
-      value[0] >= int64_t(Choices.size())) {
+      value[0] >= int64_t(choices.size())) {
     if (reason)
       *reason = "choice index out of range";
     return false;
@@ -755,20 +761,20 @@ bool CategoricalParam::isValid(ArrayRef<int64_t> value,
   return true;
 }
 void CategoricalParam::getDefault(MutableArrayRef<int64_t> out) const {
-  out[0] = DefaultIndex;
+  out[0] = defaultIndex;
 }
 void CategoricalParam::encode(ArrayRef<int64_t> value,
                               SmallVectorImpl<double> &features) const {
-  for (int64_t i = 0; i < int64_t(Choices.size()); ++i)
+  for (int64_t i = 0; i < int64_t(choices.size()); ++i)
     features.push_back(i == value[0] ? 1.0 : 0.0);
 }
 void CategoricalParam::getFeatureNames(
     SmallVectorImpl<std::string> &names) const {
-  for (const std::string &c : Choices)
+  for (const std::string &c : choices)
     names.push_back((getName() + "=" + c).str());
 }
 void CategoricalParam::print(ArrayRef<int64_t> value, raw_ostream &os) const {
-  os << Choices[value[0]];
+  os << choices[value[0]];
 }
 Error CategoricalParam::parse(StringRef text,
                               MutableArrayRef<int64_t> out) const {
@@ -785,5 +791,5 @@ CategoricalParam::pin(StringRef pattern) const {
   if (Error err = parse(pattern, MutableArrayRef<int64_t>(index)))
     return std::move(err);
   return std::make_shared<CategoricalParam>(
-      getName(), ArrayRef<std::string>(Choices[index]), 0);
+      getName(), ArrayRef<std::string>(choices[index]), 0);
 }

@@ -19,14 +19,14 @@ using namespace mlir::tiletune;
 
 unsigned Space::addParameter(std::shared_ptr<const Parameter> param) {
   assert(param && !lookup(param->getName()) && "duplicate parameter name");
-  Params.push_back(std::move(param));
-  Offsets.push_back(Width);
-  Width += Params.back()->getWidth();
-  return Params.size() - 1;
+  params.push_back(std::move(param));
+  offsets.push_back(width);
+  width += params.back()->getWidth();
+  return params.size() - 1;
 }
 
 void Space::addConstraint(Constraint constraint) {
-  Constraints.push_back(std::move(constraint));
+  constraints.push_back(std::move(constraint));
 }
 
 Space Space::withConstraint(Constraint constraint) const {
@@ -44,44 +44,46 @@ Expected<Space> Space::withPinned(StringRef assignments) const {
     item = item.trim();
     if (item.empty())
       continue;
-    auto [name, pattern] = item.split('=');
-    name = name.trim();
+    auto [paramName, pattern] = item.split('=');
+    paramName = paramName.trim();
     pattern = pattern.trim();
-    std::optional<unsigned> idx = lookup(name);
+    std::optional<unsigned> idx = lookup(paramName);
     if (!idx) {
       std::string known;
-      for (const auto &p : Params)
+      for (const auto &p : params)
         known += (known.empty() ? "" : ", ") + p->getName().str();
       return createStringError(inconvertibleErrorCode(),
-                               "cannot fix unknown parameter '" + name +
-                                   "' of " + Name + " (parameters: " + known +
+                               "cannot fix unknown parameter '" + paramName +
+                                   "' of " + name + " (parameters: " + known +
                                    ")");
     }
     if (pattern.empty())
       return createStringError(inconvertibleErrorCode(),
-                               "no value to fix parameter '" + name + "' to");
+                               "no value to fix parameter '" + paramName +
+                                   "' to");
     Expected<std::shared_ptr<const Parameter>> pinned =
-        copy.Params[*idx]->pin(pattern);
+        copy.params[*idx]->pin(pattern);
     if (!pinned)
       return pinned.takeError();
-    copy.Params[*idx] = std::move(*pinned);
-    canonical += (canonical.empty() ? "" : ";") + name.str() + "=" +
-                 pattern.str();
+    copy.params[*idx] = std::move(*pinned);
+    canonical +=
+        (canonical.empty() ? "" : ";") + paramName.str() + "=" + pattern.str();
   }
   if (!canonical.empty())
-    copy.Name = Name + " fixed{" + canonical + "}";
+    copy.name = name + " fixed{" + canonical + "}";
   return copy;
 }
 
-std::optional<unsigned> Space::lookup(StringRef name) const {
-  for (unsigned i = 0; i < Params.size(); ++i)
-    if (Params[i]->getName() == name)
+std::optional<unsigned> Space::lookup(StringRef paramName) const {
+  for (unsigned i = 0; i < params.size(); ++i)
+    if (params[i]->getName() == paramName)
       return i;
   return std::nullopt;
 }
 
-ArrayRef<int64_t> Space::getValue(const Config &config, StringRef name) const {
-  auto i = lookup(name);
+ArrayRef<int64_t> Space::getValue(const Config &config,
+                                  StringRef paramName) const {
+  auto i = lookup(paramName);
   assert(i && "unknown parameter");
   return getValue(config, *i);
 }
@@ -89,14 +91,14 @@ ArrayRef<int64_t> Space::getValue(const Config &config, StringRef name) const {
 Config Space::withValue(const Config &config, unsigned i,
                         ArrayRef<int64_t> value) const {
   Config copy = config;
-  assert(value.size() == Params[i]->getWidth());
-  llvm::copy(value, copy.getSlots().begin() + Offsets[i]);
+  assert(value.size() == params[i]->getWidth());
+  llvm::copy(value, copy.getSlots().begin() + offsets[i]);
   return copy;
 }
 
 uint64_t Space::countProduct() const {
   uint64_t c = 1;
-  for (const auto &p : Params)
+  for (const auto &p : params)
     c = saturatingMul(c, p->count());
   return c;
 }
@@ -107,38 +109,38 @@ Expected<uint64_t> Space::countValid(uint64_t limit) const {
     return total;
   if (total > limit)
     return createStringError(inconvertibleErrorCode(),
-                             "space '" + Name + "' has " + Twine(total) +
+                             "space '" + name + "' has " + Twine(total) +
                                  " points, more than the enumeration limit " +
                                  Twine(limit));
   // Odometer over per-parameter value tables.
-  SmallVector<SmallVector<ParamValue>> tables(Params.size());
-  for (unsigned i = 0; i < Params.size(); ++i)
-    for (uint64_t r = 0, e = Params[i]->count(); r < e; ++r) {
-      ParamValue v(Params[i]->getWidth());
-      Params[i]->unrank(r, v);
+  SmallVector<SmallVector<ParamValue>> tables(params.size());
+  for (unsigned i = 0; i < params.size(); ++i)
+    for (uint64_t r = 0, e = params[i]->count(); r < e; ++r) {
+      ParamValue v(params[i]->getWidth());
+      params[i]->unrank(r, v);
       tables[i].push_back(std::move(v));
     }
-  SmallVector<uint64_t> digits(Params.size(), 0);
-  Config cfg(SmallVector<int64_t>(Width, 0));
-  for (unsigned i = 0; i < Params.size(); ++i)
-    llvm::copy(tables[i][0], cfg.getSlots().begin() + Offsets[i]);
+  SmallVector<uint64_t> digits(params.size(), 0);
+  Config cfg(SmallVector<int64_t>(width, 0));
+  for (unsigned i = 0; i < params.size(); ++i)
+    llvm::copy(tables[i][0], cfg.getSlots().begin() + offsets[i]);
   uint64_t valid = 0;
   for (uint64_t n = 0; n < total; ++n) {
     bool ok = true;
-    for (const Constraint &c : Constraints)
-      if (c.Check(*this, cfg)) {
+    for (const Constraint &c : constraints)
+      if (c.check(*this, cfg)) {
         ok = false;
         break;
       }
     valid += ok;
     // Increment (last parameter least significant).
-    for (unsigned i = Params.size(); i-- > 0;) {
+    for (unsigned i = params.size(); i-- > 0;) {
       if (++digits[i] < tables[i].size()) {
-        llvm::copy(tables[i][digits[i]], cfg.getSlots().begin() + Offsets[i]);
+        llvm::copy(tables[i][digits[i]], cfg.getSlots().begin() + offsets[i]);
         break;
       }
       digits[i] = 0;
-      llvm::copy(tables[i][0], cfg.getSlots().begin() + Offsets[i]);
+      llvm::copy(tables[i][0], cfg.getSlots().begin() + offsets[i]);
     }
   }
   return valid;
@@ -146,11 +148,11 @@ Expected<uint64_t> Space::countValid(uint64_t limit) const {
 
 Config Space::unrank(uint64_t index) const {
   assert(index < countProduct() && "rank out of range");
-  Config cfg(SmallVector<int64_t>(Width, 0));
-  for (unsigned i = Params.size(); i-- > 0;) {
-    uint64_t n = Params[i]->count();
-    Params[i]->unrank(index % n,
-                      cfg.getSlots().slice(Offsets[i], Params[i]->getWidth()));
+  Config cfg(SmallVector<int64_t>(width, 0));
+  for (unsigned i = params.size(); i-- > 0;) {
+    uint64_t n = params[i]->count();
+    params[i]->unrank(index % n,
+                      cfg.getSlots().slice(offsets[i], params[i]->getWidth()));
     index /= n;
   }
   return cfg;
@@ -158,17 +160,16 @@ Config Space::unrank(uint64_t index) const {
 
 uint64_t Space::rank(const Config &config) const {
   uint64_t index = 0;
-  for (unsigned i = 0; i < Params.size(); ++i)
-    index = index * Params[i]->count() +
-            Params[i]->rank(getValue(config, i));
+  for (unsigned i = 0; i < params.size(); ++i)
+    index = index * params[i]->count() + params[i]->rank(getValue(config, i));
   return index;
 }
 
 Config Space::sample(std::mt19937_64 &rng) const {
-  Config cfg(SmallVector<int64_t>(Width, 0));
-  for (unsigned i = 0; i < Params.size(); ++i)
-    Params[i]->sample(rng,
-                      cfg.getSlots().slice(Offsets[i], Params[i]->getWidth()));
+  Config cfg(SmallVector<int64_t>(width, 0));
+  for (unsigned i = 0; i < params.size(); ++i)
+    params[i]->sample(rng,
+                      cfg.getSlots().slice(offsets[i], params[i]->getWidth()));
   return cfg;
 }
 
@@ -204,42 +205,42 @@ Space::sampleValidIf(std::mt19937_64 &rng,
 }
 
 Config Space::getDefault() const {
-  Config cfg(SmallVector<int64_t>(Width, 0));
-  for (unsigned i = 0; i < Params.size(); ++i)
-    Params[i]->getDefault(
-        cfg.getSlots().slice(Offsets[i], Params[i]->getWidth()));
+  Config cfg(SmallVector<int64_t>(width, 0));
+  for (unsigned i = 0; i < params.size(); ++i)
+    params[i]->getDefault(
+        cfg.getSlots().slice(offsets[i], params[i]->getWidth()));
   return cfg;
 }
 
 void Space::getNeighbors(const Config &config,
                          SmallVectorImpl<Config> &out) const {
   SmallVector<ParamValue> values;
-  for (unsigned i = 0; i < Params.size(); ++i) {
+  for (unsigned i = 0; i < params.size(); ++i) {
     values.clear();
-    Params[i]->getNeighbors(getValue(config, i), values);
+    params[i]->getNeighbors(getValue(config, i), values);
     for (const ParamValue &v : values)
       out.push_back(withValue(config, i, v));
   }
 }
 
 bool Space::isValid(const Config &config, std::string *reason) const {
-  if (config.size() != Width) {
+  if (config.size() != width) {
     if (reason)
       *reason = "config has " + std::to_string(config.size()) +
-                " slots, expected " + std::to_string(Width);
+                " slots, expected " + std::to_string(width);
     return false;
   }
   std::string why;
-  for (unsigned i = 0; i < Params.size(); ++i)
-    if (!Params[i]->isValid(getValue(config, i), reason ? &why : nullptr)) {
+  for (unsigned i = 0; i < params.size(); ++i)
+    if (!params[i]->isValid(getValue(config, i), reason ? &why : nullptr)) {
       if (reason)
-        *reason = (Params[i]->getName() + ": " + why).str();
+        *reason = (params[i]->getName() + ": " + why).str();
       return false;
     }
-  for (const Constraint &c : Constraints)
-    if (auto r = c.Check(*this, config)) {
+  for (const Constraint &c : constraints)
+    if (auto r = c.check(*this, config)) {
       if (reason)
-        *reason = c.Name + ": " + *r;
+        *reason = c.name + ": " + *r;
       return false;
     }
   return true;
@@ -247,72 +248,72 @@ bool Space::isValid(const Config &config, std::string *reason) const {
 
 SmallVector<Violation> Space::getViolations(const Config &config) const {
   SmallVector<Violation> out;
-  if (config.size() != Width) {
+  if (config.size() != width) {
     out.push_back({"config", "wrong number of slots"});
     return out;
   }
   bool paramsOk = true;
-  for (unsigned i = 0; i < Params.size(); ++i) {
+  for (unsigned i = 0; i < params.size(); ++i) {
     std::string why;
-    if (!Params[i]->isValid(getValue(config, i), &why)) {
-      out.push_back({Params[i]->getName().str(), why});
+    if (!params[i]->isValid(getValue(config, i), &why)) {
+      out.push_back({params[i]->getName().str(), why});
       paramsOk = false;
     }
   }
   // Constraints may assume feasible parameter values.
   if (paramsOk)
-    for (const Constraint &c : Constraints)
-      if (auto r = c.Check(*this, config))
-        out.push_back({c.Name, *r});
+    for (const Constraint &c : constraints)
+      if (auto r = c.check(*this, config))
+        out.push_back({c.name, *r});
   return out;
 }
 
 std::string Space::getKey(const Config &config) const {
   std::string key;
   raw_string_ostream os(key);
-  for (unsigned i = 0; i < Params.size(); ++i) {
+  for (unsigned i = 0; i < params.size(); ++i) {
     if (i)
       os << ';';
-    os << Params[i]->getName() << '=';
-    Params[i]->print(getValue(config, i), os);
+    os << params[i]->getName() << '=';
+    params[i]->print(getValue(config, i), os);
   }
   return key;
 }
 
 Expected<Config> Space::parseKey(StringRef key) const {
-  Config cfg(SmallVector<int64_t>(Width, 0));
-  SmallVector<bool> seen(Params.size(), false);
+  Config cfg(SmallVector<int64_t>(width, 0));
+  SmallVector<bool> seen(params.size(), false);
   SmallVector<StringRef> parts;
   key.split(parts, ';', -1, /*KeepEmpty=*/false);
   for (StringRef part : parts) {
-    auto [name, text] = part.split('=');
-    auto idx = lookup(name.trim());
+    auto [paramName, text] = part.split('=');
+    auto idx = lookup(paramName.trim());
     if (!idx)
       return createStringError(inconvertibleErrorCode(),
                                "config key '" + key + "': unknown parameter '" +
-                                   name.trim() + "'");
+                                   paramName.trim() + "'");
     if (seen[*idx])
       return createStringError(inconvertibleErrorCode(),
                                "config key '" + key + "': parameter '" +
-                                   name.trim() + "' given twice");
+                                   paramName.trim() + "' given twice");
     seen[*idx] = true;
-    if (Error e = Params[*idx]->parse(
-            text, cfg.getSlots().slice(Offsets[*idx],
-                                       Params[*idx]->getWidth())))
+    if (Error e = params[*idx]->parse(
+            text,
+            cfg.getSlots().slice(offsets[*idx], params[*idx]->getWidth())))
       return std::move(e);
   }
-  for (unsigned i = 0; i < Params.size(); ++i)
+  for (unsigned i = 0; i < params.size(); ++i)
     if (!seen[i])
       return createStringError(inconvertibleErrorCode(),
                                "config key '" + key + "': missing parameter '" +
-                                   Params[i]->getName() + "'");
+                                   params[i]->getName() + "'");
   return cfg;
 }
 
 json::Value Space::toJSON(const Config &config) const {
   json::Object object;
-  for (unsigned i = 0; i < Params.size(); ++i) {
-    const Parameter &param = *Params[i];
+  for (unsigned i = 0; i < params.size(); ++i) {
+    const Parameter &param = *params[i];
     ArrayRef<int64_t> value = getValue(config, i);
     if (const auto *perm = dyn_cast<PermutationParam>(&param)) {
       // Element names; an index out of range (never in a valid config) is
@@ -341,20 +342,20 @@ json::Value Space::toJSON(const Config &config) const {
 
 unsigned Space::getNumFeatures() const {
   unsigned n = 0;
-  for (const auto &p : Params)
+  for (const auto &p : params)
     n += p->getNumFeatures();
   return n;
 }
 
 void Space::encode(const Config &config,
                    SmallVectorImpl<double> &features) const {
-  for (unsigned i = 0; i < Params.size(); ++i)
-    Params[i]->encode(getValue(config, i), features);
+  for (unsigned i = 0; i < params.size(); ++i)
+    params[i]->encode(getValue(config, i), features);
 }
 
 SmallVector<std::string> Space::getFeatureNames() const {
   SmallVector<std::string> names;
-  for (const auto &p : Params)
+  for (const auto &p : params)
     p->getFeatureNames(names);
   return names;
 }

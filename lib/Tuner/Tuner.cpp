@@ -404,11 +404,11 @@ Expected<TuneResult> Tuner::Impl::run(const Config &defaultConfig) {
     llvm::SmallVector<size_t> freshIndex;
     llvm::SmallVector<std::optional<size_t>> known(trials.size());
     for (auto [i, trial] : llvm::enumerate(trials)) {
-      auto it = firstResult.find(space.getKey(trial.Cfg));
+      auto it = firstResult.find(space.getKey(trial.cfg));
       if (it != firstResult.end()) {
         known[i] = it->second;
       } else {
-        fresh.push_back(trial.Cfg);
+        fresh.push_back(trial.cfg);
         freshIndex.push_back(i);
       }
     }
@@ -427,11 +427,11 @@ Expected<TuneResult> Tuner::Impl::run(const Config &defaultConfig) {
       const MeasureResult &result =
           known[i] ? records[*known[i]].result : byTrial[i];
       TrialResult r;
-      r.Id = trial.Id;
-      r.Cfg = trial.Cfg;
-      r.Status = result.status;
-      r.Cost = result.ok() ? result.time.seconds() : 0;
-      r.Message = result.message;
+      r.id = trial.id;
+      r.cfg = trial.cfg;
+      r.status = result.status;
+      r.cost = result.ok() ? result.time.seconds() : 0;
+      r.message = result.message;
       observed.push_back(std::move(r));
     }
     if (Error err = strategy.observe(observed))

@@ -12,6 +12,7 @@
 #include "tiletune/Execution/KernelInfo.h"
 #include "tiletune/Execution/Lowering.h"
 #include "tiletune/InitAll.h"
+#include "tiletune/Measure/KernelHarness.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/AsmState.h"
@@ -216,44 +217,48 @@ int runMain() {
     llvm::outs() << "threads: " << threads << "\n";
   }
 
-  // Inputs: argument i gets seed + i.
-  auto args = sig.allocateArguments();
-  if (!args)
-    return fail(args.takeError());
-  SmallVector<Buffer *> argPtrs;
-  for (auto [i, buffer] : llvm::enumerate(*args)) {
-    buffer.fillRandom(seed + i);
-    argPtrs.push_back(&buffer);
+  // Inputs: argument i gets seed + i (the KernelHarness scheme every
+  // measurer uses), with the reference output when the op is known.
+  std::optional<KernelHarness> harness;
+  SmallVector<Buffer> unknownOpArgs;
+  llvm::MutableArrayRef<Buffer> args;
+  if (problem) {
+    llvm::Expected<KernelHarness> created =
+        KernelHarness::create(*problem, sig.args, seed, verifyOutput);
+    if (!created)
+      return fail(created.takeError());
+    harness = std::move(*created);
+    args = harness->getArguments();
+  } else {
+    llvm::Expected<SmallVector<Buffer>> allocated =
+        KernelHarness::seedArguments(sig.args, seed);
+    if (!allocated)
+      return fail(allocated.takeError());
+    unknownOpArgs = std::move(*allocated);
+    args = unknownOpArgs;
   }
+  SmallVector<Buffer *> argPtrs;
+  for (Buffer &buffer : args)
+    argPtrs.push_back(&buffer);
 
   int exitCode = 0;
   if (problem)
     llvm::outs() << "op: " << problem->getOpName() << ", "
                  << llvm::formatv("{0:e3}", problem->flops) << " FLOP\n";
   if (verifyOutput) {
-    if (problem->outArg >= sig.args.size() ||
-        problem->lhsArg >= sig.args.size() ||
-        problem->rhsArg >= sig.args.size())
-      return fail("lowered signature does not match the op's operands");
-    Buffer expected = (*args)[problem->outArg].clone();
-    if (llvm::Error err = problem->compute((*args)[problem->lhsArg],
-                                           (*args)[problem->rhsArg], expected))
-      return fail(std::move(err));
     SmallVector<Buffer> results;
     if (llvm::Error err = kernel->run(argPtrs, &results))
       return fail(std::move(err));
     // Where the output is: the returned memref (tensor function), a
     // trailing out-parameter, or the output argument itself.
-    const Buffer *actual = &(*args)[problem->outArg];
+    const Buffer *actual = &args[problem->outArg];
     if (problem->outputIsResult) {
       if (!results.empty())
         actual = &results.front();
       else if (sig.args.size() > numOriginalArgs)
-        actual = &(*args)[numOriginalArgs];
+        actual = &args[numOriginalArgs];
     }
-    Tolerance tol = Tolerance::forReduction(
-        expected.getElementType(), problem->reductionLength, toleranceFactor);
-    auto cmp = compareBuffers(*actual, expected, tol);
+    auto cmp = harness->verify(*actual, toleranceFactor.getValue());
     if (!cmp)
       return fail(cmp.takeError());
     llvm::outs() << "verify: " << cmp->summary() << "\n";

@@ -9,7 +9,7 @@
 #include "tiletune/Database/Database.h"
 #include "tiletune/Dialect/TileConfig.h"
 #include "tiletune/Driver/Driver.h"
-#include "tiletune/Driver/Passes.h"
+#include "tiletune/TuningPasses/Passes.h"
 #include "tiletune/InitAll.h"
 #include "tiletune/Search/Strategy.h"
 
@@ -39,6 +39,9 @@ namespace cl = llvm::cl;
 //===----------------------------------------------------------------------===//
 
 static cl::OptionCategory category("tiletune options");
+
+/// Every default of a tuning run comes from TuneOptions.
+static const TuneOptions kDefaults;
 
 static cl::SubCommand tuneCmd(
     "tune", "Tune every matmul/batch_matmul/conv_2d op of an MLIR module on "
@@ -84,10 +87,10 @@ static cl::opt<unsigned>
 
 static cl::opt<std::string>
     algorithm("algorithm",
-              cl::desc("Search algorithm: grid, random, gbfs, opevo, na2c, "
-                       "xgb, automcl (default gbfs; see `tiletune "
-                       "algorithms`)"),
-              cl::init(kDefaultAlgorithm.str()), cl::sub(tuneCmd),
+              cl::desc("Search algorithm (default " + kDefaults.algorithm +
+                       "; `tiletune algorithms` lists them with their "
+                       "options)"),
+              cl::init(kDefaults.algorithm), cl::sub(tuneCmd),
               cl::cat(category));
 static cl::alias algorithmAlias("a", cl::desc("Alias for --algorithm"),
                                 cl::aliasopt(algorithm));
@@ -111,12 +114,13 @@ static cl::opt<std::string> fixParams(
 static cl::opt<int64_t>
     trials("trials",
            cl::desc("Budget: measurements per problem (0 = no limit; then "
-                    "--seconds is required). Default 32"),
-           cl::init(32), cl::sub(tuneCmd), cl::cat(category));
+                    "--seconds is required). Default " +
+                    std::to_string(kDefaults.trials)),
+           cl::init(kDefaults.trials), cl::sub(tuneCmd), cl::cat(category));
 static cl::opt<double>
     seconds("seconds",
             cl::desc("Budget: wall-clock seconds per problem (0 = no limit)"),
-            cl::init(0), cl::sub(tuneCmd), cl::cat(category));
+            cl::init(kDefaults.seconds), cl::sub(tuneCmd), cl::cat(category));
 static cl::opt<uint64_t> seed("seed",
                               cl::desc("Seed of the search and the inputs; "
                                        "the same seed reproduces a run"),
@@ -127,22 +131,32 @@ static cl::opt<bool>
            cl::desc("Continue the unfinished runs of the same problems, "
                     "algorithm and seed (nothing is measured twice)"),
            cl::init(false), cl::sub(tuneCmd), cl::cat(category));
-static cl::opt<unsigned> batchSize("batch",
-                                   cl::desc("Candidates per batch (default 8)"),
-                                   cl::init(8), cl::sub(tuneCmd),
-                                   cl::cat(category));
-static cl::opt<unsigned> repeats("repeats",
-                                 cl::desc("Timed samples per variant (10)"),
-                                 cl::init(10), cl::sub(tuneCmd),
-                                 cl::cat(category));
-static cl::opt<unsigned> warmup("warmup",
-                                cl::desc("Untimed warm-up calls (2)"),
-                                cl::init(2), cl::sub(tuneCmd),
-                                cl::cat(category));
-static cl::opt<double>
-    minSampleMs("min-sample-ms",
-                cl::desc("Minimum duration of one timed sample in ms (1)"),
-                cl::init(1.0), cl::sub(tuneCmd), cl::cat(category));
+static cl::opt<unsigned>
+    batchSize("batch",
+              cl::desc("Candidates per batch (default " +
+                       std::to_string(kDefaults.batchSize) + ")"),
+              cl::init(kDefaults.batchSize), cl::sub(tuneCmd),
+              cl::cat(category));
+static cl::opt<unsigned>
+    repeats("repeats",
+            cl::desc("Timed samples per variant (" +
+                     std::to_string(kDefaults.timing.repeats) + ")"),
+            cl::init(kDefaults.timing.repeats), cl::sub(tuneCmd),
+            cl::cat(category));
+static cl::opt<unsigned>
+    warmup("warmup",
+           cl::desc("Untimed warm-up calls (" +
+                    std::to_string(kDefaults.timing.warmupRuns) + ")"),
+           cl::init(kDefaults.timing.warmupRuns), cl::sub(tuneCmd),
+           cl::cat(category));
+static cl::opt<double> minSampleMs(
+    "min-sample-ms",
+    cl::desc("Minimum duration of one timed sample in ms (" +
+             llvm::formatv("{0}", kDefaults.timing.minSampleSeconds * 1e3)
+                 .str() +
+             ")"),
+    cl::init(kDefaults.timing.minSampleSeconds * 1e3), cl::sub(tuneCmd),
+    cl::cat(category));
 static cl::opt<bool> noOverlap(
     "no-overlap",
     cl::desc("Do not compile the next candidate while one is timed (by "
@@ -242,12 +256,7 @@ static std::string resolveDbPath() {
 
 /// Opens an existing database (apply, report, export).
 static llvm::Expected<std::unique_ptr<TileTuneDatabase>> openExistingDb() {
-  std::string path = resolveDbPath();
-  if (!llvm::sys::fs::exists(path))
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "tuning database '" + path +
-                                       "' does not exist");
-  return TileTuneDatabase::open(path, OpenMode::ReadOnly);
+  return openTuningDatabase(dbPath, OpenMode::ReadOnly);
 }
 
 static std::atomic<bool> stopRequested{false};
@@ -263,8 +272,6 @@ static int runTune(MLIRContext &ctx) {
   OwningOpRef<ModuleOp> module = parseInput(ctx, sourceMgr);
   if (!module)
     return 1;
-  if (!isKnownTarget(target))
-    return fail("unknown target '" + target + "' (expected cpu or cuda)");
   if (compileOnly && target != "cuda")
     return fail("--compile-only ranks GPU configs: use it with --target=cuda");
   TuneOptions options;
@@ -292,6 +299,8 @@ static int runTune(MLIRContext &ctx) {
   options.progress = (noProgress || quiet) ? nullptr : &llvm::errs();
   options.log = quiet ? nullptr : &llvm::errs();
   options.stopFlag = &stopRequested;
+  if (llvm::Error err = validateTuneOptions(options))
+    return fail(std::move(err));
   if (compileOnly) {
     if (llvm::Error err =
             rankModuleCompileOnly(*module, options, chip, 20, llvm::outs()))
@@ -352,8 +361,10 @@ static int runApply(MLIRContext &ctx) {
 }
 
 static int runSpace(MLIRContext &ctx) {
-  if (!isKnownTarget(target))
-    return fail("unknown target '" + target + "' (expected cpu or cuda)");
+  TuneOptions options;
+  options.target = target;
+  if (llvm::Error err = validateTuneOptions(options))
+    return fail(std::move(err));
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &ctx);
   OwningOpRef<ModuleOp> module = parseInput(ctx, sourceMgr);
@@ -393,13 +404,12 @@ static int runExport() {
 
 static int runAlgorithms() {
   for (const StrategyInfo *info : StrategyRegistry::get().getAll()) {
-    llvm::outs() << info->Name << (info->Name == kDefaultAlgorithm
-                                       ? " (default)"
-                                       : "")
-                 << ": " << info->Summary << "\n";
-    for (const OptionInfo &option : info->Options)
-      llvm::outs() << "    " << option.Name << " = " << option.Default
-                   << ": " << option.Help << "\n";
+    llvm::outs() << info->name
+                 << (info->name == kDefaults.algorithm ? " (default)" : "")
+                 << ": " << info->summary << "\n";
+    for (const OptionInfo &option : info->options)
+      llvm::outs() << "    " << option.name << " = " << option.defaultValue
+                   << ": " << option.help << "\n";
   }
   return 0;
 }
@@ -409,7 +419,7 @@ int main(int argc, char **argv) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   registerAllTileTunePasses();
-  registerTileTuneDriverPasses();
+  registerTileTuneTuningPasses();
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
       argc, argv,

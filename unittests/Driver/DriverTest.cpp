@@ -21,6 +21,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/TargetSelect.h"
 
 #include "gtest/gtest.h"
@@ -265,7 +266,7 @@ TEST_F(DriverTest, GPUMeasurerPreparesOnThreadsAndReportsInOrder) {
   llvm::Expected<Space> space = buildTuningSpace(&ctx, p);
   ASSERT_TRUE(bool(space)) << toString(space.takeError());
   GPUMeasureOptions options;
-  options.repeats = 3;
+  options.timing.repeats = 3;
   llvm::Expected<std::unique_ptr<GPUProblemMeasurer>> measurer =
       GPUProblemMeasurer::create(&ctx, p, *space, options, 3);
   ASSERT_TRUE(bool(measurer)) << toString(measurer.takeError());
@@ -374,7 +375,7 @@ TEST_F(DriverTest, ApplyUsesRecordedCudaResultsWithoutAGPU) {
     m.trial = 0;
     m.role = MeasurementRole::Search;
     m.configKey = space->getKey(config);
-    m.config = makeConfigJSON(m.configKey, *attr);
+    m.config = llvm::formatv("{0}", space->toJSON(config)).str();
     m.result = MeasureResult::success(TimeStats::fromSamples({1e-4}), 1.0);
     ASSERT_FALSE(bool((*db)->recordMeasurement(m, 0.1)));
   };
@@ -423,7 +424,7 @@ TEST_F(DriverTest, TunerLoopRunsTheGPUMeasurerToTheEnd) {
       "opevo", *space, {{"start_config", space->getKey(def)}}, 1);
   ASSERT_TRUE(bool(strategy)) << toString(strategy.takeError());
   GPUMeasureOptions options;
-  options.repeats = 3;
+  options.timing.repeats = 3;
   auto measurer = GPUProblemMeasurer::create(&ctx, p, *space, options, 2);
   ASSERT_TRUE(bool(measurer));
   TunerOptions topts;
@@ -485,6 +486,16 @@ TEST_F(DriverTest, MeasuresVariantsInAWorker) {
 
   MeasureResult bad = measurer.measure("#tiletune.config<cpu, bogus>");
   EXPECT_EQ(bad.status, MeasureStatus::Invalid);
+  // A config that parses but does not fit the op (a cache tile of 3 in a
+  // parallel tile of 8) is refused by the tiling pass, with its reason.
+  MeasureResult misfit = measurer.measure(
+      "#tiletune.config<cpu, parallel = {m = 8, n = 12}, "
+      "cache = {m = 3, n = 12, k = 16}, register = {m = 3, n = 12}>");
+  EXPECT_EQ(misfit.status, MeasureStatus::CompileError);
+  EXPECT_NE(misfit.message.find("lowering failed"), std::string::npos)
+      << misfit.message;
+  EXPECT_NE(misfit.message.find("does not divide"), std::string::npos)
+      << misfit.message;
   // One worker served every request.
   EXPECT_EQ(measurer.getNumWorkerStarts(), 1u);
   // Timed alone: no ratio.

@@ -249,7 +249,7 @@ TEST_F(GPUTest, MeasuresAndVerifiesOnAGPU) {
   OwningOpRef<ModuleOp> module = parse(kMatmul);
   ASSERT_TRUE(module);
   GPUMeasureOptions options;
-  options.repeats = 5;
+  options.timing.repeats = 5;
   MeasureResult result = measureOnGPU(*module, "matmul", nullptr, options);
   ASSERT_EQ(result.status, MeasureStatus::Ok) << result.message;
   EXPECT_GT(result.time.median, 0.0);

@@ -78,9 +78,9 @@ TEST(AutoMCL, TrainsOnlyAfterTheWholeBatchWasMeasured) {
   auto measure = [&](llvm::ArrayRef<Trial> trials) {
     SmallVector<TrialResult> results;
     for (const Trial &t : trials) {
-      TrialResult r = l.Evaluate(t.Cfg);
-      r.Id = t.Id;
-      bestRandom = std::min(bestRandom, r.Cost);
+      TrialResult r = l.evaluate(t.cfg);
+      r.id = t.id;
+      bestRandom = std::min(bestRandom, r.cost);
       results.push_back(r);
     }
     ASSERT_FALSE(bool(st->observe(results)));
@@ -96,7 +96,7 @@ TEST(AutoMCL, TrainsOnlyAfterTheWholeBatchWasMeasured) {
   EXPECT_EQ(stateOf(*st).getString("last_error"), "");
   double bestModel = 1e9;
   for (const Trial &t : next)
-    bestModel = std::min(bestModel, l.Evaluate(t.Cfg).Cost);
+    bestModel = std::min(bestModel, l.evaluate(t.cfg).cost);
   EXPECT_LT(bestModel, bestRandom);
 }
 
@@ -109,7 +109,7 @@ TEST(AutoMCL, FailuresOnlyKeepSearchingRandomly) {
     ASSERT_FALSE(t.empty());
     SmallVector<TrialResult> r;
     for (const Trial &x : t)
-      r.push_back({x.Id, x.Cfg, TrialStatus::CompileError, 0, "synthetic"});
+      r.push_back({x.id, x.cfg, TrialStatus::CompileError, 0, "synthetic"});
     n += t.size();
     ASSERT_FALSE(bool(st->observe(r)));
   }
@@ -149,12 +149,12 @@ TEST(AutoMCLConformance, ExhaustsTinySpaceWithExhaustivePrediction) {
       makeSmoothLandscape(s, keyToConfig(s, "m=[2,1,2,2];k=[2,2];n=[1,2,2,2]"));
   RunLog log = runFresh("automcl", l, {{"batch", "100"}, {"num_rounds", "50"}},
                         9, 50, 5000);
-  EXPECT_FALSE(log.SawDuplicate);
-  EXPECT_FALSE(log.SawInvalid);
-  EXPECT_EQ(log.NumTrials, s.countProduct());
+  EXPECT_FALSE(log.sawDuplicate);
+  EXPECT_FALSE(log.sawInvalid);
+  EXPECT_EQ(log.numTrials, s.countProduct());
   // The model's first batch after the random one contains the optimum.
-  ASSERT_TRUE(log.OptimumAt.has_value());
-  EXPECT_LT(*log.OptimumAt, 200u);
+  ASSERT_TRUE(log.optimumAt.has_value());
+  EXPECT_LT(*log.optimumAt, 200u);
 }
 
 //===----------------------------------------------------------------------===//

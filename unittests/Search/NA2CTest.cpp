@@ -111,31 +111,31 @@ TEST(NA2C, BadOptionsAreErrors) {
 
 TEST(NA2C, StartsFromTheDefaultStateThenExploresItsNeighbourhood) {
   Landscape l = smoothPaper();
-  auto s = makeStrategy("na2c", l.S, {}, 3);
+  auto s = makeStrategy("na2c", l.space, {}, 3);
   ASSERT_TRUE(s);
   SmallVector<Trial> first = s->propose(8);
   ASSERT_EQ(first.size(), 1u);
-  EXPECT_EQ(first[0].Cfg, l.S.getDefault());
+  EXPECT_EQ(first[0].cfg, l.space.getDefault());
   // Nothing else until s0 is measured.
   EXPECT_TRUE(s->propose(8).empty());
-  TrialResult r = l.Evaluate(first[0].Cfg);
-  r.Id = first[0].Id;
+  TrialResult r = l.evaluate(first[0].cfg);
+  r.id = first[0].id;
   ASSERT_FALSE(bool(s->observe({r})));
   // The next batch is collected by soft-start episodes (T = 6 steps) from
   // s0: every candidate is within 6 moves of it.
   SmallVector<Trial> batch = s->propose(100);
   EXPECT_EQ(batch.size(), 8u); // batch_size
-  NeighborActionSpace actions(l.S);
+  NeighborActionSpace actions(l.space);
   for (const Trial &t : batch) {
-    EXPECT_LE(configDistance(l.S, t.Cfg, l.S.getDefault()), 6.0)
-        << l.S.getKey(t.Cfg);
-    EXPECT_NE(t.Cfg, l.S.getDefault());
+    EXPECT_LE(configDistance(l.space, t.cfg, l.space.getDefault()), 6.0)
+        << l.space.getKey(t.cfg);
+    EXPECT_NE(t.cfg, l.space.getDefault());
   }
 }
 
 TEST(NA2C, ReplayMemoryAndNetworksAreUpdatedAfterEachBatch) {
   Landscape l = smoothPaper();
-  auto s = makeStrategy("na2c", l.S, {}, 4);
+  auto s = makeStrategy("na2c", l.space, {}, 4);
   ASSERT_TRUE(s);
   RunLog log;
   runStrategy(*s, l, 8, 1, log);
@@ -158,17 +158,17 @@ TEST(NA2C, FailedStartFallsBackToRandomExploration) {
   Space s = paperSpace();
   Config start = s.getDefault();
   Landscape l = makeSmoothLandscape(s, keyToConfig(s, kPaperOptimum));
-  auto base = l.Evaluate;
-  l.Evaluate = [base, start](const Config &c) {
+  auto base = l.evaluate;
+  l.evaluate = [base, start](const Config &c) {
     TrialResult r = base(c);
     if (c == start)
-      r.Status = TrialStatus::CompileError;
+      r.status = TrialStatus::CompileError;
     return r;
   };
   RunLog log = runFresh("na2c", l, {}, 5, 8, 60);
-  EXPECT_EQ(log.NumTrials, 60u);
-  EXPECT_FALSE(log.SawDuplicate);
-  ASSERT_TRUE(log.Best.has_value());
+  EXPECT_EQ(log.numTrials, 60u);
+  EXPECT_FALSE(log.sawDuplicate);
+  ASSERT_TRUE(log.best.has_value());
 }
 
 TEST(NA2C, ExhaustsATinySpaceWithoutRepeats) {
@@ -179,11 +179,11 @@ TEST(NA2C, ExhaustsATinySpaceWithoutRepeats) {
   ASSERT_TRUE(st);
   RunLog log;
   runStrategy(*st, l, 16, 5000, log);
-  EXPECT_FALSE(log.SawDuplicate);
-  EXPECT_FALSE(log.SawInvalid);
-  EXPECT_EQ(log.NumTrials, s.countProduct());
+  EXPECT_FALSE(log.sawDuplicate);
+  EXPECT_FALSE(log.sawInvalid);
+  EXPECT_EQ(log.numTrials, s.countProduct());
   EXPECT_TRUE(st->isDone());
-  EXPECT_TRUE(log.OptimumAt.has_value());
+  EXPECT_TRUE(log.optimumAt.has_value());
 }
 
 //===----------------------------------------------------------------------===//

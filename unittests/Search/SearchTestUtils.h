@@ -1,20 +1,19 @@
-//===- SearchTestUtils.h - Synthetic landscapes + conformance ---*- C++ -*-===//
+//===- SearchTestUtils.h - Strategy driver + conformance check --*- C++ -*-===//
 //
-// Reusable pieces for testing search strategies: synthetic objectives with a
-// known optimum (smooth, noisy, multimodal, with invalid regions), a
-// synchronous driver loop, and a generic "strategy conformance" check
-// (determinism under a seed, no duplicates, no invalid proposals, budget,
-// exact resume from saved state). Header-only; include from a GoogleTest
-// file and call checkStrategyConformance / runStrategy.
+// Reusable pieces for testing search strategies on the synthetic objectives
+// of tiletune/Search/Testing/Landscapes.h: a synchronous driver loop and a
+// generic "strategy conformance" check (determinism under a seed, no
+// duplicates, no invalid proposals, budget, exact resume from saved state).
+// Header-only; include from a GoogleTest file and call
+// checkStrategyConformance / runStrategy.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef TILETUNE_UNITTESTS_SEARCH_SEARCHTESTUTILS_H
 #define TILETUNE_UNITTESTS_SEARCH_SEARCHTESTUTILS_H
 
-#include "Landscapes.h"
-
 #include "tiletune/Search/Strategy.h"
+#include "tiletune/Search/Testing/Landscapes.h"
 #include "tiletune/Space/OperatorSpaces.h"
 #include "tiletune/Space/Space.h"
 
@@ -47,17 +46,17 @@ inline Config keyToConfig(const Space &space, llvm::StringRef key) {
 /// What a run of a strategy produced.
 struct RunLog {
   /// Keys of all proposals, in order.
-  llvm::SmallVector<std::string> Keys;
+  llvm::SmallVector<std::string> keys;
   /// Best successful result.
-  std::optional<TrialResult> Best;
+  std::optional<TrialResult> best;
   /// Trials measured.
-  uint64_t NumTrials = 0;
+  uint64_t numTrials = 0;
   /// A proposal repeated an earlier one.
-  bool SawDuplicate = false;
+  bool sawDuplicate = false;
   /// A proposal violated the space.
-  bool SawInvalid = false;
+  bool sawInvalid = false;
   /// Trial at which the optimum was first measured (if it was).
-  std::optional<uint64_t> OptimumAt;
+  std::optional<uint64_t> optimumAt;
 };
 
 /// Creates a strategy through the registry; fails the test on error.
@@ -80,28 +79,28 @@ inline std::unique_ptr<Strategy> makeStrategy(llvm::StringRef name,
 inline void runStrategy(Strategy &s, const Landscape &l, unsigned batch,
                         uint64_t budget, RunLog &log,
                         uint64_t maxCalls = UINT64_MAX) {
-  std::set<std::string> keys(log.Keys.begin(), log.Keys.end());
-  for (uint64_t call = 0; call < maxCalls && log.NumTrials < budget; ++call) {
-    unsigned n = unsigned(std::min<uint64_t>(batch, budget - log.NumTrials));
+  std::set<std::string> keys(log.keys.begin(), log.keys.end());
+  for (uint64_t call = 0; call < maxCalls && log.numTrials < budget; ++call) {
+    unsigned n = unsigned(std::min<uint64_t>(batch, budget - log.numTrials));
     llvm::SmallVector<Trial> trials = s.propose(n);
     if (trials.empty())
       break;
     EXPECT_LE(trials.size(), n) << s.getName().str();
     llvm::SmallVector<TrialResult> results;
     for (const Trial &t : trials) {
-      std::string key = l.S.getKey(t.Cfg);
+      std::string key = l.space.getKey(t.cfg);
       if (!keys.insert(key).second)
-        log.SawDuplicate = true;
-      if (!l.S.isValid(t.Cfg))
-        log.SawInvalid = true;
-      log.Keys.push_back(key);
-      TrialResult r = l.Evaluate(t.Cfg);
-      r.Id = t.Id;
-      if (r.isOk() && (!log.Best || r.Cost < log.Best->Cost))
-        log.Best = r;
-      if (t.Cfg == l.Optimum && !log.OptimumAt)
-        log.OptimumAt = log.NumTrials;
-      ++log.NumTrials;
+        log.sawDuplicate = true;
+      if (!l.space.isValid(t.cfg))
+        log.sawInvalid = true;
+      log.keys.push_back(key);
+      TrialResult r = l.evaluate(t.cfg);
+      r.id = t.id;
+      if (r.isOk() && (!log.best || r.cost < log.best->cost))
+        log.best = r;
+      if (t.cfg == l.optimum && !log.optimumAt)
+        log.optimumAt = log.numTrials;
+      ++log.numTrials;
       results.push_back(std::move(r));
     }
     if (llvm::Error e = s.observe(results)) {
@@ -116,7 +115,7 @@ inline RunLog runFresh(llvm::StringRef name, const Landscape &l,
                        const StrategyOptions &options, uint64_t seed,
                        unsigned batch, uint64_t budget) {
   RunLog log;
-  auto s = makeStrategy(name, l.S, options, seed);
+  auto s = makeStrategy(name, l.space, options, seed);
   if (s)
     runStrategy(*s, l, batch, budget, log);
   return log;
@@ -147,19 +146,19 @@ inline void expectFindsOptimum(llvm::StringRef name, const Landscape &l,
                                uint64_t budget,
                                const StrategyOptions &opts = {}) {
   for (uint64_t seed = 1; seed <= 5; ++seed) {
-    auto s = makeStrategy(name, l.S, opts, seed);
+    auto s = makeStrategy(name, l.space, opts, seed);
     ASSERT_TRUE(s);
     RunLog log;
-    while (log.NumTrials < budget && !log.OptimumAt) {
-      uint64_t before = log.NumTrials;
+    while (log.numTrials < budget && !log.optimumAt) {
+      uint64_t before = log.numTrials;
       runStrategy(*s, l, 8, std::min<uint64_t>(budget, before + 8), log);
-      if (log.NumTrials == before)
+      if (log.numTrials == before)
         break;
     }
-    ASSERT_TRUE(log.Best.has_value()) << name.str() << " seed " << seed;
-    EXPECT_EQ(log.Best->Cost, l.OptimumCost)
-        << name.str() << " on " << l.Name << " seed " << seed << ": best "
-        << l.S.getKey(log.Best->Cfg) << " after " << log.NumTrials;
+    ASSERT_TRUE(log.best.has_value()) << name.str() << " seed " << seed;
+    EXPECT_EQ(log.best->cost, l.optimumCost)
+        << name.str() << " on " << l.name << " seed " << seed << ": best "
+        << l.space.getKey(log.best->cfg) << " after " << log.numTrials;
   }
 }
 
@@ -172,29 +171,29 @@ inline void checkStrategyConformance(llvm::StringRef name, const Landscape &l,
                                      const StrategyOptions &options,
                                      unsigned batch, uint64_t budget,
                                      uint64_t seed = 42) {
-  SCOPED_TRACE(("strategy " + name + " on " + l.Name).str());
+  SCOPED_TRACE(("strategy " + name + " on " + l.name).str());
   // Determinism and validity.
   RunLog a = runFresh(name, l, options, seed, batch, budget);
   RunLog b = runFresh(name, l, options, seed, batch, budget);
-  EXPECT_EQ(a.Keys, b.Keys) << "not deterministic under a seed";
-  EXPECT_FALSE(a.SawDuplicate) << "proposed a config twice";
-  EXPECT_FALSE(a.SawInvalid) << "proposed a config that violates the space";
-  EXPECT_GT(a.NumTrials, 0u);
+  EXPECT_EQ(a.keys, b.keys) << "not deterministic under a seed";
+  EXPECT_FALSE(a.sawDuplicate) << "proposed a config twice";
+  EXPECT_FALSE(a.sawInvalid) << "proposed a config that violates the space";
+  EXPECT_GT(a.numTrials, 0u);
 
   // Base-class bookkeeping and best.
   {
-    auto s = makeStrategy(name, l.S, options, seed);
+    auto s = makeStrategy(name, l.space, options, seed);
     ASSERT_TRUE(s);
     RunLog log;
     runStrategy(*s, l, batch, budget, log);
     EXPECT_EQ(s->getNumDropped(), 0u) << "proposeImpl produced duplicates or "
                                          "invalid configs";
     EXPECT_EQ(s->getNumPending(), 0u);
-    EXPECT_EQ(s->getHistory().size(), log.NumTrials);
+    EXPECT_EQ(s->getHistory().size(), log.numTrials);
     auto best = s->getBest();
-    ASSERT_EQ(best.has_value(), log.Best.has_value());
+    ASSERT_EQ(best.has_value(), log.best.has_value());
     if (best)
-      EXPECT_EQ(best->Cost, log.Best->Cost);
+      EXPECT_EQ(best->cost, log.best->cost);
   }
 
   // Budget through the common option.
@@ -202,13 +201,13 @@ inline void checkStrategyConformance(llvm::StringRef name, const Landscape &l,
     StrategyOptions limited = options;
     uint64_t limit = std::max<uint64_t>(1, budget / 3);
     limited["max_trials"] = std::to_string(limit);
-    auto s = makeStrategy(name, l.S, limited, seed);
+    auto s = makeStrategy(name, l.space, limited, seed);
     ASSERT_TRUE(s);
     RunLog log;
     runStrategy(*s, l, batch, budget, log);
-    EXPECT_LE(log.NumTrials, limit) << "budget exceeded";
+    EXPECT_LE(log.numTrials, limit) << "budget exceeded";
     EXPECT_LE(s->getNumProposed(), limit);
-    if (log.NumTrials == limit) {
+    if (log.numTrials == limit) {
       EXPECT_TRUE(s->isDone());
       EXPECT_TRUE(s->propose(batch).empty());
     }
@@ -218,57 +217,57 @@ inline void checkStrategyConformance(llvm::StringRef name, const Landscape &l,
   // propose() calls so that both runs make exactly the same calls.
   for (uint64_t calls : {uint64_t(1), uint64_t(3), uint64_t(7)}) {
     SCOPED_TRACE("resume after " + std::to_string(calls) + " calls");
-    auto s = makeStrategy(name, l.S, options, seed);
+    auto s = makeStrategy(name, l.space, options, seed);
     ASSERT_TRUE(s);
     RunLog log;
     runStrategy(*s, l, batch, budget, log, calls);
-    if (log.NumTrials >= a.NumTrials)
+    if (log.numTrials >= a.numTrials)
       continue;
     auto resumed = roundTripState(*s);
     ASSERT_TRUE(resumed);
     runStrategy(*resumed, l, batch, budget, log);
-    EXPECT_EQ(log.Keys, a.Keys) << "resumed run diverged";
+    EXPECT_EQ(log.keys, a.keys) << "resumed run diverged";
   }
 
   // Resume with pending trials: propose, save, load, then observe on the
   // loaded instance.
   {
-    auto s = makeStrategy(name, l.S, options, seed);
+    auto s = makeStrategy(name, l.space, options, seed);
     ASSERT_TRUE(s);
     RunLog log;
     runStrategy(*s, l, batch, budget, log, 4);
-    if (log.NumTrials < budget) {
+    if (log.numTrials < budget) {
       llvm::SmallVector<Trial> pending = s->propose(
-          unsigned(std::min<uint64_t>(batch, budget - log.NumTrials)));
+          unsigned(std::min<uint64_t>(batch, budget - log.numTrials)));
       auto resumed = roundTripState(*s);
       ASSERT_TRUE(resumed);
       EXPECT_EQ(resumed->getNumPending(), pending.size());
       llvm::SmallVector<TrialResult> results;
       for (const Trial &t : pending) {
-        log.Keys.push_back(l.S.getKey(t.Cfg));
-        TrialResult r = l.Evaluate(t.Cfg);
-        r.Id = t.Id;
+        log.keys.push_back(l.space.getKey(t.cfg));
+        TrialResult r = l.evaluate(t.cfg);
+        r.id = t.id;
         results.push_back(r);
-        ++log.NumTrials;
+        ++log.numTrials;
       }
       EXPECT_FALSE(bool(resumed->observe(results)));
       runStrategy(*resumed, l, batch, budget, log);
-      EXPECT_EQ(log.Keys, a.Keys) << "resume with pending trials diverged";
+      EXPECT_EQ(log.keys, a.keys) << "resume with pending trials diverged";
     }
   }
 
   // Observing an unknown or repeated trial is an error, not a crash.
   {
-    auto s = makeStrategy(name, l.S, options, seed);
+    auto s = makeStrategy(name, l.space, options, seed);
     ASSERT_TRUE(s);
     llvm::SmallVector<Trial> t = s->propose(1);
     ASSERT_EQ(t.size(), 1u);
-    TrialResult r = l.Evaluate(t[0].Cfg);
-    r.Id = t[0].Id + 1000;
+    TrialResult r = l.evaluate(t[0].cfg);
+    r.id = t[0].id + 1000;
     llvm::Error e1 = s->observe({r});
     EXPECT_TRUE(bool(e1));
     llvm::consumeError(std::move(e1));
-    r.Id = t[0].Id;
+    r.id = t[0].id;
     EXPECT_FALSE(bool(s->observe({r})));
     llvm::Error e2 = s->observe({r});
     EXPECT_TRUE(bool(e2));
@@ -310,8 +309,8 @@ inline void expectOptionsChecked(
     std::initializer_list<std::pair<const char *, const char *>> bad) {
   const StrategyInfo *info = StrategyRegistry::get().lookup(name);
   ASSERT_NE(info, nullptr) << name.str();
-  for (const OptionInfo &o : info->Options)
-    EXPECT_FALSE(o.Help.empty()) << o.Name;
+  for (const OptionInfo &o : info->options)
+    EXPECT_FALSE(o.help.empty()) << o.name;
   for (auto [option, value] : bad) {
     auto s = createStrategy(name, paperSpace(), {{option, value}});
     EXPECT_FALSE(bool(s)) << option << "=" << value;

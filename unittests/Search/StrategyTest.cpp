@@ -25,9 +25,9 @@ TEST(Registry, BuiltinsAreRegistered) {
   for (const char *name : kMyStrategies) {
     const StrategyInfo *info = StrategyRegistry::get().lookup(name);
     ASSERT_NE(info, nullptr) << name;
-    EXPECT_FALSE(info->Summary.empty());
-    for (const OptionInfo &o : info->Options)
-      EXPECT_FALSE(o.Help.empty()) << name << "." << o.Name;
+    EXPECT_FALSE(info->summary.empty());
+    for (const OptionInfo &o : info->options)
+      EXPECT_FALSE(o.help.empty()) << name << "." << o.name;
   }
 }
 
@@ -78,10 +78,9 @@ TEST(Registry, ParseOptions) {
 }
 
 TEST(Registry, StatusNames) {
-  for (TrialStatus s :
-       {TrialStatus::Ok, TrialStatus::Invalid, TrialStatus::CompileError,
-        TrialStatus::RuntimeError, TrialStatus::WrongResult,
-        TrialStatus::Timeout})
+  for (TrialStatus s : {TrialStatus::Ok, TrialStatus::Invalid,
+                        TrialStatus::CompileError, TrialStatus::RuntimeError,
+                        TrialStatus::WrongResult, TrialStatus::Timeout})
     EXPECT_EQ(parseMeasureStatus(stringifyMeasureStatus(s)), s);
   EXPECT_FALSE(parseMeasureStatus("crashed").has_value());
 }
@@ -98,9 +97,9 @@ TEST_P(Conformance, SmoothPaperSpace) {
 
 TEST_P(Conformance, InvalidRegionsCpuSpace) {
   Space s = cpuSpace();
-  checkStrategyConformance(GetParam(),
-                           makeInvalidRegionLandscape(s, keyToConfig(s, kCpuOptimum)),
-                           {}, 5, 100, 3);
+  checkStrategyConformance(
+      GetParam(), makeInvalidRegionLandscape(s, keyToConfig(s, kCpuOptimum)),
+      {}, 5, 100, 3);
 }
 
 TEST_P(Conformance, FilteredSpaceBatchOfOne) {
@@ -121,13 +120,13 @@ TEST_P(Conformance, ExhaustsTinySpaceWithoutRepeats) {
   Landscape l = makeSmoothLandscape(s, keyToConfig(s, kTinyOptimum));
   StrategyOptions opts;
   RunLog log = runFresh(GetParam(), l, opts, 9, 16, 5000);
-  EXPECT_FALSE(log.SawDuplicate);
-  EXPECT_FALSE(log.SawInvalid);
+  EXPECT_FALSE(log.sawDuplicate);
+  EXPECT_FALSE(log.sawInvalid);
   // grid, random and (restarting) G-BFS visit the whole space; OpEvo
   // finds the optimum long before.
   if (llvm::StringRef(GetParam()) != "opevo")
-    EXPECT_EQ(log.NumTrials, s.countProduct());
-  EXPECT_TRUE(log.OptimumAt.has_value());
+    EXPECT_EQ(log.numTrials, s.countProduct());
+  EXPECT_TRUE(log.optimumAt.has_value());
 }
 
 INSTANTIATE_TEST_SUITE_P(MyStrategies, Conformance,
@@ -143,25 +142,25 @@ TEST(WarmStart, EveryStrategyStartsFromTheGivenConfig) {
   Config start = *s.sampleValid(rng);
   ASSERT_NE(start, s.getDefault());
   for (const StrategyInfo *info : StrategyRegistry::get().getAll()) {
-    SCOPED_TRACE(info->Name);
+    SCOPED_TRACE(info->name);
     StrategyOptions opts{{"start_config", s.getKey(start)}};
-    auto st = makeStrategy(info->Name, s, opts, 3);
+    auto st = makeStrategy(info->name, s, opts, 3);
     ASSERT_TRUE(st);
     auto first = st->propose(8);
     ASSERT_FALSE(first.empty());
-    EXPECT_EQ(first[0].Cfg, start) << s.getKey(first[0].Cfg);
+    EXPECT_EQ(first[0].cfg, start) << s.getKey(first[0].cfg);
     // G-BFS expands the start state, as it would the paper's s0.
-    if (info->Name == "gbfs") {
+    if (info->name == "gbfs") {
       ASSERT_FALSE(bool(st->observe(
-          {{first[0].Id, first[0].Cfg, TrialStatus::Ok, 1.0, ""}})));
+          {{first[0].id, first[0].cfg, TrialStatus::Ok, 1.0, ""}})));
       SmallVector<Config> nbrs;
       s.getNeighbors(start, nbrs);
       for (const Trial &t : st->propose(5))
-        EXPECT_TRUE(llvm::is_contained(nbrs, t.Cfg));
+        EXPECT_TRUE(llvm::is_contained(nbrs, t.cfg));
     }
     // The rest of a run keeps every guarantee (no duplicates, valid,
     // budget, deterministic, resumable).
-    checkStrategyConformance(info->Name, smoothPaper(), opts, 8, 60);
+    checkStrategyConformance(info->name, smoothPaper(), opts, 8, 60);
   }
 }
 
@@ -187,26 +186,28 @@ TEST(Grid, MixedRadixOrder) {
   auto trials = g->propose(5);
   ASSERT_EQ(trials.size(), 5u);
   for (unsigned i = 0; i < 5; ++i)
-    EXPECT_EQ(s.rank(trials[i].Cfg), i);
+    EXPECT_EQ(s.rank(trials[i].cfg), i);
   auto g2 = makeStrategy("grid", s, {{"start", "100"}}, 0);
-  EXPECT_EQ(s.rank(g2->propose(1)[0].Cfg), 100u);
+  EXPECT_EQ(s.rank(g2->propose(1)[0].cfg), 100u);
 }
 
 TEST(Random, ExhaustsConstrainedSpace) {
   // Only 1/4 of the product space is valid; random must still hand out
   // every valid config exactly once and then stop.
   Space s = tinySpace().withConstraint(
-      {"k-split", [](const Space &sp, const Config &c) -> std::optional<std::string> {
+      {"k-split",
+       [](const Space &sp, const Config &c) -> std::optional<std::string> {
          if (sp.getValue(c, "k")[0] == 2)
            return std::nullopt;
          return std::string("k outer must be 2");
        }});
   uint64_t valid = *s.countValid();
-  Landscape l = makeSmoothLandscape(s, *s.parseKey("m=[8,1,1,1];k=[2,2];n=[8,1,1,1]"));
+  Landscape l =
+      makeSmoothLandscape(s, *s.parseKey("m=[8,1,1,1];k=[2,2];n=[8,1,1,1]"));
   RunLog log = runFresh("random", l, {{"max_attempts", "20"}}, 4, 7, 100000);
-  EXPECT_EQ(log.NumTrials, valid);
-  EXPECT_FALSE(log.SawDuplicate);
-  EXPECT_FALSE(log.SawInvalid);
+  EXPECT_EQ(log.numTrials, valid);
+  EXPECT_FALSE(log.sawDuplicate);
+  EXPECT_FALSE(log.sawInvalid);
 }
 
 TEST(GBFS, StartsFromDefaultAndExpandsNeighbours) {
@@ -215,16 +216,17 @@ TEST(GBFS, StartsFromDefaultAndExpandsNeighbours) {
   ASSERT_TRUE(g);
   auto first = g->propose(8);
   ASSERT_EQ(first.size(), 1u) << "the start state is measured alone";
-  EXPECT_EQ(s.getKey(first[0].Cfg), "m=[64,1,1,1];k=[64,1];n=[64,1,1,1]");
+  EXPECT_EQ(s.getKey(first[0].cfg), "m=[64,1,1,1];k=[64,1];n=[64,1,1,1]");
   // Nothing more until the start state's cost is known.
   EXPECT_TRUE(g->propose(8).empty());
-  ASSERT_FALSE(bool(g->observe({{first[0].Id, first[0].Cfg, TrialStatus::Ok, 1.0, ""}})));
+  ASSERT_FALSE(bool(
+      g->observe({{first[0].id, first[0].cfg, TrialStatus::Ok, 1.0, ""}})));
   auto next = g->propose(5);
   EXPECT_EQ(next.size(), 5u);
   SmallVector<Config> nbrs;
-  s.getNeighbors(first[0].Cfg, nbrs);
+  s.getNeighbors(first[0].cfg, nbrs);
   for (const Trial &t : next)
-    EXPECT_TRUE(llvm::is_contained(nbrs, t.Cfg));
+    EXPECT_TRUE(llvm::is_contained(nbrs, t.cfg));
 }
 
 TEST(GBFS, DoesNotStopWhenSampledNeighboursWereVisited) {
@@ -235,16 +237,15 @@ TEST(GBFS, DoesNotStopWhenSampledNeighboursWereVisited) {
   Landscape l = makeNoisyLandscape(s, keyToConfig(s, kTinyOptimum));
   for (const char *rho : {"1", "2", "3"})
     for (uint64_t seed = 0; seed < 5; ++seed) {
-      auto g = makeStrategy("gbfs", s, {{"rho", rho}, {"restart", "false"}},
-                            seed);
+      auto g =
+          makeStrategy("gbfs", s, {{"rho", rho}, {"restart", "false"}}, seed);
       ASSERT_TRUE(g);
       RunLog log;
       runStrategy(*g, l, 1, 100000, log);
       EXPECT_TRUE(g->isDone());
-      EXPECT_FALSE(log.SawDuplicate);
+      EXPECT_FALSE(log.sawDuplicate);
       llvm::json::Value saved = g->saveState();
-      const llvm::json::Object *state =
-          saved.getAsObject()->getObject("state");
+      const llvm::json::Object *state = saved.getAsObject()->getObject("state");
       ASSERT_TRUE(state);
       size_t ok = 0;
       for (const TrialResult &r : g->getHistory())
@@ -257,14 +258,15 @@ TEST(GBFS, DoesNotStopWhenSampledNeighboursWereVisited) {
       makeStrategy("gbfs", s, {{"rho", "1000"}, {"restart", "false"}}, 3);
   RunLog all;
   runStrategy(*full, l, 4, 100000, all);
-  EXPECT_EQ(all.NumTrials, s.countProduct());
+  EXPECT_EQ(all.numTrials, s.countProduct());
 }
 
 TEST(GBFS, FailedStatesAreNotExpanded) {
   Space s = tinySpace();
   auto g = makeStrategy("gbfs", s, {{"restart", "false"}}, 0);
   auto t = g->propose(1);
-  ASSERT_FALSE(bool(g->observe({{t[0].Id, t[0].Cfg, TrialStatus::CompileError, 0, "boom"}})));
+  ASSERT_FALSE(bool(
+      g->observe({{t[0].id, t[0].cfg, TrialStatus::CompileError, 0, "boom"}})));
   EXPECT_TRUE(g->propose(4).empty());
   EXPECT_TRUE(g->isDone());
   EXPECT_FALSE(g->getBest().has_value());
@@ -289,7 +291,7 @@ TEST(OpEvo, AllFailuresStillProgress) {
     ASSERT_FALSE(t.empty());
     SmallVector<TrialResult> r;
     for (const Trial &x : t)
-      r.push_back({x.Id, x.Cfg, TrialStatus::WrongResult, 0, ""});
+      r.push_back({x.id, x.cfg, TrialStatus::WrongResult, 0, ""});
     n += t.size();
     ASSERT_FALSE(bool(e->observe(r)));
   }
@@ -311,28 +313,41 @@ Landscape multimodalPaper() {
 }
 
 // Budgets: G-BFS 400 trials (0.8% of the 49392-point space); OpEvo 600.
-TEST(FindsOptimum, GBFSSmooth) { expectFindsOptimum("gbfs", smoothPaper(), 400); }
-TEST(FindsOptimum, OpEvoSmooth) { expectFindsOptimum("opevo", smoothPaper(), 600); }
+TEST(FindsOptimum, GBFSSmooth) {
+  expectFindsOptimum("gbfs", smoothPaper(), 400);
+}
+TEST(FindsOptimum, OpEvoSmooth) {
+  expectFindsOptimum("opevo", smoothPaper(), 600);
+}
 
 TEST(FindsOptimum, GBFSNoisy) {
   Space s = paperSpace();
-  expectFindsOptimum("gbfs", makeNoisyLandscape(s, keyToConfig(s, kPaperOptimum)), 600);
+  expectFindsOptimum("gbfs",
+                     makeNoisyLandscape(s, keyToConfig(s, kPaperOptimum)), 600);
 }
 TEST(FindsOptimum, OpEvoNoisy) {
   Space s = paperSpace();
-  expectFindsOptimum("opevo", makeNoisyLandscape(s, keyToConfig(s, kPaperOptimum)), 800);
+  expectFindsOptimum("opevo",
+                     makeNoisyLandscape(s, keyToConfig(s, kPaperOptimum)), 800);
 }
 
-TEST(FindsOptimum, GBFSMultimodal) { expectFindsOptimum("gbfs", multimodalPaper(), 800); }
-TEST(FindsOptimum, OpEvoMultimodal) { expectFindsOptimum("opevo", multimodalPaper(), 800); }
+TEST(FindsOptimum, GBFSMultimodal) {
+  expectFindsOptimum("gbfs", multimodalPaper(), 800);
+}
+TEST(FindsOptimum, OpEvoMultimodal) {
+  expectFindsOptimum("opevo", multimodalPaper(), 800);
+}
 
 TEST(FindsOptimum, GBFSInvalidRegionsCpuSpace) {
   Space s = cpuSpace();
-  expectFindsOptimum("gbfs", makeInvalidRegionLandscape(s, keyToConfig(s, kCpuOptimum)), 1500);
+  expectFindsOptimum(
+      "gbfs", makeInvalidRegionLandscape(s, keyToConfig(s, kCpuOptimum)), 1500);
 }
 TEST(FindsOptimum, OpEvoInvalidRegionsCpuSpace) {
   Space s = cpuSpace();
-  expectFindsOptimum("opevo", makeInvalidRegionLandscape(s, keyToConfig(s, kCpuOptimum)), 1500);
+  expectFindsOptimum("opevo",
+                     makeInvalidRegionLandscape(s, keyToConfig(s, kCpuOptimum)),
+                     1500);
 }
 
 TEST(FindsOptimum, GridAndRandomByExhaustion) {

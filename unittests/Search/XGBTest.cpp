@@ -50,7 +50,7 @@ TEST(XGBAnnealing, FindsTheMaximumOfAKnownScore) {
   ASSERT_TRUE(bool(top)) << llvm::toString(top.takeError());
   ASSERT_EQ(top->size(), 10u);
   EXPECT_EQ(top->front(), target);
-  EXPECT_EQ(chains.size(), opts.Chains); // persistent chain positions
+  EXPECT_EQ(chains.size(), opts.chains); // persistent chain positions
   ConfigSet distinct(top->begin(), top->end());
   EXPECT_EQ(distinct.size(), top->size());
   for (const Config &c : *top)
@@ -87,8 +87,8 @@ TEST(XGBAnnealing, ScorerErrorsPropagate) {
 TEST(XGB, RegisteredWithAutoTVMDefaults) {
   const StrategyInfo *info = StrategyRegistry::get().lookup("xgb");
   ASSERT_NE(info, nullptr);
-  for (const OptionInfo &o : info->Options)
-    EXPECT_FALSE(o.Help.empty()) << o.Name;
+  for (const OptionInfo &o : info->options)
+    EXPECT_FALSE(o.help.empty()) << o.name;
   auto s = makeStrategy("xgb", paperSpace(), {}, 0);
   ASSERT_TRUE(s);
   EXPECT_EQ(s->getOptions().at("plan_size"), "64");
@@ -123,9 +123,9 @@ TEST(XGB, RandomUntilThePlanSizeThenFollowsTheModel) {
   SmallVector<TrialResult> results;
   double bestRandom = 1e9;
   for (const Trial &t : first) {
-    TrialResult r = l.Evaluate(t.Cfg);
-    r.Id = t.Id;
-    bestRandom = std::min(bestRandom, r.Cost);
+    TrialResult r = l.evaluate(t.cfg);
+    r.id = t.id;
+    bestRandom = std::min(bestRandom, r.cost);
     results.push_back(r);
   }
   ASSERT_FALSE(bool(st->observe(results)));
@@ -134,10 +134,10 @@ TEST(XGB, RandomUntilThePlanSizeThenFollowsTheModel) {
   EXPECT_EQ(state().getString("last_error"), "");
   // The first planned batch is better than the random one on this bowl.
   RunLog log;
-  log.Best = std::nullopt;
+  log.best = std::nullopt;
   runStrategy(*st, l, 16, 16, log);
-  ASSERT_TRUE(log.Best.has_value());
-  EXPECT_LT(log.Best->Cost, bestRandom);
+  ASSERT_TRUE(log.best.has_value());
+  EXPECT_LT(log.best->cost, bestRandom);
 }
 
 TEST(XGB, FailuresOnlyKeepSearchingRandomly) {
@@ -150,7 +150,7 @@ TEST(XGB, FailuresOnlyKeepSearchingRandomly) {
     ASSERT_FALSE(t.empty());
     SmallVector<TrialResult> r;
     for (const Trial &x : t)
-      r.push_back({x.Id, x.Cfg, TrialStatus::RuntimeError, 0, "synthetic"});
+      r.push_back({x.id, x.cfg, TrialStatus::RuntimeError, 0, "synthetic"});
     n += t.size();
     ASSERT_FALSE(bool(st->observe(r)));
   }
@@ -195,9 +195,9 @@ TEST(XGBConformance, ExhaustsTinySpaceWithoutRepeats) {
   StrategyOptions opts = fastOptions();
   opts["plan_size"] = "200";
   RunLog log = runFresh("xgb", l, opts, 9, 50, 5000);
-  EXPECT_FALSE(log.SawDuplicate);
-  EXPECT_FALSE(log.SawInvalid);
-  EXPECT_EQ(log.NumTrials, s.countProduct());
+  EXPECT_FALSE(log.sawDuplicate);
+  EXPECT_FALSE(log.sawInvalid);
+  EXPECT_EQ(log.numTrials, s.countProduct());
 }
 
 //===----------------------------------------------------------------------===//
@@ -233,9 +233,9 @@ TEST(XGBFindsOptimum, ModelBeatsRandomOnTheCpuSpace) {
         {{"plan_size", "32"}, {"sa_chains", "64"}, {"sa_iterations", "100"}},
         seed, 8, 256);
     RunLog r = runFresh("random", l, {}, seed, 8, 256);
-    ASSERT_TRUE(x.Best && r.Best);
-    xgbSum += x.Best->Cost;
-    randomSum += r.Best->Cost;
+    ASSERT_TRUE(x.best && r.best);
+    xgbSum += x.best->cost;
+    randomSum += r.best->cost;
   }
   EXPECT_LT(xgbSum, randomSum);
   EXPECT_LE(xgbSum / 4, 1.5);

@@ -348,7 +348,7 @@ TEST(SpaceTest, ConstraintsFilterAndReport) {
   EXPECT_EQ(why, "inner-small: inner factor 12 > 2");
   auto v = s.getViolations(c);
   ASSERT_EQ(v.size(), 1u);
-  EXPECT_EQ(v[0].Name, "inner-small");
+  EXPECT_EQ(v[0].name, "inner-small");
   EXPECT_TRUE(base.isValid(c));
 
   std::mt19937_64 rng(9);

@@ -316,7 +316,7 @@ TEST_F(TunerTest, DefaultIsNeverMeasuredTwice) {
   ASSERT_TRUE(probe);
   llvm::SmallVector<Trial> first = probe->propose(1);
   ASSERT_EQ(first.size(), 1u);
-  Config defaultConfig = first[0].Cfg;
+  Config defaultConfig = first[0].cfg;
 
   auto db = openDb("tune.db");
   auto strategy = makeStrategy("grid");
@@ -338,7 +338,7 @@ TEST_F(TunerTest, DefaultIsNeverMeasuredTwice) {
   EXPECT_EQ(counts.lookup(space.getKey(defaultConfig)), 1);
   // The strategy saw the default's result for its own proposal.
   ASSERT_FALSE(strategy->getHistory().empty());
-  EXPECT_EQ(strategy->getHistory()[0].Cfg, defaultConfig);
+  EXPECT_EQ(strategy->getHistory()[0].cfg, defaultConfig);
 }
 
 TEST_F(TunerTest, NoisyWinnerFallsBackToDefault) {

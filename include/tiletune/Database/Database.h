@@ -308,6 +308,10 @@ std::string getCurrentRunOwner();
 /// cannot be checked from here). An empty or malformed token is not alive.
 std::optional<bool> isRunOwnerAlive(llvm::StringRef owner);
 
+/// The user's tuning database: ~/.cache/tiletune/tuning.db
+/// ($XDG_CACHE_HOME is honoured).
+std::string getDefaultDatabasePath();
+
 } // namespace tiletune
 } // namespace mlir
 

@@ -1,10 +1,12 @@
 //===- Driver.h - Tuning whole modules, applying and reporting --*- C++ -*-===//
 //
-// The flows behind the `tiletune` CLI and the tuning passes: tune every
-// unique tunable op of a module (space per problem, strategy by name, the
-// generic Tuner over the isolated CPU measurer, results in the database,
-// best configs written back onto the ops), apply the best configs of a
-// database to a module, and print spaces and reports.
+// The flows behind the `tiletune` CLI, the tuning passes and the Python
+// bindings: tune every unique tunable op of a module (TuneModule.cpp: space
+// per problem, strategy by name, the generic Tuner over the target's
+// measurer, results in the database, best configs written back onto the
+// ops), apply the best configs of a database to a module (Apply.cpp), and
+// print spaces and reports (Report.cpp). Options: TuneOptions.h; spaces and
+// default configs: TuningSpace.h; GPU-only flows: GPUDriver.h.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,10 +14,9 @@
 #define TILETUNE_DRIVER_DRIVER_H
 
 #include "tiletune/Database/Database.h"
-#include "tiletune/Measure/CPUMeasurer.h"
+#include "tiletune/Driver/TuneOptions.h"
+#include "tiletune/Driver/TuningSpace.h"
 #include "tiletune/Problem/Problem.h"
-#include "tiletune/Search/Strategy.h"
-#include "tiletune/Space/Space.h"
 #include "tiletune/Support/Target.h"
 #include "tiletune/Tuner/Tuner.h"
 
@@ -29,62 +30,6 @@
 
 namespace mlir::tiletune {
 
-/// The default search algorithm of the CLI and the autotune pass.
-constexpr llvm::StringLiteral kDefaultAlgorithm = "gbfs";
-
-/// ~/.cache/tiletune/tuning.db ($XDG_CACHE_HOME is honoured).
-std::string getDefaultDatabasePath();
-
-/// `threads`, or the number of cores when it is 0.
-unsigned resolveThreads(unsigned threads);
-
-/// The target results are recorded for: the host CPU with `threads` threads.
-TargetInfo getCPUTarget(unsigned threads);
-
-/// Options of tuneModule().
-struct TuneOptions {
-  std::string algorithm = kDefaultAlgorithm.str();
-  /// Where the variants run: "cpu" (this machine's CPU) or "cuda" (the
-  /// CUDA device of the runtime library; an error when there is none).
-  std::string target = "cpu";
-  /// Strategy options ("name=value"); unknown names are errors.
-  StrategyOptions strategyOptions;
-  /// Start the strategies from the default config (strategy option
-  /// "start_config") instead of their papers' start states.
-  bool warmStart = true;
-  /// Parameters pinned for every problem ("order=[n,k,m];pack=ab", see
-  /// buildTuningSpace); the run's space name records them.
-  std::string fixed;
-  /// Budget per problem: measurements (0: none) and seconds (0: none).
-  int64_t trials = 32;
-  double seconds = 0;
-  uint64_t seed = 0;
-  /// Threads of the kernels (0: all cores).
-  unsigned threads = 0;
-  /// Database file (empty: getDefaultDatabasePath()).
-  std::string databasePath;
-  /// Continue unfinished runs of the same problem/target/algorithm/seed.
-  bool resume = false;
-  /// Candidates per batch.
-  unsigned batchSize = 8;
-  /// Progress bar on `progress` (null: no progress).
-  llvm::raw_ostream *progress = nullptr;
-  /// Per-problem summaries (null: quiet).
-  llvm::raw_ostream *log = nullptr;
-  /// Timing methodology of the measurements.
-  TimingOptions timing;
-  /// Compile the next candidate while the current one is timed, when the
-  /// kernels leave a core idle (threads < cores).
-  bool overlapCompile = true;
-  /// CPU: time every variant interleaved with the problem's default config
-  /// and rank by the ratio (CPUMeasureOptions::referenceConfig), so that the
-  /// machine's speed drifting between measurements does not reorder
-  /// variants. Costs about twice the timing time.
-  bool pairedTiming = true;
-  /// Stop flag polled by the tuner (e.g. set by SIGINT).
-  const std::atomic<bool> *stopFlag = nullptr;
-};
-
 /// What tuning one problem gave.
 struct ProblemOutcome {
   Problem problem;
@@ -94,28 +39,6 @@ struct ProblemOutcome {
   /// The winner as attribute text (empty when nothing was Ok).
   std::string bestAttr;
 };
-
-/// The default config of a problem (the heuristic of
-/// `tiletune-default-config` for `threads` threads on the CPU, of
-/// `tiletune-default-gpu-config` for cuda) as a point of `space`; the
-/// space's own default when the heuristic's config is not in it.
-Config getDefaultConfig(MLIRContext *ctx, const Problem &problem,
-                        const Space &space, unsigned threads);
-
-/// The space tuning searches for `problem`: its operator space (cuda spaces
-/// restricted to configs the GPU passes accept, see withGPUKernelLimits;
-/// `ctx` must outlive the space) with the parameters named in `fixed`
-/// pinned ("order=[n,k,m];unroll=4;m=[1,*,*,*]", see Space::withPinned;
-/// empty: none). Errors on a bad pin or when no valid config is left.
-llvm::Expected<Space> buildTuningSpace(MLIRContext *ctx,
-                                       const Problem &problem,
-                                       llvm::StringRef fixed = "");
-
-/// The space a strategy searches: `space` itself, or for "automcl" the
-/// AutoMCL pfactor + ideal-cache-model filtered space.
-llvm::Expected<Space> getSearchSpace(llvm::StringRef algorithm,
-                                     const Problem &problem,
-                                     const Space &space, unsigned threads);
 
 /// Tunes every unique tunable op of `module` and sets the best config found
 /// on each of them. Problems in the module are reported as diagnostics on

@@ -27,18 +27,6 @@ namespace mlir::tiletune {
 /// compute capability. Errors with the reason when no device is usable.
 llvm::Expected<TargetInfo> getCudaTarget();
 
-/// `space` (a cuda space of `problem`) with the constraint
-/// "gpu-kernel-limits": the kernel plan of tiletune-tile-gpu for the config
-/// must exist and fit the GPU's limits (threads and block dims, grid y/z,
-/// 48 KiB static shared memory, cooperative copies), so that the space holds
-/// only configs the GPU passes accept; beyond the passes' checks it also
-/// excludes configs with more accumulators per thread (vthreads x register
-/// tile) than a thread has registers (255), which must spill and are
-/// rejected by the ptxas filter only after a long compile. `ctx` must
-/// outlive the space.
-Space withGPUKernelLimits(MLIRContext *ctx, const Problem &problem,
-                          const Space &space);
-
 /// One config of a compile-only ranking with its space key.
 struct RankedConfig {
   std::string key;

@@ -64,7 +64,10 @@ public:
   create(llvm::StringRef kernelText, const CPUMeasureOptions &options);
   ~InProcessCPUMeasurer();
 
-  /// Measures the config given as attribute text ("#tiletune.config<...>").
+  /// Measures the config given as attribute text ("#tiletune.config<...>"),
+  /// made for this kernel's op and verified against it (configToAttr): text
+  /// that does not parse is Invalid, a config that does not fit the op fails
+  /// the tiling pass (CompileError with its reason).
   /// When `phase` is given it is set to "compile", "verify" or "time" as
   /// the work proceeds (the worker reports it so a crash can be typed).
   MeasureResult measure(llvm::StringRef attrText,

@@ -14,13 +14,15 @@
 #define TILETUNE_MEASURE_GPUMEASURER_H
 
 #include "tiletune/Dialect/TileConfig.h"
-#include "tiletune/GPU/GPULowering.h"
-#include "tiletune/GPU/GPUTiling.h"
-#include "tiletune/GPU/PTXAS.h"
 #include "tiletune/Execution/Buffer.h"
 #include "tiletune/Execution/JIT.h"
 #include "tiletune/Execution/KernelInfo.h"
+#include "tiletune/GPU/GPULowering.h"
+#include "tiletune/GPU/GPUTiling.h"
+#include "tiletune/GPU/PTXAS.h"
+#include "tiletune/Measure/KernelHarness.h"
 #include "tiletune/Measure/Measurer.h"
+#include "tiletune/Measure/Timing.h"
 #include "tiletune/Problem/Problem.h"
 #include "tiletune/Space/Space.h"
 
@@ -66,9 +68,11 @@ struct GPUMeasureOptions {
   /// Lowering; format "isa" (PTX JIT-compiled by the driver at load time)
   /// needs no CUDA toolkit on the GPU machine.
   GPULoweringOptions lowering;
-  /// Untimed runs before timing, and timed runs.
-  unsigned warmupRuns = 3;
-  unsigned repeats = 20;
+  /// Untimed runs before timing (timing.warmupRuns) and timed runs
+  /// (timing.repeats), with the CPU measurer's defaults. Each timed run is
+  /// one launch bracketed by CUDA events, so the batching options
+  /// (minSampleSeconds, maxCallsPerSample) do not apply.
+  TimingOptions timing;
   /// When > 0: a variant whose first run (launch to completion, wall time)
   /// takes longer than this many seconds is recorded as a timeout and not
   /// timed, so slow variants do not eat the tuning budget. (GPU variants run
@@ -142,12 +146,11 @@ GPUPreparedVariant prepareGPUVariant(ModuleOp kernel, llvm::StringRef funcName,
                                      TileConfigAttr config,
                                      const GPUMeasureOptions &options = {});
 
-/// The reference output of one kernel for its seeded inputs, kept across
-/// the variants of that kernel (computing it on the CPU costs more than
-/// timing a variant on the GPU).
+/// The seeded inputs and reference output of one kernel (its
+/// KernelHarness), kept across the variants of that kernel (computing the
+/// reference on the CPU costs more than timing a variant on the GPU).
 struct GPUReferenceCache {
-  std::optional<Buffer> expected;
-  uint64_t seed = 0;
+  std::optional<KernelHarness> harness;
 };
 
 /// Runs a prepared variant: random inputs, one run verified against the C++

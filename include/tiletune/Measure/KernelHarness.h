@@ -40,6 +40,11 @@ public:
   static llvm::Expected<KernelHarness> create(func::FuncOp func, uint64_t seed,
                                               bool computeExpected = true);
 
+  /// Buffers of the types `args`, argument i filled from `seed + i` (for
+  /// kernels whose op is not known, which have no reference).
+  static llvm::Expected<llvm::SmallVector<Buffer>>
+  seedArguments(llvm::ArrayRef<MemRefInfo> args, uint64_t seed);
+
   const ReferenceProblem &getProblem() const { return problem; }
   uint64_t getSeed() const { return seed; }
   /// The seeded arguments; the output argument holds its initial value.

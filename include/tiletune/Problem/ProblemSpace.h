@@ -3,8 +3,9 @@
 // The bridge between the search core (spaces and configs, no MLIR) and the
 // attribute the passes read: the space of a problem (built by the operator
 // spaces of the Space library), a space point turned into a
-// `#tiletune.config` through the dialect's buildConfig, and back. The JSON
-// form of a config stored in the tuning database is defined here too.
+// `#tiletune.config` through the dialect's buildConfig, and back: the one
+// place a config changes between the tuner's and the compiler's form. (The
+// database stores a config as its space's JSON, Space::toJSON.)
 //
 //===----------------------------------------------------------------------===//
 
@@ -52,14 +53,6 @@ llvm::Expected<TileConfigAttr> buildConfigAttr(MLIRContext *ctx,
 /// attribute take the space's defaults). Errors when it does not fit.
 llvm::Expected<Config> attrToConfig(const Problem &problem, const Space &space,
                                     TileConfigAttr attr);
-
-/// The JSON text stored in the database for a config: the space key and the
-/// attribute text, {"key": "...", "attr": "#tiletune.config<...>"}.
-std::string makeConfigJSON(llvm::StringRef key, TileConfigAttr attr);
-
-/// Reads the attribute from makeConfigJSON()'s text (parsed in `ctx`).
-llvm::Expected<TileConfigAttr> parseConfigJSON(MLIRContext *ctx,
-                                               llvm::StringRef json);
 
 /// Prints an attribute as text ("#tiletune.config<...>").
 std::string printAttr(Attribute attr);

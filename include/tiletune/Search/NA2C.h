@@ -46,7 +46,7 @@ public:
   explicit NeighborActionSpace(const Space &space);
 
   /// Total number of action labels (the actor's output width).
-  unsigned getNumActions() const { return NumActions; }
+  unsigned getNumActions() const { return numActions; }
 
   /// Appends (action, successor) for every allowed action of `config`, in
   /// ascending action order: moves of Space::getNeighbors whose successor is
@@ -63,10 +63,10 @@ public:
   std::string describe(unsigned action) const;
 
 private:
-  const Space &TheSpace;
-  /// First label of each parameter, plus a final entry = NumActions.
-  llvm::SmallVector<unsigned> Base;
-  unsigned NumActions = 0;
+  const Space &space;
+  /// First label of each parameter, plus a final entry = numActions.
+  llvm::SmallVector<unsigned> base;
+  unsigned numActions = 0;
 };
 
 } // namespace mlir::tiletune

@@ -11,8 +11,8 @@
 #ifndef TILETUNE_SEARCH_STRATEGY_H
 #define TILETUNE_SEARCH_STRATEGY_H
 
-#include "tiletune/Space/Space.h"
 #include "tiletune/Measure/MeasureResult.h"
+#include "tiletune/Space/Space.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
@@ -39,26 +39,26 @@ using TrialStatus = MeasureStatus;
 /// A proposed config, identified by a per-strategy sequence number.
 struct Trial {
   /// 0, 1, 2, ... in proposal order.
-  uint64_t Id = 0;
+  uint64_t id = 0;
   /// The config to measure.
-  Config Cfg;
+  Config cfg;
 };
 
 /// The measured outcome of a trial.
 struct TrialResult {
   /// Id of the trial this result answers.
-  uint64_t Id = 0;
+  uint64_t id = 0;
   /// The measured config (must equal the proposed one).
-  Config Cfg;
+  Config cfg;
   /// Outcome type.
-  TrialStatus Status = TrialStatus::Ok;
-  /// Cost to minimise (e.g. seconds); meaningful only when Status is Ok.
-  double Cost = 0.0;
+  TrialStatus status = TrialStatus::Ok;
+  /// Cost to minimise (e.g. seconds); meaningful only when status is Ok.
+  double cost = 0.0;
   /// Optional diagnostic (error text of a failure).
-  std::string Message;
+  std::string message;
 
   /// Whether the trial was measured successfully.
-  bool isOk() const { return Status == TrialStatus::Ok; }
+  bool isOk() const { return status == TrialStatus::Ok; }
 };
 
 /// Option values by name, as text (e.g. {"rho", "5"}). Ordered so that
@@ -68,11 +68,11 @@ using StrategyOptions = std::map<std::string, std::string>;
 /// One documented option of a strategy.
 struct OptionInfo {
   /// Option name.
-  std::string Name;
+  std::string name;
   /// Default value as text.
-  std::string Default;
+  std::string defaultValue;
   /// One-line description (what it means, where the default comes from).
-  std::string Help;
+  std::string help;
 };
 
 /// Options every strategy accepts (handled by the Strategy base class):
@@ -104,13 +104,13 @@ public:
   virtual ~Strategy();
 
   /// Registered name of the strategy.
-  llvm::StringRef getName() const { return Name; }
+  llvm::StringRef getName() const { return name; }
   /// The space searched.
-  const Space &getSpace() const { return TheSpace; }
+  const Space &getSpace() const { return space; }
   /// Resolved options (defaults filled in).
-  const StrategyOptions &getOptions() const { return Options; }
+  const StrategyOptions &getOptions() const { return options; }
   /// Seed of the random engine.
-  uint64_t getSeed() const { return Seed; }
+  uint64_t getSeed() const { return seed; }
 
   /// Proposes up to `maxCount` configs that were never proposed before and
   /// satisfy the space's constraints. May return fewer (also none) when the
@@ -126,17 +126,17 @@ public:
   /// Best (lowest cost) successful result so far; ties keep the earliest.
   std::optional<TrialResult> getBest() const;
   /// All observed results in observation order.
-  llvm::ArrayRef<TrialResult> getHistory() const { return History; }
+  llvm::ArrayRef<TrialResult> getHistory() const { return history; }
   /// Number of trials proposed so far.
-  uint64_t getNumProposed() const { return NextId; }
+  uint64_t getNumProposed() const { return nextId; }
   /// Number of proposed trials without a result yet.
-  size_t getNumPending() const { return Pending.size(); }
+  size_t getNumPending() const { return pending.size(); }
   /// Whether a config was already proposed.
   bool wasProposed(const Config &config) const {
-    return Proposed.count(config) != 0;
+    return proposed.count(config) != 0;
   }
   /// The budget ("max_trials"), 0 if unlimited.
-  uint64_t getMaxTrials() const { return MaxTrials; }
+  uint64_t getMaxTrials() const { return maxTrials; }
   /// True when no more proposals will come: the budget is spent or the
   /// strategy has exhausted its space (and nothing is pending).
   bool isDone() const;
@@ -168,39 +168,39 @@ protected:
   }
 
   /// The config of option "start_config", if given (validated at creation).
-  const std::optional<Config> &getStartConfig() const { return StartConfig; }
+  const std::optional<Config> &getStartConfig() const { return startConfig; }
   /// Whether the subclass starts from getStartConfig() itself (as its s0);
   /// otherwise the base class proposes it alone as the first trial.
   virtual bool handlesStartConfig() const { return false; }
 
   /// The strategy's random engine (seeded with getSeed()).
-  std::mt19937_64 &getRng() { return Rng; }
+  std::mt19937_64 &getRng() { return rng; }
   /// Marks the space as exhausted for this strategy (no more proposals).
-  void setExhausted() { Exhausted = true; }
+  void setExhausted() { exhausted = true; }
   /// Whether setExhausted() was called.
-  bool isExhausted() const { return Exhausted; }
+  bool isExhausted() const { return exhausted; }
 
 public:
   /// Number of configs proposeImpl produced that the base class dropped
   /// (duplicates or invalid); a correct strategy keeps this at zero.
-  uint64_t getNumDropped() const { return NumDropped; }
+  uint64_t getNumDropped() const { return numDropped; }
 
 private:
-  std::string Name;
-  Space TheSpace;
-  StrategyOptions Options;
-  uint64_t Seed;
-  uint64_t MaxTrials = 0;
-  std::optional<Config> StartConfig;
-  std::mt19937_64 Rng;
-  uint64_t NextId = 0;
-  uint64_t NumDropped = 0;
-  bool Exhausted = false;
-  ConfigSet Proposed;
+  std::string name;
+  Space space;
+  StrategyOptions options;
+  uint64_t seed;
+  uint64_t maxTrials = 0;
+  std::optional<Config> startConfig;
+  std::mt19937_64 rng;
+  uint64_t nextId = 0;
+  uint64_t numDropped = 0;
+  bool exhausted = false;
+  ConfigSet proposed;
   /// Pending trials by id (ordered for deterministic serialisation).
-  std::map<uint64_t, Config> Pending;
-  llvm::SmallVector<TrialResult> History;
-  std::optional<size_t> BestIndex;
+  std::map<uint64_t, Config> pending;
+  llvm::SmallVector<TrialResult> history;
+  std::optional<size_t> bestIndex;
 };
 
 /// Factory signature: builds a strategy from resolved options.
@@ -210,13 +210,13 @@ using StrategyFactory = std::function<llvm::Expected<std::unique_ptr<Strategy>>(
 /// A registered strategy: its name, summary, documented options and factory.
 struct StrategyInfo {
   /// Registry name, e.g. "gbfs".
-  std::string Name;
+  std::string name;
   /// One-line description with the paper it comes from.
-  std::string Summary;
+  std::string summary;
   /// Documented options (the common options are added implicitly).
-  llvm::SmallVector<OptionInfo> Options;
+  llvm::SmallVector<OptionInfo> options;
   /// Builds an instance.
-  StrategyFactory Create;
+  StrategyFactory create;
 };
 
 /// Registry of strategies by name. The built-in strategies are registered
@@ -241,7 +241,7 @@ public:
 
 private:
   StrategyRegistry();
-  std::map<std::string, StrategyInfo> Infos;
+  std::map<std::string, StrategyInfo> infos;
 };
 
 /// Shorthand for StrategyRegistry::get().create(...).

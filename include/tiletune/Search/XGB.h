@@ -36,11 +36,11 @@ namespace mlir::tiletune {
 /// stop after 50 steps without a change of the top set, temperature falling
 /// linearly from 1 to 0.
 struct AnnealingOptions {
-  unsigned Chains = 128;
-  unsigned Iterations = 500;
-  unsigned EarlyStop = 50;
-  double TempStart = 1.0;
-  double TempEnd = 0.0;
+  unsigned chains = 128;
+  unsigned iterations = 500;
+  unsigned earlyStop = 50;
+  double tempStart = 1.0;
+  double tempEnd = 0.0;
 };
 
 /// Scores configs (higher is better), e.g. a cost model's predictions.
@@ -53,7 +53,7 @@ using ConfigScorer =
 /// random valid neighbour (Space::getNeighbors) and accepts it with
 /// probability min(1, exp((new - old) / temperature)).
 ///
-/// `points` holds the chains: if empty, it is filled with `Chains` random
+/// `points` holds the chains: if empty, it is filled with `chains` random
 /// valid configs; on return it holds the chains' final positions, so passing
 /// it again continues them (AutoTVM's persistent mode).
 llvm::Expected<std::vector<Config>>

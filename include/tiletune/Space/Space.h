@@ -41,31 +41,31 @@ public:
   Config() = default;
   /// Builds a config from its slots.
   explicit Config(llvm::ArrayRef<int64_t> slots)
-      : Slots(slots.begin(), slots.end()) {}
+      : slots(slots.begin(), slots.end()) {}
 
   /// All slots.
-  llvm::ArrayRef<int64_t> getSlots() const { return Slots; }
+  llvm::ArrayRef<int64_t> getSlots() const { return slots; }
   /// All slots, mutable.
-  llvm::MutableArrayRef<int64_t> getSlots() { return Slots; }
+  llvm::MutableArrayRef<int64_t> getSlots() { return slots; }
   /// Number of slots.
-  size_t size() const { return Slots.size(); }
+  size_t size() const { return slots.size(); }
   /// Whether the config has no slots (a default-constructed config).
-  bool empty() const { return Slots.empty(); }
+  bool empty() const { return slots.empty(); }
   /// Slot `i`.
-  int64_t operator[](size_t i) const { return Slots[i]; }
+  int64_t operator[](size_t i) const { return slots[i]; }
 
-  bool operator==(const Config &other) const { return Slots == other.Slots; }
+  bool operator==(const Config &other) const { return slots == other.slots; }
   bool operator!=(const Config &other) const { return !(*this == other); }
   /// Lexicographic order of the slots (for deterministic containers).
-  bool operator<(const Config &other) const { return Slots < other.Slots; }
+  bool operator<(const Config &other) const { return slots < other.slots; }
 
   /// Hash of the slots.
   llvm::hash_code hash() const {
-    return llvm::hash_combine_range(Slots.begin(), Slots.end());
+    return llvm::hash_combine_range(slots.begin(), slots.end());
   }
 
 private:
-  llvm::SmallVector<int64_t, 16> Slots;
+  llvm::SmallVector<int64_t, 16> slots;
 };
 
 /// std::hash-style functor for configs.
@@ -90,9 +90,9 @@ public:
   virtual ~Parameter();
 
   /// The parameter type.
-  ParamKind getKind() const { return Kind; }
+  ParamKind getKind() const { return kind; }
   /// The parameter name (unique within a space).
-  llvm::StringRef getName() const { return Name; }
+  llvm::StringRef getName() const { return name; }
 
   /// Number of integer slots of a value.
   virtual unsigned getWidth() const = 0;
@@ -100,7 +100,8 @@ public:
   virtual uint64_t count() const = 0;
   /// Writes the value of rank `index` (0 <= index < count()) into `out`.
   /// Ranks define the canonical enumeration order of the parameter.
-  virtual void unrank(uint64_t index, llvm::MutableArrayRef<int64_t> out) const = 0;
+  virtual void unrank(uint64_t index,
+                      llvm::MutableArrayRef<int64_t> out) const = 0;
   /// The rank of a valid value (inverse of unrank).
   virtual uint64_t rank(llvm::ArrayRef<int64_t> value) const = 0;
   /// Draws a value uniformly at random.
@@ -123,11 +124,13 @@ public:
   virtual void encode(llvm::ArrayRef<int64_t> value,
                       llvm::SmallVectorImpl<double> &features) const = 0;
   /// Appends one name per feature ("<param>.<what>").
-  virtual void getFeatureNames(llvm::SmallVectorImpl<std::string> &names) const = 0;
+  virtual void
+  getFeatureNames(llvm::SmallVectorImpl<std::string> &names) const = 0;
 
   /// Prints `value` in the canonical key syntax (e.g. "[4,2,8,16]", "[n,k,m]",
   /// "512", "true").
-  virtual void print(llvm::ArrayRef<int64_t> value, llvm::raw_ostream &os) const = 0;
+  virtual void print(llvm::ArrayRef<int64_t> value,
+                     llvm::raw_ostream &os) const = 0;
   /// Parses the key syntax of `print` into `out`; errors on malformed or
   /// infeasible text.
   virtual llvm::Error parse(llvm::StringRef text,
@@ -143,15 +146,15 @@ public:
   pin(llvm::StringRef pattern) const = 0;
 
 protected:
-  Parameter(ParamKind kind, llvm::StringRef name) : Kind(kind), Name(name) {}
+  Parameter(ParamKind kind, llvm::StringRef name) : kind(kind), name(name) {}
 
 private:
-  ParamKind Kind;
-  std::string Name;
+  ParamKind kind;
+  std::string name;
 };
 
-/// Ordered factorization of `Total` into `NumFactors` positive integers
-/// (outer to inner) whose product is `Total`. Two tuples are adjacent when
+/// Ordered factorization of `total` into `numFactors` positive integers
+/// (outer to inner) whose product is `total`. Two tuples are adjacent when
 /// one is obtained from the other by moving one prime factor from one slot
 /// to another. Counting is exact by prime-exponent combinatorics:
 /// prod over primes p^e of C(e + nu - 1, nu - 1).
@@ -166,20 +169,21 @@ public:
                      llvm::ArrayRef<int64_t> pinned);
 
   /// The pinned value of each slot (0 = free); empty when nothing is pinned.
-  llvm::ArrayRef<int64_t> getPinned() const { return Pinned; }
+  llvm::ArrayRef<int64_t> getPinned() const { return pinned; }
 
   /// The number being factorized.
-  int64_t getTotal() const { return Total; }
+  int64_t getTotal() const { return total; }
   /// Number of factors (nu).
-  unsigned getNumFactors() const { return NumFactors; }
+  unsigned getNumFactors() const { return numFactors; }
   /// Prime factorization of the total: (prime, exponent), ascending primes.
   llvm::ArrayRef<std::pair<int64_t, unsigned>> getPrimes() const {
-    return Primes;
+    return primes;
   }
 
-  unsigned getWidth() const override { return NumFactors; }
+  unsigned getWidth() const override { return numFactors; }
   uint64_t count() const override;
-  void unrank(uint64_t index, llvm::MutableArrayRef<int64_t> out) const override;
+  void unrank(uint64_t index,
+              llvm::MutableArrayRef<int64_t> out) const override;
   uint64_t rank(llvm::ArrayRef<int64_t> value) const override;
   void sample(std::mt19937_64 &rng,
               llvm::MutableArrayRef<int64_t> out) const override;
@@ -188,11 +192,13 @@ public:
   bool isValid(llvm::ArrayRef<int64_t> value,
                std::string *reason = nullptr) const override;
   void getDefault(llvm::MutableArrayRef<int64_t> out) const override;
-  unsigned getNumFeatures() const override { return NumFactors; }
+  unsigned getNumFeatures() const override { return numFactors; }
   void encode(llvm::ArrayRef<int64_t> value,
               llvm::SmallVectorImpl<double> &features) const override;
-  void getFeatureNames(llvm::SmallVectorImpl<std::string> &names) const override;
-  void print(llvm::ArrayRef<int64_t> value, llvm::raw_ostream &os) const override;
+  void
+  getFeatureNames(llvm::SmallVectorImpl<std::string> &names) const override;
+  void print(llvm::ArrayRef<int64_t> value,
+             llvm::raw_ostream &os) const override;
   llvm::Error parse(llvm::StringRef text,
                     llvm::MutableArrayRef<int64_t> out) const override;
   llvm::Expected<std::shared_ptr<const Parameter>>
@@ -203,19 +209,19 @@ public:
   }
 
 private:
-  int64_t Total;
-  unsigned NumFactors;
-  llvm::SmallVector<std::pair<int64_t, unsigned>> Primes;
-  /// Number of compositions of each prime's exponent into NumFactors parts.
-  llvm::SmallVector<uint64_t> PerPrimeCounts;
-  /// Pinned slot values (0 = free), empty when unpinned; then `Free`
-  /// factorizes the remaining total into the free slots `FreeSlots` (null
+  int64_t total;
+  unsigned numFactors;
+  llvm::SmallVector<std::pair<int64_t, unsigned>> primes;
+  /// Number of compositions of each prime's exponent into numFactors parts.
+  llvm::SmallVector<uint64_t> perPrimeCounts;
+  /// Pinned slot values (0 = free), empty when unpinned; then `freeParam`
+  /// factorizes the remaining total into the free slots `freeSlots` (null
   /// when no slot is free).
-  llvm::SmallVector<int64_t> Pinned;
-  llvm::SmallVector<unsigned> FreeSlots;
-  std::shared_ptr<const FactorizationParam> Free;
+  llvm::SmallVector<int64_t> pinned;
+  llvm::SmallVector<unsigned> freeSlots;
+  std::shared_ptr<const FactorizationParam> freeParam;
 
-  /// Scatters a value of `Free` into the free slots of `out` (pinned slots
+  /// Scatters a value of `freeParam` into the free slots of `out` (pinned slots
   /// get their pinned values).
   void scatterFree(llvm::ArrayRef<int64_t> free,
                    llvm::MutableArrayRef<int64_t> out) const;
@@ -235,14 +241,15 @@ public:
                    llvm::ArrayRef<int64_t> only);
 
   /// The pinned value, empty when the parameter is free.
-  llvm::ArrayRef<int64_t> getPinned() const { return Only; }
+  llvm::ArrayRef<int64_t> getPinned() const { return only; }
 
   /// The element names, in identity order.
-  llvm::ArrayRef<std::string> getElements() const { return Elements; }
+  llvm::ArrayRef<std::string> getElements() const { return elements; }
 
-  unsigned getWidth() const override { return Elements.size(); }
+  unsigned getWidth() const override { return elements.size(); }
   uint64_t count() const override;
-  void unrank(uint64_t index, llvm::MutableArrayRef<int64_t> out) const override;
+  void unrank(uint64_t index,
+              llvm::MutableArrayRef<int64_t> out) const override;
   uint64_t rank(llvm::ArrayRef<int64_t> value) const override;
   void sample(std::mt19937_64 &rng,
               llvm::MutableArrayRef<int64_t> out) const override;
@@ -251,11 +258,13 @@ public:
   bool isValid(llvm::ArrayRef<int64_t> value,
                std::string *reason = nullptr) const override;
   void getDefault(llvm::MutableArrayRef<int64_t> out) const override;
-  unsigned getNumFeatures() const override { return Elements.size(); }
+  unsigned getNumFeatures() const override { return elements.size(); }
   void encode(llvm::ArrayRef<int64_t> value,
               llvm::SmallVectorImpl<double> &features) const override;
-  void getFeatureNames(llvm::SmallVectorImpl<std::string> &names) const override;
-  void print(llvm::ArrayRef<int64_t> value, llvm::raw_ostream &os) const override;
+  void
+  getFeatureNames(llvm::SmallVectorImpl<std::string> &names) const override;
+  void print(llvm::ArrayRef<int64_t> value,
+             llvm::raw_ostream &os) const override;
   llvm::Error parse(llvm::StringRef text,
                     llvm::MutableArrayRef<int64_t> out) const override;
   llvm::Expected<std::shared_ptr<const Parameter>>
@@ -266,9 +275,9 @@ public:
   }
 
 private:
-  llvm::SmallVector<std::string> Elements;
+  llvm::SmallVector<std::string> elements;
   /// The pinned value (empty: free).
-  llvm::SmallVector<int64_t> Only;
+  llvm::SmallVector<int64_t> only;
 };
 
 /// An ordered list of distinct integers (e.g. max unroll steps). A value is
@@ -282,17 +291,18 @@ public:
                 int64_t defaultValue);
 
   /// The sorted values.
-  llvm::ArrayRef<int64_t> getValues() const { return Values; }
+  llvm::ArrayRef<int64_t> getValues() const { return values; }
   /// The integer a value (an index slot) stands for.
   int64_t getValue(llvm::ArrayRef<int64_t> value) const {
-    return Values[value[0]];
+    return values[value[0]];
   }
   /// Index of `v` in the value list, if present.
   std::optional<int64_t> indexOf(int64_t v) const;
 
   unsigned getWidth() const override { return 1; }
-  uint64_t count() const override { return Values.size(); }
-  void unrank(uint64_t index, llvm::MutableArrayRef<int64_t> out) const override;
+  uint64_t count() const override { return values.size(); }
+  void unrank(uint64_t index,
+              llvm::MutableArrayRef<int64_t> out) const override;
   uint64_t rank(llvm::ArrayRef<int64_t> value) const override;
   void sample(std::mt19937_64 &rng,
               llvm::MutableArrayRef<int64_t> out) const override;
@@ -304,8 +314,10 @@ public:
   unsigned getNumFeatures() const override { return 1; }
   void encode(llvm::ArrayRef<int64_t> value,
               llvm::SmallVectorImpl<double> &features) const override;
-  void getFeatureNames(llvm::SmallVectorImpl<std::string> &names) const override;
-  void print(llvm::ArrayRef<int64_t> value, llvm::raw_ostream &os) const override;
+  void
+  getFeatureNames(llvm::SmallVectorImpl<std::string> &names) const override;
+  void print(llvm::ArrayRef<int64_t> value,
+             llvm::raw_ostream &os) const override;
   llvm::Error parse(llvm::StringRef text,
                     llvm::MutableArrayRef<int64_t> out) const override;
   llvm::Expected<std::shared_ptr<const Parameter>>
@@ -316,8 +328,8 @@ public:
   }
 
 private:
-  llvm::SmallVector<int64_t> Values;
-  int64_t DefaultIndex;
+  llvm::SmallVector<int64_t> values;
+  int64_t defaultIndex;
 };
 
 /// An unordered set of named choices (e.g. true/false, none/a/b/ab). A value
@@ -329,17 +341,18 @@ public:
                    unsigned defaultIndex = 0);
 
   /// The choice names.
-  llvm::ArrayRef<std::string> getChoices() const { return Choices; }
+  llvm::ArrayRef<std::string> getChoices() const { return choices; }
   /// The choice name a value stands for.
   llvm::StringRef getChoice(llvm::ArrayRef<int64_t> value) const {
-    return Choices[value[0]];
+    return choices[value[0]];
   }
   /// Index of choice `name`, if present.
   std::optional<int64_t> indexOf(llvm::StringRef name) const;
 
   unsigned getWidth() const override { return 1; }
-  uint64_t count() const override { return Choices.size(); }
-  void unrank(uint64_t index, llvm::MutableArrayRef<int64_t> out) const override;
+  uint64_t count() const override { return choices.size(); }
+  void unrank(uint64_t index,
+              llvm::MutableArrayRef<int64_t> out) const override;
   uint64_t rank(llvm::ArrayRef<int64_t> value) const override;
   void sample(std::mt19937_64 &rng,
               llvm::MutableArrayRef<int64_t> out) const override;
@@ -348,11 +361,13 @@ public:
   bool isValid(llvm::ArrayRef<int64_t> value,
                std::string *reason = nullptr) const override;
   void getDefault(llvm::MutableArrayRef<int64_t> out) const override;
-  unsigned getNumFeatures() const override { return Choices.size(); }
+  unsigned getNumFeatures() const override { return choices.size(); }
   void encode(llvm::ArrayRef<int64_t> value,
               llvm::SmallVectorImpl<double> &features) const override;
-  void getFeatureNames(llvm::SmallVectorImpl<std::string> &names) const override;
-  void print(llvm::ArrayRef<int64_t> value, llvm::raw_ostream &os) const override;
+  void
+  getFeatureNames(llvm::SmallVectorImpl<std::string> &names) const override;
+  void print(llvm::ArrayRef<int64_t> value,
+             llvm::raw_ostream &os) const override;
   llvm::Error parse(llvm::StringRef text,
                     llvm::MutableArrayRef<int64_t> out) const override;
   llvm::Expected<std::shared_ptr<const Parameter>>
@@ -363,28 +378,28 @@ public:
   }
 
 private:
-  llvm::SmallVector<std::string> Choices;
-  unsigned DefaultIndex;
+  llvm::SmallVector<std::string> choices;
+  unsigned defaultIndex;
 };
 
 class Space;
 
-/// A named predicate over configs. `Check` returns std::nullopt when the
+/// A named predicate over configs. `check` returns std::nullopt when the
 /// config satisfies it, or a human-readable reason when it does not.
 struct Constraint {
   /// Short identifier, e.g. "register-tile-limit".
-  std::string Name;
+  std::string name;
   /// The predicate (must be deterministic and side-effect free).
   std::function<std::optional<std::string>(const Space &, const Config &)>
-      Check;
+      check;
 };
 
 /// One violated constraint (or infeasible parameter) of a config.
 struct Violation {
   /// Constraint or parameter name.
-  std::string Name;
+  std::string name;
   /// Why the config violates it.
-  std::string Reason;
+  std::string reason;
 };
 
 /// A search space: the product of typed parameters, restricted by named
@@ -395,11 +410,11 @@ class Space {
 public:
   Space() = default;
   /// An empty space with a descriptive name.
-  explicit Space(llvm::StringRef name) : Name(name) {}
+  explicit Space(llvm::StringRef name) : name(name) {}
 
   /// Descriptive name (e.g. "cpu matmul 1024x1024x1024").
-  llvm::StringRef getName() const { return Name; }
-  void setName(llvm::StringRef name) { Name = name.str(); }
+  llvm::StringRef getName() const { return name; }
+  void setName(llvm::StringRef newName) { name = newName.str(); }
 
   /// Appends a parameter (its name must be new); returns its index.
   unsigned addParameter(std::shared_ptr<const Parameter> param);
@@ -416,27 +431,27 @@ public:
   llvm::Expected<Space> withPinned(llvm::StringRef assignments) const;
 
   /// Number of parameters.
-  unsigned getNumParameters() const { return Params.size(); }
+  unsigned getNumParameters() const { return params.size(); }
   /// Parameter `i`.
-  const Parameter &getParameter(unsigned i) const { return *Params[i]; }
-  /// Index of the parameter called `name`.
-  std::optional<unsigned> lookup(llvm::StringRef name) const;
+  const Parameter &getParameter(unsigned i) const { return *params[i]; }
+  /// Index of the parameter called `paramName`.
+  std::optional<unsigned> lookup(llvm::StringRef paramName) const;
   /// First slot of parameter `i` in a config.
-  unsigned getOffset(unsigned i) const { return Offsets[i]; }
+  unsigned getOffset(unsigned i) const { return offsets[i]; }
   /// Total number of slots of a config.
-  unsigned getWidth() const { return Width; }
+  unsigned getWidth() const { return width; }
   /// The constraints.
-  llvm::ArrayRef<Constraint> getConstraints() const { return Constraints; }
+  llvm::ArrayRef<Constraint> getConstraints() const { return constraints; }
   /// Whether any constraint restricts the product space.
-  bool isConstrained() const { return !Constraints.empty(); }
+  bool isConstrained() const { return !constraints.empty(); }
 
   /// The slots of parameter `i` within `config`.
   llvm::ArrayRef<int64_t> getValue(const Config &config, unsigned i) const {
-    return config.getSlots().slice(Offsets[i], Params[i]->getWidth());
+    return config.getSlots().slice(offsets[i], params[i]->getWidth());
   }
-  /// The slots of the parameter called `name` (asserts it exists).
+  /// The slots of the parameter called `paramName` (asserts it exists).
   llvm::ArrayRef<int64_t> getValue(const Config &config,
-                                   llvm::StringRef name) const;
+                                   llvm::StringRef paramName) const;
   /// A copy of `config` with parameter `i` set to `value`.
   Config withValue(const Config &config, unsigned i,
                    llvm::ArrayRef<int64_t> value) const;
@@ -465,11 +480,9 @@ public:
   /// space has at most `scanLimit` points, a scan over all ranks starting at
   /// a random one (so small spaces are searched exhaustively). Never loops
   /// unboundedly; std::nullopt when nothing was found.
-  std::optional<Config>
-  sampleValidIf(std::mt19937_64 &rng,
-                const std::function<bool(const Config &)> &accept,
-                unsigned maxAttempts = 1000,
-                uint64_t scanLimit = 1000000) const;
+  std::optional<Config> sampleValidIf(
+      std::mt19937_64 &rng, const std::function<bool(const Config &)> &accept,
+      unsigned maxAttempts = 1000, uint64_t scanLimit = 1000000) const;
   /// The config made of every parameter's default value (G-BFS's
   /// "no multi-level tiling" start state for factorization spaces).
   Config getDefault() const;
@@ -505,11 +518,11 @@ public:
   llvm::SmallVector<std::string> getFeatureNames() const;
 
 private:
-  std::string Name;
-  llvm::SmallVector<std::shared_ptr<const Parameter>> Params;
-  llvm::SmallVector<unsigned> Offsets;
-  unsigned Width = 0;
-  llvm::SmallVector<Constraint> Constraints;
+  std::string name;
+  llvm::SmallVector<std::shared_ptr<const Parameter>> params;
+  llvm::SmallVector<unsigned> offsets;
+  unsigned width = 0;
+  llvm::SmallVector<Constraint> constraints;
 };
 
 /// Prime factorization of `n` >= 1 as (prime, exponent), ascending.

@@ -19,20 +19,31 @@ KernelHarness::create(const ReferenceProblem &problem,
       problem.outArg >= numArgs)
     return llvm::createStringError(
         "the kernel's arguments do not match its op's operands");
+  llvm::Expected<llvm::SmallVector<Buffer>> arguments =
+      seedArguments(args, seed);
+  if (!arguments)
+    return arguments.takeError();
   KernelHarness harness;
   harness.problem = problem;
   harness.seed = seed;
+  harness.arguments = std::move(*arguments);
+  if (computeExpected)
+    if (llvm::Error err = harness.computeExpected())
+      return std::move(err);
+  return std::move(harness);
+}
+
+llvm::Expected<llvm::SmallVector<Buffer>>
+KernelHarness::seedArguments(llvm::ArrayRef<MemRefInfo> args, uint64_t seed) {
+  llvm::SmallVector<Buffer> buffers;
   for (auto [i, arg] : llvm::enumerate(args)) {
     llvm::Expected<Buffer> buffer = arg.allocate();
     if (!buffer)
       return buffer.takeError();
     buffer->fillRandom(seed + i);
-    harness.arguments.push_back(std::move(*buffer));
+    buffers.push_back(std::move(*buffer));
   }
-  if (computeExpected)
-    if (llvm::Error err = harness.computeExpected())
-      return std::move(err);
-  return std::move(harness);
+  return std::move(buffers);
 }
 
 llvm::Expected<KernelHarness> KernelHarness::create(func::FuncOp func,

@@ -2,13 +2,13 @@
 //
 // Deterministic synthetic cost functions over any space, with a known
 // global optimum: smooth, noisy (rugged), multimodal, and with regions of
-// failing configs. Shared by the Search unit tests and bench/search (no
-// GoogleTest dependency).
+// failing configs. Header-only library TileTuneSearchTesting, shared by the
+// Search unit tests and bench/search (no GoogleTest dependency).
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TILETUNE_UNITTESTS_SEARCH_LANDSCAPES_H
-#define TILETUNE_UNITTESTS_SEARCH_LANDSCAPES_H
+#ifndef TILETUNE_SEARCH_TESTING_LANDSCAPES_H
+#define TILETUNE_SEARCH_TESTING_LANDSCAPES_H
 
 #include "tiletune/Search/Strategy.h"
 #include "tiletune/Space/Space.h"
@@ -24,14 +24,14 @@ namespace mlir::tiletune::testing {
 /// A synthetic objective over a space with a known optimum.
 struct Landscape {
   /// Short name ("smooth", "noisy", ...).
-  std::string Name;
+  std::string name;
   /// The space searched.
-  Space S;
+  Space space;
   /// Measures a config: status and cost (deterministic).
-  std::function<TrialResult(const Config &)> Evaluate;
+  std::function<TrialResult(const Config &)> evaluate;
   /// The global optimum and its cost.
-  Config Optimum;
-  double OptimumCost = 1.0;
+  Config optimum;
+  double optimumCost = 1.0;
 };
 
 /// Topological distance-like measure between two configs of `space`: half
@@ -43,7 +43,8 @@ inline double configDistance(const Space &space, const Config &a,
   double d = 0.0;
   for (unsigned i = 0; i < space.getNumParameters(); ++i) {
     const Parameter &p = space.getParameter(i);
-    llvm::ArrayRef<int64_t> va = space.getValue(a, i), vb = space.getValue(b, i);
+    llvm::ArrayRef<int64_t> va = space.getValue(a, i),
+                            vb = space.getValue(b, i);
     switch (p.getKind()) {
     case ParamKind::Factorization: {
       double s = 0;
@@ -84,10 +85,10 @@ inline double configHash01(const Config &c, uint64_t salt) {
 /// Smooth bowl: cost = 1 + 0.25 * distance(config, optimum).
 inline Landscape makeSmoothLandscape(const Space &space, const Config &opt) {
   Landscape l{"smooth", space, nullptr, opt, 1.0};
-  l.Evaluate = [space, opt](const Config &c) {
+  l.evaluate = [space, opt](const Config &c) {
     TrialResult r;
-    r.Cfg = c;
-    r.Cost = 1.0 + 0.25 * configDistance(space, c, opt);
+    r.cfg = c;
+    r.cost = 1.0 + 0.25 * configDistance(space, c, opt);
     return r;
   };
   return l;
@@ -97,14 +98,14 @@ inline Landscape makeSmoothLandscape(const Space &space, const Config &opt) {
 /// pseudo-random h in [0, 1) per config (h = 0 at the optimum, which stays
 /// the unique optimum because every other config costs >= 1.25).
 inline Landscape makeNoisyLandscape(const Space &space, const Config &opt,
-                                    double amplitude = 0.3,
-                                    uint64_t salt = 7) {
+                                    double amplitude = 0.3, uint64_t salt = 7) {
   Landscape l{"noisy", space, nullptr, opt, 1.0};
-  l.Evaluate = [space, opt, amplitude, salt](const Config &c) {
+  l.evaluate = [space, opt, amplitude, salt](const Config &c) {
     TrialResult r;
-    r.Cfg = c;
+    r.cfg = c;
     double smooth = 1.0 + 0.25 * configDistance(space, c, opt);
-    r.Cost = c == opt ? smooth : smooth * (1.0 + amplitude * configHash01(c, salt));
+    r.cost =
+        c == opt ? smooth : smooth * (1.0 + amplitude * configHash01(c, salt));
     return r;
   };
   return l;
@@ -116,14 +117,14 @@ inline Landscape makeMultimodalLandscape(const Space &space, const Config &opt,
                                          llvm::ArrayRef<Config> decoys) {
   Landscape l{"multimodal", space, nullptr, opt, 1.0};
   llvm::SmallVector<Config> centers(decoys.begin(), decoys.end());
-  l.Evaluate = [space, opt, centers](const Config &c) {
+  l.evaluate = [space, opt, centers](const Config &c) {
     TrialResult r;
-    r.Cfg = c;
+    r.cfg = c;
     double cost = 1.0 + 0.25 * configDistance(space, c, opt);
     for (size_t i = 0; i < centers.size(); ++i)
       cost = std::min(cost, 1.3 + 0.15 * i +
                                 0.25 * configDistance(space, c, centers[i]));
-    r.Cost = cost;
+    r.cost = cost;
     return r;
   };
   return l;
@@ -137,19 +138,19 @@ inline Landscape makeInvalidRegionLandscape(const Space &space,
                                             double failFraction = 0.3,
                                             uint64_t salt = 11) {
   Landscape l{"invalid-regions", space, nullptr, opt, 1.0};
-  l.Evaluate = [space, opt, failFraction, salt](const Config &c) {
+  l.evaluate = [space, opt, failFraction, salt](const Config &c) {
     TrialResult r;
-    r.Cfg = c;
+    r.cfg = c;
     double h = configHash01(c, salt);
     if (c != opt && h < failFraction) {
       static const TrialStatus kinds[] = {
           TrialStatus::Invalid, TrialStatus::CompileError,
           TrialStatus::RuntimeError, TrialStatus::Timeout};
-      r.Status = kinds[unsigned(h / failFraction * 4) % 4];
-      r.Message = "synthetic failure";
+      r.status = kinds[unsigned(h / failFraction * 4) % 4];
+      r.message = "synthetic failure";
       return r;
     }
-    r.Cost = 1.0 + 0.25 * configDistance(space, c, opt);
+    r.cost = 1.0 + 0.25 * configDistance(space, c, opt);
     return r;
   };
   return l;
@@ -157,4 +158,4 @@ inline Landscape makeInvalidRegionLandscape(const Space &space,
 
 } // namespace mlir::tiletune::testing
 
-#endif // TILETUNE_UNITTESTS_SEARCH_LANDSCAPES_H
+#endif // TILETUNE_SEARCH_TESTING_LANDSCAPES_H

@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TILETUNE_DRIVER_PASSES_TD
-#define TILETUNE_DRIVER_PASSES_TD
+#ifndef TILETUNE_TUNINGPASSES_PASSES_TD
+#define TILETUNE_TUNINGPASSES_PASSES_TD
 
 include "mlir/Pass/PassBase.td"
 
@@ -65,10 +65,11 @@ def TileTuneAutotune : Pass<"tiletune-autotune", "ModuleOp"> {
     "memref::MemRefDialect",
   ];
   let options = [
-    Option<"algorithm", "algorithm", "std::string", /*default=*/"\"gbfs\"",
-           "Search algorithm (grid, random, gbfs, opevo, na2c, xgb, "
-           "automcl)">,
-    Option<"trials", "trials", "int64_t", /*default=*/"32",
+    Option<"algorithm", "algorithm", "std::string",
+           /*default=*/"::mlir::tiletune::TuneOptions().algorithm",
+           "Search algorithm (`tiletune algorithms` lists them)">,
+    Option<"trials", "trials", "int64_t",
+           /*default=*/"::mlir::tiletune::TuneOptions().trials",
            "Measurements per problem (0: no limit; then set seconds)">,
     Option<"seconds", "seconds", "double", /*default=*/"0",
            "Wall-clock budget per problem in seconds (0: no limit)">,
@@ -78,11 +79,12 @@ def TileTuneAutotune : Pass<"tiletune-autotune", "ModuleOp"> {
            "Seed of the search and of the generated inputs">,
     Option<"threads", "threads", "unsigned", /*default=*/"0",
            "Threads of the tuned kernels (0: all cores)">,
-    Option<"paired", "paired", "bool", /*default=*/"true",
+    Option<"paired", "paired", "bool",
+           /*default=*/"::mlir::tiletune::TuneOptions().pairedTiming",
            "Time each variant interleaved with the default config and rank "
            "by the ratio (false: time variants alone, like tiletune tune "
            "--unpaired)">,
   ];
 }
 
-#endif // TILETUNE_DRIVER_PASSES_TD
+#endif // TILETUNE_TUNINGPASSES_PASSES_TD

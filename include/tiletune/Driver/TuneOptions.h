@@ -1,0 +1,101 @@
+//===- TuneOptions.h - What a tuning run is asked to do ---------*- C++ -*-===//
+//
+// The options of tuneModule(), filled by every front-end (the `tiletune`
+// CLI, the `tiletune-autotune` pass, the Python bindings): the defaults live
+// here only, front-ends take them from a default-constructed TuneOptions,
+// and validate() gives every front-end the same errors (budget, target,
+// algorithm). openTuningDatabase() opens the database the way every
+// front-end does.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILETUNE_DRIVER_TUNEOPTIONS_H
+#define TILETUNE_DRIVER_TUNEOPTIONS_H
+
+#include "tiletune/Database/Database.h"
+#include "tiletune/Measure/Timing.h"
+#include "tiletune/Search/Strategy.h"
+#include "tiletune/Support/Target.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace mlir::tiletune {
+
+/// The default search algorithm of the CLI and the autotune pass.
+constexpr llvm::StringLiteral kDefaultAlgorithm = "gbfs";
+
+/// `threads`, or the number of cores when it is 0.
+unsigned resolveThreads(unsigned threads);
+
+/// The target results are recorded for: the host CPU with `threads` threads.
+TargetInfo getCPUTarget(unsigned threads);
+
+/// Options of tuneModule().
+struct TuneOptions {
+  std::string algorithm = kDefaultAlgorithm.str();
+  /// Where the variants run: "cpu" (this machine's CPU) or "cuda" (the
+  /// CUDA device of the runtime library; an error when there is none).
+  std::string target = "cpu";
+  /// Strategy options ("name=value"); unknown names are errors.
+  StrategyOptions strategyOptions;
+  /// Start the strategies from the default config (strategy option
+  /// "start_config") instead of their papers' start states.
+  bool warmStart = true;
+  /// Parameters pinned for every problem ("order=[n,k,m];pack=ab", see
+  /// buildTuningSpace); the run's space name records them.
+  std::string fixed;
+  /// Budget per problem: measurements (0: none) and seconds (0: none).
+  int64_t trials = 32;
+  double seconds = 0;
+  uint64_t seed = 0;
+  /// Threads of the kernels (0: all cores).
+  unsigned threads = 0;
+  /// Database file (empty: getDefaultDatabasePath()).
+  std::string databasePath;
+  /// Continue unfinished runs of the same problem/target/algorithm/seed.
+  bool resume = false;
+  /// Candidates per batch.
+  unsigned batchSize = 8;
+  /// Progress bar on `progress` (null: no progress).
+  llvm::raw_ostream *progress = nullptr;
+  /// Per-problem summaries (null: quiet).
+  llvm::raw_ostream *log = nullptr;
+  /// Timing methodology of the measurements.
+  TimingOptions timing;
+  /// Compile the next candidate while the current one is timed, when the
+  /// kernels leave a core idle (threads < cores).
+  bool overlapCompile = true;
+  /// CPU: time every variant interleaved with the problem's default config
+  /// and rank by the ratio (CPUMeasureOptions::referenceConfig), so that the
+  /// machine's speed drifting between measurements does not reorder
+  /// variants. Costs about twice the timing time.
+  bool pairedTiming = true;
+  /// Stop flag polled by the tuner (e.g. set by SIGINT).
+  const std::atomic<bool> *stopFlag = nullptr;
+};
+
+/// Checks `options` as every front-end must before tuning: a budget (trials
+/// and/or seconds), a known target, a registered algorithm (the error lists
+/// them) and at least one candidate per batch and one timed repeat.
+llvm::Error validateTuneOptions(const TuneOptions &options);
+
+/// "grid, random, gbfs, ..." : the registered algorithms, for help texts and
+/// errors.
+std::string listAlgorithms();
+
+/// Opens the tuning database at `path` (empty: getDefaultDatabasePath()).
+/// ReadOnly: an error names the file when it does not exist. Otherwise the
+/// default location's directories are created as needed.
+llvm::Expected<std::unique_ptr<TileTuneDatabase>>
+openTuningDatabase(llvm::StringRef path, OpenMode mode);
+
+} // namespace mlir::tiletune
+
+#endif // TILETUNE_DRIVER_TUNEOPTIONS_H

@@ -1,0 +1,197 @@
+//===- TuneModule.cpp - Tuning every tunable op of a module ---------------===//
+//
+// For each unique problem of a module: the tuning space, the strategy, the
+// target's measurer over a clone of the problem's first op, the generic
+// Tuner, and the best config written back onto every op of the problem.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tiletune/Driver/Driver.h"
+
+#include "tiletune/Driver/GPUDriver.h"
+#include "tiletune/Measure/CPUMeasurer.h"
+#include "tiletune/Measure/GPUMeasurer.h"
+#include "tiletune/Problem/ProblemSpace.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace mlir::tiletune;
+
+/// The measurer of one problem on `target`: the GPU measurer for cuda, else
+/// the CPU measurer (paired with `defaultConfig` unless options say
+/// otherwise, overlapping compilation with timing when a core is idle).
+static llvm::Expected<std::unique_ptr<Measurer>>
+createProblemMeasurer(MLIRContext *ctx, const Problem &problem,
+                      const Space &space, const std::string &kernelText,
+                      const Config &defaultConfig, const TargetInfo &target,
+                      const TuneOptions &options) {
+  if (options.target != kTargetCPU) {
+    GPUMeasureOptions measureOptions;
+    measureOptions.lowering.chip = target.features; // the device's sm_XY
+    measureOptions.lowering.format = "isa";
+    measureOptions.timing = options.timing;
+    measureOptions.verify = true;
+    llvm::Expected<std::unique_ptr<GPUProblemMeasurer>> gpu =
+        GPUProblemMeasurer::create(ctx, problem, space, measureOptions,
+                                   /*compileThreads=*/0, kernelText);
+    if (!gpu)
+      return gpu.takeError();
+    return std::unique_ptr<Measurer>(std::move(*gpu));
+  }
+  unsigned threads = resolveThreads(options.threads);
+  CPUMeasureOptions measureOptions;
+  measureOptions.threads = threads;
+  measureOptions.timing = options.timing;
+  measureOptions.seed = options.seed;
+  measureOptions.verify = true;
+  if (options.pairedTiming) {
+    llvm::Expected<TileConfigAttr> reference =
+        configToAttr(ctx, problem, space, defaultConfig);
+    if (!reference)
+      return reference.takeError();
+    measureOptions.referenceConfig = printAttr(*reference);
+  }
+  // Overlap compilation with timing only when the timed kernels leave a
+  // core idle.
+  bool overlap = options.overlapCompile && threads < resolveThreads(0);
+  return std::unique_ptr<Measurer>(std::make_unique<CPUProblemMeasurer>(
+      ctx, problem, space, measureOptions, overlap, kernelText));
+}
+
+llvm::Expected<std::vector<ProblemOutcome>>
+mlir::tiletune::tuneModule(ModuleOp module, const TuneOptions &options) {
+  MLIRContext *ctx = module.getContext();
+  if (llvm::Error err = validateTuneOptions(options))
+    return std::move(err);
+  bool cuda = options.target != kTargetCPU;
+  unsigned threads = resolveThreads(options.threads);
+  TargetInfo target;
+  if (cuda) {
+    llvm::Expected<TargetInfo> device = getCudaTarget();
+    if (!device)
+      return llvm::createStringError(
+          "cannot tune for cuda on this machine: " +
+          toString(device.takeError()) +
+          "; tune on a machine with an NVIDIA GPU, or rank "
+          "configs by the ptxas legality filter alone with "
+          "--compile-only");
+    target = *device;
+    if (options.log)
+      *options.log << "target: " << target.describe() << "\n";
+  } else {
+    target = getCPUTarget(threads);
+  }
+  FailureOr<ProblemSet> set = collectProblems(module, options.target);
+  if (failed(set))
+    return llvm::createStringError(
+        "the module cannot be tuned (see the errors above)");
+
+  llvm::Expected<std::unique_ptr<TileTuneDatabase>> db =
+      openTuningDatabase(options.databasePath, OpenMode::CreateIfMissing);
+  if (!db)
+    return db.takeError();
+
+  std::vector<ProblemOutcome> outcomes;
+  for (auto [index, problem] : llvm::enumerate(set->problems)) {
+    if (options.log)
+      *options.log << llvm::formatv("[{0}/{1}] tuning {2} ({3} op{4}) with "
+                                    "{5}\n",
+                                    index + 1, set->problems.size(),
+                                    problem.describe(), set->ops[index].size(),
+                                    set->ops[index].size() == 1 ? "" : "s",
+                                    options.algorithm);
+    llvm::Expected<Space> space = buildTuningSpace(ctx, problem, options.fixed);
+    if (!space)
+      return space.takeError();
+    llvm::Expected<Space> searchSpace =
+        getSearchSpace(options.algorithm, problem, *space, threads);
+    if (!searchSpace)
+      return searchSpace.takeError();
+    Config defaultConfig =
+        getDefaultConfig(ctx, problem, *space, threads, options.log);
+    StrategyOptions strategyOptions = options.strategyOptions;
+    // Warm start: the strategy starts from the default config (measured
+    // first anyway) instead of its paper's start state.
+    if (options.warmStart && !strategyOptions.count("start_config") &&
+        searchSpace->isValid(defaultConfig))
+      strategyOptions["start_config"] = searchSpace->getKey(defaultConfig);
+    llvm::Expected<std::unique_ptr<Strategy>> strategy = createStrategy(
+        options.algorithm, *searchSpace, strategyOptions, options.seed);
+    if (!strategy)
+      return strategy.takeError();
+
+    // What is measured: a clone of the module's first op of this problem,
+    // with all its attributes.
+    Operation *firstOp = set->ops[index].front();
+    FailureOr<OwningOpRef<ModuleOp>> kernel = buildKernelModule(firstOp);
+    if (failed(kernel)) {
+      firstOp->emitError() << "cannot build the standalone kernel of this op";
+      return llvm::createStringError("cannot build the kernel of " +
+                                     problem.describe());
+    }
+    std::string kernelText = printKernelModule(**kernel);
+
+    llvm::Expected<std::unique_ptr<Measurer>> measurer = createProblemMeasurer(
+        ctx, problem, *space, kernelText, defaultConfig, target, options);
+    if (!measurer)
+      return measurer.takeError();
+
+    TunerOptions tunerOptions;
+    tunerOptions.problemKey = problem.getKey();
+    tunerOptions.problemDescription =
+        llvm::formatv("{0}", problem.toJSON()).str();
+    tunerOptions.target = target;
+    tunerOptions.maxTrials = options.trials;
+    tunerOptions.maxSeconds = options.seconds;
+    tunerOptions.batchSize = std::max(1u, options.batchSize);
+    tunerOptions.flops = problem.getFlops();
+    if (!cuda && options.pairedTiming)
+      tunerOptions.measurement = "paired";
+    tunerOptions.resume = options.resume;
+    tunerOptions.showProgress = options.progress != nullptr;
+    tunerOptions.progressStream = options.progress;
+    tunerOptions.stopFlag = options.stopFlag;
+
+    Tuner tuner(*space, **strategy, **measurer, **db, tunerOptions);
+    llvm::Expected<TuneResult> result = tuner.run(defaultConfig);
+    if (!result)
+      return llvm::createStringError(
+          "tuning " + problem.describe() +
+          " failed: " + toString(result.takeError()));
+    ProblemOutcome outcome;
+    outcome.problem = problem;
+    outcome.numOps = set->ops[index].size();
+    outcome.result = *result;
+    if (result->best) {
+      llvm::Expected<TileConfigAttr> attr =
+          configToAttr(ctx, problem, *space, *result->best);
+      if (!attr)
+        return attr.takeError();
+      outcome.bestAttr = printAttr(*attr);
+      for (Operation *op : set->ops[index])
+        setConfig(op, *attr);
+    }
+    if (options.log) {
+      if (result->best)
+        *options.log << llvm::formatv(
+            "  best {0:F2} GFLOP/s ({1}), default {2:F2} GFLOP/s, {3} trials "
+            "in {4:F1} s{5}\n",
+            result->bestResult.gflops, result->bestKey,
+            result->defaultResult.gflops, result->trials,
+            result->elapsedSeconds,
+            result->replayed
+                ? llvm::formatv(" ({0} replayed)", result->replayed).str()
+                : std::string());
+      else
+        *options.log << "  no variant ran correctly; the ops are left "
+                        "untouched\n";
+    }
+    outcomes.push_back(std::move(outcome));
+    if (result->status == RunStatus::Interrupted)
+      break;
+  }
+  return outcomes;
+}

@@ -1,0 +1,160 @@
+//===- TuningSpace.cpp - The space and default config a run uses ----------===//
+//
+// Pinned tuning spaces, the AutoMCL search space and default configs as
+// points of a space.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tiletune/Driver/TuningSpace.h"
+
+#include "tiletune/Driver/TuneOptions.h"
+#include "tiletune/GPU/GPUTiling.h"
+#include "tiletune/Problem/ProblemSpace.h"
+#include "tiletune/Space/OperatorSpaces.h"
+#include "tiletune/Transforms/DefaultConfig.h"
+
+#include "mlir/IR/Diagnostics.h"
+
+using namespace mlir;
+using namespace mlir::tiletune;
+
+/// `config` of `full` moved into `space`, a pinned copy of `full`: every
+/// parameter keeps its value where the pins allow it and takes the pinned
+/// default otherwise.
+static Config projectOntoPinned(const Space &space, const Space &full,
+                                const Config &config) {
+  Config out = space.getDefault();
+  for (unsigned i = 0, e = space.getNumParameters(); i < e; ++i) {
+    const Parameter &param = space.getParameter(i);
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    full.getParameter(i).print(full.getValue(config, i), os);
+    ParamValue value(param.getWidth());
+    if (llvm::Error err = param.parse(text, value)) {
+      llvm::consumeError(std::move(err));
+      continue;
+    }
+    out = space.withValue(out, i, value);
+  }
+  if (!space.isValid(out) && space.isValid(space.getDefault()))
+    return space.getDefault();
+  return out;
+}
+
+/// Registers of one thread (sm_70 and later): a thread cannot hold more
+/// accumulators than this without spilling.
+static constexpr int64_t kMaxAccumulatorsPerThread = 255;
+
+Space mlir::tiletune::withGPUKernelLimits(MLIRContext *ctx,
+                                          const Problem &problem,
+                                          const Space &space) {
+  SmallVector<int64_t> strides(problem.strides.begin(), problem.strides.end());
+  SmallVector<int64_t> dilations(problem.dilations.begin(),
+                                 problem.dilations.end());
+  TunableOp op = toTunableOp(ctx, problem);
+  return space.withConstraint(
+      {"gpu-kernel-limits",
+       [ctx, problem, op, strides,
+        dilations](const Space &s,
+                   const Config &c) -> std::optional<std::string> {
+         llvm::Expected<TileConfigAttr> attr =
+             buildConfigAttr(ctx, problem, s, c);
+         if (!attr)
+           return toString(attr.takeError());
+         std::string reason;
+         FailureOr<GPUKernelPlan> plan =
+             planGPUKernel(op, *attr, strides, dilations, &reason);
+         if (failed(plan) || failed(checkGPULimits(*plan, GPULimits(), &reason)))
+           return reason;
+         // More accumulators than a thread has registers must spill, which
+         // the ptxas filter rejects after a long compile: exclude them here.
+         if (plan->outputsPerThread > kMaxAccumulatorsPerThread)
+           return std::to_string(plan->outputsPerThread) +
+                  " accumulators per thread exceed the " +
+                  std::to_string(kMaxAccumulatorsPerThread) +
+                  " registers of a thread";
+         return std::nullopt;
+       }});
+}
+
+Config mlir::tiletune::getDefaultConfig(MLIRContext *ctx,
+                                        const Problem &problem,
+                                        const Space &space, unsigned threads,
+                                        llvm::raw_ostream *log) {
+  {
+    TileConfigAttr attr;
+    if (problem.target == kTargetCPU) {
+      CPUTarget target;
+      target.threads = resolveThreads(threads);
+      attr = computeDefaultCPUConfig(ctx, toTunableOp(ctx, problem), target);
+    } else {
+      SmallVector<int64_t> strides(problem.strides.begin(),
+                                   problem.strides.end());
+      SmallVector<int64_t> dilations(problem.dilations.begin(),
+                                     problem.dilations.end());
+      attr = computeDefaultCUDAConfig(ctx, toTunableOp(ctx, problem), strides,
+                                      dilations);
+    }
+    if (!attr) {
+      if (log)
+        *log << "  the default-config heuristic has no config for "
+             << problem.describe() << "; starting from the space's default\n";
+      return space.getDefault();
+    }
+    // Usually the heuristic's config is a point of the tuning space itself.
+    llvm::Expected<Config> config = attrToConfig(problem, space, attr);
+    if (config && space.isValid(*config))
+      return *config;
+    std::string why =
+        config ? "it breaks a constraint" : toString(config.takeError());
+    // Pinned parameters (--fix) may exclude it: keep what the pins allow.
+    llvm::Expected<Space> full = buildProblemSpace(problem);
+    if (full) {
+      llvm::Expected<Config> unpinned = attrToConfig(problem, *full, attr);
+      if (unpinned)
+        return projectOntoPinned(space, *full, *unpinned);
+      why = toString(unpinned.takeError());
+    } else {
+      why = toString(full.takeError());
+    }
+    if (log)
+      *log << "  the default config " << printAttr(attr)
+           << " is not in the tuning space (" << why
+           << "); starting from the space's default\n";
+  }
+  return space.getDefault();
+}
+
+llvm::Expected<Space> mlir::tiletune::buildTuningSpace(MLIRContext *ctx,
+                                                       const Problem &problem,
+                                                       StringRef fixed) {
+  llvm::Expected<Space> space = buildProblemSpace(problem);
+  if (space && problem.target != kTargetCPU)
+    space = withGPUKernelLimits(ctx, problem, *space);
+  if (!space || fixed.trim().empty())
+    return space;
+  llvm::Expected<Space> pinned = space->withPinned(fixed);
+  if (!pinned)
+    return llvm::createStringError("--fix: " + toString(pinned.takeError()));
+  std::mt19937_64 rng(0);
+  if (!pinned->sampleValidIf(rng, [](const Config &) { return true; }))
+    return llvm::createStringError("--fix '" + fixed +
+                                   "' leaves no valid config of " +
+                                   problem.describe());
+  return pinned;
+}
+
+llvm::Expected<Space> mlir::tiletune::getSearchSpace(StringRef algorithm,
+                                                     const Problem &problem,
+                                                     const Space &space,
+                                                     unsigned threads) {
+  if (algorithm != "automcl" || problem.target != kTargetCPU)
+    return space;
+  ProblemSpec spec = toProblemSpec(problem);
+  llvm::Expected<Space> grid =
+      restrictToThreadGrid(space, spec, resolveThreads(threads));
+  if (!grid)
+    return grid.takeError();
+  CacheModel model; // L2 of one core (1 MiB), 64-byte lines and vectors.
+  return filterByIdealCacheModel(*grid, spec, model);
+}
