@@ -1,4 +1,4 @@
-//===- TileConfig.cpp - Tunable ops and their tiling configs ---------------===//
+//===- TileConfig.cpp - Tunable ops and their tiling configs --------------===//
 //
 // Recognition of tunable ops, the factor view of a config and its
 // verification against an op (levels and options from TilingTemplates.def).

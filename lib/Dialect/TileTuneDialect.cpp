@@ -88,14 +88,14 @@ static const OptionSpec &getOptionTemplate(StringRef target, StringRef name,
 
 int64_t TileConfigAttr::getIntOption(StringRef name) const {
   return getIntOption(
-      name, getOptionTemplate(getTarget(), name, OptionKind::Int)
-                .getDefaultInt());
+      name,
+      getOptionTemplate(getTarget(), name, OptionKind::Int).getDefaultInt());
 }
 
 bool TileConfigAttr::getBoolOption(StringRef name) const {
   return getBoolOption(
-      name, getOptionTemplate(getTarget(), name, OptionKind::Bool)
-                .getDefaultBool());
+      name,
+      getOptionTemplate(getTarget(), name, OptionKind::Bool).getDefaultBool());
 }
 
 StringRef TileConfigAttr::getStringOption(StringRef name) const {
@@ -187,8 +187,7 @@ TileConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     }
     case OptionKind::Int: {
       auto integer = llvm::dyn_cast<IntegerAttr>(value);
-      if (!integer ||
-          !spec->isLegalValue(std::to_string(integer.getInt())))
+      if (!integer || !spec->isLegalValue(std::to_string(integer.getInt())))
         return emitError() << "'" << name << "' must be one of "
                            << spec->legal;
       break;

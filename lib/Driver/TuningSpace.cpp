@@ -48,22 +48,17 @@ static constexpr int64_t kMaxAccumulatorsPerThread = 255;
 Space mlir::tiletune::withGPUKernelLimits(MLIRContext *ctx,
                                           const Problem &problem,
                                           const Space &space) {
-  SmallVector<int64_t> strides(problem.strides.begin(), problem.strides.end());
-  SmallVector<int64_t> dilations(problem.dilations.begin(),
-                                 problem.dilations.end());
   TunableOp op = toTunableOp(ctx, problem);
   return space.withConstraint(
       {"gpu-kernel-limits",
-       [ctx, problem, op, strides,
-        dilations](const Space &s,
-                   const Config &c) -> std::optional<std::string> {
+       [ctx, problem, op](const Space &s,
+                          const Config &c) -> std::optional<std::string> {
          llvm::Expected<TileConfigAttr> attr =
              buildConfigAttr(ctx, problem, s, c);
          if (!attr)
            return toString(attr.takeError());
          std::string reason;
-         FailureOr<GPUKernelPlan> plan =
-             planGPUKernel(op, *attr, strides, dilations, &reason);
+         FailureOr<GPUKernelPlan> plan = planGPUKernel(op, *attr, &reason);
          if (failed(plan) || failed(checkGPULimits(*plan, GPULimits(), &reason)))
            return reason;
          // More accumulators than a thread has registers must spill, which
@@ -88,12 +83,7 @@ Config mlir::tiletune::getDefaultConfig(MLIRContext *ctx,
       target.threads = resolveThreads(threads);
       attr = computeDefaultCPUConfig(ctx, toTunableOp(ctx, problem), target);
     } else {
-      SmallVector<int64_t> strides(problem.strides.begin(),
-                                   problem.strides.end());
-      SmallVector<int64_t> dilations(problem.dilations.begin(),
-                                     problem.dilations.end());
-      attr = computeDefaultCUDAConfig(ctx, toTunableOp(ctx, problem), strides,
-                                      dilations);
+      attr = computeDefaultCUDAConfig(ctx, toTunableOp(ctx, problem));
     }
     if (!attr) {
       if (log)

@@ -267,7 +267,7 @@ mlir::tiletune::analyzeSingleOpKernel(func::FuncOp func) {
     problem.kind = OpKind::BatchMatmul;
   } else {
     problem.kind = isa<linalg::Conv2DNhwcHwcfOp>(op) ? OpKind::ConvNhwcHwcf
-                                                      : OpKind::ConvNchwFchw;
+                                                     : OpKind::ConvNchwFchw;
     getConvStridesAndDilations(op, problem.conv.strides,
                                problem.conv.dilations);
   }

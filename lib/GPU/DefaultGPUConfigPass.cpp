@@ -29,10 +29,7 @@ struct DefaultGPUConfigPass
   void runOnOperation() override {
     forEachOpToConfigure(
         getOperation(), overwrite, [&](Operation *op, const TunableOp &t) {
-          SmallVector<int64_t> strides, dilations;
-          getConvStridesAndDilations(op, strides, dilations);
-          TileConfigAttr config =
-              computeDefaultCUDAConfig(&getContext(), t, strides, dilations);
+          TileConfigAttr config = computeDefaultCUDAConfig(&getContext(), t);
           LLVM_DEBUG(llvm::dbgs()
                      << "default config of " << op->getName() << " at "
                      << op->getLoc() << ": " << config << "\n");

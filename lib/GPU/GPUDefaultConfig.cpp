@@ -96,9 +96,9 @@ FactorMap factorsFor(const TunableOp &op, const Caps &caps) {
 
 } // namespace
 
-TileConfigAttr mlir::tiletune::computeDefaultCUDAConfig(
-    MLIRContext *ctx, const TunableOp &op, ArrayRef<int64_t> convStrides,
-    ArrayRef<int64_t> convDilations, const GPULimits &limits) {
+TileConfigAttr
+mlir::tiletune::computeDefaultCUDAConfig(MLIRContext *ctx, const TunableOp &op,
+                                         const GPULimits &limits) {
   TileConfigAttr last;
   for (const Caps &caps : kAttempts) {
     TileConfigAttr config =
@@ -107,8 +107,7 @@ TileConfigAttr mlir::tiletune::computeDefaultCUDAConfig(
       continue;
     last = config;
     std::string reason;
-    FailureOr<GPUKernelPlan> plan =
-        planGPUKernel(op, config, convStrides, convDilations, &reason);
+    FailureOr<GPUKernelPlan> plan = planGPUKernel(op, config, &reason);
     if (failed(plan) || failed(checkGPULimits(*plan, limits, &reason)) ||
         plan->outputsPerThread > kMaxAccumulators)
       continue;

@@ -60,11 +60,9 @@ static SmallVector<int64_t> planCopyTile(ArrayRef<int64_t> shape,
   return tile;
 }
 
-FailureOr<GPUKernelPlan>
-mlir::tiletune::planGPUKernel(const TunableOp &op, TileConfigAttr config,
-                              ArrayRef<int64_t> convStrides,
-                              ArrayRef<int64_t> convDilations,
-                              std::string *reason) {
+FailureOr<GPUKernelPlan> mlir::tiletune::planGPUKernel(const TunableOp &op,
+                                                       TileConfigAttr config,
+                                                       std::string *reason) {
   auto fail = [&](const Twine &why) -> FailureOr<GPUKernelPlan> {
     if (reason)
       *reason = why.str();
@@ -79,8 +77,8 @@ mlir::tiletune::planGPUKernel(const TunableOp &op, TileConfigAttr config,
   GPUKernelPlan plan;
   plan.kind = op.kind;
   plan.elementBytes = op.elementType.getIntOrFloatBitWidth() / 8;
-  plan.explicitUnroll = config.getBoolOption("explicit_unroll", false);
-  plan.maxUnroll = config.getIntOption("max_unroll", 512);
+  plan.explicitUnroll = config.getBoolOption("explicit_unroll");
+  plan.maxUnroll = config.getIntOption("max_unroll");
   unsigned numLoops = op.dims.size();
   plan.blockTile.assign(numLoops, 0);
   plan.vthreadTile.assign(numLoops, 0);
@@ -196,10 +194,8 @@ mlir::tiletune::planGPUKernel(const TunableOp &op, TileConfigAttr config,
     return dim->role == DimRole::Reduction ? plan.sharedTile[dim->loopIndex]
                                            : plan.blockTile[dim->loopIndex];
   };
-  int64_t sh = convStrides.size() > 0 ? convStrides[0] : 1;
-  int64_t sw = convStrides.size() > 1 ? convStrides[1] : 1;
-  int64_t dh = convDilations.size() > 0 ? convDilations[0] : 1;
-  int64_t dw = convDilations.size() > 1 ? convDilations[1] : 1;
+  auto [sh, sw] = op.strides;
+  auto [dh, dw] = op.dilations;
   auto window = [](int64_t out, int64_t k, int64_t s, int64_t d) {
     return (out - 1) * s + (k - 1) * d + 1;
   };
@@ -238,35 +234,12 @@ mlir::tiletune::planGPUKernel(const TunableOp &op, TileConfigAttr config,
   return plan;
 }
 
-void mlir::tiletune::getConvStridesAndDilations(
-    Operation *op, SmallVectorImpl<int64_t> &strides,
-    SmallVectorImpl<int64_t> &dilations) {
-  strides.assign({1, 1});
-  dilations.assign({1, 1});
-  auto read = [](DenseIntElementsAttr attr, SmallVectorImpl<int64_t> &out) {
-    if (!attr)
-      return;
-    out.clear();
-    for (const APInt &v : attr.getValues<APInt>())
-      out.push_back(v.getSExtValue());
-  };
-  if (auto conv = dyn_cast<linalg::Conv2DNhwcHwcfOp>(op)) {
-    read(conv.getStrides(), strides);
-    read(conv.getDilations(), dilations);
-  } else if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op)) {
-    read(conv.getStrides(), strides);
-    read(conv.getDilations(), dilations);
-  }
-}
-
 FailureOr<GPUKernelPlan> mlir::tiletune::planGPUKernel(Operation *op,
                                                        std::string *reason) {
   FailureOr<TunableOp> tunable = matchTunableOp(op, reason);
   if (failed(tunable))
     return failure();
-  SmallVector<int64_t> strides, dilations;
-  getConvStridesAndDilations(op, strides, dilations);
-  return planGPUKernel(*tunable, getConfig(op), strides, dilations, reason);
+  return planGPUKernel(*tunable, getConfig(op), reason);
 }
 
 LogicalResult mlir::tiletune::checkGPULimits(const GPUKernelPlan &plan,

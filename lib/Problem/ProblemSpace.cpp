@@ -50,6 +50,8 @@ TunableOp mlir::tiletune::toTunableOp(MLIRContext *ctx,
                        : Type(Float32Type::get(ctx));
   op.onTensors = problem.onTensors;
   op.dims = problem.dims;
+  op.strides = problem.strides;
+  op.dilations = problem.dilations;
   return op;
 }
 

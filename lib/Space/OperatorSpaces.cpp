@@ -44,7 +44,8 @@ makeOptionParameter(const OptionSpec &spec, const ProblemSpec &problem) {
     bool def = spec.getDefaultBool();
     return std::make_shared<CategoricalParam>(
         spec.name,
-        SmallVector<std::string>{def ? "true" : "false", def ? "false" : "true"},
+        SmallVector<std::string>{def ? "true" : "false",
+                                 def ? "false" : "true"},
         0);
   }
   case OptionKind::Enum: {
@@ -55,8 +56,7 @@ makeOptionParameter(const OptionSpec &spec, const ProblemSpec &problem) {
         defaultIndex = index;
       choices.push_back(value.str());
     }
-    return std::make_shared<CategoricalParam>(spec.name, choices,
-                                              defaultIndex);
+    return std::make_shared<CategoricalParam>(spec.name, choices, defaultIndex);
   }
   case OptionKind::Int:
     return std::make_shared<DiscreteParam>(spec.name, spec.getLegalInts(),
@@ -94,8 +94,8 @@ static Error checkProblem(const ProblemSpec &problem) {
   for (auto [d, t] : llvm::zip(problem.dims, loops)) {
     if (d.name != t.name || d.role != t.role)
       return makeError("loop '" + d.name + "' does not match " + kindName +
-                       "'s loop '" + t.name + "' (" +
-                       stringifyDimRole(t.role) + ")");
+                       "'s loop '" + t.name + "' (" + stringifyDimRole(t.role) +
+                       ")");
     if (d.size < 1)
       return makeError("loop '" + d.name + "' has size " + Twine(d.size));
   }
@@ -117,8 +117,7 @@ Expected<Space> mlir::tiletune::buildSpace(const ProblemSpec &problem,
   Space space(name);
   for (const ProblemDim &d : problem.dims)
     space.addParameter(std::make_shared<FactorizationParam>(
-        d.name, d.size,
-        getNumFactors(problem.target, problem.opKind, d.role)));
+        d.name, d.size, getNumFactors(problem.target, problem.opKind, d.role)));
 
   SmallVector<std::string> parallel;
   for (const ProblemDim &d : problem.dims)

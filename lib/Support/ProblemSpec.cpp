@@ -52,8 +52,7 @@ Expected<ProblemSpec> mlir::tiletune::makeProblemSpec(StringRef opKind,
   spec.target = target.str();
   for (auto [loop, size] : llvm::zip(loops, sizes)) {
     if (size < 1)
-      return createStringError("size of loop '" + loop.name +
-                               "' must be >= 1");
+      return createStringError("size of loop '" + loop.name + "' must be >= 1");
     spec.dims.push_back({loop.name.str(), size, loop.role});
   }
   return spec;

@@ -148,9 +148,8 @@ static const DimLevelsEntry kDimLevels[] = {
 };
 
 bool mlir::tiletune::isKnownTarget(StringRef target) {
-  return llvm::any_of(kTargets, [&](const TargetEntry &entry) {
-    return entry.name == target;
-  });
+  return llvm::any_of(
+      kTargets, [&](const TargetEntry &entry) { return entry.name == target; });
 }
 
 ArrayRef<StringRef> mlir::tiletune::getTargetLevels(StringRef target) {
@@ -239,9 +238,10 @@ bool OptionSpec::appliesTo(OpKind kind) const {
 ArrayRef<OptionSpec> mlir::tiletune::getOptionSpecs(StringRef target) {
   const OptionSpec *begin = llvm::find_if(
       kOptions, [&](const OptionSpec &spec) { return spec.target == target; });
-  const OptionSpec *end = std::find_if(
-      begin, std::end(kOptions),
-      [&](const OptionSpec &spec) { return spec.target != target; });
+  const OptionSpec *end =
+      std::find_if(begin, std::end(kOptions), [&](const OptionSpec &spec) {
+        return spec.target != target;
+      });
   return ArrayRef<OptionSpec>(begin, end);
 }
 

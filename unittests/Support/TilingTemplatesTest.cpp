@@ -14,8 +14,8 @@ using namespace mlir::tiletune;
 namespace {
 
 TEST(TilingTemplatesTest, OpKindsRoundTrip) {
-  for (OpKind kind : {OpKind::Matmul, OpKind::BatchMatmul,
-                      OpKind::ConvNhwcHwcf, OpKind::ConvNchwFchw})
+  for (OpKind kind : {OpKind::Matmul, OpKind::BatchMatmul, OpKind::ConvNhwcHwcf,
+                      OpKind::ConvNchwFchw})
     EXPECT_EQ(symbolizeOpKind(stringifyOpKind(kind)), kind);
   EXPECT_EQ(symbolizeOpKind("conv_3d"), std::nullopt);
   EXPECT_FALSE(isConv(OpKind::BatchMatmul));

@@ -75,18 +75,11 @@ struct GPUKernelPlan {
 };
 
 /// Derives the plan of `config` (target cuda, verified against `op`) for the
-/// tunable op `op` on buffers of element type size `elementBytes`. Convolution
-/// strides and dilations come from `convStrides` / `convDilations`.
+/// tunable op `op` (its element type, loops and convolution strides and
+/// dilations).
 FailureOr<GPUKernelPlan> planGPUKernel(const TunableOp &op,
                                        TileConfigAttr config,
-                                       ArrayRef<int64_t> convStrides = {1, 1},
-                                       ArrayRef<int64_t> convDilations = {1, 1},
                                        std::string *reason = nullptr);
-
-/// The strides and dilations of a convolution op ({1, 1} for other ops).
-void getConvStridesAndDilations(Operation *op,
-                                SmallVectorImpl<int64_t> &strides,
-                                SmallVectorImpl<int64_t> &dilations);
 
 /// Same, reading the config, shape and conv attributes from a linalg op.
 FailureOr<GPUKernelPlan> planGPUKernel(Operation *op,
@@ -103,11 +96,8 @@ LogicalResult checkGPULimits(const GPUKernelPlan &plan,
 /// reduction tiles, the rest on blocks; shrunk until the plan passes
 /// checkGPULimits(`limits`) with at most 255 accumulators per thread. Never
 /// null: one thread per block is the last resort.
-TileConfigAttr
-computeDefaultCUDAConfig(MLIRContext *ctx, const TunableOp &op,
-                         ArrayRef<int64_t> convStrides = {1, 1},
-                         ArrayRef<int64_t> convDilations = {1, 1},
-                         const GPULimits &limits = {});
+TileConfigAttr computeDefaultCUDAConfig(MLIRContext *ctx, const TunableOp &op,
+                                        const GPULimits &limits = {});
 
 } // namespace mlir::tiletune
 

@@ -1,4 +1,4 @@
-//===- ProblemSpec.h - MLIR-free description of a tuning problem -*- C++ -*-===//
+//===- ProblemSpec.h - MLIR-free description of a problem -------*- C++ -*-===//
 //
 // The one context-free description of a tunable op: its kind, the target,
 // its named loops with sizes and roles (in the op's iterator order),

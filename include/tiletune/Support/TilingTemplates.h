@@ -1,4 +1,4 @@
-//===- TilingTemplates.h - Op kinds, targets, levels and options -*- C++ -*-===//
+//===- TilingTemplates.h - Op kinds, levels and options ---------*- C++ -*-===//
 //
 // The MLIR-free view of TilingTemplates.def: the op kinds TileTune tiles and
 // the roles of their loops, the targets and their tiling levels, the levels
