@@ -170,7 +170,7 @@ std::string defaultConfig(const std::string &text, const std::string &target,
             pm)))
       session.fail("cannot build the default-gpu-config pass");
   } else {
-    session.fail("unknown target '" + target + "' (expected cpu or cuda)");
+    session.fail(describeUnknownTarget(target));
   }
   if (failed(pm.run(module)))
     session.fail("the default-config pass failed");

@@ -62,9 +62,8 @@ mlir::tiletune::applyDatabase(ModuleOp module, TileTuneDatabase &db,
 llvm::Expected<TargetInfo>
 mlir::tiletune::selectApplyTarget(TileTuneDatabase &db, StringRef kind,
                                   unsigned threads, StringRef key) {
-  if (!isKnownTarget(kind))
-    return llvm::createStringError("unknown target '" + kind +
-                                   "' (expected cpu or cuda)");
+  if (llvm::Error err = checkKnownTarget(kind))
+    return std::move(err);
   if (kind == kTargetCPU && key.empty())
     return getCPUTarget(threads);
   if (kind != kTargetCPU && key.empty()) {

@@ -44,9 +44,8 @@ llvm::Error mlir::tiletune::validateTuneOptions(const TuneOptions &options) {
   if (options.trials <= 0 && options.seconds <= 0)
     return llvm::createStringError(
         "no budget: give a number of trials and/or seconds");
-  if (!isKnownTarget(options.target))
-    return llvm::createStringError("unknown target '" + options.target +
-                                   "' (expected cpu or cuda)");
+  if (llvm::Error err = checkKnownTarget(options.target))
+    return err;
   if (options.batchSize == 0)
     return llvm::createStringError("the batch size must be at least 1");
   if (options.timing.repeats == 0)

@@ -180,7 +180,7 @@ FailureOr<Problem> mlir::tiletune::extractProblem(Operation *op,
     return failure();
   if (!isKnownTarget(target)) {
     if (reason)
-      *reason = ("unknown target '" + target + "' (expected cpu or cuda)").str();
+      *reason = describeUnknownTarget(target);
     return failure();
   }
   Problem p;

@@ -86,8 +86,8 @@ static StringRef getVectorDim(OpKind opKind) {
 static Error checkProblem(const ProblemSpec &problem) {
   ArrayRef<LoopTemplate> loops = getLoopTemplates(problem.opKind);
   StringRef kindName = stringifyOpKind(problem.opKind);
-  if (!isKnownTarget(problem.target))
-    return makeError("unknown target '" + problem.target + "'");
+  if (llvm::Error err = checkKnownTarget(problem.target))
+    return err;
   if (problem.dims.size() != loops.size())
     return makeError(kindName + " needs " + Twine(loops.size()) +
                      " loops, the problem has " + Twine(problem.dims.size()));

@@ -40,9 +40,8 @@ Expected<ProblemSpec> mlir::tiletune::makeProblemSpec(StringRef opKind,
     return createStringError("unknown op kind '" + opKind +
                              "' (expected matmul, batch_matmul, "
                              "conv_2d_nhwc_hwcf or conv_2d_nchw_fchw)");
-  if (!isKnownTarget(target))
-    return createStringError("unknown target '" + target +
-                             "' (expected cpu or cuda)");
+  if (llvm::Error err = checkKnownTarget(target))
+    return std::move(err);
   ArrayRef<LoopTemplate> loops = getLoopTemplates(*kind);
   if (sizes.size() != loops.size())
     return createStringError(opKind + " has " + Twine(loops.size()) +

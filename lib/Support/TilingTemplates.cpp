@@ -152,6 +152,19 @@ bool mlir::tiletune::isKnownTarget(StringRef target) {
       kTargets, [&](const TargetEntry &entry) { return entry.name == target; });
 }
 
+std::string mlir::tiletune::describeUnknownTarget(StringRef target) {
+  std::string known;
+  for (const TargetEntry &entry : kTargets)
+    known += (known.empty() ? "" : " or ") + entry.name.str();
+  return ("unknown target '" + target + "' (expected " + known + ")").str();
+}
+
+llvm::Error mlir::tiletune::checkKnownTarget(StringRef target) {
+  if (isKnownTarget(target))
+    return llvm::Error::success();
+  return llvm::createStringError(describeUnknownTarget(target));
+}
+
 ArrayRef<StringRef> mlir::tiletune::getTargetLevels(StringRef target) {
   for (const TargetEntry &entry : kTargets)
     if (entry.name == target)

@@ -15,9 +15,11 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
 
 #include <cstdint>
 #include <optional>
+#include <string>
 
 namespace mlir::tiletune {
 
@@ -73,6 +75,11 @@ constexpr llvm::StringLiteral kTargetCUDA = "cuda";
 
 /// Whether `target` names a known target.
 bool isKnownTarget(llvm::StringRef target);
+/// "unknown target 'tpu' (expected cpu or cuda)": the one wording of this
+/// error, whoever reports it.
+std::string describeUnknownTarget(llvm::StringRef target);
+/// Success for a known target, else describeUnknownTarget as an error.
+llvm::Error checkKnownTarget(llvm::StringRef target);
 
 /// All level names of `target`, outer to inner (empty for an unknown target).
 llvm::ArrayRef<llvm::StringRef> getTargetLevels(llvm::StringRef target);
