@@ -25,36 +25,29 @@ using namespace mlir::tiletune;
 std::string Problem::getKey() const {
   std::string key;
   llvm::raw_string_ostream os(key);
-  os << stringifyOpKind(kind) << "/" << elementType << "/";
+  os << stringifyOpKind(opKind) << "/" << elementType << "/";
   llvm::interleave(
-      dims, os, [&](const LoopDim &d) { os << d.name << "=" << d.size; }, ",");
-  if (isConv(kind))
+      dims, os, [&](const ProblemDim &d) { os << d.name << "=" << d.size; },
+      ",");
+  if (isConv(opKind))
     os << "/s=" << strides[0] << "x" << strides[1] << "/d=" << dilations[0]
        << "x" << dilations[1];
   return key;
 }
 
 int64_t Problem::getDimSize(llvm::StringRef name) const {
-  for (const LoopDim &d : dims)
-    if (d.name == name)
-      return d.size;
-  return 0;
-}
-
-double Problem::getFlops() const {
-  SmallVector<int64_t> sizes;
-  for (const LoopDim &d : dims)
-    sizes.push_back(d.size);
-  return countFlops(sizes);
+  const ProblemDim *dim = lookup(name);
+  return dim ? dim->size : 0;
 }
 
 std::string Problem::describe() const {
   std::string text;
   llvm::raw_string_ostream os(text);
-  os << stringifyOpKind(kind) << " ";
+  os << stringifyOpKind(opKind) << " ";
   llvm::interleave(
-      dims, os, [&](const LoopDim &d) { os << d.name << "=" << d.size; }, ",");
-  if (isConv(kind) && (strides != std::array<int64_t, 2>{1, 1} ||
+      dims, os, [&](const ProblemDim &d) { os << d.name << "=" << d.size; },
+      ",");
+  if (isConv(opKind) && (strides != std::array<int64_t, 2>{1, 1} ||
                        dilations != std::array<int64_t, 2>{1, 1}))
     os << " stride " << strides[0] << "x" << strides[1] << " dilation "
        << dilations[0] << "x" << dilations[1];
@@ -64,11 +57,11 @@ std::string Problem::describe() const {
 
 llvm::json::Value Problem::toJSON() const {
   llvm::json::Array dimArray;
-  for (const LoopDim &d : dims)
+  for (auto [index, d] : llvm::enumerate(dims))
     dimArray.push_back(llvm::json::Object{{"name", d.name},
                                           {"size", d.size},
                                           {"role", stringifyDimRole(d.role)},
-                                          {"loop", int64_t(d.loopIndex)}});
+                                          {"loop", int64_t(index)}});
   llvm::json::Array shapes;
   for (const auto &shape : operandShapes) {
     llvm::json::Array s;
@@ -77,7 +70,7 @@ llvm::json::Value Problem::toJSON() const {
     shapes.push_back(std::move(s));
   }
   return llvm::json::Object{
-      {"op", stringifyOpKind(kind)},
+      {"op", stringifyOpKind(opKind)},
       {"element_type", elementType},
       {"dims", std::move(dimArray)},
       {"shapes", std::move(shapes)},
@@ -102,11 +95,12 @@ llvm::Expected<Problem> Problem::fromJSON(const llvm::json::Value &value) {
   std::optional<OpKind> kind = op ? symbolizeOpKind(*op) : std::nullopt;
   if (!kind)
     return bad("'op'");
-  p.kind = *kind;
+  p.opKind = *kind;
   std::optional<llvm::StringRef> et = obj->getString("element_type");
   if (!et || (*et != "f32" && *et != "f64"))
     return bad("'element_type'");
   p.elementType = et->str();
+  p.elementBytes = *et == "f64" ? 8 : 4;
   const llvm::json::Array *dims = obj->getArray("dims");
   if (!dims || dims->empty())
     return bad("'dims'");
@@ -114,18 +108,19 @@ llvm::Expected<Problem> Problem::fromJSON(const llvm::json::Value &value) {
     const llvm::json::Object *dObj = d.getAsObject();
     if (!dObj)
       return bad("'dims' entry");
-    LoopDim dim;
+    ProblemDim dim;
     std::optional<llvm::StringRef> name = dObj->getString("name");
     std::optional<int64_t> size = dObj->getInteger("size");
     std::optional<llvm::StringRef> role = dObj->getString("role");
     std::optional<int64_t> loop = dObj->getInteger("loop");
     std::optional<DimRole> r = role ? symbolizeDimRole(*role) : std::nullopt;
-    if (!name || !size || *size < 1 || !r || !loop)
+    // Dims are listed in loop order; "loop" repeats the position.
+    if (!name || !size || *size < 1 || !r || !loop ||
+        *loop != int64_t(p.dims.size()))
       return bad("'dims' entry");
     dim.name = name->str();
     dim.size = *size;
     dim.role = *r;
-    dim.loopIndex = unsigned(*loop);
     p.dims.push_back(dim);
   }
   const llvm::json::Array *shapes = obj->getArray("shapes");
@@ -184,9 +179,11 @@ FailureOr<Problem> mlir::tiletune::extractProblem(Operation *op,
     return failure();
   }
   Problem p;
-  p.kind = tunable->kind;
+  p.opKind = tunable->kind;
   p.elementType = tunable->elementType.isF64() ? "f64" : "f32";
-  p.dims = tunable->dims;
+  p.elementBytes = tunable->elementType.isF64() ? 8 : 4;
+  for (const LoopDim &d : tunable->dims)
+    p.dims.push_back(ProblemDim{d.name, d.size, d.role});
   p.onTensors = tunable->onTensors;
   p.target = target.str();
   for (Value operand : op->getOperands()) {
@@ -276,7 +273,7 @@ mlir::tiletune::buildKernelModule(MLIRContext *ctx, const Problem &problem) {
     t[i] = shapedType("tensor", problem.operandShapes[i], problem.elementType);
   }
   std::string attrs;
-  if (isConv(problem.kind))
+  if (isConv(problem.opKind))
     attrs = llvm::formatv(" {{dilations = dense<[{0}, {1}]> : tensor<2xi64>, "
                           "strides = dense<[{2}, {3}]> : tensor<2xi64>}",
                           problem.dilations[0], problem.dilations[1],
@@ -286,7 +283,7 @@ mlir::tiletune::buildKernelModule(MLIRContext *ctx, const Problem &problem) {
   llvm::raw_string_ostream os(text);
   os << "func.func @" << kKernelFunctionName << "(%lhs: " << m[0]
      << ", %rhs: " << m[1] << ", %out: " << m[2] << ") {\n";
-  StringRef opName = getOpName(problem.kind);
+  StringRef opName = getOpName(problem.opKind);
   if (problem.onTensors) {
     os << "  %a = bufferization.to_tensor %lhs restrict : " << m[0] << " to "
        << t[0] << "\n";

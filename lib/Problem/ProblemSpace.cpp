@@ -21,35 +21,26 @@ static llvm::Error makeError(const llvm::Twine &msg) {
 }
 
 ProblemSpec mlir::tiletune::toProblemSpec(const Problem &problem) {
-  ProblemSpec spec;
-  spec.opKind = problem.kind;
-  spec.target = problem.target;
-  spec.elementBytes = problem.elementType == "f64" ? 8 : 4;
-  bool pad = problem.target == kTargetCPU &&
-             isCPUPaddableOpKind(stringifyOpKind(problem.kind));
-  for (const LoopDim &d : problem.dims) {
-    ProblemDim dim;
-    dim.name = d.name;
-    dim.size = pad && d.role != DimRole::Batch
-                   ? getCPUPaddedSize(d.name, d.size, 64 / spec.elementBytes)
-                   : d.size;
-    dim.role = d.role;
-    spec.dims.push_back(dim);
-  }
-  spec.strides = problem.strides;
-  spec.dilations = problem.dilations;
+  ProblemSpec spec = problem;
+  if (problem.target != kTargetCPU ||
+      !isCPUPaddableOpKind(stringifyOpKind(problem.opKind)))
+    return spec;
+  for (ProblemDim &dim : spec.dims)
+    if (dim.role != DimRole::Batch)
+      dim.size = getCPUPaddedSize(dim.name, dim.size, 64 / spec.elementBytes);
   return spec;
 }
 
 TunableOp mlir::tiletune::toTunableOp(MLIRContext *ctx,
                                       const Problem &problem) {
   TunableOp op;
-  op.kind = problem.kind;
+  op.kind = problem.opKind;
   op.elementType = problem.elementType == "f64"
                        ? Type(Float64Type::get(ctx))
                        : Type(Float32Type::get(ctx));
   op.onTensors = problem.onTensors;
-  op.dims = problem.dims;
+  for (auto [index, d] : llvm::enumerate(problem.dims))
+    op.dims.push_back(LoopDim{d.name, d.size, d.role, unsigned(index)});
   op.strides = problem.strides;
   op.dilations = problem.dilations;
   return op;

@@ -14,6 +14,7 @@
 #define TILETUNE_PROBLEM_PROBLEM_H
 
 #include "tiletune/Dialect/TileConfig.h"
+#include "tiletune/Support/ProblemSpec.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
@@ -28,22 +29,17 @@
 
 namespace mlir::tiletune {
 
-/// One tuning problem (context free).
-struct Problem {
-  OpKind kind = OpKind::Matmul;
+/// One tuning problem (context free): the MLIR-free ProblemSpec of the op
+/// (op kind, target, loops in iterator order with their real sizes,
+/// strides, dilations, element bytes; the flop count) plus what its
+/// standalone kernel and its key need.
+struct Problem : ProblemSpec {
   /// "f32" or "f64".
   std::string elementType = "f32";
-  /// Named loop dimensions in the op's iterator order.
-  llvm::SmallVector<LoopDim> dims;
   /// Shapes of the operands: lhs (A / image), rhs (B / filter), output.
   llvm::SmallVector<llvm::SmallVector<int64_t>, 3> operandShapes;
-  /// Convolution strides and dilations ({h, w}); {1, 1} for matmuls.
-  std::array<int64_t, 2> strides = {1, 1};
-  std::array<int64_t, 2> dilations = {1, 1};
   /// Whether the op works on tensors (the kernel keeps it on tensors).
   bool onTensors = true;
-  /// "cpu" or "cuda".
-  std::string target = "cpu";
 
   /// The stable key, e.g. "matmul/f32/m=64,n=256,k=512" or
   /// "conv_2d_nhwc_hwcf/f32/n=1,oh=56,...,c=64/s=1x1/d=1x1". The target is
@@ -51,8 +47,6 @@ struct Problem {
   std::string getKey() const;
   /// Size of the dimension called `name`; 0 when there is none.
   int64_t getDimSize(llvm::StringRef name) const;
-  /// FLOPs of one execution (2 per multiply-add).
-  double getFlops() const;
   /// "matmul 64x256x512 f32"-style short description.
   std::string describe() const;
   /// JSON description (kind, element type, dims, shapes, strides, ...).
