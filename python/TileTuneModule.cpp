@@ -97,22 +97,22 @@ struct PySpace {
   py::dict toPoint(const std::string &key) const {
     SpacePoint point = toSpacePoint(space, parse(key));
     py::dict factors, options;
-    for (auto &[name, list] : point.Factors)
+    for (auto &[name, list] : point.factors)
       factors[py::str(name)] = std::vector<int64_t>(list.begin(), list.end());
-    for (auto &[name, value] : point.Options) {
-      switch (value.K) {
+    for (auto &[name, value] : point.options) {
+      switch (value.kind) {
       case OptionValue::Kind::Bool:
-        options[py::str(name)] = value.Bool;
+        options[py::str(name)] = value.boolValue;
         break;
       case OptionValue::Kind::Int:
-        options[py::str(name)] = value.Int;
+        options[py::str(name)] = value.intValue;
         break;
       case OptionValue::Kind::String:
-        options[py::str(name)] = value.String;
+        options[py::str(name)] = value.stringValue;
         break;
       case OptionValue::Kind::NameList:
         options[py::str(name)] =
-            std::vector<std::string>(value.Names.begin(), value.Names.end());
+            std::vector<std::string>(value.names.begin(), value.names.end());
         break;
       }
     }
@@ -178,7 +178,7 @@ std::shared_ptr<PySpace> buildSpaceFor(const std::string &opKind,
                                        int64_t maxRegisterTile) {
   ProblemSpec problem = unwrap(makeProblemSpec(opKind, target, sizes));
   SpaceOptions options;
-  options.MaxRegisterTile = maxRegisterTile;
+  options.maxRegisterTile = maxRegisterTile;
   return std::make_shared<PySpace>(PySpace{unwrap(buildSpace(problem, options))});
 }
 

@@ -71,25 +71,25 @@ mlir::tiletune::buildConfigAttr(MLIRContext *ctx, const Problem &problem,
                                 const Space &space, const Config &config) {
   SpacePoint point = toSpacePoint(space, config);
   FactorMap factors;
-  for (auto &[name, list] : point.Factors)
+  for (auto &[name, list] : point.factors)
     factors[name] = list;
   Builder b(ctx);
   SmallVector<NamedAttribute> options;
-  for (auto &[name, value] : point.Options) {
+  for (auto &[name, value] : point.options) {
     Attribute attr;
-    switch (value.K) {
+    switch (value.kind) {
     case OptionValue::Kind::Bool:
-      attr = b.getBoolAttr(value.Bool);
+      attr = b.getBoolAttr(value.boolValue);
       break;
     case OptionValue::Kind::Int:
-      attr = b.getI64IntegerAttr(value.Int);
+      attr = b.getI64IntegerAttr(value.intValue);
       break;
     case OptionValue::Kind::String:
-      attr = b.getStringAttr(value.String);
+      attr = b.getStringAttr(value.stringValue);
       break;
     case OptionValue::Kind::NameList: {
       SmallVector<Attribute> names;
-      for (const std::string &n : value.Names)
+      for (const std::string &n : value.names)
         names.push_back(b.getStringAttr(n));
       attr = b.getArrayAttr(names);
       break;
@@ -145,7 +145,7 @@ llvm::Expected<Config> mlir::tiletune::attrToConfig(const Problem &problem,
   SpacePoint point;
   FactorMap factors = getFactors(attr, op);
   for (auto &[name, list] : factors)
-    point.Factors[name] = list;
+    point.factors[name] = list;
   for (NamedAttribute entry : attr.getEntries()) {
     StringRef name = entry.getName().getValue();
     if (TileConfigAttr::isLevelName(problem.target, name))
@@ -155,23 +155,23 @@ llvm::Expected<Config> mlir::tiletune::attrToConfig(const Problem &problem,
     OptionValue value;
     Attribute a = entry.getValue();
     if (auto b = dyn_cast<BoolAttr>(a)) {
-      value.K = OptionValue::Kind::Bool;
-      value.Bool = b.getValue();
+      value.kind = OptionValue::Kind::Bool;
+      value.boolValue = b.getValue();
     } else if (auto i = dyn_cast<IntegerAttr>(a)) {
-      value.K = OptionValue::Kind::Int;
-      value.Int = i.getInt();
+      value.kind = OptionValue::Kind::Int;
+      value.intValue = i.getInt();
     } else if (auto s = dyn_cast<StringAttr>(a)) {
-      value.K = OptionValue::Kind::String;
-      value.String = s.getValue().str();
+      value.kind = OptionValue::Kind::String;
+      value.stringValue = s.getValue().str();
     } else if (auto arr = dyn_cast<ArrayAttr>(a)) {
-      value.K = OptionValue::Kind::NameList;
+      value.kind = OptionValue::Kind::NameList;
       for (Attribute e : arr)
         if (auto s = dyn_cast<StringAttr>(e))
-          value.Names.push_back(s.getValue().str());
+          value.names.push_back(s.getValue().str());
     } else {
       return makeError("option '" + name + "' has an unsupported value");
     }
-    point.Options[name.str()] = value;
+    point.options[name.str()] = value;
   }
   return fromSpacePoint(space, point);
 }

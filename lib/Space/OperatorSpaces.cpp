@@ -150,8 +150,8 @@ Expected<Space> mlir::tiletune::buildSpace(const ProblemSpec &problem,
                   " does not divide the cache tile " + std::to_string(tile) +
                   " of '" + unrollDim + "'";
          }});
-    if (options.MaxRegisterTile > 0) {
-      int64_t limit = options.MaxRegisterTile;
+    if (options.maxRegisterTile > 0) {
+      int64_t limit = options.maxRegisterTile;
       space.addConstraint(
           {"register-tile-limit",
            [parallel, limit](const Space &s,
@@ -169,15 +169,15 @@ Expected<Space> mlir::tiletune::buildSpace(const ProblemSpec &problem,
   }
 
   // cuda (OpEvo appendix B).
-  bool unrollOpts = options.CudaUnrollOptions.value_or(isConv(kind));
+  bool unrollOpts = options.cudaUnrollOptions.value_or(isConv(kind));
   if (unrollOpts)
     for (const OptionSpec &spec : getOptionSpecs(problem.target))
       if (spec.appliesTo(kind))
         if (std::shared_ptr<Parameter> param =
                 makeOptionParameter(spec, problem))
           space.addParameter(std::move(param));
-  if (options.MaxThreadsPerBlock > 0) {
-    int64_t limit = options.MaxThreadsPerBlock;
+  if (options.maxThreadsPerBlock > 0) {
+    int64_t limit = options.maxThreadsPerBlock;
     space.addConstraint(
         {"threads-per-block",
          [parallel, limit](const Space &s,
@@ -325,8 +325,8 @@ Expected<Space> mlir::tiletune::filterByIdealCacheModel(
     return std::move(e);
   if (problem.target != "cpu")
     return makeError("the ideal-cache-model filter applies to cpu spaces only");
-  if (model.CacheBytes < model.LineBytes || model.LineBytes < 1 ||
-      model.VectorBytes < 1)
+  if (model.cacheBytes < model.lineBytes || model.lineBytes < 1 ||
+      model.vectorBytes < 1)
     return makeError("invalid cache model");
   for (const ProblemDim &d : problem.dims)
     if (!space.lookup(d.name) ||
@@ -334,9 +334,9 @@ Expected<Space> mlir::tiletune::filterByIdealCacheModel(
             getNumFactors("cpu", problem.opKind, d.role))
       return makeError("space does not have the cpu factorization of '" +
                        d.name + "'");
-  int64_t cw = std::max<int64_t>(1, model.LineBytes / problem.elementBytes);
-  int64_t vw = std::max<int64_t>(1, model.VectorBytes / problem.elementBytes);
-  int64_t lines = model.CacheBytes / model.LineBytes; // Z_w / C_w
+  int64_t cw = std::max<int64_t>(1, model.lineBytes / problem.elementBytes);
+  int64_t vw = std::max<int64_t>(1, model.vectorBytes / problem.elementBytes);
+  int64_t lines = model.cacheBytes / model.lineBytes; // Z_w / C_w
   bool hasPack = space.lookup("pack").has_value();
   ProblemSpec p = problem;
   Space result = space.withConstraint(
@@ -409,27 +409,27 @@ SpacePoint mlir::tiletune::toSpacePoint(const Space &space,
     ArrayRef<int64_t> v = space.getValue(config, i);
     OptionValue o;
     if (isa<FactorizationParam>(p)) {
-      point.Factors[p.getName().str()] = SmallVector<int64_t>(v);
+      point.factors[p.getName().str()] = SmallVector<int64_t>(v);
       continue;
     }
     if (auto *perm = dyn_cast<PermutationParam>(&p)) {
-      o.K = OptionValue::Kind::NameList;
+      o.kind = OptionValue::Kind::NameList;
       for (int64_t e : v)
-        o.Names.push_back(perm->getElements()[e]);
+        o.names.push_back(perm->getElements()[e]);
     } else if (auto *d = dyn_cast<DiscreteParam>(&p)) {
-      o.K = OptionValue::Kind::Int;
-      o.Int = d->getValue(v);
+      o.kind = OptionValue::Kind::Int;
+      o.intValue = d->getValue(v);
     } else {
       auto &c = cast<CategoricalParam>(p);
       if (isBoolChoice(c)) {
-        o.K = OptionValue::Kind::Bool;
-        o.Bool = c.getChoice(v) == "true";
+        o.kind = OptionValue::Kind::Bool;
+        o.boolValue = c.getChoice(v) == "true";
       } else {
-        o.K = OptionValue::Kind::String;
-        o.String = c.getChoice(v).str();
+        o.kind = OptionValue::Kind::String;
+        o.stringValue = c.getChoice(v).str();
       }
     }
-    point.Options[p.getName().str()] = std::move(o);
+    point.options[p.getName().str()] = std::move(o);
   }
   return point;
 }
@@ -437,12 +437,12 @@ SpacePoint mlir::tiletune::toSpacePoint(const Space &space,
 Expected<Config> mlir::tiletune::fromSpacePoint(const Space &space,
                                                 const SpacePoint &point) {
   Config config = space.getDefault();
-  for (const auto &[name, f] : point.Factors) {
+  for (const auto &[name, f] : point.factors) {
     auto i = space.lookup(name);
     if (!i || !isa<FactorizationParam>(space.getParameter(*i)))
       return makeError("the space has no factorization '" + name + "'");
   }
-  for (const auto &[name, o] : point.Options) {
+  for (const auto &[name, o] : point.options) {
     auto i = space.lookup(name);
     if (!i || isa<FactorizationParam>(space.getParameter(*i)))
       return makeError("the space has no option '" + name + "'");
@@ -452,32 +452,32 @@ Expected<Config> mlir::tiletune::fromSpacePoint(const Space &space,
     std::string name = p.getName().str();
     ParamValue v(p.getWidth());
     if (isa<FactorizationParam>(p)) {
-      auto it = point.Factors.find(name);
-      if (it == point.Factors.end())
+      auto it = point.factors.find(name);
+      if (it == point.factors.end())
         return makeError("missing factors of '" + name + "'");
       if (it->second.size() != p.getWidth())
         return makeError("'" + name + "' needs " + Twine(p.getWidth()) +
                          " factors, got " + Twine(it->second.size()));
       llvm::copy(it->second, v.begin());
     } else {
-      auto it = point.Options.find(name);
-      if (it == point.Options.end())
+      auto it = point.options.find(name);
+      if (it == point.options.end())
         continue; // keep the default
       const OptionValue &o = it->second;
       if (auto *perm = dyn_cast<PermutationParam>(&p)) {
-        if (o.K != OptionValue::Kind::NameList ||
-            o.Names.size() != p.getWidth())
+        if (o.kind != OptionValue::Kind::NameList ||
+            o.names.size() != p.getWidth())
           return makeError("option '" + name + "' needs a list of " +
                            Twine(p.getWidth()) + " loop names");
-        for (size_t j = 0; j < o.Names.size(); ++j) {
-          auto e = llvm::find(perm->getElements(), o.Names[j]);
+        for (size_t j = 0; j < o.names.size(); ++j) {
+          auto e = llvm::find(perm->getElements(), o.names[j]);
           if (e == perm->getElements().end())
             return makeError("option '" + name + "': unknown loop '" +
-                             o.Names[j] + "'");
+                             o.names[j] + "'");
           v[j] = e - perm->getElements().begin();
         }
       } else if (auto *d = dyn_cast<DiscreteParam>(&p)) {
-        auto idx = o.K == OptionValue::Kind::Int ? d->indexOf(o.Int)
+        auto idx = o.kind == OptionValue::Kind::Int ? d->indexOf(o.intValue)
                                                  : std::nullopt;
         if (!idx)
           return makeError("option '" + name + "' has an unsupported value");
@@ -485,10 +485,10 @@ Expected<Config> mlir::tiletune::fromSpacePoint(const Space &space,
       } else {
         auto &c = cast<CategoricalParam>(p);
         std::optional<int64_t> idx;
-        if (o.K == OptionValue::Kind::Bool && isBoolChoice(c))
-          idx = c.indexOf(o.Bool ? "true" : "false");
-        else if (o.K == OptionValue::Kind::String)
-          idx = c.indexOf(o.String);
+        if (o.kind == OptionValue::Kind::Bool && isBoolChoice(c))
+          idx = c.indexOf(o.boolValue ? "true" : "false");
+        else if (o.kind == OptionValue::Kind::String)
+          idx = c.indexOf(o.stringValue);
         if (!idx)
           return makeError("option '" + name + "' has an unsupported value");
         v[0] = *idx;

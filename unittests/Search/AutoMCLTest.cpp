@@ -29,7 +29,7 @@ Space filteredSpace() {
   auto p = makeProblemSpec("matmul", "cpu", {64, 64, 64});
   Space base = *buildSpace(*p);
   CacheModel m;
-  m.CacheBytes = 32 * 1024;
+  m.cacheBytes = 32 * 1024;
   return *restrictToThreadGrid(*filterByIdealCacheModel(base, *p, m), *p, 4);
 }
 

@@ -205,7 +205,7 @@ TEST(NA2CConformance, FilteredSpaceBatchOfOne) {
   auto p = makeProblemSpec("matmul", "cpu", {64, 64, 64});
   Space base = *buildSpace(*p);
   CacheModel m;
-  m.CacheBytes = 32 * 1024;
+  m.cacheBytes = 32 * 1024;
   Space f = *restrictToThreadGrid(*filterByIdealCacheModel(base, *p, m), *p, 4);
   std::mt19937_64 rng(5);
   Config opt = *f.sampleValid(rng, 100000);

@@ -116,7 +116,7 @@ TEST(CpuSpace, RegisterLimitMessage) {
 TEST(CpuSpace, ConstrainedCountMatchesBruteForce) {
   ProblemSpec p = problemOrDie("matmul", "cpu", {16, 16, 8});
   SpaceOptions o;
-  o.MaxRegisterTile = 64;
+  o.maxRegisterTile = 64;
   Space s = buildOrDie(p, o);
   uint64_t brute = 0;
   for (auto &m : tuples(16, 4))
@@ -278,7 +278,7 @@ TEST(AutoMCL, IdealCacheFilter) {
   ProblemSpec p = problemOrDie("matmul", "cpu", {64, 64, 64});
   Space s = buildOrDie(p);
   CacheModel model;
-  model.CacheBytes = 32 * 1024; // 512 lines
+  model.cacheBytes = 32 * 1024; // 512 lines
   auto f = filterByIdealCacheModel(s, p, model);
   ASSERT_TRUE(bool(f)) << llvm::toString(f.takeError());
   std::mt19937_64 rng(3);
@@ -332,7 +332,7 @@ TEST(Conversion, RoundTrip) {
       auto c = s.sampleValid(rng);
       ASSERT_TRUE(c.has_value());
       SpacePoint pt = toSpacePoint(s, *c);
-      for (const auto &[dim, f] : pt.Factors) {
+      for (const auto &[dim, f] : pt.factors) {
         int64_t prod = 1;
         for (int64_t x : f)
           prod *= x;
@@ -347,29 +347,29 @@ TEST(Conversion, RoundTrip) {
   }
   Space s = buildOrDie(problemOrDie("matmul", "cpu", {64, 64, 64}));
   SpacePoint pt = toSpacePoint(s, s.getDefault());
-  EXPECT_EQ(pt.Options["vectorize"].K, OptionValue::Kind::Bool);
-  EXPECT_TRUE(pt.Options["vectorize"].Bool);
-  EXPECT_EQ(pt.Options["pack"].String, "none");
-  EXPECT_EQ(pt.Options["unroll"].Int, 1);
-  EXPECT_EQ(pt.Options["order"].Names, (SmallVector<std::string>{"m", "n", "k"}));
+  EXPECT_EQ(pt.options["vectorize"].kind, OptionValue::Kind::Bool);
+  EXPECT_TRUE(pt.options["vectorize"].boolValue);
+  EXPECT_EQ(pt.options["pack"].stringValue, "none");
+  EXPECT_EQ(pt.options["unroll"].intValue, 1);
+  EXPECT_EQ(pt.options["order"].names, (SmallVector<std::string>{"m", "n", "k"}));
   // Missing options take defaults; bad input is an error.
   SpacePoint partial;
-  partial.Factors = pt.Factors;
+  partial.factors = pt.factors;
   auto d = fromSpacePoint(s, partial);
   ASSERT_TRUE(bool(d));
   EXPECT_EQ(*d, s.getDefault());
   SpacePoint bad = pt;
-  bad.Factors["m"] = {64, 2, 1, 1};
+  bad.factors["m"] = {64, 2, 1, 1};
   auto e = fromSpacePoint(s, bad);
   EXPECT_FALSE(bool(e));
   llvm::consumeError(e.takeError());
   bad = pt;
-  bad.Options["unroll"].Int = 3;
+  bad.options["unroll"].intValue = 3;
   e = fromSpacePoint(s, bad);
   EXPECT_FALSE(bool(e));
   llvm::consumeError(e.takeError());
   bad = pt;
-  bad.Options["order"].Names = {"m", "m", "k"};
+  bad.options["order"].names = {"m", "m", "k"};
   e = fromSpacePoint(s, bad);
   EXPECT_FALSE(bool(e));
   llvm::consumeError(e.takeError());

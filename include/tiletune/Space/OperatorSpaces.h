@@ -38,14 +38,14 @@ unsigned getNumFactors(llvm::StringRef target, OpKind opKind, DimRole role);
 struct SpaceOptions {
   /// CPU: most elements of the register tile (product of the register
   /// sizes of the parallel dims); 0 disables the constraint.
-  int64_t MaxRegisterTile = 1024;
+  int64_t maxRegisterTile = 1024;
   /// CUDA: most threads per block (product of the thread factors of the
   /// parallel dims); 0 disables the constraint.
-  int64_t MaxThreadsPerBlock = 1024;
+  int64_t maxThreadsPerBlock = 1024;
   /// CUDA: whether to add OpEvo's "explicit_unroll" categorical and
   /// "max_unroll" discrete parameters. Default (unset): only for
   /// convolutions, as in OpEvo's appendix B.
-  std::optional<bool> CudaUnrollOptions;
+  std::optional<bool> cudaUnrollOptions;
 };
 
 /// Builds the space of `problem` on its target. Parameters: one
@@ -81,11 +81,11 @@ int64_t getPFactorThreads(const ProblemSpec &problem, int64_t numThreads);
 /// Parameters of the ideal cache model.
 struct CacheModel {
   /// Cache size Z in bytes.
-  int64_t CacheBytes = 1 << 20;
+  int64_t cacheBytes = 1 << 20;
   /// Cache line size C_l in bytes.
-  int64_t LineBytes = 64;
+  int64_t lineBytes = 64;
   /// Vector length V_l in bytes (64 for AVX-512).
-  int64_t VectorBytes = 64;
+  int64_t vectorBytes = 64;
 };
 
 /// Matmul schedule rows of AutoMCL Table 2 that our `pack` option maps to.
@@ -124,15 +124,16 @@ llvm::Expected<Space> filterByIdealCacheModel(const Space &space,
 struct OptionValue {
   enum class Kind { Bool, Int, String, NameList };
   /// Which member is meaningful.
-  Kind K = Kind::Int;
-  bool Bool = false;
-  int64_t Int = 0;
-  std::string String;
-  llvm::SmallVector<std::string> Names;
+  Kind kind = Kind::Int;
+  bool boolValue = false;
+  int64_t intValue = 0;
+  std::string stringValue;
+  llvm::SmallVector<std::string> names;
 
   bool operator==(const OptionValue &o) const {
-    return K == o.K && Bool == o.Bool && Int == o.Int && String == o.String &&
-           Names == o.Names;
+    return kind == o.kind && boolValue == o.boolValue &&
+           intValue == o.intValue && stringValue == o.stringValue &&
+           names == o.names;
   }
 };
 
@@ -140,10 +141,10 @@ struct OptionValue {
 /// product = dim size) and option values by name.
 struct SpacePoint {
   /// Factor lists by dim name.
-  std::map<std::string, llvm::SmallVector<int64_t>> Factors;
+  std::map<std::string, llvm::SmallVector<int64_t>> factors;
   /// Options by name (order: NameList; vectorize/explicit_unroll: Bool;
   /// pack: String; unroll/max_unroll: Int).
-  std::map<std::string, OptionValue> Options;
+  std::map<std::string, OptionValue> options;
 };
 
 /// Splits a config into factor lists (factorization parameters) and option
