@@ -478,7 +478,7 @@ Expected<Config> mlir::tiletune::fromSpacePoint(const Space &space,
         }
       } else if (auto *d = dyn_cast<DiscreteParam>(&p)) {
         auto idx = o.kind == OptionValue::Kind::Int ? d->indexOf(o.intValue)
-                                                 : std::nullopt;
+                                                    : std::nullopt;
         if (!idx)
           return makeError("option '" + name + "' has an unsupported value");
         v[0] = *idx;

@@ -351,7 +351,8 @@ TEST(Conversion, RoundTrip) {
   EXPECT_TRUE(pt.options["vectorize"].boolValue);
   EXPECT_EQ(pt.options["pack"].stringValue, "none");
   EXPECT_EQ(pt.options["unroll"].intValue, 1);
-  EXPECT_EQ(pt.options["order"].names, (SmallVector<std::string>{"m", "n", "k"}));
+  EXPECT_EQ(pt.options["order"].names,
+            (SmallVector<std::string>{"m", "n", "k"}));
   // Missing options take defaults; bad input is an error.
   SpacePoint partial;
   partial.factors = pt.factors;
