@@ -1,28 +1,28 @@
-//===- DriverTest.cpp - Tests of problem extraction and measurement -------===//
+//===- DriverTest.cpp - Tests of the driver's spaces, flows and measuring -===//
 //
-// Problem keys and de-duplication, standalone kernels, config <-> attribute
-// conversion, the worker protocol, and real measurements of a tiny matmul
-// (in process and isolated).
+// Tuning spaces and default configs (CPU conversion round trips, cuda spaces
+// the GPU passes accept, padded prime matmuls), apply from a database, the
+// tuner loop over the GPU measurer, and the measurers driven from the
+// default config: variants in a CPU worker, paired timing ranked by the
+// ratio to the reference, the GPU measurer's batches.
 //
 //===----------------------------------------------------------------------===//
+
+#include "ModuleFixture.h"
 
 #include "tiletune/Driver/Driver.h"
 #include "tiletune/Driver/GPUDriver.h"
 #include "tiletune/GPU/GPUTiling.h"
 #include "tiletune/GPU/PTXAS.h"
-#include "tiletune/InitAll.h"
 #include "tiletune/Measure/CPUMeasurer.h"
 #include "tiletune/Measure/GPUMeasurer.h"
 #include "tiletune/Problem/Problem.h"
 #include "tiletune/Problem/ProblemSpace.h"
 
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/TargetSelect.h"
 
 #include "gtest/gtest.h"
 
@@ -33,141 +33,7 @@ using namespace mlir::tiletune;
 
 namespace {
 
-const char *kModule = R"mlir(
-func.func @f(%a: tensor<8x16xf32>, %b: tensor<16x12xf32>,
-             %c: tensor<8x12xf32>) -> tensor<8x12xf32> {
-  %r = linalg.matmul ins(%a, %b : tensor<8x16xf32>, tensor<16x12xf32>)
-                     outs(%c : tensor<8x12xf32>) -> tensor<8x12xf32>
-  %s = linalg.matmul ins(%a, %b : tensor<8x16xf32>, tensor<16x12xf32>)
-                     outs(%r : tensor<8x12xf32>) -> tensor<8x12xf32>
-  return %s : tensor<8x12xf32>
-}
-func.func @g(%i: memref<2x7x7x3xf32>, %f: memref<3x3x3x4xf32>,
-             %o: memref<2x3x3x4xf32>) {
-  linalg.conv_2d_nhwc_hwcf
-      {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
-      ins(%i, %f : memref<2x7x7x3xf32>, memref<3x3x3x4xf32>)
-      outs(%o : memref<2x3x3x4xf32>)
-  return
-}
-)mlir";
-
-class DriverTest : public ::testing::Test {
-protected:
-  void SetUp() override {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-    initializeContext(ctx);
-    module = parseSourceString<ModuleOp>(kModule, &ctx);
-    ASSERT_TRUE(module);
-  }
-  MLIRContext ctx{MLIRContext::Threading::DISABLED};
-  OwningOpRef<ModuleOp> module;
-};
-
-TEST_F(DriverTest, ExtractsAndDeduplicatesProblems) {
-  FailureOr<ProblemSet> set = collectProblems(*module, "cpu");
-  ASSERT_TRUE(succeeded(set));
-  ASSERT_EQ(set->problems.size(), 2u);
-  EXPECT_EQ(set->ops[0].size(), 2u);
-  EXPECT_EQ(set->ops[1].size(), 1u);
-  EXPECT_EQ(set->problems[0].getKey(), "matmul/f32/m=8,n=12,k=16");
-  EXPECT_EQ(set->problems[1].getKey(),
-            "conv_2d_nhwc_hwcf/f32/n=2,oh=3,ow=3,f=4,kh=3,kw=3,c=3/s=2x2/"
-            "d=1x1");
-  EXPECT_TRUE(set->problems[0].onTensors);
-  EXPECT_FALSE(set->problems[1].onTensors);
-  EXPECT_DOUBLE_EQ(set->problems[0].getFlops(), 2.0 * 8 * 12 * 16);
-}
-
-TEST_F(DriverTest, ProblemJSONRoundTrips) {
-  FailureOr<ProblemSet> set = collectProblems(*module, "cpu");
-  ASSERT_TRUE(succeeded(set));
-  for (const Problem &p : set->problems) {
-    llvm::Expected<Problem> back = Problem::fromJSON(p.toJSON());
-    ASSERT_TRUE(bool(back)) << toString(back.takeError());
-    EXPECT_EQ(back->getKey(), p.getKey());
-    EXPECT_EQ(back->operandShapes, p.operandShapes);
-    EXPECT_EQ(back->strides, p.strides);
-  }
-  llvm::Expected<Problem> bad =
-      Problem::fromJSON(llvm::json::Object{{"op", "softmax"}});
-  EXPECT_FALSE(bool(bad));
-  llvm::consumeError(bad.takeError());
-}
-
-TEST_F(DriverTest, KernelKeepsTensorOpsOnTensors) {
-  FailureOr<ProblemSet> set = collectProblems(*module, "cpu");
-  ASSERT_TRUE(succeeded(set));
-  for (const Problem &p : set->problems) {
-    FailureOr<OwningOpRef<ModuleOp>> kernel = buildKernelModule(&ctx, p);
-    ASSERT_TRUE(succeeded(kernel));
-    Operation *op = getKernelOp(**kernel);
-    ASSERT_NE(op, nullptr);
-    FailureOr<Problem> again = extractProblem(op, "cpu");
-    ASSERT_TRUE(succeeded(again));
-    EXPECT_EQ(again->getKey(), p.getKey());
-    EXPECT_EQ(again->onTensors, p.onTensors);
-  }
-}
-
-/// The kernel of an op is a clone of that op: attributes the problem does
-/// not describe travel with it, memref operands of another layout enter
-/// through a cast, and the kernel's op has the same problem.
-TEST_F(DriverTest, KernelOfAnOpClonesItWithAllAttributes) {
-  const char *text = R"mlir(
-func.func @h(%a: tensor<8x16xf32>, %b: tensor<16x12xf32>,
-             %c: tensor<8x12xf32>) -> tensor<8x12xf32> {
-  %r = linalg.matmul {user.note = "kept", tiletune.config =
-          #tiletune.config<cpu, parallel = {m = 8, n = 12},
-                           cache = {m = 4, n = 12, k = 16},
-                           register = {m = 4, n = 12}>}
-         ins(%a, %b : tensor<8x16xf32>, tensor<16x12xf32>)
-         outs(%c : tensor<8x12xf32>) -> tensor<8x12xf32>
-  return %r : tensor<8x12xf32>
-}
-func.func @s(%a: memref<8x16xf32, strided<[?, 1], offset: ?>>,
-             %b: memref<16x12xf32>, %c: memref<8x12xf32, strided<[32, 1]>>) {
-  linalg.matmul ins(%a, %b : memref<8x16xf32, strided<[?, 1], offset: ?>>,
-                              memref<16x12xf32>)
-                outs(%c : memref<8x12xf32, strided<[32, 1]>>)
-  return
-}
-)mlir";
-  OwningOpRef<ModuleOp> input = parseSourceString<ModuleOp>(text, &ctx);
-  ASSERT_TRUE(input);
-  SmallVector<Operation *> ops;
-  input->walk([&](linalg::MatmulOp op) { ops.push_back(op); });
-  ASSERT_EQ(ops.size(), 2u);
-  for (Operation *op : ops) {
-    FailureOr<OwningOpRef<ModuleOp>> kernel = buildKernelModule(op);
-    ASSERT_TRUE(succeeded(kernel));
-    Operation *clone = getKernelOp(**kernel);
-    ASSERT_NE(clone, nullptr);
-    // Every attribute but the config is kept.
-    EXPECT_FALSE(getConfig(clone));
-    for (NamedAttribute attr : op->getAttrs())
-      if (attr.getName() != kConfigAttrName)
-        EXPECT_EQ(clone->getAttr(attr.getName()), attr.getValue())
-            << attr.getName().str();
-    FailureOr<Problem> original = extractProblem(op, "cpu");
-    FailureOr<Problem> again = extractProblem(clone, "cpu");
-    ASSERT_TRUE(succeeded(original) && succeeded(again));
-    EXPECT_EQ(again->getKey(), original->getKey());
-    EXPECT_EQ(again->onTensors, original->onTensors);
-  }
-  // The dynamically strided operand is cast from an identity-layout
-  // argument; the output's static strides of a larger buffer cannot be, and
-  // it works on the contiguous argument.
-  FailureOr<OwningOpRef<ModuleOp>> strided = buildKernelModule(ops[1]);
-  ASSERT_TRUE(succeeded(strided));
-  unsigned casts = 0;
-  (*strided)->walk([&](memref::CastOp) { ++casts; });
-  EXPECT_EQ(casts, 1u);
-  // Not a tunable op: no kernel.
-  Operation *ret = &ops[0]->getBlock()->back();
-  EXPECT_TRUE(failed(buildKernelModule(ret)));
-}
+class DriverTest : public ModuleFixture {};
 
 TEST_F(DriverTest, ConfigsConvertToAttributesAndBack) {
   FailureOr<ProblemSet> set = collectProblems(*module, "cpu");

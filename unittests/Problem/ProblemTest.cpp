@@ -1,0 +1,131 @@
+//===- ProblemTest.cpp - Tests of problems and standalone kernels ---------===//
+//
+// Problem extraction, keys and de-duplication, the JSON round trip of a
+// problem, and standalone kernels (built from a problem on tensors or
+// memrefs, and cloned from an op with all its attributes).
+//
+//===----------------------------------------------------------------------===//
+
+#include "ModuleFixture.h"
+
+#include "tiletune/Dialect/TileConfig.h"
+#include "tiletune/Problem/Problem.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Parser/Parser.h"
+
+#include "gtest/gtest.h"
+
+using namespace mlir;
+using namespace mlir::tiletune;
+
+namespace {
+
+class ProblemTest : public ModuleFixture {};
+
+TEST_F(ProblemTest, ExtractsAndDeduplicatesProblems) {
+  FailureOr<ProblemSet> set = collectProblems(*module, "cpu");
+  ASSERT_TRUE(succeeded(set));
+  ASSERT_EQ(set->problems.size(), 2u);
+  EXPECT_EQ(set->ops[0].size(), 2u);
+  EXPECT_EQ(set->ops[1].size(), 1u);
+  EXPECT_EQ(set->problems[0].getKey(), "matmul/f32/m=8,n=12,k=16");
+  EXPECT_EQ(set->problems[1].getKey(),
+            "conv_2d_nhwc_hwcf/f32/n=2,oh=3,ow=3,f=4,kh=3,kw=3,c=3/s=2x2/"
+            "d=1x1");
+  EXPECT_TRUE(set->problems[0].onTensors);
+  EXPECT_FALSE(set->problems[1].onTensors);
+  EXPECT_DOUBLE_EQ(set->problems[0].getFlops(), 2.0 * 8 * 12 * 16);
+}
+
+TEST_F(ProblemTest, ProblemJSONRoundTrips) {
+  FailureOr<ProblemSet> set = collectProblems(*module, "cpu");
+  ASSERT_TRUE(succeeded(set));
+  for (const Problem &p : set->problems) {
+    llvm::Expected<Problem> back = Problem::fromJSON(p.toJSON());
+    ASSERT_TRUE(bool(back)) << toString(back.takeError());
+    EXPECT_EQ(back->getKey(), p.getKey());
+    EXPECT_EQ(back->operandShapes, p.operandShapes);
+    EXPECT_EQ(back->strides, p.strides);
+  }
+  llvm::Expected<Problem> bad =
+      Problem::fromJSON(llvm::json::Object{{"op", "softmax"}});
+  EXPECT_FALSE(bool(bad));
+  llvm::consumeError(bad.takeError());
+}
+
+TEST_F(ProblemTest, KernelKeepsTensorOpsOnTensors) {
+  FailureOr<ProblemSet> set = collectProblems(*module, "cpu");
+  ASSERT_TRUE(succeeded(set));
+  for (const Problem &p : set->problems) {
+    FailureOr<OwningOpRef<ModuleOp>> kernel = buildKernelModule(&ctx, p);
+    ASSERT_TRUE(succeeded(kernel));
+    Operation *op = getKernelOp(**kernel);
+    ASSERT_NE(op, nullptr);
+    FailureOr<Problem> again = extractProblem(op, "cpu");
+    ASSERT_TRUE(succeeded(again));
+    EXPECT_EQ(again->getKey(), p.getKey());
+    EXPECT_EQ(again->onTensors, p.onTensors);
+  }
+}
+
+/// The kernel of an op is a clone of that op: attributes the problem does
+/// not describe travel with it, memref operands of another layout enter
+/// through a cast, and the kernel's op has the same problem.
+TEST_F(ProblemTest, KernelOfAnOpClonesItWithAllAttributes) {
+  const char *text = R"mlir(
+func.func @h(%a: tensor<8x16xf32>, %b: tensor<16x12xf32>,
+             %c: tensor<8x12xf32>) -> tensor<8x12xf32> {
+  %r = linalg.matmul {user.note = "kept", tiletune.config =
+          #tiletune.config<cpu, parallel = {m = 8, n = 12},
+                           cache = {m = 4, n = 12, k = 16},
+                           register = {m = 4, n = 12}>}
+         ins(%a, %b : tensor<8x16xf32>, tensor<16x12xf32>)
+         outs(%c : tensor<8x12xf32>) -> tensor<8x12xf32>
+  return %r : tensor<8x12xf32>
+}
+func.func @s(%a: memref<8x16xf32, strided<[?, 1], offset: ?>>,
+             %b: memref<16x12xf32>, %c: memref<8x12xf32, strided<[32, 1]>>) {
+  linalg.matmul ins(%a, %b : memref<8x16xf32, strided<[?, 1], offset: ?>>,
+                              memref<16x12xf32>)
+                outs(%c : memref<8x12xf32, strided<[32, 1]>>)
+  return
+}
+)mlir";
+  OwningOpRef<ModuleOp> input = parseSourceString<ModuleOp>(text, &ctx);
+  ASSERT_TRUE(input);
+  SmallVector<Operation *> ops;
+  input->walk([&](linalg::MatmulOp op) { ops.push_back(op); });
+  ASSERT_EQ(ops.size(), 2u);
+  for (Operation *op : ops) {
+    FailureOr<OwningOpRef<ModuleOp>> kernel = buildKernelModule(op);
+    ASSERT_TRUE(succeeded(kernel));
+    Operation *clone = getKernelOp(**kernel);
+    ASSERT_NE(clone, nullptr);
+    // Every attribute but the config is kept.
+    EXPECT_FALSE(getConfig(clone));
+    for (NamedAttribute attr : op->getAttrs())
+      if (attr.getName() != kConfigAttrName)
+        EXPECT_EQ(clone->getAttr(attr.getName()), attr.getValue())
+            << attr.getName().str();
+    FailureOr<Problem> original = extractProblem(op, "cpu");
+    FailureOr<Problem> again = extractProblem(clone, "cpu");
+    ASSERT_TRUE(succeeded(original) && succeeded(again));
+    EXPECT_EQ(again->getKey(), original->getKey());
+    EXPECT_EQ(again->onTensors, original->onTensors);
+  }
+  // The dynamically strided operand is cast from an identity-layout
+  // argument; the output's static strides of a larger buffer cannot be, and
+  // it works on the contiguous argument.
+  FailureOr<OwningOpRef<ModuleOp>> strided = buildKernelModule(ops[1]);
+  ASSERT_TRUE(succeeded(strided));
+  unsigned casts = 0;
+  (*strided)->walk([&](memref::CastOp) { ++casts; });
+  EXPECT_EQ(casts, 1u);
+  // Not a tunable op: no kernel.
+  Operation *ret = &ops[0]->getBlock()->back();
+  EXPECT_TRUE(failed(buildKernelModule(ret)));
+}
+
+} // namespace
