@@ -11,12 +11,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tiletune/Dialect/TileConfig.h"
 #include "tiletune/Execution/JIT.h"
 #include "tiletune/Execution/KernelInfo.h"
 #include "tiletune/Execution/Lowering.h"
 #include "tiletune/Execution/Reference.h"
-#include "tiletune/Measure/Timing.h"
 #include "tiletune/InitAll.h"
+#include "tiletune/Measure/Timing.h"
 #include "tiletune/Transforms/Pipelines.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -189,7 +190,7 @@ OurKernel compileOurs(MLIRContext &context, llvm::StringRef funcTemplate,
   // Record the config actually used.
   OurKernel result;
   module->walk([&](Operation *op) {
-    if (auto a = op->getAttr("tiletune.config")) {
+    if (TileConfigAttr a = getConfig(op)) {
       llvm::raw_string_ostream os(result.config);
       os << a;
     }
