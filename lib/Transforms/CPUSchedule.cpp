@@ -153,13 +153,19 @@ FailureOr<CPUSchedule> tiletune::decodeCPUSchedule(Operation *op,
 LogicalResult tiletune::checkCPUTilingPreconditions(Operation *op,
                                                     const CPUSchedule &s,
                                                     std::string *reason) {
-  auto fail = [&](const Twine &msg) { return failWithReason(reason, msg); };
   std::string why;
   FailureOr<TunableOp> tunable = matchTunableOp(op, &why);
   if (failed(tunable))
-    return fail(why);
+    return failWithReason(reason, why);
   if (tunable->kind != s.kind)
-    return fail("the schedule was decoded for another op kind");
+    return failWithReason(reason,
+                          "the schedule was decoded for another op kind");
+  return checkScheduleFitsOp(op, s, reason);
+}
+
+LogicalResult tiletune::checkScheduleFitsOp(Operation *op, const CPUSchedule &s,
+                                            std::string *reason) {
+  auto fail = [&](const Twine &msg) { return failWithReason(reason, msg); };
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
   if (!linalgOp || !isa<TilingInterface>(op))
     return fail("not a structured op with the tiling interface (are the "

@@ -626,10 +626,11 @@ FailureOr<CPUTilingResult> tiletune::applyCPUConfig(RewriterBase &rewriter,
   if (failed(padded))
     return fail(*converted);
   op = *padded;
+  // The schedule is decoded from this op, so its kind matches: only the
+  // loops are checked (one matchTunableOp per op, in the decoder).
   FailureOr<CPUSchedule> schedule =
       decodeCPUSchedule(op, getConfig(op), &reason);
-  if (failed(schedule) ||
-      failed(checkCPUTilingPreconditions(op, *schedule, &reason)))
+  if (failed(schedule) || failed(checkScheduleFitsOp(op, *schedule, &reason)))
     return fail(op);
   rewriter.setInsertionPoint(op);
   FailureOr<CPUTilingResult> result =

@@ -12,6 +12,7 @@
 #define TILETUNE_LIB_TRANSFORMS_TILINGUTILS_H
 
 #include "tiletune/Dialect/TileConfig.h"
+#include "tiletune/Transforms/CPUSchedule.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
@@ -108,6 +109,13 @@ LogicalResult tileAndVectorizeTranspose(RewriterBase &rewriter,
 /// Hoists loop-invariant ops out of every loop under `root` (innermost
 /// first), so operand slices sit at the depth where they last change.
 void hoistInvariantCode(Operation *root);
+
+/// The preconditions of checkCPUTilingPreconditions beyond the op kind, for
+/// a schedule just decoded from `op` itself (decodeCPUSchedule matched the
+/// op already): a structured op with the tiling interface whose static loops
+/// are the schedule's, each level's tile dividing the enclosing one.
+LogicalResult checkScheduleFitsOp(Operation *op, const CPUSchedule &s,
+                                  std::string *reason);
 
 } // namespace mlir::tiletune
 
