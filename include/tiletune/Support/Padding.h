@@ -17,10 +17,13 @@
 #ifndef TILETUNE_SUPPORT_PADDING_H
 #define TILETUNE_SUPPORT_PADDING_H
 
+#include "tiletune/Support/TilingTemplates.h"
+
 #include "llvm/ADT/StringRef.h"
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 
 namespace mlir::tiletune {
 
@@ -55,9 +58,12 @@ inline int64_t getCPUPaddedSize(llvm::StringRef dim, int64_t size,
   return size;
 }
 
-/// Whether loops of `opKind` ("matmul", "batch_matmul", ...) may be padded.
+/// Whether loops of `opKind` ("matmul", "batch_matmul", ...) may be padded:
+/// the op kinds of the cpu `pad` option in TilingTemplates.def.
 inline bool isCPUPaddableOpKind(llvm::StringRef opKind) {
-  return opKind == "matmul" || opKind == "batch_matmul";
+  std::optional<OpKind> kind = symbolizeOpKind(opKind);
+  const OptionSpec *pad = lookupOptionSpec(kTargetCPU, "pad");
+  return kind && pad && pad->appliesTo(*kind);
 }
 
 } // namespace mlir::tiletune
