@@ -6,20 +6,12 @@
 
 #include "tiletune/Driver/GPUDriver.h"
 
-#include "tiletune/Problem/ProblemSpace.h"
 #include "tiletune/Driver/Driver.h"
-#include "tiletune/InitAll.h"
+#include "tiletune/Problem/ProblemSpace.h"
 
-#include "mlir/AsmParser/AsmParser.h"
-#include "mlir/Parser/Parser.h"
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/Support/Threading.h"
 
-#include <atomic>
-#include <condition_variable>
-#include <mutex>
 #include <random>
-#include <thread>
 
 using namespace mlir;
 using namespace mlir::tiletune;

@@ -7,7 +7,7 @@
 
 #include "tiletune/Driver/TuneOptions.h"
 
-#include "tiletune/Dialect/TileConfig.h"
+#include "tiletune/Support/TilingTemplates.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"

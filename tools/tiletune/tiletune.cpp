@@ -361,9 +361,7 @@ static int runApply(MLIRContext &ctx) {
 }
 
 static int runSpace(MLIRContext &ctx) {
-  TuneOptions options;
-  options.target = target;
-  if (llvm::Error err = validateTuneOptions(options))
+  if (llvm::Error err = checkKnownTarget(target))
     return fail(std::move(err));
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &ctx);

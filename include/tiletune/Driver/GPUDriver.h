@@ -1,22 +1,19 @@
 //===- GPUDriver.h - Tuning problems on a CUDA GPU --------------*- C++ -*-===//
 //
-// The cuda side of `tiletune tune --target=cuda`: the target record of the
-// device, the Tuner's measurer for one cuda problem (the problem's
-// standalone kernel lowered by the same tiletune-lower-gpu pipeline a
-// user's compile runs, verified and timed on the device), and the
-// compile-only ranking used where no GPU exists (ptxas legality filter and
-// occupancy, nothing timed).
+// The cuda side of `tiletune tune --target=cuda` beyond measuring (which is
+// lib/Measure/GPU's GPUProblemMeasurer): the target record of the device,
+// and the compile-only ranking used where no GPU exists (ptxas legality
+// filter and occupancy, nothing timed).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef TILETUNE_DRIVER_GPUDRIVER_H
 #define TILETUNE_DRIVER_GPUDRIVER_H
 
-#include "tiletune/Problem/Problem.h"
 #include "tiletune/Measure/GPUMeasurer.h"
+#include "tiletune/Problem/Problem.h"
 #include "tiletune/Space/Space.h"
 #include "tiletune/Support/Target.h"
-#include "tiletune/Tuner/Tuner.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/Error.h"
