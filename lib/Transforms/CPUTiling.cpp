@@ -93,23 +93,31 @@ static void setInsertionPointAfterDef(OpBuilder &b, Value value) {
     b.setInsertionPointToStart(cast<BlockArgument>(value).getOwner());
 }
 
-/// Sets the insertion point after the definitions of both `a` and `b`,
-/// where the later of the two dominates (one is defined in an enclosing or
-/// the same block as the other).
+/// Whether the definition of `a` comes no later than that of `b`, where one
+/// of the two dominates the other: a block argument counts as defined at the
+/// start of its block, before every op of the block.
+static bool isDefinedNoLaterThan(Value a, Value b) {
+  Operation *defB = b.getDefiningOp();
+  Block *blockB = defB ? defB->getBlock() : cast<BlockArgument>(b).getOwner();
+  Block *blockA = a.getParentBlock();
+  if (blockA != blockB)
+    // Different blocks: `a` comes first if its block encloses `b`'s.
+    return blockA->getParent()->isAncestor(blockB->getParent());
+  Operation *defA = a.getDefiningOp();
+  if (!defA)
+    return true; // A block argument of the block `b` is defined in.
+  return defB && (defA == defB || defA->isBeforeInBlock(defB));
+}
+
+/// Sets the insertion point after the definitions of both `first` and
+/// `second`, one of which dominates the other (defined in an enclosing or
+/// the same block). Block arguments count as defined at the start of their
+/// block, so a buffer allocated in the function body is never used before
+/// its allocation when the other value is a function argument.
 static void setInsertionPointAfterDefs(OpBuilder &b, Value first,
                                        Value second) {
-  Operation *defA = first.getDefiningOp();
-  Operation *defB = second.getDefiningOp();
-  Value later = first;
-  if (defA && defB && defA->getBlock() == defB->getBlock())
-    later = defA->isBeforeInBlock(defB) ? second : first;
-  else if (defB && defA &&
-           defB->getParentRegion()->isProperAncestor(defA->getParentRegion()))
-    later = first;
-  else if (defA && defB &&
-           defA->getParentRegion()->isProperAncestor(defB->getParentRegion()))
-    later = second;
-  setInsertionPointAfterDef(b, later);
+  setInsertionPointAfterDef(
+      b, isDefinedNoLaterThan(first, second) ? second : first);
 }
 
 //===----------------------------------------------------------------------===//

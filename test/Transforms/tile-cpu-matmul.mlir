@@ -118,6 +118,35 @@ func.func @matmul_memref(%a: memref<64x48xf32>, %b: memref<48x32xf32>, %c: memre
 
 // -----
 
+// Memrefs, the whole op one tile (no parallel split, no cache loop): the
+// packing buffers are allocated before the op and filled after their
+// allocation (the copies used to be placed at the top of the function,
+// before the alloc: "operand #1 does not dominate this use").
+
+// CHECK-LABEL: func.func @matmul_memref_one_tile_pack_ab
+//   CHECK-NOT:   scf.forall
+//   CHECK-NOT:   vector.transfer_write
+//       CHECK:   %[[A:.*]] = memref.alloc() {alignment = 64 : i64} : memref<16x16xf32>
+//       CHECK:   scf.for
+//       CHECK:     vector.transfer_write {{.*}}, %[[A]]
+//   CHECK-NOT:   vector.transfer_write
+//       CHECK:   %[[B:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x16x8xf32>
+//       CHECK:   memref.expand_shape
+//       CHECK:   scf.for
+//       CHECK:     scf.for
+//       CHECK:       vector.transfer_write {{.*}}, %[[B]]
+//       CHECK:   vector.transfer_read %[[A]]
+//       CHECK:   vector.transfer_read %[[B]]
+//       CHECK:   vector.contract
+//   CHECK-NOT:   linalg.matmul
+func.func @matmul_memref_one_tile_pack_ab(%a: memref<16x16xf32>, %b: memref<16x16xf32>, %c: memref<16x16xf32>) {
+  linalg.matmul {tiletune.config = #tiletune.config<cpu, parallel = {m = 16, n = 16}, cache = {m = 16, n = 16, k = 16}, register = {m = 4, n = 8}, order = [n, k, m], pack = ab>}
+    ins(%a, %b : memref<16x16xf32>, memref<16x16xf32>) outs(%c : memref<16x16xf32>)
+  return
+}
+
+// -----
+
 // No config: untouched.
 
 // CHECK-LABEL: func.func @no_config
