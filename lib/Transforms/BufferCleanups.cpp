@@ -13,17 +13,24 @@
 #include "TilingUtils.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/Transforms/Hoisting.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Dominance.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/CastInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
+#include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
 using namespace mlir::tiletune;
@@ -116,4 +123,159 @@ unsigned tiletune::hoistStaticAllocsOutOfLoops(Operation *root) {
     ++moved;
   }
   return moved;
+}
+
+//===----------------------------------------------------------------------===//
+// Buffers the input frees itself
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Finds the allocations a freed buffer may come from.
+class FreedBufferTracer {
+public:
+  explicit FreedBufferTracer(Operation *symbolTableOp)
+      : users(symbolTables, symbolTableOp) {}
+
+  /// Adds the allocations `freed` may come from to `allocations`. Returns
+  /// the location of an origin of `freed` whose allocation is not known (a
+  /// value, or a use of a function other than a call), if any.
+  std::optional<Location> trace(Value freed,
+                                SetVector<Operation *> &allocations);
+
+private:
+  SymbolTableCollection symbolTables;
+  SymbolUserMap users;
+};
+} // namespace
+
+/// The allocating op of `value` when it is a heap allocation (not an
+/// automatic one such as `memref.alloca`).
+static Operation *getHeapAllocation(Value value) {
+  auto effects = value.getDefiningOp<MemoryEffectOpInterface>();
+  if (!effects)
+    return nullptr;
+  std::optional<MemoryEffects::EffectInstance> alloc =
+      effects.getEffectOnValue<MemoryEffects::Allocate>(value);
+  if (!alloc ||
+      isa<SideEffects::AutomaticAllocationScopeResource>(alloc->getResource()))
+    return nullptr;
+  return effects;
+}
+
+std::optional<Location> FreedBufferTracer::trace(Value freed, SetVector<Operation *> &allocations) {
+  SmallVector<Value> worklist{freed};
+  DenseSet<Value> visited;
+  std::optional<Location> unknown;
+  auto giveUp = [&](Location loc) {
+    unknown = loc;
+    return false;
+  };
+  auto step = [&](Value v) -> bool {
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      Block *block = arg.getOwner();
+      Operation *parent = block->getParentOp();
+      if (auto func = dyn_cast<FunctionOpInterface>(parent)) {
+        if (!block->isEntryBlock())
+          return giveUp(v.getLoc());
+        // A buffer passed in: the allocations the calls in the module pass.
+        // (Callers outside the module manage their own buffers.)
+        for (Operation *user : users.getUsers(func)) {
+          auto call = dyn_cast<CallOpInterface>(user);
+          if (!call || arg.getArgNumber() >= call.getArgOperands().size())
+            return giveUp(user->getLoc());
+          worklist.push_back(call.getArgOperands()[arg.getArgNumber()]);
+        }
+        return true;
+      }
+      if (auto loop = dyn_cast<scf::ForOp>(parent)) {
+        if (arg == loop.getInductionVar())
+          return giveUp(v.getLoc());
+        worklist.push_back(loop.getTiedLoopInit(arg)->get());
+        worklist.push_back(loop.getTiedLoopYieldedValue(arg)->get());
+        return true;
+      }
+      return giveUp(v.getLoc());
+    }
+    auto result = cast<OpResult>(v);
+    Operation *def = result.getOwner();
+    unsigned index = result.getResultNumber();
+    if (Operation *alloc = getHeapAllocation(v)) {
+      allocations.insert(alloc);
+      return true;
+    }
+    if (auto view = dyn_cast<ViewLikeOpInterface>(def)) {
+      worklist.push_back(view.getViewSource());
+      return true;
+    }
+    if (isa<CastOpInterface>(def) && def->getNumOperands() == 1) {
+      worklist.push_back(def->getOperand(0));
+      return true;
+    }
+    if (auto loop = dyn_cast<scf::ForOp>(def)) {
+      worklist.push_back(loop.getInitArgs()[index]);
+      worklist.push_back(loop.getYieldedValues()[index]);
+      return true;
+    }
+    if (auto branch = dyn_cast<scf::IfOp>(def)) {
+      if (branch.getElseRegion().empty())
+        return giveUp(v.getLoc());
+      worklist.push_back(branch.thenYield().getOperand(index));
+      worklist.push_back(branch.elseYield().getOperand(index));
+      return true;
+    }
+    if (auto select = dyn_cast<arith::SelectOp>(def)) {
+      worklist.push_back(select.getTrueValue());
+      worklist.push_back(select.getFalseValue());
+      return true;
+    }
+    return giveUp(v.getLoc());
+  };
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    if (!visited.insert(v).second)
+      continue;
+    if (!step(v))
+      return unknown;
+  }
+  return std::nullopt;
+}
+
+FailureOr<unsigned> tiletune::markUserDeallocations(Operation *root) {
+  // Every op that frees a memref operand, with the freed operands.
+  SmallVector<std::pair<Operation *, Value>> frees;
+  root->walk([&](MemoryEffectOpInterface op) {
+    for (Value operand : op->getOperands())
+      if (isa<BaseMemRefType>(operand.getType()) &&
+          op.getEffectOnValue<MemoryEffects::Free>(operand))
+        frees.emplace_back(op, operand);
+  });
+  if (frees.empty())
+    return 0u;
+
+  FreedBufferTracer tracer(root);
+  SetVector<Operation *> marked;
+  bool ok = true;
+  for (auto [op, freed] : frees) {
+    std::optional<Location> unknown = tracer.trace(freed, marked);
+    if (!unknown) {
+      marked.insert(op);
+      continue;
+    }
+    ok = false;
+    InFlightDiagnostic diag =
+        op->emitError("cannot free this buffer explicitly: it may come from "
+                      "a value whose allocation is not known (supported: "
+                      "buffers allocated in the module, through views, "
+                      "casts, scf.for, scf.if and arith.select, and function "
+                      "arguments)");
+    diag.attachNote(*unknown) << "the buffer may come from here";
+  }
+  if (!ok)
+    return failure();
+  MLIRContext *ctx = root->getContext();
+  ctx->getOrLoadDialect<bufferization::BufferizationDialect>();
+  for (Operation *op : marked)
+    op->setAttr(bufferization::BufferizationDialect::kManualDeallocation,
+                UnitAttr::get(ctx));
+  return static_cast<unsigned>(marked.size());
 }

@@ -57,7 +57,9 @@ void tiletune::buildCPULoweringPipeline(OpPassManager &pm,
   pm.addPass(bufferization::createDropEquivalentBufferResultsPass());
   pm.addPass(createTileTuneDropReturnedArguments());
   pm.addNestedPass<func::FuncOp>(createTileTuneOptimizeCPUBuffers());
-  // Frees every buffer bufferization and packing allocated.
+  // Frees every buffer bufferization and packing allocated; buffers the
+  // module frees itself are left to it.
+  pm.addPass(createTileTuneMarkUserDeallocations());
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createConvertBufferizationToMemRefPass());
 

@@ -125,6 +125,19 @@ unsigned vectorizeSmallCopies(Operation *root, int64_t maxElements = 4096);
 /// function body. Returns the number of allocations moved.
 unsigned hoistStaticAllocsOutOfLoops(Operation *root);
 
+/// Lets a module free its own buffers under the ownership-based buffer
+/// deallocation that `tiletune-lower-cpu` runs: every op that frees a memref
+/// (`memref.dealloc`, `memref.realloc`) and every allocation whose buffer
+/// such an op may free are marked `bufferization.manual_deallocation`, so the
+/// deallocation pass leaves them to the module and frees only the buffers
+/// nobody frees (those of bufferization and packing). A freed buffer is
+/// traced through views, casts, `scf.for`, `scf.if`, `arith.select` and, for
+/// a function argument, the calls of the function in `root` (a symbol
+/// table). Fails, with an error on the freeing op and before changing
+/// anything, when a freed buffer may come from anything else (e.g. the
+/// result of a call). Returns the number of ops marked.
+FailureOr<unsigned> markUserDeallocations(Operation *root);
+
 } // namespace mlir::tiletune
 
 #endif // TILETUNE_TRANSFORMS_CPUTILING_H

@@ -123,6 +123,35 @@ def TileTuneOptimizeCPUBuffers : Pass<"tiletune-optimize-cpu-buffers",
                            "::mlir::vector::VectorDialect"];
 }
 
+def TileTuneMarkUserDeallocations
+    : Pass<"tiletune-mark-user-deallocations", "ModuleOp"> {
+  let summary = "Leave the buffers a module frees itself to the module";
+  let description = [{
+    The ownership-based buffer deallocation of `tiletune-lower-cpu` refuses
+    ops that free a memref ("memory free side-effect on MemRef value not
+    supported!"). This pass marks every such op (`memref.dealloc`,
+    `memref.realloc`) and every allocation whose buffer it may free with
+    `bufferization.manual_deallocation`: the deallocation pass then keeps
+    the module's own frees and frees only the buffers nobody frees
+    (bufferization's and packing's). Freed buffers are traced through views,
+    casts, `scf.for`, `scf.if`, `arith.select` and, for function arguments,
+    the calls in the module; a freed buffer of unknown origin (e.g. a call
+    result) is an error.
+
+    ```mlir
+    // before
+    %t = memref.alloc() : memref<16xf32>
+    ...
+    memref.dealloc %t : memref<16xf32>
+    // after
+    %t = memref.alloc() {bufferization.manual_deallocation} : memref<16xf32>
+    ...
+    memref.dealloc %t {bufferization.manual_deallocation} : memref<16xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
+}
+
 def TileTuneLowerCPUVectors : Pass<"tiletune-lower-cpu-vectors",
                                    "func::FuncOp"> {
   let summary = "Lower vector contractions and transfers to FMA-friendly ops";
