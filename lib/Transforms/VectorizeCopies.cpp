@@ -185,6 +185,23 @@ tiletune::tileAndVectorizeTranspose(RewriterBase &rewriter,
 // After bufferization
 //===----------------------------------------------------------------------===//
 
+/// The most rows (1-D pieces along the innermost dim) one vector operation
+/// of vectorizeSmallCopies may move. Such an operation is unrolled into one
+/// transfer per row and its vector becomes one LLVM aggregate; LLVM's
+/// compile time grows quadratically in the number of rows (a padding copy
+/// of 64x17 rows of 3 elements took 84 s). Copies with more rows go one row
+/// per vector operation, in loops.
+static constexpr int64_t kMaxRowsPerVectorCopy = 16;
+
+/// The number of rows of a static shape: the product of all dims but the
+/// innermost.
+static int64_t getNumRows(ArrayRef<int64_t> shape) {
+  int64_t rows = 1;
+  for (int64_t size : shape.drop_back())
+    rows *= size;
+  return rows;
+}
+
 unsigned tiletune::vectorizeSmallCopies(Operation *root, int64_t maxElements) {
   MLIRContext *ctx = root->getContext();
   IRRewriter rewriter(ctx);
@@ -207,14 +224,16 @@ unsigned tiletune::vectorizeSmallCopies(Operation *root, int64_t maxElements) {
       if (!type.hasStaticShape())
         continue;
       rewriter.setInsertionPoint(copy);
-      if (type.getNumElements() <= maxElements) {
+      if (type.getNumElements() <= maxElements &&
+          getNumRows(type.getShape()) <= kMaxRowsPerVectorCopy) {
         if (succeeded(linalg::vectorizeCopy(rewriter, copy)))
           ++changed;
         continue;
       }
-      // A large copy between strided views (e.g. an operand into its padded
-      // buffer): one vector copy per row instead of the runtime's generic
-      // element-wise copy. Contiguous copies stay (the runtime uses memcpy).
+      // A large copy or one of many rows between strided views (e.g. an
+      // operand into its padded buffer): one vector copy per row instead of
+      // the runtime's generic element-wise copy. Contiguous copies stay (they
+      // lower to memcpy).
       auto target = cast<MemRefType>(copy.getTarget().getType());
       if (type.getRank() < 2 ||
           (memref::isStaticShapeAndContiguousRowMajor(type) &&
@@ -245,6 +264,14 @@ unsigned tiletune::vectorizeSmallCopies(Operation *root, int64_t maxElements) {
       }
     if (type.getNumElements() > maxElements)
       continue;
+    // Many rows: one vector operation per row (the innermost dim is the
+    // same in input and output here: transposes that move it were handled
+    // above).
+    if (getNumRows(linalgOp.getStaticLoopRanges()) > kMaxRowsPerVectorCopy) {
+      if (succeeded(tileAndVectorizeCopy(rewriter, op, /*vectorize=*/true)))
+        ++changed;
+      continue;
+    }
     if (succeeded(vectorizeAndReplace(rewriter, op)))
       ++changed;
   }

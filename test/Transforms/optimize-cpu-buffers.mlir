@@ -36,3 +36,49 @@ func.func @hoist(%a: memref<16x16xf32>, %b: memref<16x16xf32>, %c: memref<16x16x
   }
   return
 }
+
+// -----
+
+// Copies of more than 16 rows go one row per vector transfer, in loops: one
+// vector over the whole copy is unrolled into one transfer per row and
+// compiles in quadratic time (issue 16, item 6). A strided memref.copy (into
+// a padded buffer) and a linalg.copy of short rows:
+
+// CHECK-LABEL: func.func @many_short_rows
+//   CHECK-NOT:   vector<1x64x17x3xf32>
+//       CHECK:   scf.for
+//       CHECK:     scf.for
+//       CHECK:       vector.transfer_read {{.*}} vector<1x1x1x3xf32>
+//       CHECK:       vector.transfer_write {{.*}} vector<1x1x1x3xf32>
+//   CHECK-NOT:   memref.copy
+//   CHECK-NOT:   vector<8x254x2xf32>
+//       CHECK:   scf.for
+//       CHECK:     scf.for
+//       CHECK:       vector.transfer_read {{.*}} vector<1x1x2xf32>
+//       CHECK:       vector.transfer_write {{.*}} vector<1x1x2xf32>
+//   CHECK-NOT:   linalg.copy
+func.func @many_short_rows(%src: memref<1x64x17x3xf32>, %dst: memref<1x64x19x5xf32>,
+                           %a: memref<8x254x2xf32>, %b: memref<8x256x2xf32>) {
+  %view = memref.subview %dst[0, 0, 1, 1] [1, 64, 17, 3] [1, 1, 1, 1] : memref<1x64x19x5xf32> to memref<1x64x17x3xf32, strided<[6080, 95, 5, 1], offset: 6>>
+  memref.copy %src, %view : memref<1x64x17x3xf32> to memref<1x64x17x3xf32, strided<[6080, 95, 5, 1], offset: 6>>
+  %bview = memref.subview %b[0, 0, 0] [8, 254, 2] [1, 1, 1] : memref<8x256x2xf32> to memref<8x254x2xf32, strided<[512, 2, 1]>>
+  linalg.copy ins(%a : memref<8x254x2xf32>) outs(%bview : memref<8x254x2xf32, strided<[512, 2, 1]>>)
+  return
+}
+
+// -----
+
+// A contiguous copy of many rows stays a memref.copy (a memcpy); up to 16
+// rows, a copy is one vector transfer.
+
+// CHECK-LABEL: func.func @contiguous_and_few_rows
+//       CHECK:   memref.copy %{{.*}}, %{{.*}} : memref<64x17x3xf32> to memref<64x17x3xf32>
+//       CHECK:   vector.transfer_read {{.*}} vector<16x3xf32>
+//       CHECK:   vector.transfer_write {{.*}} vector<16x3xf32>
+func.func @contiguous_and_few_rows(%a: memref<64x17x3xf32>, %b: memref<64x17x3xf32>,
+                                   %c: memref<16x3xf32>, %d: memref<16x5xf32>) {
+  memref.copy %a, %b : memref<64x17x3xf32> to memref<64x17x3xf32>
+  %view = memref.subview %d[0, 1] [16, 3] [1, 1] : memref<16x5xf32> to memref<16x3xf32, strided<[5, 1], offset: 1>>
+  memref.copy %c, %view : memref<16x3xf32> to memref<16x3xf32, strided<[5, 1], offset: 1>>
+  return
+}

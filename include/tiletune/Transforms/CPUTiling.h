@@ -114,10 +114,14 @@ void hoistVectorTransfersOnBuffers(Operation *root);
 
 /// Removes self-copies and vectorizes static buffer copies (`memref.copy`,
 /// `linalg.copy`, `linalg.transpose`) of at most `maxElements` elements: the
-/// packing copies after bufferization. Larger copies between strided views
-/// (e.g. into a padded buffer) go row by row, and transposes that move the
-/// innermost dim (layout conversions) in blocks of up to 16x16, at any size.
-/// Returns the number changed.
+/// packing copies after bufferization. A copy becomes one vector operation
+/// only when it has at most 16 rows (1-D pieces along the innermost dim):
+/// compile time grows quadratically with the rows of one vector operation.
+/// Copies of more rows go one row per vector operation, in loops, as do
+/// larger copies between strided views (e.g. into a padded buffer);
+/// contiguous `memref.copy`s that are not vectorized whole stay (memcpy);
+/// transposes that move the innermost dim (layout conversions) go in blocks
+/// of up to 16x16, at any size. Returns the number changed.
 unsigned vectorizeSmallCopies(Operation *root, int64_t maxElements = 4096);
 
 /// Moves static `memref.alloc` + `memref.dealloc` pairs out of `scf.for`
