@@ -162,7 +162,8 @@ static Operation *getHeapAllocation(Value value) {
   return effects;
 }
 
-std::optional<Location> FreedBufferTracer::trace(Value freed, SetVector<Operation *> &allocations) {
+std::optional<Location>
+FreedBufferTracer::trace(Value freed, SetVector<Operation *> &allocations) {
   SmallVector<Value> worklist{freed};
   DenseSet<Value> visited;
   std::optional<Location> unknown;

@@ -116,8 +116,8 @@ static bool isDefinedNoLaterThan(Value a, Value b) {
 /// its allocation when the other value is a function argument.
 static void setInsertionPointAfterDefs(OpBuilder &b, Value first,
                                        Value second) {
-  setInsertionPointAfterDef(
-      b, isDefinedNoLaterThan(first, second) ? second : first);
+  Value later = isDefinedNoLaterThan(first, second) ? second : first;
+  setInsertionPointAfterDef(b, later);
 }
 
 //===----------------------------------------------------------------------===//
