@@ -58,9 +58,8 @@ void mlir::tiletune::getConvStridesAndDilations(
 }
 
 /// matchTunableOp; with `allowEmpty`, loops of size 0 are accepted.
-static FailureOr<TunableOp> matchTunableOpImpl(Operation *op,
-                                               std::string *reason,
-                                               bool allowEmpty) {
+static FailureOr<TunableOp>
+matchTunableOpImpl(Operation *op, std::string *reason, bool allowEmpty) {
   auto fail = [&](const Twine &why) -> FailureOr<TunableOp> {
     if (reason)
       *reason = why.str();
@@ -301,8 +300,8 @@ mlir::tiletune::verifyConfig(TileConfigAttr config, const TunableOp &op,
                            << dimName << "' is too large for its size ("
                            << dim->size << "): padding may at most double a "
                            << "loop or add " << kMaxPadIncrease
-                           << " to it (at most "
-                           << getMaxPaddedSize(dim->size) << ")";
+                           << " to it (at most " << getMaxPaddedSize(dim->size)
+                           << ")";
     }
   }
   // Layout conversion: only NCHW convolutions can be computed as NHWC.

@@ -168,8 +168,8 @@ mlir::tiletune::selectApplyTarget(TileTuneDatabase &db, StringRef kind,
 }
 
 void mlir::tiletune::emitApplyRemarks(ModuleOp module, const ApplyStats &stats,
-                                      const TargetInfo &target,
-                                      StringRef what, bool withSummary) {
+                                      const TargetInfo &target, StringRef what,
+                                      bool withSummary) {
   for (const ApplyStats::MissingOp &missing : stats.missingOps)
     missing.op->emitRemark()
         << what << ": no tuned config applied: " << missing.reason;
@@ -177,8 +177,8 @@ void mlir::tiletune::emitApplyRemarks(ModuleOp module, const ApplyStats &stats,
     return;
   // At the module's location, without the module printed as a note.
   InFlightDiagnostic summary = emitRemark(module.getLoc());
-  summary << what << ": applied " << stats.applied
-          << " tuned config(s) of " << target.describe();
+  summary << what << ": applied " << stats.applied << " tuned config(s) of "
+          << target.describe();
   if (stats.kept)
     summary << "; " << stats.kept
             << " op(s) kept the config they had (override replaces it)";

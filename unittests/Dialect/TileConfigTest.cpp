@@ -3,9 +3,9 @@
 #include "tiletune/Dialect/TileConfig.h"
 #include "tiletune/InitAll.h"
 
+#include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Parser/Parser.h"
 #include "gtest/gtest.h"
 
@@ -205,8 +205,8 @@ func.func @f(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>, %c: tensor<64x64xf32>
   ASSERT_NE(op, nullptr);
   TunableOp tunable = *matchTunableOp(op);
   auto verifyText = [&](StringRef text, std::string &message) {
-    auto config = llvm::dyn_cast_or_null<TileConfigAttr>(
-        parseAttribute(text, &context));
+    auto config =
+        llvm::dyn_cast_or_null<TileConfigAttr>(parseAttribute(text, &context));
     EXPECT_TRUE(config) << text.str();
     if (!config)
       return false;
@@ -245,8 +245,8 @@ func.func @f(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>, %c: tensor<64x64xf32>
                     {"n", {1, 1, 2, 32}},
                     {"k", {1, 64}}};
   EXPECT_FALSE(buildConfig(&context, kTargetCPU, tunable, huge));
-  FactorMap atBound = {{"m", {1, 17, 8, 8}}, {"n", {1, 1, 2, 32}},
-                       {"k", {1, 64}}};
+  FactorMap atBound = {
+      {"m", {1, 17, 8, 8}}, {"n", {1, 1, 2, 32}}, {"k", {1, 64}}};
   EXPECT_TRUE(buildConfig(&context, kTargetCPU, tunable, atBound));
 }
 

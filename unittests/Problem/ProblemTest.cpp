@@ -50,7 +50,7 @@ func.func @f(%a: memref<0x4xf32>, %b: memref<4x8xf32>, %c: memref<0x8xf32>,
   linalg.matmul ins(%d, %b : memref<2x4xf32>, memref<4x8xf32>) outs(%e : memref<2x8xf32>)
   return
 })mlir",
-                                                          &ctx);
+                                                            &ctx);
   ASSERT_TRUE(mixed);
   std::vector<std::string> remarks;
   ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &diag) {

@@ -229,9 +229,8 @@ TEST(AutoMCL, ZeroSizesAndWidthsDoNotDivideByZero) {
   ProblemSpec p = problemOrDie("matmul", "cpu", {8, 8, 8});
   p.dims[0].size = 0;
   EXPECT_EQ(getPFactorThreads(p, 8), 8);
-  for (MatmulSchedule sched :
-       {MatmulSchedule::TMM, MatmulSchedule::LPMM, MatmulSchedule::RPMM,
-        MatmulSchedule::DPMM})
+  for (MatmulSchedule sched : {MatmulSchedule::TMM, MatmulSchedule::LPMM,
+                               MatmulSchedule::RPMM, MatmulSchedule::DPMM})
     EXPECT_EQ(getMatmulCacheLines(sched, 8, 8, 8, 0),
               getMatmulCacheLines(sched, 8, 8, 8, 1));
   EXPECT_EQ(getConvCacheLines(4, 4, 4, 3, 3, 1, 1, 0),
