@@ -72,8 +72,10 @@ static std::string explainMissing(TileTuneDatabase &db, StringRef problemKey,
   if (!differences.empty()) {
     os << " for ";
     llvm::interleave(differences, os, " or ");
-    os << " (this compile: " << target.describe() << ")";
   }
+  if (!differences.empty() || otherThreads.empty())
+    os << (differences.empty() ? " for other targets" : "")
+       << " (this compile: " << target.describe() << ")";
   return text;
 }
 

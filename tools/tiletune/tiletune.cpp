@@ -353,7 +353,7 @@ static int runApply(MLIRContext &ctx) {
     return fail(stats.takeError());
   // Why each op without a result got none (the line below sums up).
   emitApplyRemarks(*module, *stats, *chosen, "tiletune apply",
-                   /*summary=*/false);
+                   /*withSummary=*/false);
   llvm::errs() << "applied " << stats->applied << " config(s); "
                << stats->kept << " op(s) kept their config; "
                << stats->missing << " op(s) have no result for "

@@ -61,8 +61,9 @@ def TileTuneTileCPU : Pass<"tiletune-tile-cpu", "func::FuncOp"> {
 
     Ops without a config, or with a config of another target, are left
     untouched. A tunable op without a config always gets a remark (it will
-    be lowered to naive loops); with `require-config` it is an error. Unsupported ops carrying a config (dynamic shapes, other ops) get
-    an error at the op; nothing is mutated before every precondition holds.
+    be lowered to naive loops); with `require-config` it is an error.
+    Unsupported ops carrying a config (dynamic shapes, other ops) get an
+    error at the op; nothing is mutated before every precondition holds.
   }];
   let options = [
     Option<"requireConfig", "require-config", "bool", /*default=*/"false",
