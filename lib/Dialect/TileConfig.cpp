@@ -12,6 +12,9 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::tiletune;
@@ -54,8 +57,9 @@ void mlir::tiletune::getConvStridesAndDilations(
   }
 }
 
-FailureOr<TunableOp> mlir::tiletune::matchTunableOp(Operation *op,
-                                                    std::string *reason) {
+/// matchTunableOp; with `allowEmpty`, loops of size 0 are accepted.
+static FailureOr<TunableOp>
+matchTunableOpImpl(Operation *op, std::string *reason, bool allowEmpty) {
   auto fail = [&](const Twine &why) -> FailureOr<TunableOp> {
     if (reason)
       *reason = why.str();
@@ -121,8 +125,42 @@ FailureOr<TunableOp> mlir::tiletune::matchTunableOp(Operation *op,
     dim.loopIndex = index;
     result.dims.push_back(std::move(dim));
   }
+  if (!allowEmpty)
+    if (std::optional<std::string> why = describeEmptyLoops(result))
+      return fail(*why);
   getConvStridesAndDilations(op, result.strides, result.dilations);
   return result;
+}
+
+std::optional<std::string>
+mlir::tiletune::describeEmptyLoops(const TunableOp &op) {
+  for (const LoopDim &dim : op.dims)
+    if (dim.size == 0)
+      return "loop '" + dim.name +
+             "' has size 0: the op computes nothing, there is nothing to "
+             "tile or tune";
+  return std::nullopt;
+}
+
+FailureOr<TunableOp> mlir::tiletune::matchTunableOp(Operation *op,
+                                                    std::string *reason) {
+  return matchTunableOpImpl(op, reason, /*allowEmpty=*/false);
+}
+
+std::optional<std::string> mlir::tiletune::getEmptyOpReason(Operation *op) {
+  FailureOr<TunableOp> tunable =
+      matchTunableOpImpl(op, /*reason=*/nullptr, /*allowEmpty=*/true);
+  if (failed(tunable))
+    return std::nullopt;
+  return describeEmptyLoops(*tunable);
+}
+
+int64_t mlir::tiletune::getMaxPaddedSize(int64_t size) {
+  size = std::max<int64_t>(0, size);
+  int64_t increase = std::max(size, kMaxPadIncrease);
+  if (size > std::numeric_limits<int64_t>::max() - increase)
+    return std::numeric_limits<int64_t>::max();
+  return size + increase;
 }
 
 /// Whether the config may pad loop `dim` of an op of `kind` on `target`.
@@ -175,14 +213,16 @@ TileConfigAttr mlir::tiletune::buildConfig(MLIRContext *ctx, StringRef target,
     const SmallVector<int64_t> &list = it->second;
     if (list.size() != dimLevels.size() + 1)
       return {};
-    int64_t product = 1;
+    // Products saturate: factors far beyond the size are refused below.
+    uint64_t product = 1;
     for (int64_t f : list) {
       if (f < 1)
         return {};
-      product *= f;
+      product = llvm::SaturatingMultiply(product, uint64_t(f));
     }
-    if (product != dim.size) {
-      if (product < dim.size || !isPaddable(target, op.kind, dim))
+    if (product != uint64_t(dim.size)) {
+      if (product < uint64_t(dim.size) || !isPaddable(target, op.kind, dim) ||
+          product > uint64_t(getMaxPaddedSize(dim.size)))
         return {};
       pads.push_back(b.getNamedAttr(dim.name, b.getI64IntegerAttr(product)));
     }
@@ -190,7 +230,7 @@ TileConfigAttr mlir::tiletune::buildConfig(MLIRContext *ctx, StringRef target,
     for (auto [index, level] : llvm::enumerate(dimLevels)) {
       int64_t tile = 1;
       for (int64_t f : ArrayRef<int64_t>(list).drop_front(index + 1))
-        tile *= f;
+        tile *= f; // at most the product, checked above
       levels[level].push_back(
           b.getNamedAttr(dim.name, b.getI64IntegerAttr(tile)));
     }
@@ -253,6 +293,15 @@ mlir::tiletune::verifyConfig(TileConfigAttr config, const TunableOp &op,
         return emitError() << "'pad' size " << padded << " of dimension '"
                            << dimName << "' is smaller than its size ("
                            << dim->size << ")";
+      // Sizes far beyond the loop only add zeros (and could not be
+      // allocated): at most double the loop, or add kMaxPadIncrease.
+      if (padded > getMaxPaddedSize(dim->size))
+        return emitError() << "'pad' size " << padded << " of dimension '"
+                           << dimName << "' is too large for its size ("
+                           << dim->size << "): padding may at most double a "
+                           << "loop or add " << kMaxPadIncrease
+                           << " to it (at most " << getMaxPaddedSize(dim->size)
+                           << ")";
     }
   }
   // Layout conversion: only NCHW convolutions can be computed as NHWC.
@@ -309,11 +358,14 @@ mlir::tiletune::verifyConfig(TileConfigAttr config, const TunableOp &op,
     return emitError() << "'unroll' (" << unroll
                        << ") must divide the cache tile of '" << innerReduction
                        << "' (" << reductionTile << ")";
-  int64_t registerElements = 1;
+  // Saturating: the tiles of huge loops must not wrap below the limit.
+  uint64_t registerElements = 1;
   for (const LoopDim &dim : op.dims)
     if (dim.role == DimRole::Parallel)
-      registerElements *= config.getTileSize("register", dim.name).value_or(1);
-  if (registerElements > kMaxRegisterTileElements)
+      registerElements = llvm::SaturatingMultiply(
+          registerElements,
+          uint64_t(config.getTileSize("register", dim.name).value_or(1)));
+  if (registerElements > uint64_t(kMaxRegisterTileElements))
     return emitError() << "register tile has " << registerElements
                        << " elements, more than the limit of "
                        << kMaxRegisterTileElements;

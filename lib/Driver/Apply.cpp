@@ -9,10 +9,75 @@
 #include "tiletune/Driver/GPUDriver.h"
 #include "tiletune/Problem/ProblemSpace.h"
 
+#include "mlir/IR/Diagnostics.h"
 #include "llvm/Support/FormatVariadic.h"
+
+#include <set>
 
 using namespace mlir;
 using namespace mlir::tiletune;
+
+/// "1 thread" / "7 threads".
+static std::string describeThreads(unsigned threads) {
+  return std::to_string(threads) + (threads == 1 ? " thread" : " threads");
+}
+
+/// Why `db` has no best config of `problemKey` on `target`: no run at all,
+/// runs on this target without a successful measurement, or runs on other
+/// targets only (naming what differs: the thread count, the CPU, its
+/// features or the toolchain).
+static std::string explainMissing(TileTuneDatabase &db, StringRef problemKey,
+                                  const TargetInfo &target) {
+  llvm::Expected<SmallVector<RunInfo, 0>> runs = db.listRuns(problemKey);
+  if (!runs) {
+    llvm::consumeError(runs.takeError());
+    return ("the database has no result for " + problemKey).str();
+  }
+  if (runs->empty())
+    return ("the database has no result for " + problemKey).str();
+  std::set<unsigned> otherThreads;
+  std::set<std::string> differences;
+  for (const RunInfo &run : *runs) {
+    const TargetInfo &t = run.target;
+    if (t == target)
+      return ("the database's runs of " + problemKey + " on " +
+              target.describe() + " have no successful measurement")
+          .str();
+    if (t.kind != target.kind) {
+      differences.insert("another target kind (" + t.kind + ")");
+      continue;
+    }
+    if (t.model != target.model)
+      differences.insert("another " + t.kind + " (" + t.model + ")");
+    else if (t.features != target.features)
+      differences.insert("other CPU features");
+    else if (t.toolchain != target.toolchain)
+      differences.insert("another toolchain (" + t.toolchain + ")");
+    else if (t.threads != target.threads)
+      otherThreads.insert(t.threads);
+  }
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "the database has " << problemKey << " only";
+  if (!otherThreads.empty()) {
+    os << " at ";
+    llvm::interleave(
+        otherThreads, os, [&](unsigned t) { os << describeThreads(t); },
+        " or ");
+    os << " (this compile: " << describeThreads(target.threads)
+       << "; results are applied at the thread count they were tuned with)";
+    if (!differences.empty())
+      os << " and";
+  }
+  if (!differences.empty()) {
+    os << " for ";
+    llvm::interleave(differences, os, " or ");
+  }
+  if (!differences.empty() || otherThreads.empty())
+    os << (differences.empty() ? " for other targets" : "")
+       << " (this compile: " << target.describe() << ")";
+  return text;
+}
 
 llvm::Expected<ApplyStats>
 mlir::tiletune::applyDatabase(ModuleOp module, TileTuneDatabase &db,
@@ -32,6 +97,9 @@ mlir::tiletune::applyDatabase(ModuleOp module, TileTuneDatabase &db,
       return best.takeError();
     if (!*best) {
       stats.missing += set->ops[index].size();
+      std::string reason = explainMissing(db, problem.getKey(), target);
+      for (Operation *op : set->ops[index])
+        stats.missingOps.push_back({op, reason});
       continue;
     }
     llvm::Expected<Space> space = buildProblemSpace(problem);
@@ -99,4 +167,26 @@ mlir::tiletune::selectApplyTarget(TileTuneDatabase &db, StringRef kind,
   return llvm::createStringError(
       "the database has results of several " + kind +
       " targets; pick one with --target-key:" + list);
+}
+
+void mlir::tiletune::emitApplyRemarks(ModuleOp module, const ApplyStats &stats,
+                                      const TargetInfo &target, StringRef what,
+                                      bool withSummary) {
+  for (const ApplyStats::MissingOp &missing : stats.missingOps)
+    missing.op->emitRemark()
+        << what << ": no tuned config applied: " << missing.reason;
+  if (!withSummary)
+    return;
+  // At the module's location, without the module printed as a note.
+  InFlightDiagnostic summary = emitRemark(module.getLoc());
+  summary << what << ": applied " << stats.applied << " tuned config(s) of "
+          << target.describe();
+  if (stats.kept)
+    summary << "; " << stats.kept
+            << " op(s) kept the config they had (override replaces it)";
+  if (stats.missing)
+    summary << "; " << stats.missing
+            << " op(s) have no result and keep no config (see the remarks "
+               "on them; they are lowered untiled unless "
+               "--tiletune-default-config gives them one)";
 }

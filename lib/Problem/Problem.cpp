@@ -223,6 +223,12 @@ FailureOr<ProblemSet> mlir::tiletune::collectProblems(ModuleOp module,
   module.walk([&](Operation *op) {
     if (!looksTunable(op))
       return;
+    // An op with an empty loop computes nothing: nothing to tune, and
+    // nothing to hold up the other ops for.
+    if (std::optional<std::string> why = getEmptyOpReason(op)) {
+      op->emitRemark() << "not tuned: " << *why;
+      return;
+    }
     std::string reason;
     FailureOr<Problem> problem = extractProblem(op, target, &reason);
     if (failed(problem)) {

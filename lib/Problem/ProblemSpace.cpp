@@ -25,9 +25,11 @@ ProblemSpec mlir::tiletune::toProblemSpec(const Problem &problem) {
   if (problem.target != kTargetCPU ||
       !isCPUPaddableOpKind(stringifyOpKind(problem.opKind)))
     return spec;
+  // A hand-made problem may say 0 bytes (buildSpace then refuses it).
+  int64_t lanes = 64 / std::max<int64_t>(1, spec.elementBytes);
   for (ProblemDim &dim : spec.dims)
     if (dim.role != DimRole::Batch)
-      dim.size = getCPUPaddedSize(dim.name, dim.size, 64 / spec.elementBytes);
+      dim.size = getCPUPaddedSize(dim.name, dim.size, lanes);
   return spec;
 }
 

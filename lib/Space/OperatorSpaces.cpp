@@ -214,7 +214,7 @@ int64_t mlir::tiletune::getPFactorThreads(const ProblemSpec &problem,
   // the dim sizes (distribute prime by prime). Take the largest such t.
   std::map<int64_t, unsigned> available;
   for (const ProblemDim &d : problem.dims)
-    if (d.role != DimRole::Reduction)
+    if (d.role != DimRole::Reduction && d.size >= 1)
       for (auto [p, e] : factorizePrimes(d.size))
         available[p] += e;
   int64_t best = 1;
@@ -261,7 +261,11 @@ Expected<Space> mlir::tiletune::restrictToThreadGrid(const Space &space,
   return result;
 }
 
-static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+/// ceil(a / b) for a >= 0; a line or vector width below 1 counts as 1.
+static int64_t ceilDiv(int64_t a, int64_t b) {
+  b = std::max<int64_t>(1, b);
+  return (a + b - 1) / b;
+}
 
 int64_t mlir::tiletune::getMatmulCacheLines(MatmulSchedule schedule,
                                             int64_t mt, int64_t kt, int64_t nt,

@@ -125,6 +125,9 @@ FailureOr<Operation *> tiletune::padToConfig(RewriterBase &rewriter,
     if (padded < dim.size)
       return failWithReason(reason,
                             "'pad' of '" + dim.name + "' is below its size");
+    if (padded > getMaxPaddedSize(dim.size))
+      return failWithReason(reason, "'pad' of '" + dim.name +
+                                        "' is too large for its size");
     loopSizes[dim.loopIndex] = padded;
     anyPadded |= padded != dim.size;
   }

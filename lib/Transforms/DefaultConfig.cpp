@@ -24,8 +24,10 @@ namespace mlir::tiletune {
 using namespace mlir;
 using namespace mlir::tiletune;
 
-/// Largest divisor of `n` that is at most `cap` (at least 1).
+/// Largest divisor of `n` that is at most `cap` (at least 1; 1 for n < 1).
 static int64_t largestDivisorAtMost(int64_t n, int64_t cap) {
+  if (n < 1)
+    return 1;
   cap = std::max<int64_t>(1, std::min(n, cap));
   for (int64_t d = cap; d > 1; --d)
     if (n % d == 0)
@@ -69,7 +71,9 @@ static void splitThreads(const TunableOp &op, Plan &plan,
     const LoopDim *dim = op.lookup(name);
     if (!dim)
       continue;
-    int64_t reg = dim->role == DimRole::Batch ? 1 : plan.reg[dim->name];
+    int64_t reg = dim->role == DimRole::Batch
+                      ? 1
+                      : std::max<int64_t>(1, plan.reg[dim->name]);
     int64_t trips = largestDivisorAtMost(dim->size / reg, remaining);
     plan.parallel[dim->name] = dim->size / trips;
     remaining /= trips;
@@ -86,6 +90,12 @@ static int64_t cacheTile(int64_t outer, int64_t reg, int64_t cap) {
 TileConfigAttr tiletune::computeDefaultCPUConfig(MLIRContext *ctx,
                                                  const TunableOp &original,
                                                  const CPUTarget &target) {
+  // Every tile below divides a loop size: an op with an empty loop has no
+  // config (and nothing to compute; matchTunableOp does not match it).
+  if (original.dims.empty() ||
+      llvm::any_of(original.dims,
+                   [](const LoopDim &dim) { return dim.size < 1; }))
+    return {};
   Builder b(ctx);
   int64_t elementBytes =
       std::max<int64_t>(1, original.elementType.getIntOrFloatBitWidth() / 8);
@@ -212,6 +222,16 @@ struct DefaultConfigPass
     CPUTarget target;
     target.threads = threads;
     bool anyError = false;
+    // Ops with a loop of size 0 are not tunable (matchTunableOp): say why
+    // they get no config. They lower untiled to loops that run no
+    // iteration.
+    getOperation()->walk([&](Operation *op) {
+      if (getConfig(op) && !overwrite)
+        return;
+      if (std::optional<std::string> why = getEmptyOpReason(op))
+        op->emitRemark() << "tiletune-default-config: left without a config: "
+                         << *why;
+    });
     forEachOpToConfigure(getOperation(), overwrite, [&](Operation *op,
                                                        const TunableOp &t) {
       TileConfigAttr config = computeDefaultCPUConfig(&getContext(), t, target);

@@ -1,7 +1,8 @@
 //===- ApplyDBPass.cpp - tiletune-apply-db --------------------------------===//
 //
-// Thin pass over applyDatabase: opens the database read-only and sets the
-// best configs recorded for this machine's CPU on the module's ops.
+// Thin pass over applyDatabase: opens the database read-only, sets the best
+// configs recorded for this machine's CPU on the module's ops and reports
+// what it applied and, for the ops it did not, why (emitApplyRemarks).
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,12 +34,14 @@ struct ApplyDBPass
       module.emitError() << toString(db.takeError());
       return signalPassFailure();
     }
-    llvm::Expected<ApplyStats> stats = applyDatabase(
-        module, **db, getCPUTarget(threads), overrideConfigs);
+    TargetInfo target = getCPUTarget(threads);
+    llvm::Expected<ApplyStats> stats =
+        applyDatabase(module, **db, target, overrideConfigs);
     if (!stats) {
       module.emitError() << toString(stats.takeError());
       return signalPassFailure();
     }
+    emitApplyRemarks(module, *stats, target, "tiletune-apply-db");
   }
 };
 

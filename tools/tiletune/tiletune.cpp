@@ -351,6 +351,9 @@ static int runApply(MLIRContext &ctx) {
       applyDatabase(*module, **db, *chosen, overrideConfigs);
   if (!stats)
     return fail(stats.takeError());
+  // Why each op without a result got none (the line below sums up).
+  emitApplyRemarks(*module, *stats, *chosen, "tiletune apply",
+                   /*withSummary=*/false);
   llvm::errs() << "applied " << stats->applied << " config(s); "
                << stats->kept << " op(s) kept their config; "
                << stats->missing << " op(s) have no result for "

@@ -10,6 +10,7 @@
 
 #include "tiletune/Dialect/TileConfig.h"
 #include "tiletune/Problem/Problem.h"
+#include "tiletune/Problem/ProblemSpace.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -37,6 +38,41 @@ TEST_F(ProblemTest, ExtractsAndDeduplicatesProblems) {
   EXPECT_TRUE(set->problems[0].onTensors);
   EXPECT_FALSE(set->problems[1].onTensors);
   EXPECT_DOUBLE_EQ(set->problems[0].getFlops(), 2.0 * 8 * 12 * 16);
+}
+
+// Ops with a loop of size 0 are skipped with a remark (issue 16: they
+// crashed the space and default-config code), the others are collected.
+TEST_F(ProblemTest, SkipsOpsWithAnEmptyLoop) {
+  OwningOpRef<ModuleOp> mixed = parseSourceString<ModuleOp>(R"mlir(
+func.func @f(%a: memref<0x4xf32>, %b: memref<4x8xf32>, %c: memref<0x8xf32>,
+             %d: memref<2x4xf32>, %e: memref<2x8xf32>) {
+  linalg.matmul ins(%a, %b : memref<0x4xf32>, memref<4x8xf32>) outs(%c : memref<0x8xf32>)
+  linalg.matmul ins(%d, %b : memref<2x4xf32>, memref<4x8xf32>) outs(%e : memref<2x8xf32>)
+  return
+})mlir",
+                                                            &ctx);
+  ASSERT_TRUE(mixed);
+  std::vector<std::string> remarks;
+  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &diag) {
+    EXPECT_EQ(diag.getSeverity(), DiagnosticSeverity::Remark);
+    remarks.push_back(diag.str());
+    return success();
+  });
+  FailureOr<ProblemSet> set = collectProblems(*mixed, "cpu");
+  ASSERT_TRUE(succeeded(set));
+  ASSERT_EQ(set->problems.size(), 1u);
+  EXPECT_EQ(set->problems[0].getKey(), "matmul/f32/m=2,n=8,k=4");
+  ASSERT_EQ(remarks.size(), 1u);
+  EXPECT_NE(remarks[0].find("not tuned: loop 'm' has size 0"),
+            std::string::npos)
+      << remarks[0];
+
+  // A problem that says 0 bytes per element pads nothing and divides by
+  // nothing.
+  Problem p = set->problems[0];
+  p.elementBytes = 0;
+  ProblemSpec spec = toProblemSpec(p);
+  EXPECT_EQ(spec.dims.size(), 3u);
 }
 
 TEST_F(ProblemTest, ProblemJSONRoundTrips) {

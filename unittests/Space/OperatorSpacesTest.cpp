@@ -222,6 +222,25 @@ TEST(AutoMCL, PFactorThreads) {
   EXPECT_EQ(getPFactorThreads(q, 64), 49);
 }
 
+// Hand-made problems and cache models with zero sizes or widths give
+// answers, not a division by zero (issue 16: zero sizes crashed the
+// default-config and space code).
+TEST(AutoMCL, ZeroSizesAndWidthsDoNotDivideByZero) {
+  ProblemSpec p = problemOrDie("matmul", "cpu", {8, 8, 8});
+  p.dims[0].size = 0;
+  EXPECT_EQ(getPFactorThreads(p, 8), 8);
+  for (MatmulSchedule sched : {MatmulSchedule::TMM, MatmulSchedule::LPMM,
+                               MatmulSchedule::RPMM, MatmulSchedule::DPMM})
+    EXPECT_EQ(getMatmulCacheLines(sched, 8, 8, 8, 0),
+              getMatmulCacheLines(sched, 8, 8, 8, 1));
+  EXPECT_EQ(getConvCacheLines(4, 4, 4, 3, 3, 1, 1, 0),
+            getConvCacheLines(4, 4, 4, 3, 3, 1, 1, 1));
+  // And buildSpace refuses them with a message.
+  auto space = buildSpace(p);
+  ASSERT_FALSE(bool(space));
+  EXPECT_EQ(llvm::toString(space.takeError()), "loop 'm' has size 0");
+}
+
 TEST(AutoMCL, PFactorSpaceMatchesBruteForce) {
   ProblemSpec p = problemOrDie("matmul", "cpu", {16, 16, 8});
   Space s = buildOrDie(p);

@@ -440,4 +440,38 @@ TEST(DefaultConfigTest, LegalForAnyShape) {
   }
 }
 
+// A loop of size 0 (a TunableOp built by hand; matchTunableOp refuses such
+// ops) gives no config instead of a division by zero, for every loop of
+// every op kind and any thread count.
+TEST(DefaultConfigTest, EmptyLoopsGiveNoConfig) {
+  MLIRContext context;
+  initializeContext(context);
+  for (bool conv : {false, true}) {
+    std::string text =
+        conv ? convKernel(true, false, 2, 8, 8, 4, 16, 3, 3, 1, 1, 1, 1)
+             : singleOpKernel(true, "linalg.batch_matmul", "", {2, 8, 4},
+                              {2, 4, 16}, {2, 8, 16});
+    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
+    ASSERT_TRUE(module);
+    Operation *op = nullptr;
+    module->walk([&](Operation *o) {
+      if (!op && succeeded(matchTunableOp(o)))
+        op = o;
+    });
+    ASSERT_NE(op, nullptr);
+    TunableOp tunable = *matchTunableOp(op);
+    ASSERT_TRUE(computeDefaultCPUConfig(&context, tunable));
+    for (unsigned i = 0; i < tunable.dims.size(); ++i) {
+      TunableOp empty = tunable;
+      empty.dims[i].size = 0;
+      for (int64_t threads : {1, 2, 7}) {
+        CPUTarget target;
+        target.threads = threads;
+        EXPECT_FALSE(computeDefaultCPUConfig(&context, empty, target))
+            << text << " loop " << empty.dims[i].name;
+      }
+    }
+  }
+}
+
 } // namespace

@@ -24,6 +24,7 @@
 
 #include <array>
 #include <map>
+#include <optional>
 #include <string>
 
 namespace mlir::tiletune {
@@ -34,6 +35,17 @@ constexpr llvm::StringLiteral kConfigAttrName = "tiletune.config";
 /// Largest CPU register tile (product of the register-level sizes of the
 /// parallel dimensions): bounds the size of the vectorized micro-kernel.
 constexpr int64_t kMaxRegisterTileElements = 1024;
+
+/// Padding a loop may add beyond doubling it: a loop of size S may be
+/// padded (`pad`) up to getMaxPaddedSize(S) = S + max(S, kMaxPadIncrease).
+/// Enough for every padding that makes tiles divide (one register tile,
+/// or up to twice the loop); it bounds the zero-padded operands to at most
+/// 4x the op's own (2x per dimension) and keeps sizes far from overflow.
+constexpr int64_t kMaxPadIncrease = 1024;
+
+/// The largest size a loop of `size` may be padded to (saturates at
+/// INT64_MAX).
+int64_t getMaxPaddedSize(int64_t size);
 
 /// One named loop dimension of a tunable op.
 struct LoopDim {
@@ -67,9 +79,20 @@ void getConvStridesAndDilations(Operation *op, std::array<int64_t, 2> &strides,
                                 std::array<int64_t, 2> &dilations);
 
 /// Recognises a tunable op. On failure `reason` (if given) says why: an
-/// unsupported op, a dynamic shape or an unsupported element type.
+/// unsupported op, a dynamic shape, an unsupported element type, or a loop
+/// of size 0 (an op that computes nothing has nothing to tune; it is left
+/// to the untiled lowering, see getEmptyOpReason).
 FailureOr<TunableOp> matchTunableOp(Operation *op,
                                     std::string *reason = nullptr);
+
+/// For an op that matchTunableOp refuses only because one of its loops has
+/// size 0 (e.g. a matmul of `tensor<0x64xf32>`, a batch or filter count of
+/// 0): why it is not tuned. std::nullopt for every other op.
+std::optional<std::string> getEmptyOpReason(Operation *op);
+
+/// Why `op` computes nothing (its first loop of size 0), or std::nullopt
+/// when every loop has a positive size.
+std::optional<std::string> describeEmptyLoops(const TunableOp &op);
 
 /// The size `dim` is tiled at: its entry in the config's `pad` option (CPU
 /// matmul and batch_matmul: the op is computed on zero-padded operands, see

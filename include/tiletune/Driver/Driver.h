@@ -51,15 +51,33 @@ struct ApplyStats {
   unsigned applied = 0;
   unsigned kept = 0;
   unsigned missing = 0;
+  /// An op that got no config because `db` has no result for it on the
+  /// target, and why (e.g. "the database has matmul/f32/m=16,n=24,k=32 only
+  /// at 1 thread (this compile: 7 threads)").
+  struct MissingOp {
+    Operation *op;
+    std::string reason;
+  };
+  /// The `missing` ops, in walk order.
+  llvm::SmallVector<MissingOp> missingOps;
 };
 
 /// Sets the best config recorded in `db` for this `target` on every tunable
-/// op of `module`. Ops without a result are left alone; ops with a config
-/// keep it unless `overrideConfigs`.
+/// op of `module`. Ops without a result are left alone (and listed with the
+/// reason in the stats); ops with a config keep it unless `overrideConfigs`.
+/// There is no fallback to the default config: a config set by this
+/// function is always a measured result (docs/Passes.md).
 llvm::Expected<ApplyStats> applyDatabase(ModuleOp module,
                                          TileTuneDatabase &db,
                                          const TargetInfo &target,
                                          bool overrideConfigs);
+
+/// Reports `stats` as diagnostics: a remark on every op without a result
+/// saying why, and (with `withSummary`) one summary remark at the module's
+/// location naming `target`. `what` starts each, e.g. "tiletune-apply-db".
+void emitApplyRemarks(ModuleOp module, const ApplyStats &stats,
+                      const TargetInfo &target, llvm::StringRef what,
+                      bool withSummary = true);
 
 /// Without a GPU: for each unique cuda problem of `module`, ranks
 /// `options.trials` configs (the default config first, then uniform draws

@@ -74,8 +74,9 @@ struct ProblemSet {
 /// Walks `module` and collects every tunable op as a problem, identical
 /// problems once. Ops that look tunable (matmul, batch_matmul, the two conv
 /// layouts) but cannot be tuned (dynamic shapes, element types) are errors
-/// reported on the op; `allowEmpty` = false makes a module without a tunable
-/// op an error too.
+/// reported on the op; ops with a loop of size 0 compute nothing and are
+/// skipped with a remark (getEmptyOpReason); `allowEmpty` = false makes a
+/// module without a tunable op an error too.
 FailureOr<ProblemSet> collectProblems(ModuleOp module, llvm::StringRef target,
                                       bool allowEmpty = false);
 

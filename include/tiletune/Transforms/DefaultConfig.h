@@ -30,7 +30,9 @@ struct CPUTarget {
 };
 
 /// Computes the default CPU config of a tunable op. Always returns a config
-/// that verifies against `op` (any static sizes, primes and 1 included).
+/// that verifies against `op` (any static sizes, primes and 1 included);
+/// returns null for an op with a loop of size 0 or less (nothing to tile;
+/// matchTunableOp never yields one).
 TileConfigAttr computeDefaultCPUConfig(MLIRContext *ctx, const TunableOp &op,
                                        const CPUTarget &target = {});
 

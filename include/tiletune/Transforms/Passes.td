@@ -60,15 +60,17 @@ def TileTuneTileCPU : Pass<"tiletune-tile-cpu", "func::FuncOp"> {
     ```
 
     Ops without a config, or with a config of another target, are left
-    untouched (with `require-config`, a tunable op without a config is an
-    error). Unsupported ops carrying a config (dynamic shapes, other ops) get
-    an error at the op; nothing is mutated before every precondition holds.
+    untouched. A tunable op without a config always gets a remark (it will
+    be lowered to naive loops); with `require-config` it is an error.
+    Unsupported ops carrying a config (dynamic shapes, other ops) get an
+    error at the op; nothing is mutated before every precondition holds.
   }];
   let options = [
     Option<"requireConfig", "require-config", "bool", /*default=*/"false",
            "Report an error for a tunable op that has no CPU config">,
     Option<"emitRemarks", "emit-remarks", "bool", /*default=*/"false",
-           "Emit a remark for every op that is left untouched and why">,
+           "Emit a remark for every op that is left untouched and why (a "
+           "tunable op without a config gets one regardless)">,
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",

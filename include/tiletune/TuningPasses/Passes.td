@@ -18,7 +18,11 @@ def TileTuneApplyDB : Pass<"tiletune-apply-db", "ModuleOp"> {
     element type, loop sizes, strides and dilations) in a TileTune tuning
     database and sets the best configuration measured on this machine (same
     CPU, features, thread count and toolchain) as its `tiletune.config`.
-    Ops without a result in the database are left alone; ops that already
+    Ops without a result in the database are left alone, each with a remark
+    saying why (no result for its problem, or results only at another thread
+    count, CPU or toolchain), and a summary remark counts what was applied;
+    there is no fallback to the default config (run
+    `tiletune-default-config` after this pass for that). Ops that already
     carry a config keep it unless `override` is set. A missing database file
     or one that is not a TileTune database is an error.
 
