@@ -58,6 +58,48 @@ TEST_F(DriverTest, ConfigsConvertToAttributesAndBack) {
   }
 }
 
+/// Pins are checked against the space, not against its default: with m's
+/// register slot pinned and unroll pinned, neither the heuristic's config
+/// projected onto the pins (4096-element register tile) nor the pinned
+/// space's own default (unroll 8 does not divide its cache tile) is valid,
+/// yet hundreds of configs are; the default config is then the nearest valid
+/// one, and it converts to an attribute (the run's paired reference).
+TEST_F(DriverTest, DefaultConfigOfAPinnedSpaceIsValid) {
+  const char *text = R"mlir(
+func.func @mm(%a: tensor<128x128xf32>, %b: tensor<128x128xf32>,
+              %c: tensor<128x128xf32>) -> tensor<128x128xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<128x128xf32>, tensor<128x128xf32>)
+                     outs(%c : tensor<128x128xf32>) -> tensor<128x128xf32>
+  return %r : tensor<128x128xf32>
+}
+)mlir";
+  OwningOpRef<ModuleOp> m = parseSourceString<ModuleOp>(text, &ctx);
+  ASSERT_TRUE(m);
+  FailureOr<ProblemSet> set = collectProblems(*m, "cpu");
+  ASSERT_TRUE(succeeded(set));
+  const Problem &p = set->problems[0];
+  for (const char *fixed : {"unroll=8;m=[1,1,1,*];n=[1,1,*,*]",
+                            "unroll=2;m=[1,1,1,*]"}) {
+    llvm::Expected<Space> space = buildTuningSpace(&ctx, p, fixed);
+    ASSERT_TRUE(bool(space)) << toString(space.takeError());
+    // The situation of the bug: the pinned space's own default breaks a
+    // constraint.
+    EXPECT_FALSE(space->isValid(space->getDefault())) << fixed;
+    std::string log;
+    llvm::raw_string_ostream os(log);
+    Config def = getDefaultConfig(&ctx, p, *space, 1, &os);
+    std::string reason;
+    EXPECT_TRUE(space->isValid(def, &reason))
+        << fixed << ": " << space->getKey(def) << ": " << reason;
+    EXPECT_EQ(space->getValue(def, "m").back(), 128) << space->getKey(def);
+    EXPECT_NE(log.find("starting from the nearest valid config"),
+              std::string::npos)
+        << log;
+    llvm::Expected<TileConfigAttr> attr = configToAttr(&ctx, p, *space, def);
+    EXPECT_TRUE(bool(attr)) << toString(attr.takeError());
+  }
+}
+
 TEST_F(DriverTest, CudaTuningSpaceHoldsOnlyConfigsTheGPUPassesAccept) {
   // Both op kinds of the module plus a BERT-sized matmul: every config of
   // the tuning space has a kernel plan within the GPU limits, and every
