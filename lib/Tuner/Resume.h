@@ -95,6 +95,10 @@ private:
          Measurer &measurer,
          llvm::function_ref<void(MeasurementRecord record)> replayed);
 
+  /// Why no run can be resumed: the problem, algorithm, seed and target
+  /// looked for, and how the most recent unfinished run of the problem
+  /// differs (algorithm, seed, threads, target) when there is one.
+  std::string describeNoRunToResume();
   /// The error for a run that cannot be resumed, and why.
   llvm::Error cannotResume(const RunInfo &previous, const llvm::Twine &why);
   /// Checks that \p previous was recorded with \p settings.
