@@ -377,6 +377,13 @@ Error RunJournal::replay(
     return Error::success();
 
   const MeasurementRecord &next = replayQueue.front();
+  if (next.role == MeasurementRole::Final && role == MeasurementRole::Search)
+    return llvm::createStringError(
+        "tuner: cannot resume run " + llvm::Twine(run.id) +
+        ": it ended its search before trial " + llvm::Twine(next.trial) +
+        " and recorded its final re-measurement, but this session's budget "
+        "would search on (a run that reached its final re-measurement cannot "
+        "be extended; resume it with the budget it had, or start a new run)");
   std::string wanted;
   for (size_t i = 0; i < n; ++i)
     if (!have[i])

@@ -69,6 +69,12 @@ public:
 
   /// Whether recorded results remain to be replayed.
   bool isReplaying() const { return !replayQueue.empty(); }
+  /// Whether the next recorded result to replay is a final re-measurement
+  /// (the recorded run ended its search there).
+  bool isReplayingFinal() const {
+    return !replayQueue.empty() &&
+           replayQueue.front().role == MeasurementRole::Final;
+  }
 
   /// Replays the queued results that answer the configs of a batch (config
   /// keys \p keys, all of role \p role) that are not \p have yet: they come

@@ -670,6 +670,69 @@ TEST_F(TunerTest, ResumeWithOtherSettingsIsAClearError) {
   EXPECT_EQ(measurer.calls, 0);
 }
 
+/// A run on a time budget that was stopped in its final re-measurement:
+/// resumed with a smaller (or the same, already spent) time budget, it
+/// replays its search and ends where it did, with the recorded final
+/// re-measurement (was: a replay error, the search asking for another
+/// batch); resumed with a larger one, the error says that a run that reached
+/// its final re-measurement cannot be extended.
+TEST_F(TunerTest, ResumeWithASmallerTimeBudgetEndsWhereTheRunDid) {
+  auto db = openDb("tune.db");
+  ASSERT_TRUE(db);
+  int64_t searched = 0;
+  {
+    auto strategy = makeStrategy("random");
+    SyntheticMeasurer measurer(space);
+    TunerOptions options = baseOptions();
+    options.maxTrials = 0;
+    options.maxSeconds = 0.2;
+    // 10 ms per result; stop at the first final re-measurement.
+    options.callback = [](const TunerEvent &e) {
+      usleep(10000);
+      return e.record->role != MeasurementRole::Final;
+    };
+    std::optional<TuneResult> result = tune(*db, *strategy, measurer, options);
+    ASSERT_TRUE(result);
+    ASSERT_EQ(result->status, RunStatus::Interrupted);
+    searched = result->trials;
+    ASSERT_GE(searched, 2);
+  }
+  {
+    auto strategy = makeStrategy("random");
+    SyntheticMeasurer measurer(space);
+    TunerOptions options = baseOptions();
+    options.resume = true;
+    options.maxTrials = 0;
+    options.maxSeconds = 1000;
+    measurer.defaultKey = space.getKey(space.getDefault());
+    Tuner tuner(space, *strategy, measurer, *db, options);
+    llvm::Expected<TuneResult> result = tuner.run(space.getDefault());
+    ASSERT_FALSE(static_cast<bool>(result));
+    std::string message = llvm::toString(result.takeError());
+    EXPECT_NE(message.find("cannot resume run 1: it ended its search before "
+                           "trial " +
+                           std::to_string(searched) +
+                           " and recorded its final re-measurement"),
+              std::string::npos)
+        << message;
+    EXPECT_EQ(measurer.calls, 0);
+  }
+  auto strategy = makeStrategy("random");
+  SyntheticMeasurer measurer(space);
+  TunerOptions options = baseOptions();
+  options.resume = true;
+  options.maxTrials = 0;
+  options.maxSeconds = 0.05;
+  std::optional<TuneResult> result = tune(*db, *strategy, measurer, options);
+  ASSERT_TRUE(result);
+  EXPECT_TRUE(result->resumed);
+  EXPECT_EQ(result->status, RunStatus::Finished);
+  EXPECT_EQ(result->stopReason, "time");
+  EXPECT_EQ(result->trials, searched);
+  // Only the second final re-measurement (the default) is measured now.
+  EXPECT_LE(measurer.calls, 1);
+}
+
 /// A changed strategy option is named itself, with both values, not only as
 /// the whole option object.
 TEST_F(TunerTest, ResumeWithAnotherStrategyOptionNamesIt) {
