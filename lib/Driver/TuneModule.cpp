@@ -9,6 +9,7 @@
 #include "tiletune/Driver/Driver.h"
 
 #include "tiletune/Driver/GPUDriver.h"
+#include "tiletune/Execution/Buffer.h"
 #include "tiletune/Measure/CPUMeasurer.h"
 #include "tiletune/Measure/GPUMeasurer.h"
 #include "tiletune/Problem/ProblemSpace.h"
@@ -20,6 +21,42 @@
 using namespace mlir;
 using namespace mlir::tiletune;
 
+/// Checks, before a measurer allocates anything, that the buffers measuring
+/// `problem` needs fit in the memory available: its operands and
+/// `outputCopies` more copies of its output (reference output, the copy a
+/// run writes, the paired reference's copy), in each of `workers` worker
+/// processes.
+static llvm::Error checkProblemFitsInMemory(const Problem &problem,
+                                            unsigned workers,
+                                            unsigned outputCopies) {
+  std::optional<ElementType> type = parseElementType(problem.elementType);
+  if (!type)
+    return llvm::Error::success(); // Not a type the harness measures.
+  uint64_t perWorker = 0;
+  std::string types;
+  for (auto [i, shape] : llvm::enumerate(problem.operandShapes)) {
+    std::optional<uint64_t> bytes = getBufferByteSize(*type, shape);
+    uint64_t copies = 1 + (i + 1 == problem.operandShapes.size() ? outputCopies
+                                                                  : 0);
+    if (!bytes || *bytes > (UINT64_MAX / 4) / copies / workers ||
+        perWorker > UINT64_MAX / 4 / workers)
+      return llvm::createStringError("cannot measure " + problem.describe() +
+                                     ": the size of its operands overflows");
+    perWorker += *bytes * copies;
+    std::string shapeText;
+    for (int64_t dim : shape)
+      shapeText += std::to_string(dim) + "x";
+    types += (types.empty() ? "" : ", ") + shapeText + problem.elementType;
+  }
+  std::string what = "cannot measure " + problem.describe() +
+                     ": its operands (" + types + ") and " +
+                     std::to_string(outputCopies) +
+                     " more copies of the output";
+  if (workers > 1)
+    what += ", in each of " + std::to_string(workers) + " worker processes,";
+  return checkMemoryAvailable(perWorker * workers, what);
+}
+
 /// The measurer of one problem on `target`: the GPU measurer for cuda, else
 /// the CPU measurer (paired with `defaultConfig` unless options say
 /// otherwise, overlapping compilation with timing when a core is idle).
@@ -29,6 +66,9 @@ createProblemMeasurer(MLIRContext *ctx, const Problem &problem,
                       const Config &defaultConfig, const TargetInfo &target,
                       const TuneOptions &options) {
   if (options.target != kTargetCPU) {
+    // Host buffers: the operands and the reference output.
+    if (llvm::Error err = checkProblemFitsInMemory(problem, 1, 1))
+      return std::move(err);
     GPUMeasureOptions measureOptions;
     measureOptions.lowering.chip = target.features; // the device's sm_XY
     measureOptions.lowering.format = "isa";
@@ -57,6 +97,11 @@ createProblemMeasurer(MLIRContext *ctx, const Problem &problem,
   // Overlap compilation with timing only when the timed kernels leave a
   // core idle.
   bool overlap = options.overlapCompile && threads < resolveThreads(0);
+  // Each worker holds the operands, the reference output, the output a run
+  // writes and (paired) the reference config's output.
+  if (llvm::Error err = checkProblemFitsInMemory(
+          problem, overlap ? 2 : 1, options.pairedTiming ? 3 : 2))
+    return std::move(err);
   return std::unique_ptr<Measurer>(std::make_unique<CPUProblemMeasurer>(
       ctx, problem, space, measureOptions, overlap, kernelText));
 }

@@ -14,6 +14,10 @@
 #include "tiletune/Transforms/DefaultConfig.h"
 
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <deque>
+#include <random>
 
 using namespace mlir;
 using namespace mlir::tiletune;
@@ -36,9 +40,40 @@ static Config projectOntoPinned(const Space &space, const Space &full,
     }
     out = space.withValue(out, i, value);
   }
-  if (!space.isValid(out) && space.isValid(space.getDefault()))
-    return space.getDefault();
   return out;
+}
+
+/// A valid config of `space` close to `start`: `start` itself when valid,
+/// else the first valid config found by a breadth-first walk over the
+/// space's neighbourhoods (changing as few parameters as possible), else one
+/// sampled deterministically from the whole space. std::nullopt only when
+/// the space has no valid config that either search finds.
+static std::optional<Config> nearestValidConfig(const Space &space,
+                                                const Config &start) {
+  if (space.isValid(start))
+    return start;
+  // A few thousand configs: a handful of parameter changes away from start.
+  constexpr size_t kMaxVisited = 20000;
+  llvm::StringSet<> seen;
+  std::deque<Config> queue;
+  seen.insert(space.getKey(start));
+  queue.push_back(start);
+  SmallVector<Config> neighbors;
+  while (!queue.empty() && seen.size() < kMaxVisited) {
+    Config current = std::move(queue.front());
+    queue.pop_front();
+    neighbors.clear();
+    space.getNeighbors(current, neighbors);
+    for (Config &next : neighbors) {
+      if (!seen.insert(space.getKey(next)).second)
+        continue;
+      if (space.isValid(next))
+        return next;
+      queue.push_back(std::move(next));
+    }
+  }
+  std::mt19937_64 rng(0);
+  return space.sampleValidIf(rng, [](const Config &) { return true; });
 }
 
 /// Registers of one thread (sm_70 and later): a thread cannot hold more
@@ -72,10 +107,11 @@ Space mlir::tiletune::withGPUKernelLimits(MLIRContext *ctx,
        }});
 }
 
-Config mlir::tiletune::getDefaultConfig(MLIRContext *ctx,
-                                        const Problem &problem,
-                                        const Space &space, unsigned threads,
-                                        llvm::raw_ostream *log) {
+/// The heuristic's default config of `problem` as a point of `space`, or
+/// the point it is projected to (possibly invalid; see getDefaultConfig).
+static Config getHeuristicPoint(MLIRContext *ctx, const Problem &problem,
+                                const Space &space, unsigned threads,
+                                llvm::raw_ostream *log) {
   {
     TileConfigAttr attr;
     if (problem.target == kTargetCPU) {
@@ -113,6 +149,30 @@ Config mlir::tiletune::getDefaultConfig(MLIRContext *ctx,
            << "); starting from the space's default\n";
   }
   return space.getDefault();
+}
+
+Config mlir::tiletune::getDefaultConfig(MLIRContext *ctx,
+                                        const Problem &problem,
+                                        const Space &space, unsigned threads,
+                                        llvm::raw_ostream *log) {
+  Config point = getHeuristicPoint(ctx, problem, space, threads, log);
+  // Pins (--fix) are checked against the space, not against its default: a
+  // projection or space default that breaks a constraint (e.g. a pinned
+  // register slot times the heuristic's other register tile over the
+  // register-tile limit, or a pinned unroll that does not divide the
+  // default's cache tile) moves to the nearest valid config.
+  std::string reason;
+  if (space.isValid(point, &reason))
+    return point;
+  std::optional<Config> valid = nearestValidConfig(space, point);
+  if (!valid)
+    return point;
+  if (log)
+    *log << "  the default config " << space.getKey(point)
+         << " breaks a constraint of the tuning space (" << reason
+         << "); starting from the nearest valid config "
+         << space.getKey(*valid) << "\n";
+  return *valid;
 }
 
 llvm::Expected<Space> mlir::tiletune::buildTuningSpace(MLIRContext *ctx,

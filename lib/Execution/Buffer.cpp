@@ -14,7 +14,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <fstream>
+#include <iterator>
 #include <random>
+
+#include <sys/resource.h>
+#include <unistd.h>
 
 using namespace mlir::tiletune;
 
@@ -38,6 +43,129 @@ mlir::tiletune::parseElementType(llvm::StringRef name) {
 double mlir::tiletune::getEpsilon(ElementType type) {
   return type == ElementType::F32 ? std::numeric_limits<float>::epsilon()
                                   : std::numeric_limits<double>::epsilon();
+}
+
+std::optional<uint64_t>
+mlir::tiletune::getBufferByteSize(ElementType type,
+                                  llvm::ArrayRef<int64_t> shape) {
+  uint64_t bytes = getElementByteSize(type);
+  for (int64_t dim : shape) {
+    if (dim < 0)
+      return std::nullopt;
+    if (dim != 0 && bytes > std::numeric_limits<uint64_t>::max() /
+                                static_cast<uint64_t>(dim))
+      return std::nullopt;
+    bytes *= static_cast<uint64_t>(dim);
+  }
+  return bytes;
+}
+
+/// The value of the line `key` (e.g. "MemAvailable:") of a /proc file whose
+/// values are in kB, in bytes.
+static std::optional<uint64_t> readProcKiB(const char *path,
+                                           llvm::StringRef key) {
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    llvm::StringRef rest(line);
+    if (!rest.consume_front(key))
+      continue;
+    uint64_t kib = 0;
+    if (rest.trim().split(' ').first.getAsInteger(10, kib))
+      return std::nullopt;
+    return kib * 1024;
+  }
+  return std::nullopt;
+}
+
+/// The first line of a file as an unsigned number; std::nullopt when the
+/// file cannot be read or says "max".
+static std::optional<uint64_t> readNumberFile(const std::string &path) {
+  std::ifstream in(path);
+  std::string line;
+  if (!std::getline(in, line))
+    return std::nullopt;
+  uint64_t value = 0;
+  if (llvm::StringRef(line).trim().getAsInteger(10, value))
+    return std::nullopt;
+  return value;
+}
+
+/// What the cgroup v2 hierarchy of this process allows beyond its current
+/// use: the smallest memory.max - memory.current of its cgroup and the
+/// cgroups above it.
+static std::optional<uint64_t> getCgroupAvailableBytes() {
+  std::ifstream in("/proc/self/cgroup");
+  std::string line, path;
+  while (std::getline(in, line))
+    if (llvm::StringRef(line).starts_with("0::"))
+      path = line.substr(3);
+  if (path.empty())
+    return std::nullopt;
+  std::optional<uint64_t> best;
+  llvm::StringRef dir(path);
+  while (true) {
+    std::string base = "/sys/fs/cgroup" + dir.rtrim('/').str();
+    std::optional<uint64_t> max = readNumberFile(base + "/memory.max");
+    std::optional<uint64_t> current = readNumberFile(base + "/memory.current");
+    if (max) {
+      uint64_t left = current && *current < *max ? *max - *current : 0;
+      best = best ? std::min(*best, left) : left;
+    }
+    if (dir.empty() || dir == "/")
+      break;
+    dir = dir.rtrim('/');
+    dir = dir.take_front(dir.rfind('/') + 1);
+  }
+  return best;
+}
+
+std::optional<uint64_t> mlir::tiletune::getAvailableMemoryBytes() {
+  std::optional<uint64_t> available =
+      readProcKiB("/proc/meminfo", "MemAvailable:");
+  if (!available) {
+    long pages = sysconf(_SC_AVPHYS_PAGES);
+    long pageSize = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && pageSize > 0)
+      available = uint64_t(pages) * uint64_t(pageSize);
+  }
+  auto limitTo = [&](std::optional<uint64_t> bound) {
+    if (bound)
+      available = available ? std::min(*available, *bound) : *bound;
+  };
+  limitTo(getCgroupAvailableBytes());
+  struct rlimit limit;
+  if (getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+    std::optional<uint64_t> mapped = readProcKiB("/proc/self/status", "VmSize:");
+    uint64_t cap = uint64_t(limit.rlim_cur);
+    limitTo(mapped && *mapped < cap ? cap - *mapped : (mapped ? 0 : cap));
+  }
+  return available;
+}
+
+std::string mlir::tiletune::formatByteSize(uint64_t bytes) {
+  const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  if (bytes < 1024)
+    return std::to_string(bytes) + " B";
+  double value = double(bytes);
+  unsigned unit = 0;
+  while (value >= 1024 && unit + 1 < std::size(units)) {
+    value /= 1024;
+    ++unit;
+  }
+  return llvm::formatv("{0:F1} {1}", value, units[unit]).str();
+}
+
+llvm::Error mlir::tiletune::checkMemoryAvailable(uint64_t bytes,
+                                                 const llvm::Twine &what) {
+  std::optional<uint64_t> available = getAvailableMemoryBytes();
+  if (!available || bytes <= *available)
+    return llvm::Error::success();
+  return llvm::createStringError(
+      what + " need " + formatByteSize(bytes) + ", more than the " +
+      formatByteSize(*available) +
+      " of memory available (free memory, cgroup and address-space limits "
+      "of this process); nothing was allocated");
 }
 
 void Buffer::AlignedFree::operator()(void *p) const { std::free(p); }

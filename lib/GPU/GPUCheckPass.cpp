@@ -46,7 +46,7 @@ struct GPUCheckPass : tiletune::impl::TileTuneGPUCheckBase<GPUCheckPass> {
     lowering.format = format;
     std::string reason;
     if (failed(validateGPULoweringOptions(lowering, &reason))) {
-      getOperation().emitError("invalid GPU target: ") << reason;
+      emitError(getOperation().getLoc(), "invalid GPU target: ") << reason;
       return signalPassFailure();
     }
     bool failedAny = false;

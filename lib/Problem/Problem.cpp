@@ -248,7 +248,9 @@ FailureOr<ProblemSet> mlir::tiletune::collectProblems(ModuleOp module,
   if (hadError)
     return failure();
   if (set.problems.empty() && !allowEmpty) {
-    module.emitError()
+    // At the module's location, not on the module op (whose diagnostic
+    // would attach the whole module as a note).
+    emitError(module.getLoc())
         << "no tunable op found (supported: linalg.matmul, "
            "linalg.batch_matmul, linalg.conv_2d_nhwc_hwcf, "
            "linalg.conv_2d_nchw_fchw with static shapes)";

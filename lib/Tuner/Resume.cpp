@@ -74,10 +74,11 @@ Expected<bool> RunJournal::startOrResume(
         return std::move(err);
       return true;
     }
-    if (opts.showProgress)
-      out << "tiletune: no unfinished run of '" << opts.problemKey
-          << "' with strategy '" << strategy.getName() << "' and seed "
-          << strategy.getSeed() << " to resume; starting a new run\n";
+    // Said even without progress output: the caller asked to continue and
+    // gets a fresh run instead.
+    out << "tiletune: warning: nothing to resume: " << describeNoRunToResume()
+        << "; starting a new run\n";
+    out.flush();
   }
   if (Error err = start(llvm::json::Object(settings)))
     return std::move(err);
@@ -108,17 +109,79 @@ Error RunJournal::start(llvm::json::Object settings) {
   return db.recordRun(run);
 }
 
+std::string RunJournal::describeNoRunToResume() {
+  std::string text = "no unfinished run of '" + opts.problemKey +
+                     "' with algorithm '" + strategy.getName().str() +
+                     "', seed " + std::to_string(strategy.getSeed()) +
+                     " and target " + opts.target.describe();
+  // Name what differs in the most recent unfinished run of the problem, if
+  // any: a changed algorithm, seed or target (threads, machine, toolchain)
+  // selects another run.
+  Expected<llvm::SmallVector<RunInfo, 0>> runs = db.listRuns(opts.problemKey);
+  if (!runs) {
+    llvm::consumeError(runs.takeError());
+    return text;
+  }
+  for (const RunInfo &other : llvm::reverse(*runs)) {
+    if (other.status == RunStatus::Finished)
+      continue;
+    std::string differences;
+    auto differ = [&](StringRef what, const std::string &then,
+                      const std::string &now) {
+      if (then == now)
+        return;
+      differences += (differences.empty() ? "" : ", ") + what.str() + " " +
+                     then + " (now " + now + ")";
+    };
+    differ("algorithm", "'" + other.algorithm + "'",
+           "'" + strategy.getName().str() + "'");
+    differ("seed", std::to_string(other.seed),
+           std::to_string(strategy.getSeed()));
+    if (other.target.kind != opts.target.kind)
+      differ("target", other.target.kind, opts.target.kind);
+    differ("threads", std::to_string(other.target.threads),
+           std::to_string(opts.target.threads));
+    if (other.target.kind == opts.target.kind &&
+        other.target.threads == opts.target.threads &&
+        other.target != opts.target)
+      differ("target", "'" + other.target.describe() + "'",
+             "'" + opts.target.describe() + "'");
+    if (differences.empty())
+      continue;
+    text += " (the most recent unfinished run of this problem, run " +
+            std::to_string(other.id) + ", was tuned with " + differences +
+            ")";
+    break;
+  }
+  return text;
+}
+
 Error RunJournal::resume(
     RunInfo previous, const llvm::json::Object &settings, Measurer &measurer,
     llvm::function_ref<void(MeasurementRecord record)> replayed) {
   if (Error err = checkSettings(previous, settings))
     return err;
-  if (Error err = claim(previous))
-    return err;
   Expected<llvm::SmallVector<MeasurementRecord, 0>> results =
       readResults(previous);
   if (!results)
     return results.takeError();
+  // A trial budget below what the run has measured is spent before the
+  // resume starts: replaying only part of the records would leave the
+  // others behind in the run.
+  int64_t recordedTrials = llvm::count_if(*results, [](const auto &record) {
+    return record.role != MeasurementRole::Final;
+  });
+  if (opts.maxTrials > 0 && recordedTrials > opts.maxTrials)
+    return cannotResume(
+        previous, "its trial budget is already spent: it has measured " +
+                      llvm::Twine(recordedTrials) +
+                      " trials, more than the trial budget of " +
+                      llvm::Twine(opts.maxTrials) +
+                      " (resume with a trial budget of at least " +
+                      llvm::Twine(recordedTrials) +
+                      " to continue it, or start a new run)");
+  if (Error err = claim(previous))
+    return err;
   Expected<size_t> consumed = loadCheckpoint(previous, *results);
   if (!consumed)
     return consumed.takeError();
@@ -158,17 +221,51 @@ Error RunJournal::checkSettings(const RunInfo &previous,
       recordedObject ? recordedObject->getObject("trajectory") : nullptr;
   if (!recordedSettings)
     return cannotResume(previous, "it was not started by the tuning loop");
-  for (const auto &[key, value] : settings) {
+  // Every setting in either record, in a stable order: one that is absent
+  // on one side changed too (e.g. "measurement" is recorded only for paired
+  // timing).
+  llvm::SmallVector<std::string> keys;
+  for (const auto &entry : settings)
+    keys.push_back(entry.first.str());
+  for (const auto &entry : *recordedSettings)
+    if (!settings.get(entry.first))
+      keys.push_back(entry.first.str());
+  llvm::sort(keys);
+  for (const std::string &key : keys) {
     const llvm::json::Value *old = recordedSettings->get(key);
-    if (!old || *old != value)
-      return cannotResume(previous,
-                          "its setting '" + StringRef(key) + "' was " +
-                              (old ? jsonText(*old) : std::string("absent")) +
-                              ", now " + jsonText(value) +
-                              " (start a new run or use the same settings)");
+    const llvm::json::Value *now = settings.get(key);
+    if (old && now && *old == *now)
+      continue;
+    std::string what = "setting '" + key + "'";
+    std::string then = old ? jsonText(*old) : std::string("absent");
+    std::string current = now ? jsonText(*now) : std::string("absent");
+    // Strategy options: name the option that changed.
+    const llvm::json::Object *oldObject = old ? old->getAsObject() : nullptr;
+    const llvm::json::Object *nowObject = now ? now->getAsObject() : nullptr;
+    if (oldObject && nowObject) {
+      llvm::SmallVector<std::string> inner;
+      for (const auto &entry : *nowObject)
+        inner.push_back(entry.first.str());
+      for (const auto &entry : *oldObject)
+        if (!nowObject->get(entry.first))
+          inner.push_back(entry.first.str());
+      llvm::sort(inner);
+      for (const std::string &name : inner) {
+        const llvm::json::Value *a = oldObject->get(name);
+        const llvm::json::Value *b = nowObject->get(name);
+        if (a && b && *a == *b)
+          continue;
+        what = "setting '" + key + "." + name + "'";
+        then = a ? jsonText(*a) : std::string("absent");
+        current = b ? jsonText(*b) : std::string("absent");
+        break;
+      }
+    }
+    return cannotResume(previous, "its " + what + " was " + then + ", now " +
+                                      current +
+                                      " (start a new run or use the same "
+                                      "settings)");
   }
-  if (recordedSettings->size() != settings.size())
-    return cannotResume(previous, "it was recorded with other settings");
   return Error::success();
 }
 
@@ -280,6 +377,13 @@ Error RunJournal::replay(
     return Error::success();
 
   const MeasurementRecord &next = replayQueue.front();
+  if (next.role == MeasurementRole::Final && role == MeasurementRole::Search)
+    return llvm::createStringError(
+        "tuner: cannot resume run " + llvm::Twine(run.id) +
+        ": it ended its search before trial " + llvm::Twine(next.trial) +
+        " and recorded its final re-measurement, but this session's budget "
+        "would search on (a run that reached its final re-measurement cannot "
+        "be extended; resume it with the budget it had, or start a new run)");
   std::string wanted;
   for (size_t i = 0; i < n; ++i)
     if (!have[i])

@@ -69,6 +69,12 @@ public:
 
   /// Whether recorded results remain to be replayed.
   bool isReplaying() const { return !replayQueue.empty(); }
+  /// Whether the next recorded result to replay is a final re-measurement
+  /// (the recorded run ended its search there).
+  bool isReplayingFinal() const {
+    return !replayQueue.empty() &&
+           replayQueue.front().role == MeasurementRole::Final;
+  }
 
   /// Replays the queued results that answer the configs of a batch (config
   /// keys \p keys, all of role \p role) that are not \p have yet: they come
@@ -95,6 +101,10 @@ private:
          Measurer &measurer,
          llvm::function_ref<void(MeasurementRecord record)> replayed);
 
+  /// Why no run can be resumed: the problem, algorithm, seed and target
+  /// looked for, and how the most recent unfinished run of the problem
+  /// differs (algorithm, seed, threads, target) when there is one.
+  std::string describeNoRunToResume();
   /// The error for a run that cannot be resumed, and why.
   llvm::Error cannotResume(const RunInfo &previous, const llvm::Twine &why);
   /// Checks that \p previous was recorded with \p settings.

@@ -380,7 +380,11 @@ Expected<TuneResult> Tuner::Impl::run(const Config &defaultConfig) {
       stopReason = "budget";
       break;
     }
-    if (!replaying && opts.maxSeconds > 0 && elapsed() >= opts.maxSeconds) {
+    // While replaying, the time budget (which includes the time spent before
+    // the resume) ends the search only where the recorded run ended it: at
+    // its final re-measurement, if it reached one.
+    if ((!replaying || journal.isReplayingFinal()) && opts.maxSeconds > 0 &&
+        elapsed() >= opts.maxSeconds) {
       stopReason = "time";
       break;
     }

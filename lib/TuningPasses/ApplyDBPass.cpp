@@ -28,17 +28,19 @@ struct ApplyDBPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // Errors are emitted at the module's location, not on the module op: an
+    // op diagnostic would attach the whole module as a note.
     llvm::Expected<std::unique_ptr<TileTuneDatabase>> db =
         openTuningDatabase(database, OpenMode::ReadOnly);
     if (!db) {
-      module.emitError() << toString(db.takeError());
+      emitError(module.getLoc()) << toString(db.takeError());
       return signalPassFailure();
     }
     TargetInfo target = getCPUTarget(threads);
     llvm::Expected<ApplyStats> stats =
         applyDatabase(module, **db, target, overrideConfigs);
     if (!stats) {
-      module.emitError() << toString(stats.takeError());
+      emitError(module.getLoc()) << toString(stats.takeError());
       return signalPassFailure();
     }
     emitApplyRemarks(module, *stats, target, "tiletune-apply-db");

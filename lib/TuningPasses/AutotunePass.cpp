@@ -43,7 +43,9 @@ struct AutotunePass
     llvm::Expected<std::vector<ProblemOutcome>> outcomes =
         tuneModule(module, options);
     if (!outcomes) {
-      module.emitError() << toString(outcomes.takeError());
+      // At the module's location, not on the module op (whose diagnostic
+      // would attach the whole module as a note).
+      emitError(module.getLoc()) << toString(outcomes.takeError());
       return signalPassFailure();
     }
   }

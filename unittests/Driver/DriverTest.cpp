@@ -58,6 +58,48 @@ TEST_F(DriverTest, ConfigsConvertToAttributesAndBack) {
   }
 }
 
+/// Pins are checked against the space, not against its default: with m's
+/// register slot pinned and unroll pinned, neither the heuristic's config
+/// projected onto the pins (4096-element register tile) nor the pinned
+/// space's own default (unroll 8 does not divide its cache tile) is valid,
+/// yet hundreds of configs are; the default config is then the nearest valid
+/// one, and it converts to an attribute (the run's paired reference).
+TEST_F(DriverTest, DefaultConfigOfAPinnedSpaceIsValid) {
+  const char *text = R"mlir(
+func.func @mm(%a: tensor<128x128xf32>, %b: tensor<128x128xf32>,
+              %c: tensor<128x128xf32>) -> tensor<128x128xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<128x128xf32>, tensor<128x128xf32>)
+                     outs(%c : tensor<128x128xf32>) -> tensor<128x128xf32>
+  return %r : tensor<128x128xf32>
+}
+)mlir";
+  OwningOpRef<ModuleOp> m = parseSourceString<ModuleOp>(text, &ctx);
+  ASSERT_TRUE(m);
+  FailureOr<ProblemSet> set = collectProblems(*m, "cpu");
+  ASSERT_TRUE(succeeded(set));
+  const Problem &p = set->problems[0];
+  for (const char *fixed : {"unroll=8;m=[1,1,1,*];n=[1,1,*,*]",
+                            "unroll=2;m=[1,1,1,*]"}) {
+    llvm::Expected<Space> space = buildTuningSpace(&ctx, p, fixed);
+    ASSERT_TRUE(bool(space)) << toString(space.takeError());
+    // The situation of the bug: the pinned space's own default breaks a
+    // constraint.
+    EXPECT_FALSE(space->isValid(space->getDefault())) << fixed;
+    std::string log;
+    llvm::raw_string_ostream os(log);
+    Config def = getDefaultConfig(&ctx, p, *space, 1, &os);
+    std::string reason;
+    EXPECT_TRUE(space->isValid(def, &reason))
+        << fixed << ": " << space->getKey(def) << ": " << reason;
+    EXPECT_EQ(space->getValue(def, "m").back(), 128) << space->getKey(def);
+    EXPECT_NE(log.find("starting from the nearest valid config"),
+              std::string::npos)
+        << log;
+    llvm::Expected<TileConfigAttr> attr = configToAttr(&ctx, p, *space, def);
+    EXPECT_TRUE(bool(attr)) << toString(attr.takeError());
+  }
+}
+
 TEST_F(DriverTest, CudaTuningSpaceHoldsOnlyConfigsTheGPUPassesAccept) {
   // Both op kinds of the module plus a BERT-sized matmul: every config of
   // the tuning space has a kernel plan within the GPU limits, and every
@@ -499,6 +541,94 @@ TEST_F(DriverTest, PairedTimingRanksByTheRatioToTheReference) {
                                "timing failed (invalid)"),
             std::string::npos)
       << alone.message;
+  // It is tried once, not again for every variant.
+  MeasureResult again = broken.measure(printAttr(*defAttr));
+  ASSERT_EQ(again.status, MeasureStatus::Ok) << again.message;
+  EXPECT_EQ(again.relative, 0.0);
+  EXPECT_EQ(broken.getNumWorkerStarts(), 1u);
+}
+
+/// Paired timing with a reference whose build kills the worker (as a
+/// compiler out-of-memory does; here its time limit kills it): the
+/// reference is built apart from the candidates, once, so the candidates
+/// are not failed with it: they are measured, timed alone, saying why. A
+/// candidate that crashes its worker does not make later ones fail either.
+/// (Before, every worker built the reference while setting up for its first
+/// candidate, so a reference that killed the worker failed every candidate
+/// as a compile error "during setup".)
+TEST_F(DriverTest, PairedTimingSurvivesAReferenceThatKillsTheWorker) {
+  FailureOr<ProblemSet> set = collectProblems(*module, "cpu");
+  ASSERT_TRUE(succeeded(set));
+  const Problem &p = set->problems[0];
+  llvm::Expected<Space> space = buildProblemSpace(p);
+  ASSERT_TRUE(bool(space));
+  Config def = getDefaultConfig(&ctx, p, *space, 1);
+  llvm::Expected<TileConfigAttr> defAttr = configToAttr(&ctx, p, *space, def);
+  ASSERT_TRUE(bool(defAttr));
+  std::mt19937_64 rng(9);
+  SmallVector<Config> batch = {def};
+  for (int i = 0; i < 3; ++i) {
+    std::optional<Config> other = space->sampleValid(rng);
+    ASSERT_TRUE(other.has_value());
+    batch.push_back(*other);
+  }
+
+  CPUMeasureOptions options;
+  options.threads = 1;
+  options.timing.repeats = 2;
+  options.timing.minSampleSeconds = 1e-4;
+  options.referenceConfig = printAttr(*defAttr);
+  // No build of the reference finishes in a microsecond: the worker building
+  // it is killed.
+  options.referenceTimeoutSeconds = 1e-6;
+
+  CPUMeasurer worker(p, options);
+  for (int i = 0; i < 3; ++i) {
+    MeasureResult r = worker.measure(printAttr(*defAttr));
+    ASSERT_EQ(r.status, MeasureStatus::Ok) << r.message;
+    EXPECT_EQ(r.relative, 0.0);
+    EXPECT_NE(r.message.find("timed alone: the reference config of paired "
+                             "timing failed (timeout): worker timed out"),
+              std::string::npos)
+        << r.message;
+  }
+  // The worker killed while building the reference, and one that measured
+  // all three candidates: the reference was not built again.
+  EXPECT_EQ(worker.getNumWorkerStarts(), 2u);
+  EXPECT_NE(worker.getReferenceError().find("(timeout)"), std::string::npos)
+      << worker.getReferenceError();
+
+  // The tuner's measurer, one worker and two pipelined ones: every
+  // candidate measured.
+  for (bool overlap : {false, true}) {
+    CPUProblemMeasurer measurer(&ctx, p, *space, options, overlap);
+    SmallVector<MeasureResult> results(batch.size());
+    llvm::Error err = measurer.measure(
+        batch, MeasureRequest(), [&](size_t i, const MeasureResult &r) {
+          results[i] = r;
+          return true;
+        });
+    ASSERT_FALSE(bool(err)) << toString(std::move(err));
+    for (const MeasureResult &r : results) {
+      EXPECT_EQ(r.status, MeasureStatus::Ok) << overlap << ": " << r.message;
+      EXPECT_NE(r.message.find("timed alone"), std::string::npos) << r.message;
+    }
+  }
+
+  // A working reference is built once per worker, again only in a worker
+  // restarted after a candidate killed the previous one.
+  options.referenceTimeoutSeconds = 0;
+  CPUMeasurer paired(p, options);
+  MeasureResult first = paired.measure(printAttr(*defAttr));
+  ASSERT_EQ(first.status, MeasureStatus::Ok) << first.message;
+  EXPECT_GT(first.relative, 0.0);
+  MeasureResult killed = paired.measure(printAttr(*defAttr), 60, 1e-6);
+  EXPECT_EQ(killed.status, MeasureStatus::Timeout) << killed.message;
+  MeasureResult after = paired.measure(printAttr(*defAttr));
+  ASSERT_EQ(after.status, MeasureStatus::Ok) << after.message;
+  EXPECT_GT(after.relative, 0.0);
+  EXPECT_TRUE(paired.getReferenceError().empty());
+  EXPECT_EQ(paired.getNumWorkerStarts(), 2u);
 }
 
 } // namespace

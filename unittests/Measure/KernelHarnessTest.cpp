@@ -14,6 +14,12 @@
 
 #include "gtest/gtest.h"
 
+#include <fstream>
+
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 using namespace mlir;
 using namespace mlir::tiletune;
 
@@ -104,6 +110,90 @@ TEST_F(KernelHarnessTest, ExpectedOutputOnDemandAndErrors) {
   llvm::Expected<KernelHarness> none = KernelHarness::create(other, 1);
   ASSERT_FALSE(static_cast<bool>(none));
   EXPECT_FALSE(llvm::toString(none.takeError()).empty());
+}
+
+/// Operands larger than the memory available are refused before anything
+/// is allocated, with an error that says how much they need and how much is
+/// available (was: "cannot allocate N bytes" after allocating the first
+/// operands, or an out-of-memory kill when each fits but not all together).
+TEST_F(KernelHarnessTest, OperandsLargerThanMemoryAreRefusedBeforeAllocating) {
+  std::optional<uint64_t> available = getAvailableMemoryBytes();
+  ASSERT_TRUE(available.has_value());
+  EXPECT_GT(*available, 0u);
+
+  // Operands of 16 TiB: more than any machine this runs on.
+  const char *huge = R"mlir(
+func.func @huge(%a: memref<1048576x1048576xf32>,
+                %b: memref<1048576x1048576xf32>,
+                %c: memref<1048576x1048576xf32>) {
+  linalg.matmul ins(%a, %b : memref<1048576x1048576xf32>,
+                             memref<1048576x1048576xf32>)
+                outs(%c : memref<1048576x1048576xf32>)
+  return
+}
+)mlir";
+  OwningOpRef<ModuleOp> m = parseSourceString<ModuleOp>(huge, &ctx);
+  ASSERT_TRUE(m);
+  auto func = m->lookupSymbol<func::FuncOp>("huge");
+  llvm::Expected<KernelHarness> harness = KernelHarness::create(func, 1);
+  ASSERT_FALSE(static_cast<bool>(harness));
+  std::string message = llvm::toString(harness.takeError());
+  EXPECT_NE(message.find("the kernel's operands (memref<1048576x1048576xf32>, "
+                         "memref<1048576x1048576xf32>, "
+                         "memref<1048576x1048576xf32>) and the reference "
+                         "output need 16.0 TiB, more than the "),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("of memory available"), std::string::npos) << message;
+  MemRefInfo big;
+  big.shape = {1048576, 1048576};
+  llvm::Expected<llvm::SmallVector<Buffer>> seeded =
+      KernelHarness::seedArguments({big, big}, 1);
+  ASSERT_FALSE(static_cast<bool>(seeded));
+  EXPECT_NE(llvm::toString(seeded.takeError()).find("need 8.0 TiB"),
+            std::string::npos);
+
+  // A memory limit of the process (RLIMIT_AS, as `ulimit -v` sets it) counts:
+  // in a child limited to 256 MiB beyond what it has mapped, three operands
+  // of 128 MiB each are refused as a whole, before the first is allocated.
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    std::optional<uint64_t> before = getAvailableMemoryBytes();
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    uint64_t vmKiB = 0;
+    while (std::getline(status, line)) {
+      llvm::StringRef rest(line);
+      if (rest.consume_front("VmSize:"))
+        (void)rest.trim().split(' ').first.getAsInteger(10, vmKiB);
+    }
+    if (!before || vmKiB == 0)
+      _exit(2);
+    struct rlimit limit;
+    limit.rlim_cur = limit.rlim_max = vmKiB * 1024 + (256u << 20);
+    if (setrlimit(RLIMIT_AS, &limit) != 0)
+      _exit(3);
+    std::optional<uint64_t> after = getAvailableMemoryBytes();
+    if (!after || *after > (256u << 20))
+      _exit(4);
+    MemRefInfo arg;
+    arg.shape = {32, 1024, 1024}; // 128 MiB of f32
+    llvm::Expected<llvm::SmallVector<Buffer>> buffers =
+        KernelHarness::seedArguments({arg, arg, arg}, 1);
+    if (buffers)
+      _exit(5);
+    std::string text = llvm::toString(buffers.takeError());
+    _exit(text.find("need 384.0 MiB, more than the") != std::string::npos
+              ? 0
+              : 6);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0)
+      << "2: no VmSize, 3: setrlimit failed, 4: the limit is not seen, "
+         "5: allocated, 6: another error";
 }
 
 } // namespace

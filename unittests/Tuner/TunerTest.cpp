@@ -664,13 +664,115 @@ TEST_F(TunerTest, ResumeWithOtherSettingsIsAClearError) {
   ASSERT_FALSE(static_cast<bool>(result));
   std::string message = llvm::toString(result.takeError());
   EXPECT_NE(message.find("cannot resume run 1"), std::string::npos) << message;
-  EXPECT_NE(message.find("batch_size"), std::string::npos) << message;
+  EXPECT_NE(message.find("its setting 'batch_size' was 4, now 5"),
+            std::string::npos)
+      << message;
+  EXPECT_EQ(measurer.calls, 0);
+}
+
+/// A run on a time budget that was stopped in its final re-measurement:
+/// resumed with a smaller (or the same, already spent) time budget, it
+/// replays its search and ends where it did, with the recorded final
+/// re-measurement (was: a replay error, the search asking for another
+/// batch); resumed with a larger one, the error says that a run that reached
+/// its final re-measurement cannot be extended.
+TEST_F(TunerTest, ResumeWithASmallerTimeBudgetEndsWhereTheRunDid) {
+  auto db = openDb("tune.db");
+  ASSERT_TRUE(db);
+  int64_t searched = 0;
+  {
+    auto strategy = makeStrategy("random");
+    SyntheticMeasurer measurer(space);
+    TunerOptions options = baseOptions();
+    options.maxTrials = 0;
+    options.maxSeconds = 0.2;
+    // 10 ms per result; stop at the first final re-measurement.
+    options.callback = [](const TunerEvent &e) {
+      usleep(10000);
+      return e.record->role != MeasurementRole::Final;
+    };
+    std::optional<TuneResult> result = tune(*db, *strategy, measurer, options);
+    ASSERT_TRUE(result);
+    ASSERT_EQ(result->status, RunStatus::Interrupted);
+    searched = result->trials;
+    ASSERT_GE(searched, 2);
+  }
+  {
+    auto strategy = makeStrategy("random");
+    SyntheticMeasurer measurer(space);
+    TunerOptions options = baseOptions();
+    options.resume = true;
+    options.maxTrials = 0;
+    options.maxSeconds = 1000;
+    measurer.defaultKey = space.getKey(space.getDefault());
+    Tuner tuner(space, *strategy, measurer, *db, options);
+    llvm::Expected<TuneResult> result = tuner.run(space.getDefault());
+    ASSERT_FALSE(static_cast<bool>(result));
+    std::string message = llvm::toString(result.takeError());
+    EXPECT_NE(message.find("cannot resume run 1: it ended its search before "
+                           "trial " +
+                           std::to_string(searched) +
+                           " and recorded its final re-measurement"),
+              std::string::npos)
+        << message;
+    EXPECT_EQ(measurer.calls, 0);
+  }
+  auto strategy = makeStrategy("random");
+  SyntheticMeasurer measurer(space);
+  TunerOptions options = baseOptions();
+  options.resume = true;
+  options.maxTrials = 0;
+  options.maxSeconds = 0.05;
+  std::optional<TuneResult> result = tune(*db, *strategy, measurer, options);
+  ASSERT_TRUE(result);
+  EXPECT_TRUE(result->resumed);
+  EXPECT_EQ(result->status, RunStatus::Finished);
+  EXPECT_EQ(result->stopReason, "time");
+  EXPECT_EQ(result->trials, searched);
+  // Only the second final re-measurement (the default) is measured now.
+  EXPECT_LE(measurer.calls, 1);
+}
+
+/// A changed strategy option is named itself, with both values, not only as
+/// the whole option object.
+TEST_F(TunerTest, ResumeWithAnotherStrategyOptionNamesIt) {
+  auto db = openDb("tune.db");
+  ASSERT_TRUE(db);
+  auto gbfs = [&](const char *rho) -> std::unique_ptr<Strategy> {
+    auto strategy = createStrategy("gbfs", space, {{"rho", rho}}, 42);
+    if (!strategy) {
+      ADD_FAILURE() << llvm::toString(strategy.takeError());
+      return nullptr;
+    }
+    return std::move(*strategy);
+  };
+  {
+    auto strategy = gbfs("5");
+    ASSERT_TRUE(strategy);
+    SyntheticMeasurer measurer(space);
+    TunerOptions options = baseOptions();
+    options.callback = [](const TunerEvent &e) { return e.trialsDone < 6; };
+    ASSERT_TRUE(tune(*db, *strategy, measurer, options));
+  }
+  auto strategy = gbfs("3");
+  ASSERT_TRUE(strategy);
+  SyntheticMeasurer measurer(space);
+  TunerOptions options = baseOptions();
+  options.resume = true;
+  Tuner tuner(space, *strategy, measurer, *db, options);
+  llvm::Expected<TuneResult> result = tuner.run(space.getDefault());
+  ASSERT_FALSE(static_cast<bool>(result));
+  std::string message = llvm::toString(result.takeError());
+  EXPECT_NE(message.find("its setting 'strategy_options.rho' was "),
+            std::string::npos)
+      << message;
   EXPECT_EQ(measurer.calls, 0);
 }
 
 /// The measurement method is part of a run's settings: a run timed one way
 /// (e.g. paired) is not continued with times taken another way, in either
-/// direction.
+/// direction, and the error names the setting and both values (also when it
+/// is absent on one side, as "measurement" is for unpaired runs).
 TEST_F(TunerTest, ResumeWithAnotherMeasurementMethodIsAClearError) {
   auto db = openDb("tune.db");
   ASSERT_TRUE(db);
@@ -694,6 +796,10 @@ TEST_F(TunerTest, ResumeWithAnotherMeasurementMethodIsAClearError) {
     std::string message = llvm::toString(result.takeError());
     EXPECT_NE(message.find("cannot resume run 1"), std::string::npos)
         << message;
+    std::string expected =
+        std::string("its setting 'measurement' was \"paired\", now ") +
+        (*method ? "\"other\"" : "absent");
+    EXPECT_NE(message.find(expected), std::string::npos) << message;
     EXPECT_EQ(measurer.calls, 0);
   }
   // The same method continues it.
@@ -804,6 +910,10 @@ TEST(RunOwnerTest, LivenessOfOwnerTokens) {
   EXPECT_EQ(isRunOwnerAlive("another-host-name.invalid:1:1"), std::nullopt);
 }
 
+/// --resume with nothing to resume starts a new run and says so, even
+/// without progress output; when an unfinished run of the problem exists
+/// with another seed, algorithm or thread count, the notice names the
+/// difference.
 TEST_F(TunerTest, ResumeWithNothingToResumeStartsANewRun) {
   auto db = openDb("tune.db");
   auto strategy = makeStrategy("random");
@@ -811,10 +921,95 @@ TEST_F(TunerTest, ResumeWithNothingToResumeStartsANewRun) {
   SyntheticMeasurer measurer(space);
   TunerOptions options = baseOptions();
   options.resume = true;
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  options.progressStream = &os;
   std::optional<TuneResult> result = tune(*db, *strategy, measurer, options);
   ASSERT_TRUE(result);
   EXPECT_FALSE(result->resumed);
   EXPECT_EQ(result->status, RunStatus::Finished);
+  EXPECT_NE(text.find("warning: nothing to resume: no unfinished run of "
+                      "'synthetic/m=64,n=32' with algorithm 'random', seed "
+                      "42 and target"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("; starting a new run"), std::string::npos) << text;
+
+  // An interrupted run with seed 42 and 1 thread; resuming with seed 7 and
+  // 2 threads finds nothing to resume, and says what differs.
+  {
+    auto first = makeStrategy("random");
+    SyntheticMeasurer m(space);
+    TunerOptions o = baseOptions();
+    o.callback = [](const TunerEvent &e) { return e.trialsDone < 6; };
+    std::optional<TuneResult> r = tune(*db, *first, m, o);
+    ASSERT_TRUE(r);
+    ASSERT_EQ(r->status, RunStatus::Interrupted);
+  }
+  text.clear();
+  auto other = makeStrategy("random", 7);
+  SyntheticMeasurer m(space);
+  TunerOptions o = baseOptions();
+  o.resume = true;
+  o.target.threads = 2;
+  o.progressStream = &os;
+  result = tune(*db, *other, m, o);
+  ASSERT_TRUE(result);
+  EXPECT_FALSE(result->resumed);
+  EXPECT_NE(text.find("(the most recent unfinished run of this problem, run 2, "
+                      "was tuned with seed 42 (now 7), threads 1 (now 2))"),
+            std::string::npos)
+      << text;
+}
+
+/// A run that has measured more trials than the budget it is resumed with
+/// is not replayed in part: the resume stops at once, saying the budget is
+/// spent and what budget continues it (was: a replay error about the final
+/// re-measurement). A budget as large as what was measured continues it.
+TEST_F(TunerTest, ResumeWithASmallerTrialBudgetSaysItIsSpent) {
+  auto db = openDb("tune.db");
+  ASSERT_TRUE(db);
+  {
+    auto strategy = makeStrategy("random");
+    SyntheticMeasurer measurer(space);
+    TunerOptions options = baseOptions();
+    options.callback = [](const TunerEvent &e) { return e.trialsDone < 9; };
+    std::optional<TuneResult> result = tune(*db, *strategy, measurer, options);
+    ASSERT_TRUE(result);
+    ASSERT_EQ(result->trials, 9);
+  }
+  {
+    auto strategy = makeStrategy("random");
+    SyntheticMeasurer measurer(space);
+    TunerOptions options = baseOptions();
+    options.resume = true;
+    options.maxTrials = 4;
+    measurer.defaultKey = space.getKey(space.getDefault());
+    Tuner tuner(space, *strategy, measurer, *db, options);
+    llvm::Expected<TuneResult> result = tuner.run(space.getDefault());
+    ASSERT_FALSE(static_cast<bool>(result));
+    std::string message = llvm::toString(result.takeError());
+    EXPECT_NE(message.find("cannot resume run 1 of 'synthetic/m=64,n=32'"),
+              std::string::npos)
+        << message;
+    EXPECT_NE(message.find("its trial budget is already spent: it has "
+                           "measured 9 trials, more than the trial budget of "
+                           "4 (resume with a trial budget of at least 9"),
+              std::string::npos)
+        << message;
+    EXPECT_EQ(measurer.calls, 0);
+  }
+  auto strategy = makeStrategy("random");
+  SyntheticMeasurer measurer(space);
+  TunerOptions options = baseOptions();
+  options.resume = true;
+  options.maxTrials = 9;
+  std::optional<TuneResult> result = tune(*db, *strategy, measurer, options);
+  ASSERT_TRUE(result);
+  EXPECT_TRUE(result->resumed);
+  EXPECT_EQ(result->status, RunStatus::Finished);
+  EXPECT_EQ(result->trials, 9);
+  EXPECT_GE(result->replayed, 9);
 }
 
 //===----------------------------------------------------------------------===//

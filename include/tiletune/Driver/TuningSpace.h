@@ -25,7 +25,12 @@ namespace mlir::tiletune {
 /// `tiletune-default-gpu-config` for cuda) as a point of `space` (converted
 /// directly; projected from the unpinned space only when pinned parameters
 /// exclude it); the space's own default when the heuristic's config is not
-/// in it, which is said on `log` when given.
+/// in it, which is said on `log` when given. The result is a valid config
+/// of `space` whenever the space has one: when that point breaks a
+/// constraint (pins can combine with the heuristic's values, or the pinned
+/// space's own default can, into an invalid config while valid ones remain)
+/// it moves to the nearest valid config (fewest parameter changes), also
+/// said on `log`.
 Config getDefaultConfig(MLIRContext *ctx, const Problem &problem,
                         const Space &space, unsigned threads,
                         llvm::raw_ostream *log = nullptr);

@@ -13,6 +13,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/Twine.h"
 #include "llvm/Support/Error.h"
 
 #include <cassert>
@@ -39,6 +40,26 @@ std::optional<ElementType> parseElementType(llvm::StringRef name);
 
 /// Machine epsilon of `type` (2^-23 for f32, 2^-52 for f64).
 double getEpsilon(ElementType type);
+
+/// Bytes of a contiguous buffer of `type` and `shape`; std::nullopt on a
+/// negative dimension or when the size overflows 64 bits.
+std::optional<uint64_t> getBufferByteSize(ElementType type,
+                                          llvm::ArrayRef<int64_t> shape);
+
+/// Bytes of memory this process can still allocate and use, as the OS tells:
+/// the smallest of the memory available on the machine (MemAvailable of
+/// /proc/meminfo, else the free physical pages), what the process's cgroups
+/// (v2) allow beyond their current use, and what RLIMIT_AS leaves beyond
+/// the address space already mapped. std::nullopt when nothing can be read.
+std::optional<uint64_t> getAvailableMemoryBytes();
+
+/// "512 B", "3.0 KiB", "1.5 GiB", ...
+std::string formatByteSize(uint64_t bytes);
+
+/// Fails, before anything is allocated, when `bytes` (what `what` needs,
+/// e.g. "the kernel's operands (memref<...>, ...)") exceed the memory
+/// available (getAvailableMemoryBytes); succeeds when that is unknown.
+llvm::Error checkMemoryAvailable(uint64_t bytes, const llvm::Twine &what);
 
 /// Largest rank a Buffer (and a memref descriptor built from it) supports.
 constexpr unsigned kMaxBufferRank = 7;

@@ -48,8 +48,14 @@ struct CPUMeasureOptions {
   /// Paired timing: a config (attribute text) of the problem that is built
   /// once per worker and timed interleaved with every variant; results then
   /// carry `relative` and `referenceSeconds` (see Timing.h, measurePaired).
-  /// Empty: variants are timed alone.
+  /// Empty: variants are timed alone. It is built on demand, apart from the
+  /// candidates: when it cannot be built or checked, or kills the worker
+  /// (out of memory, crash, timeout), it is not tried again and the variants
+  /// are timed alone, their results saying so ("timed alone: ...").
   std::string referenceConfig;
+  /// Time limit of building and checking the reference in a worker, in
+  /// seconds; <= 0: the candidate's compile limit plus timeoutSeconds.
+  double referenceTimeoutSeconds = 0;
 };
 
 /// Measures configs of one problem inside the calling process (no
@@ -70,8 +76,14 @@ public:
   /// the tiling pass (CompileError with its reason).
   /// When `phase` is given it is set to "compile", "verify" or "time" as
   /// the work proceeds (the worker reports it so a crash can be typed).
+  /// Paired timing: builds the reference first (once; prepareReference).
   MeasureResult measure(llvm::StringRef attrText,
                         std::function<void(llvm::StringRef)> phase = {});
+  /// Paired timing: builds and checks the reference config once (later
+  /// calls return the first answer); run() pairs with it once it is built.
+  /// Returns the failed result, or std::nullopt on success or without a
+  /// reference config.
+  std::optional<MeasureResult> prepareReference();
   /// The first half of measure(): compiles the variant and keeps it for
   /// run(). Returns the failed result, or std::nullopt on success.
   std::optional<MeasureResult> compile(llvm::StringRef attrText);
@@ -118,6 +130,17 @@ public:
 
   /// Starts the worker process now (before the caller starts threads).
   llvm::Error start();
+  /// Readies the worker for the next compile() from another thread: with
+  /// paired timing, has it build the reference (if it does not hold it and
+  /// it did not fail before, within `compileTimeoutSeconds` plus the
+  /// options' limit), then starts it. Call it from the thread that calls
+  /// run(): a worker dies with the thread that forked it.
+  llvm::Error prepare(double compileTimeoutSeconds = 0);
+
+  /// Paired timing: why the variants are timed alone (the reference failed
+  /// once, in-process or by killing the worker); empty while pairing works
+  /// or before it was tried.
+  const std::string &getReferenceError() const { return referenceError; }
 
   /// How many worker processes were started so far.
   unsigned getNumWorkerStarts() const;
@@ -127,10 +150,19 @@ public:
 private:
   /// One request to the worker; failures of the worker become results.
   MeasureResult call(llvm::StringRef request, double timeoutSeconds);
+  /// Paired timing: has the worker build the reference unless it holds it
+  /// or it failed before (then disables pairing).
+  void ensureReference(double compileTimeoutSeconds);
+  /// An Ok result timed alone in a paired run says why.
+  MeasureResult saidAlone(MeasureResult result) const;
 
   std::string kernelText;
   CPUMeasureOptions options;
   std::unique_ptr<ForkServer> server;
+  /// Paired timing: why variants are timed alone (empty while pairing).
+  std::string referenceError;
+  /// getNumStarts() of the worker that built the reference (0: none).
+  unsigned referenceWorkerStart = 0;
 };
 
 

@@ -60,9 +60,10 @@ public:
   /// checks it against the reference (when verifying); the failed result or
   /// std::nullopt.
   std::optional<MeasureResult> runAndVerify(const Kernel &kernel, Buffer &out);
-  /// Builds and verifies options.referenceConfig (paired timing); on failure
-  /// the variants are timed alone and referenceError says why.
-  void setUpReference();
+  /// Builds and verifies options.referenceConfig (paired timing) once; on
+  /// failure the variants are timed alone and referenceError says why.
+  /// Returns the failed result (again on later calls) or std::nullopt.
+  std::optional<MeasureResult> setUpReference();
 
   /// The variant compiled last (for run()).
   Compiled compiled;
@@ -71,6 +72,9 @@ public:
   Compiled reference;
   Buffer referenceOut;
   std::string referenceError;
+  /// setUpReference() ran; its failure, if it failed.
+  bool referenceTried = false;
+  std::optional<MeasureResult> referenceFailure;
 
   std::string kernelText;
   CPUMeasureOptions options;
@@ -99,13 +103,16 @@ llvm::Error InProcessCPUMeasurer::Impl::init() {
   if (options.threads >= 1)
     if (auto err = setOpenMPNumThreads(int(options.threads)))
       return err;
-  setUpReference();
+  // The reference of paired timing is built on demand (setUpReference), not
+  // here: a reference that cannot be built (or kills the process, e.g. out
+  // of memory) must not fail the setup every candidate needs.
   return llvm::Error::success();
 }
 
-void InProcessCPUMeasurer::Impl::setUpReference() {
-  if (options.referenceConfig.empty())
-    return;
+std::optional<MeasureResult> InProcessCPUMeasurer::Impl::setUpReference() {
+  if (options.referenceConfig.empty() || referenceTried)
+    return referenceFailure;
+  referenceTried = true;
   std::optional<MeasureResult> failed =
       build(options.referenceConfig, reference);
   if (!failed) {
@@ -113,11 +120,13 @@ void InProcessCPUMeasurer::Impl::setUpReference() {
     failed = runAndVerify(*reference.kernel, referenceOut);
   }
   if (!failed)
-    return;
+    return std::nullopt;
   referenceError = "the reference config of paired timing failed (" +
                    stringifyMeasureStatus(failed->status).str() +
                    "): " + failed->message;
   reference = Compiled();
+  referenceFailure = std::move(failed);
+  return referenceFailure;
 }
 
 std::optional<MeasureResult>
@@ -271,10 +280,17 @@ MeasureResult
 InProcessCPUMeasurer::measure(StringRef attrText,
                               std::function<void(StringRef)> phase) {
   if (phase)
+    phase("reference");
+  impl->setUpReference(); // A failure is said in the result (timed alone).
+  if (phase)
     phase("compile");
   if (std::optional<MeasureResult> failed = impl->compile(attrText))
     return *failed;
   return impl->run(phase);
+}
+
+std::optional<MeasureResult> InProcessCPUMeasurer::prepareReference() {
+  return impl->setUpReference();
 }
 
 std::optional<MeasureResult>
@@ -293,9 +309,11 @@ MeasureResult InProcessCPUMeasurer::run(std::function<void(StringRef)> phase) {
 /// Marker the worker writes to stderr when it enters a phase.
 static constexpr llvm::StringLiteral kPhaseMarker = "tiletune-worker-phase: ";
 
-/// Worker protocol: "C<attr text>" compiles a variant (answer: "ok" or an
-/// encoded failed result); "R" verifies and times it (answer: an encoded
-/// result).
+/// Worker protocol: "P" builds and checks the reference of paired timing
+/// (answer: "ok" or an encoded failed result); "C<attr text>" compiles a
+/// variant (answer: "ok" or an encoded failed result); "R" verifies and
+/// times it (answer: an encoded result), paired when this worker holds the
+/// reference.
 std::string mlir::tiletune::getProblemKernelText(const Problem &problem) {
   MLIRContext ctx(MLIRContext::Threading::DISABLED);
   initializeContext(ctx);
@@ -334,6 +352,12 @@ CPUMeasurer::CPUMeasurer(std::string kernelText,
       return encodeMeasureResult(MeasureResult::failure(
           MeasureStatus::CompileError,
           "cannot set up the measurement: " + *initError));
+    if (request == "P") {
+      phase("reference");
+      if (std::optional<MeasureResult> failed = (*state)->prepareReference())
+        return encodeMeasureResult(*failed);
+      return "ok";
+    }
     if (request.consume_front("C")) {
       phase("compile");
       if (std::optional<MeasureResult> failed = (*state)->compile(request))
@@ -356,6 +380,12 @@ unsigned CPUMeasurer::getNumWorkerStarts() const {
   return server->getNumStarts();
 }
 
+llvm::Error CPUMeasurer::prepare(double compileTimeoutSeconds) {
+  ensureReference(compileTimeoutSeconds > 0 ? compileTimeoutSeconds
+                                            : options.timeoutSeconds);
+  return start();
+}
+
 MeasureResult CPUMeasurer::call(StringRef request, double timeoutSeconds) {
   llvm::Expected<WorkerResult> answer = server->call(request, timeoutSeconds);
   if (!answer)
@@ -373,7 +403,7 @@ MeasureResult CPUMeasurer::call(StringRef request, double timeoutSeconds) {
                                       toString(decoded.takeError()));
   }
   // Find the phase the worker was in and keep the other stderr lines.
-  StringRef lastPhase = "compile";
+  StringRef lastPhase = request == "P" ? "reference" : "compile";
   std::string otherLines;
   llvm::SmallVector<StringRef> lines;
   StringRef(answer->stderrTail).split(lines, '\n', -1, false);
@@ -387,7 +417,8 @@ MeasureResult CPUMeasurer::call(StringRef request, double timeoutSeconds) {
   }
   MeasureStatus status =
       answer->status == WorkerStatus::Timeout ? MeasureStatus::Timeout
-      : (lastPhase == "compile" || lastPhase == "setup")
+      : (lastPhase == "compile" || lastPhase == "setup" ||
+         lastPhase == "reference")
           ? MeasureStatus::CompileError
           : MeasureStatus::RuntimeError;
   std::string message =
@@ -400,12 +431,46 @@ MeasureResult CPUMeasurer::call(StringRef request, double timeoutSeconds) {
   return MeasureResult::failure(status, message);
 }
 
+void CPUMeasurer::ensureReference(double compileTimeoutSeconds) {
+  if (options.referenceConfig.empty() || !referenceError.empty())
+    return;
+  // A worker that is running and was started when the reference was built
+  // last holds it; a fresh worker (the first, or one restarted after a
+  // crash or timeout of a candidate) builds it once before its first
+  // candidate.
+  if (server->isRunning() && referenceWorkerStart == server->getNumStarts())
+    return;
+  double limit = options.referenceTimeoutSeconds > 0
+                     ? options.referenceTimeoutSeconds
+                     : compileTimeoutSeconds + options.timeoutSeconds;
+  MeasureResult result = call("P", limit);
+  if (result.ok()) {
+    referenceWorkerStart = server->getNumStarts();
+    return;
+  }
+  // Not tried again: a reference that fails (or kills the worker: out of
+  // memory, a crash, a timeout) would fail the same way in every worker. The
+  // worker does not hold it (it failed there, or the worker is gone), and
+  // later workers are not asked to build it: the variants are timed alone.
+  referenceError = "the reference config of paired timing failed (" +
+                   stringifyMeasureStatus(result.status).str() +
+                   "): " + result.message;
+}
+
+MeasureResult CPUMeasurer::saidAlone(MeasureResult result) const {
+  if (result.ok() && result.relative <= 0 &&
+      !options.referenceConfig.empty() && result.message.empty() &&
+      !referenceError.empty())
+    result.message = "timed alone: " + referenceError;
+  return result;
+}
+
 std::optional<MeasureResult> CPUMeasurer::compile(StringRef attrText,
                                                   double timeoutSeconds) {
   double start = now();
-  MeasureResult result = call(("C" + attrText).str(),
-                              timeoutSeconds > 0 ? timeoutSeconds
-                                                 : options.timeoutSeconds);
+  double limit = timeoutSeconds > 0 ? timeoutSeconds : options.timeoutSeconds;
+  ensureReference(limit);
+  MeasureResult result = call(("C" + attrText).str(), limit);
   if (result.ok())
     return std::nullopt;
   result.costSeconds = now() - start;
@@ -413,8 +478,8 @@ std::optional<MeasureResult> CPUMeasurer::compile(StringRef attrText,
 }
 
 MeasureResult CPUMeasurer::run(double timeoutSeconds) {
-  return call("R", timeoutSeconds > 0 ? timeoutSeconds
-                                      : options.timeoutSeconds);
+  return saidAlone(call("R", timeoutSeconds > 0 ? timeoutSeconds
+                                                : options.timeoutSeconds));
 }
 
 MeasureResult CPUMeasurer::measure(StringRef attrText,
@@ -425,9 +490,10 @@ MeasureResult CPUMeasurer::measure(StringRef attrText,
     compileTimeoutSeconds = options.timeoutSeconds;
   if (runTimeoutSeconds <= 0)
     runTimeoutSeconds = options.timeoutSeconds;
+  ensureReference(compileTimeoutSeconds);
   MeasureResult result = call(("C" + attrText).str(), compileTimeoutSeconds);
   if (result.ok())
-    result = call("R", runTimeoutSeconds);
+    result = saidAlone(call("R", runTimeoutSeconds));
   result.costSeconds = now() - start;
   return result;
 }

@@ -81,9 +81,11 @@ llvm::Error CPUProblemMeasurer::measure(ArrayRef<Config> batch,
     std::optional<MeasureResult> nextCompiled;
     std::thread next;
     if (i + 1 < batch.size()) {
-      // Fork the worker (if it is not running) from this thread: a worker
-      // dies with the thread that forked it (PR_SET_PDEATHSIG).
-      if (llvm::Error err = workers[(i + 1) % 2]->start())
+      // Fork the worker (if it is not running) from this thread, and with
+      // paired timing have it build the reference here: a worker dies with
+      // the thread that forked it (PR_SET_PDEATHSIG), and a reference that
+      // kills its worker would have it restarted by the compile thread.
+      if (llvm::Error err = workers[(i + 1) % 2]->prepare(compileLimit))
         llvm::consumeError(std::move(err)); // compile() reports it again.
       next = std::thread([&, i] { nextCompiled = compileAt(i + 1); });
     }

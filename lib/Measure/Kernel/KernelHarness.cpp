@@ -7,8 +7,37 @@
 
 #include "tiletune/Measure/KernelHarness.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::tiletune;
+
+/// Checks that buffers of the types `args` (and `extraOutputs` more copies
+/// of argument `outArg`) fit in the memory available, before any is
+/// allocated: operands larger than memory are an error, not an allocation
+/// that the kernel's first touch turns into an out-of-memory kill.
+static llvm::Error checkArgumentsFit(llvm::ArrayRef<MemRefInfo> args,
+                                     unsigned outArg = 0,
+                                     unsigned extraOutputs = 0) {
+  uint64_t total = 0;
+  std::string types;
+  for (auto [i, arg] : llvm::enumerate(args)) {
+    std::optional<uint64_t> bytes =
+        getBufferByteSize(arg.elementType, arg.shape);
+    unsigned copies = 1 + (i == outArg ? extraOutputs : 0);
+    if (!bytes || *bytes > std::numeric_limits<uint64_t>::max() / 2 / copies ||
+        total > std::numeric_limits<uint64_t>::max() / 2)
+      return llvm::createStringError("the size of the kernel's argument #" +
+                                     llvm::Twine(i) + " (" + arg.str() +
+                                     ") overflows");
+    total += *bytes * copies;
+    types += (types.empty() ? "" : ", ") + arg.str();
+  }
+  std::string what = "the kernel's operands (" + types + ")";
+  if (extraOutputs)
+    what += " and the reference output";
+  return checkMemoryAvailable(total, what);
+}
 
 llvm::Expected<KernelHarness>
 KernelHarness::create(const ReferenceProblem &problem,
@@ -19,6 +48,9 @@ KernelHarness::create(const ReferenceProblem &problem,
       problem.outArg >= numArgs)
     return llvm::createStringError(
         "the kernel's arguments do not match its op's operands");
+  if (llvm::Error err =
+          checkArgumentsFit(args, problem.outArg, computeExpected ? 1 : 0))
+    return std::move(err);
   llvm::Expected<llvm::SmallVector<Buffer>> arguments =
       seedArguments(args, seed);
   if (!arguments)
@@ -35,6 +67,8 @@ KernelHarness::create(const ReferenceProblem &problem,
 
 llvm::Expected<llvm::SmallVector<Buffer>>
 KernelHarness::seedArguments(llvm::ArrayRef<MemRefInfo> args, uint64_t seed) {
+  if (llvm::Error err = checkArgumentsFit(args))
+    return std::move(err);
   llvm::SmallVector<Buffer> buffers;
   for (auto [i, arg] : llvm::enumerate(args)) {
     llvm::Expected<Buffer> buffer = arg.allocate();
