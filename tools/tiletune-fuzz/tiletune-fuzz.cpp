@@ -952,18 +952,16 @@ std::string rerunCommand(unsigned index) {
 }
 
 void printModule(llvm::raw_ostream &os, const FuzzCase &c) {
-  std::string pipeline =
-      c.configKind == ConfigKind::Default
-          ? llvm::formatv("--tiletune-lower-cpu=\"threads={0} "
-                          "default-configs=true\"",
-                          c.threads)
-                .str()
-          : llvm::formatv("--tiletune-lower-cpu=threads={0}", c.threads).str();
-  os << "  // compile: tiletune-opt " << pipeline << " case.mlir\n";
+  std::string options = llvm::formatv("threads={0}", c.threads).str();
+  if (c.configKind == ConfigKind::Default)
+    options += " default-configs=true";
+  os << "  // compile: tiletune-opt --tiletune-lower-cpu=\"" << options
+     << "\" case.mlir\n";
+  // The pad form has no single-op reference outside the fuzzer.
   if (c.form != Form::PadProducer)
-    os << "  // run:     tiletune-run case.mlir --pipeline=\""
-       << llvm::StringRef(pipeline).drop_front(2)
-       << "\" --verify --repeats=0 --num-threads=" << c.threads << "\n";
+    os << "  // run:     tiletune-run case.mlir --pipeline=\"tiletune-lower-cpu{"
+       << options << "}\" --verify --repeats=0 --num-threads=" << c.threads
+       << "\n";
   if (!c.defaultConfigText.empty())
     os << "  // default config: " << c.defaultConfigText << "\n";
   SmallVector<llvm::StringRef> lines;
