@@ -617,14 +617,14 @@ void Generator::drawConfig(std::mt19937_64 &rng, FuzzCase &c) {
     c.generationError = "extractProblem: " + reason;
     return;
   }
-  auto spaceOrError = buildTuningSpace(ctx, *problem);
+  // The tuning space (also for the other kinds: the verifier's configs are
+  // told apart by whether the space holds them).
   std::optional<Space> space;
-  if (spaceOrError)
-    space = std::move(*spaceOrError);
-  auto spaceError = [&] {
-    return spaceOrError ? std::string()
-                        : llvm::toString(spaceOrError.takeError());
-  };
+  std::string spaceError;
+  if (llvm::Expected<Space> built = buildTuningSpace(ctx, *problem))
+    space = std::move(*built);
+  else
+    spaceError = llvm::toString(built.takeError());
 
   switch (c.configKind) {
   case ConfigKind::Default: {
@@ -637,7 +637,7 @@ void Generator::drawConfig(std::mt19937_64 &rng, FuzzCase &c) {
   case ConfigKind::Space: {
     if (!space) {
       c.generationClass = "space_error";
-      c.generationError = "buildTuningSpace failed: " + spaceError();
+      c.generationError = "buildTuningSpace failed: " + spaceError;
       return;
     }
     std::optional<Config> config = space->sampleValid(rng);
@@ -765,7 +765,7 @@ std::string runCase(const FuzzCase &c) {
     return answer("compile_error", llvm::toString(refSig.takeError()));
   unsigned numOriginalArgs = refSig->args.size();
 
-  enterPhase("compile");
+  enterPhase("lower");
   if (llvm::Error err = prepareForExecution(*module, /*strict=*/true))
     return answer("compile_error", llvm::toString(std::move(err)));
   PassManager pm(&ctx, ModuleOp::getOperationName());
@@ -781,6 +781,8 @@ std::string runCase(const FuzzCase &c) {
     });
   if (failed(pm.run(*module)))
     return answer("compile_error", "tiletune-lower-cpu failed:\n" + diagText);
+  // LLVM's code generation, apart from the pipeline in a time-out's report.
+  enterPhase("jit");
   llvm::Expected<std::unique_ptr<ExecutionModule>> compiled =
       ExecutionModule::create(*module);
   if (!compiled)
