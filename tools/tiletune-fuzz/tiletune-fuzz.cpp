@@ -99,8 +99,7 @@ cl::opt<uint64_t> memoryLimitMB(
     "memory-limit-mb",
     cl::desc("Address-space limit of a case's process in MiB (0: none)"),
     cl::init(0), cl::cat(fuzzCategory));
-cl::opt<bool> listOnly("list",
-                       cl::desc("Print the cases without running them"),
+cl::opt<bool> listOnly("list", cl::desc("Print the cases without running them"),
                        cl::init(false), cl::cat(fuzzCategory));
 cl::opt<bool> printModules(
     "print-modules",
@@ -112,8 +111,7 @@ cl::opt<std::string> injectFault(
              "its child (crash, hang, wrong: perturb the output, compile: an "
              "invalid pipeline), to check isolation and classification"),
     cl::init(""), cl::Hidden, cl::cat(fuzzCategory));
-cl::opt<bool> quiet("quiet",
-                    cl::desc("Print only failures and the summary"),
+cl::opt<bool> quiet("quiet", cl::desc("Print only failures and the summary"),
                     cl::init(false), cl::cat(fuzzCategory));
 
 //===----------------------------------------------------------------------===//
@@ -184,9 +182,8 @@ struct FuzzCase {
 };
 
 std::string shapeStr(ArrayRef<int64_t> shape) {
-  return llvm::join(llvm::map_range(shape,
-                                    [](int64_t s) { return std::to_string(s); }),
-                    "x");
+  return llvm::join(
+      llvm::map_range(shape, [](int64_t s) { return std::to_string(s); }), "x");
 }
 
 std::string typeStr(ArrayRef<int64_t> shape, bool f64, bool tensor) {
@@ -206,10 +203,11 @@ std::string describeCase(const FuzzCase &c) {
   std::string text;
   llvm::raw_string_ostream os(text);
   os << stringifyOpKind(c.kind) << " " << shapeStr(c.lhs) << " * "
-     << shapeStr(c.rhs) << " -> " << shapeStr(c.out) << (c.f64 ? " f64" : " f32");
+     << shapeStr(c.rhs) << " -> " << shapeStr(c.out)
+     << (c.f64 ? " f64" : " f32");
   if (isConv(c.kind))
-    os << " s=" << c.strides[0] << "x" << c.strides[1] << " d="
-       << c.dilations[0] << "x" << c.dilations[1];
+    os << " s=" << c.strides[0] << "x" << c.strides[1]
+       << " d=" << c.dilations[0] << "x" << c.dilations[1];
   auto padStr = [](llvm::StringRef name, const OperandPad &pad) {
     if (pad.empty())
       return std::string();
@@ -218,8 +216,8 @@ std::string describeCase(const FuzzCase &c) {
         .str();
   };
   os << " [" << c.shapeClass << "], " << stringifyForm(c.form)
-     << padStr("lhs", c.lhsPad) << padStr("rhs", c.rhsPad) << ", config="
-     << stringifyConfigKind(c.configKind);
+     << padStr("lhs", c.lhsPad) << padStr("rhs", c.rhsPad)
+     << ", config=" << stringifyConfigKind(c.configKind);
   if (c.configKind == ConfigKind::Verifier)
     os << (c.inSpace ? " (in space)" : " (off space)");
   os << ", threads=" << c.threads;
@@ -369,7 +367,7 @@ int64_t Generator::drawSize(std::mt19937_64 &rng, int64_t cap,
   static const int64_t primes[] = {2,  3,  5,  7,  11, 13, 17,  19,
                                    23, 29, 31, 37, 61, 67, 127, 131};
   static const int64_t pow2[] = {2, 4, 8, 16, 32, 64, 128, 256};
-  static const int64_t composite[] = {6,  9,  12, 15, 24, 25,  33,
+  static const int64_t composite[] = {6,  9,  12, 15, 24,  25,  33,
                                       48, 49, 63, 96, 100, 144, 196};
   int64_t size;
   switch (uniform(rng, 0, 4)) {
@@ -460,8 +458,8 @@ void Generator::drawShape(std::mt19937_64 &rng, FuzzCase &c) {
       budget *= 5;
     } else {
       static const int64_t windows[] = {1, 1, 2, 3, 3, 5, 7};
-      dims = {drawSize(rng, 4, classes),  drawSize(rng, 64, classes),
-              drawSize(rng, 64, classes), drawSize(rng, 128, classes),
+      dims = {drawSize(rng, 4, classes),   drawSize(rng, 64, classes),
+              drawSize(rng, 64, classes),  drawSize(rng, 128, classes),
               pick<int64_t>(rng, windows), pick<int64_t>(rng, windows),
               drawSize(rng, 128, classes), 1};
       c.strides = {uniform(rng, 1, 2), uniform(rng, 1, 2)};
@@ -563,8 +561,8 @@ TileConfigAttr Generator::drawVerifierConfig(std::mt19937_64 &rng,
       options.push_back(b.getNamedAttr("order", b.getArrayAttr(order)));
     }
     if (chance(rng, 0.5))
-      options.push_back(
-          b.getNamedAttr("pack", b.getStringAttr(pick<const char *>(rng, packs))));
+      options.push_back(b.getNamedAttr(
+          "pack", b.getStringAttr(pick<const char *>(rng, packs))));
     if (chance(rng, 0.5))
       options.push_back(b.getNamedAttr(
           "unroll", b.getI64IntegerAttr(pick<int64_t>(rng, unrolls))));
@@ -606,7 +604,8 @@ void Generator::drawConfig(std::mt19937_64 &rng, FuzzCase &c) {
   if (!op) {
     c.generationClass = "generator_error";
     c.generationError = "the generated module does not parse or has no "
-                        "tunable op: " + diagText;
+                        "tunable op: " +
+                        diagText;
     return;
   }
   FailureOr<TunableOp> tunable = matchTunableOp(op);
@@ -643,8 +642,8 @@ void Generator::drawConfig(std::mt19937_64 &rng, FuzzCase &c) {
     std::optional<Config> config = space->sampleValid(rng);
     if (!config) {
       c.generationClass = "space_error";
-      c.generationError = "no valid config found in the space of " +
-                          problem->describe();
+      c.generationError =
+          "no valid config found in the space of " + problem->describe();
       return;
     }
     llvm::Expected<TileConfigAttr> attr =
@@ -742,7 +741,8 @@ std::string runCase(const FuzzCase &c) {
       os << "\n  note: " << llvm::StringRef(note.str()).split('\n').first;
     return success();
   });
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(c.moduleText, &ctx);
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(c.moduleText, &ctx);
   if (!module)
     return answer("compile_error", "the module does not parse: " + diagText);
   // The reference problem: the op on the operands it sees (in the pad form
@@ -753,13 +753,13 @@ std::string runCase(const FuzzCase &c) {
   OwningOpRef<ModuleOp> refModule =
       parseSourceString<ModuleOp>(buildModuleText(plain, ""), &ctx);
   if (!refModule)
-    return answer("compile_error", "the reference module does not parse: " +
-                                       diagText);
+    return answer("compile_error",
+                  "the reference module does not parse: " + diagText);
   auto refFunc = refModule->lookupSymbol<func::FuncOp>(kKernelFunctionName);
   llvm::Expected<ReferenceProblem> problem = analyzeSingleOpKernel(refFunc);
   if (!problem)
-    return answer("compile_error", "no reference: " +
-                                       llvm::toString(problem.takeError()));
+    return answer("compile_error",
+                  "no reference: " + llvm::toString(problem.takeError()));
   llvm::Expected<KernelSignature> refSig = getKernelSignature(refFunc);
   if (!refSig)
     return answer("compile_error", llvm::toString(refSig.takeError()));
@@ -849,8 +849,8 @@ std::string runCase(const FuzzCase &c) {
   if (!cmp)
     return answer("runtime_error", llvm::toString(cmp.takeError()));
   if (!cmp->passed)
-    return answer("wrong_result", "output differs from the reference: " +
-                                      cmp->summary());
+    return answer("wrong_result",
+                  "output differs from the reference: " + cmp->summary());
   return answer("pass", "");
 }
 
@@ -957,7 +957,8 @@ void printModule(llvm::raw_ostream &os, const FuzzCase &c) {
      << "\" case.mlir\n";
   // The pad form has no single-op reference outside the fuzzer.
   if (c.form != Form::PadProducer)
-    os << "  // run:     tiletune-run case.mlir --pipeline=\"tiletune-lower-cpu{"
+    os << "  // run:     tiletune-run case.mlir "
+          "--pipeline=\"tiletune-lower-cpu{"
        << options << "}\" --verify --repeats=0 --num-threads=" << c.threads
        << "\n";
   if (!c.defaultConfigText.empty())
@@ -989,9 +990,8 @@ bool validateOptions() {
       return bad("--thread-counts values must be between 1 and 256");
   if (!(timeoutSeconds > 0) || timeoutSeconds > 86400)
     return bad("--timeout must be in (0, 86400] seconds");
-  if (!injectFault.empty() && injectFault != "crash" &&
-      injectFault != "hang" && injectFault != "wrong" &&
-      injectFault != "compile")
+  if (!injectFault.empty() && injectFault != "crash" && injectFault != "hang" &&
+      injectFault != "wrong" && injectFault != "compile")
     return bad("--inject-fault must be crash, hang, wrong or compile");
   if (!(maxMFlops > 0) || maxMFlops > 1e6)
     return bad("--max-mflops must be in (0, 1e6]");
@@ -1054,8 +1054,7 @@ int runMain() {
   std::string byClass;
   for (auto &[cls, n] : counts)
     if (cls != "pass")
-      byClass += (byClass.empty() ? "" : ", ") + cls + ": " +
-                 std::to_string(n);
+      byClass += (byClass.empty() ? "" : ", ") + cls + ": " + std::to_string(n);
   if (!byClass.empty())
     os << "; " << byClass;
   os << "\n";
