@@ -167,6 +167,9 @@ struct FuzzCase {
   std::array<int64_t, 2> strides = {1, 1}, dilations = {1, 1};
   /// The pad form: padding of lhs and rhs (the function takes them unpadded).
   OperandPad lhsPad, rhsPad;
+  /// Tensor forms: the output starts as a zero-filled tensor.empty
+  /// (linalg.fill, as frontends write it) instead of the argument %out.
+  bool fillInit = false;
   /// The config on the op ("" for the default kind: the pipeline picks it).
   std::string configText;
   /// For the default kind: the config the heuristic picks (for the report).
@@ -220,6 +223,8 @@ std::string describeCase(const FuzzCase &c) {
      << ", config=" << stringifyConfigKind(c.configKind);
   if (c.configKind == ConfigKind::Verifier)
     os << (c.inSpace ? " (in space)" : " (off space)");
+  if (c.fillInit)
+    os << ", init=fill";
   os << ", threads=" << c.threads;
   return text;
 }
@@ -227,10 +232,13 @@ std::string describeCase(const FuzzCase &c) {
 /// The text of the kernel module: @tiletune_kernel with one op whose
 /// operands are the function's arguments (through tensor.pad in the pad
 /// form), in destination-passing style on memrefs, returning its result on
-/// tensors. `config` goes on the op when not empty.
+/// tensors, where the output's initial value is the argument %out or, with
+/// fillInit, a zero-filled tensor.empty. `config` goes on the op when not
+/// empty.
 std::string buildModuleText(const FuzzCase &c, llvm::StringRef config) {
   bool tensor = c.form != Form::MemRef;
   bool producer = c.form == Form::PadProducer;
+  bool fill = tensor && c.fillInit;
   std::string elt = c.f64 ? "f64" : "f32";
   std::string lhsT = typeStr(c.lhs, c.f64, tensor);
   std::string rhsT = typeStr(c.rhs, c.f64, tensor);
@@ -242,13 +250,25 @@ std::string buildModuleText(const FuzzCase &c, llvm::StringRef config) {
   std::string text;
   llvm::raw_string_ostream os(text);
   os << "func.func @" << kKernelFunctionName << "(%lhs: " << argLhsT
-     << ", %rhs: " << argRhsT << ", %out: " << outT << ")";
+     << ", %rhs: " << argRhsT;
+  if (!fill)
+    os << ", %out: " << outT;
+  os << ")";
   if (tensor)
     os << " -> " << outT;
   os << " {\n";
+  if (producer || fill)
+    os << "  %zero = arith.constant 0.0 : " << elt << "\n";
+  std::string outV = "%out";
+  if (fill) {
+    // The output as frontends initialize it.
+    os << "  %empty = tensor.empty() : " << outT << "\n"
+       << "  %init = linalg.fill ins(%zero : " << elt
+       << ") outs(%empty : " << outT << ") -> " << outT << "\n";
+    outV = "%init";
+  }
   std::string lhsV = "%lhs", rhsV = "%rhs";
   if (producer) {
-    os << "  %zero = arith.constant 0.0 : " << elt << "\n";
     auto emitPad = [&](llvm::StringRef name, const OperandPad &pad,
                        llvm::StringRef from, llvm::StringRef fromT,
                        llvm::StringRef toT) {
@@ -288,7 +308,7 @@ std::string buildModuleText(const FuzzCase &c, llvm::StringRef config) {
   if (!attrs.empty())
     os << " {" << llvm::join(attrs, ", ") << "}";
   os << "\n      ins(" << lhsV << ", " << rhsV << " : " << lhsT << ", " << rhsT
-     << ")\n      outs(%out : " << outT << ")";
+     << ")\n      outs(" << outV << " : " << outT << ")";
   if (tensor)
     os << " -> " << outT << "\n  return %result : " << outT << "\n";
   else
@@ -691,6 +711,12 @@ FuzzCase Generator::generate(unsigned index) {
   drawShape(rng, c);
   if (c.form == Form::PadProducer)
     drawPadProducer(rng, c);
+  // Axes added later draw from their own stream, so that the cases drawn
+  // before them stay what they were.
+  std::seed_seq laterSeq{uint32_t(seed), uint32_t(seed >> 32), uint32_t(index),
+                         0x5eedu};
+  std::mt19937_64 later(laterSeq);
+  c.fillInit = c.form != Form::MemRef && chance(later, 0.35);
   drawConfig(rng, c);
   c.moduleText = buildModuleText(c, c.configText);
   return c;
@@ -750,6 +776,7 @@ std::string runCase(const FuzzCase &c) {
   FuzzCase plain = c;
   if (plain.form == Form::PadProducer)
     plain.form = Form::Tensor;
+  plain.fillInit = false;
   OwningOpRef<ModuleOp> refModule =
       parseSourceString<ModuleOp>(buildModuleText(plain, ""), &ctx);
   if (!refModule)
@@ -763,7 +790,9 @@ std::string runCase(const FuzzCase &c) {
   llvm::Expected<KernelSignature> refSig = getKernelSignature(refFunc);
   if (!refSig)
     return answer("compile_error", llvm::toString(refSig.takeError()));
-  unsigned numOriginalArgs = refSig->args.size();
+  // The arguments of the kernel before lowering (lowering may add trailing
+  // out-parameters).
+  unsigned numOriginalArgs = c.fillInit ? 2 : 3;
 
   enterPhase("lower");
   if (llvm::Error err = prepareForExecution(*module, /*strict=*/true))
@@ -797,19 +826,18 @@ std::string runCase(const FuzzCase &c) {
   enterPhase("run");
   // Arguments of the kernel (argument i from seed + i, the seed depending on
   // the case); the reference sees the same values, zero-padded in the pad
-  // form.
+  // form, and a zero output where a linalg.fill initializes it.
   uint64_t inputSeed = uint64_t(c.index) * 8 + 1;
   llvm::Expected<SmallVector<Buffer>> args =
       KernelHarness::seedArguments(sig.args, inputSeed);
   if (!args)
     return answer("runtime_error", llvm::toString(args.takeError()));
-  SmallVector<MemRefInfo> refArgs(sig.args);
-  for (unsigned i = 0; i < numOriginalArgs && i < refArgs.size(); ++i)
-    refArgs[i] = refSig->args[i];
   llvm::Expected<KernelHarness> harness = KernelHarness::create(
-      *problem, refArgs, inputSeed, /*computeExpected=*/false);
+      *problem, refSig->args, inputSeed, /*computeExpected=*/false);
   if (!harness)
     return answer("runtime_error", llvm::toString(harness.takeError()));
+  if (c.fillInit)
+    harness->getArguments()[problem->outArg].fillConstant(0.0);
   if (c.form == Form::PadProducer) {
     if (!c.lhsPad.empty())
       padInto((*args)[problem->lhsArg],
@@ -832,13 +860,18 @@ std::string runCase(const FuzzCase &c) {
       ;
   if (llvm::Error err = kernel->run(argPtrs, &results))
     return answer("runtime_error", llvm::toString(std::move(err)));
-  Buffer *actual = &(*args)[problem->outArg];
-  if (problem->outputIsResult) {
-    if (!results.empty())
-      actual = &results.front();
-    else if (args->size() > numOriginalArgs)
-      actual = &(*args)[numOriginalArgs];
-  }
+  // The output: the out argument (memrefs, and tensors whose result
+  // bufferizes into it: the pipeline drops such results), else the
+  // returned memref or a trailing out-parameter lowering added for it.
+  Buffer *actual = nullptr;
+  if (problem->outputIsResult && !results.empty())
+    actual = &results.front();
+  else if (problem->outputIsResult && args->size() > numOriginalArgs)
+    actual = &(*args)[numOriginalArgs];
+  else if (!c.fillInit)
+    actual = &(*args)[problem->outArg];
+  if (!actual)
+    return answer("runtime_error", "the kernel returned no output");
 
   if (injectFault == "wrong") {
     int64_t last = actual->getNumElements() - 1;
@@ -955,8 +988,8 @@ void printModule(llvm::raw_ostream &os, const FuzzCase &c) {
     options += " default-configs=true";
   os << "  // compile: tiletune-opt --tiletune-lower-cpu=\"" << options
      << "\" case.mlir\n";
-  // The pad form has no single-op reference outside the fuzzer.
-  if (c.form != Form::PadProducer)
+  // tiletune-run --verify knows only ops on the function's arguments.
+  if (c.form != Form::PadProducer && !c.fillInit)
     os << "  // run:     tiletune-run case.mlir "
           "--pipeline=\"tiletune-lower-cpu{"
        << options << "}\" --verify --repeats=0 --num-threads=" << c.threads
