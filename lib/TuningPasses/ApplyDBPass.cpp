@@ -27,6 +27,10 @@ struct ApplyDBPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (llvm::Error err = checkThreadCount(threads, "tiletune-apply-db threads")) {
+      module.emitError() << toString(std::move(err));
+      return signalPassFailure();
+    }
     llvm::Expected<std::unique_ptr<TileTuneDatabase>> db =
         openTuningDatabase(database, OpenMode::ReadOnly);
     if (!db) {
