@@ -46,6 +46,11 @@ struct AutotunePass
       module.emitError() << toString(outcomes.takeError());
       return signalPassFailure();
     }
+    // Every measurement of a problem failed: not a silent success.
+    if (llvm::Error err = checkProblemsTuned(*outcomes)) {
+      module.emitError() << toString(std::move(err));
+      return signalPassFailure();
+    }
   }
 };
 

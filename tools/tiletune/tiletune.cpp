@@ -363,22 +363,10 @@ static int runTune(MLIRContext &ctx) {
   if (stopRequested)
     return 130;
   // A problem of which no measurement succeeded was not tuned: its ops keep
-  // what they had. Say why (its default config's failure) and exit non-zero.
-  unsigned untuned = 0;
-  for (const ProblemOutcome &outcome : *outcomes) {
-    const TuneResult &result = outcome.result;
-    if (result.best || result.trials == 0)
-      continue;
-    ++untuned;
-    llvm::WithColor::error(llvm::errs(), "tiletune")
-        << "every measurement of " << outcome.problem.getKey() << " failed ("
-        << result.trials << " trial(s); the default config: "
-        << stringifyMeasureStatus(result.defaultResult.status) << ": "
-        << result.defaultResult.message
-        << "); its ops were not tuned (`tiletune export` lists the "
-           "failures)\n";
-  }
-  return untuned ? 1 : 0;
+  // what they had. Say why and exit non-zero.
+  if (llvm::Error err = checkProblemsTuned(*outcomes))
+    return fail(std::move(err));
+  return 0;
 }
 
 static int runApply(MLIRContext &ctx) {
