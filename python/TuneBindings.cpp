@@ -154,6 +154,14 @@ py::tuple tune(const std::string &text, const std::string &algorithm,
       session.fail(llvm::toString(result.takeError()));
     }
   }
+  // Every measurement of a problem failed: not a silent success. A
+  // RuntimeWarning keeps the results (and the module) available; with
+  // warnings turned into errors it raises.
+  if (llvm::Error err = checkProblemsTuned(outcomes)) {
+    std::string message = llvm::toString(std::move(err));
+    if (PyErr_WarnEx(PyExc_RuntimeWarning, message.c_str(), 1) != 0)
+      throw py::error_already_set();
+  }
   py::list results;
   for (const ProblemOutcome &outcome : outcomes)
     results.append(describeOutcome(outcome));
