@@ -188,9 +188,8 @@ std::shared_ptr<PySpace> buildSpaceFor(const std::string &opKind,
   if (maxRegisterTile < 0)
     throw py::value_error("max_register_tile must be >= 0 (0: no limit), got " +
                           std::to_string(maxRegisterTile));
-  ProblemSpec problem = unwrap(makeProblemSpec(checkNoNul("op_kind", opKind),
-                                               checkNoNul("target", target),
-                                               sizes));
+  ProblemSpec problem = unwrap(makeProblemSpec(
+      checkNoNul("op_kind", opKind), checkNoNul("target", target), sizes));
   SpaceOptions options;
   options.maxRegisterTile = maxRegisterTile;
   return std::make_shared<PySpace>(PySpace{unwrap(buildSpace(problem, options))});

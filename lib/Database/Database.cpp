@@ -231,7 +231,8 @@ TileTuneDatabase::open(StringRef path, OpenMode mode, SyncMode sync) {
         llvm::createStringError(
             "tuning database '" + path +
             "' cannot be read without writing next to it: its write-ahead "
-            "log '" + pathText +
+            "log '" +
+            pathText +
             "-wal' holds results not yet in the main file; open it once as "
             "a user who can write its directory (e.g. `tiletune report`)"));
   }

@@ -58,9 +58,9 @@ llvm::Error mlir::tiletune::validateTuneOptions(const TuneOptions &options) {
   if (llvm::Error err = checkThreadCount(options.threads))
     return err;
   if (options.batchSize < 1 || options.batchSize > kMaxBatchSize)
-    return llvm::createStringError(llvm::formatv(
-        "the batch size must be between 1 and {0}, got {1}", kMaxBatchSize,
-        options.batchSize));
+    return llvm::createStringError(
+        llvm::formatv("the batch size must be between 1 and {0}, got {1}",
+                      kMaxBatchSize, options.batchSize));
   return validateTimingOptions(options.timing);
 }
 

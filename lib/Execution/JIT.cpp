@@ -113,9 +113,9 @@ static TargetDescription resolveTarget(const JITOptions &options) {
 
 llvm::Error mlir::tiletune::checkJITOptions(const JITOptions &options) {
   if (options.optLevel > 3)
-    return llvm::createStringError(llvm::formatv(
-        "the optimisation level must be between 0 and 3, got {0}",
-        options.optLevel));
+    return llvm::createStringError(
+        llvm::formatv("the optimisation level must be between 0 and 3, got {0}",
+                      options.optLevel));
   if (options.cpu.empty() && options.features.empty())
     return llvm::Error::success();
   initializeNativeTarget();
@@ -180,10 +180,12 @@ llvm::Error mlir::tiletune::checkJITOptions(const JITOptions &options) {
   }
   if (!missing.empty())
     return llvm::createStringError(
-        "this host's CPU ('" + llvm::sys::getHostCPUName() +
-        "') lacks " + llvm::join(missing, ", ") + ", which the target CPU '" +
-        target.cpu + "'" +
-        (options.features.empty() ? "" : " with features '" + target.features + "'") +
+        "this host's CPU ('" + llvm::sys::getHostCPUName() + "') lacks " +
+        llvm::join(missing, ", ") + ", which the target CPU '" + target.cpu +
+        "'" +
+        (options.features.empty()
+             ? ""
+             : " with features '" + target.features + "'") +
         " enables: the kernel would die with an illegal instruction");
   return llvm::Error::success();
 }

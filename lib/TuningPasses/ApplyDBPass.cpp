@@ -27,7 +27,8 @@ struct ApplyDBPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (llvm::Error err = checkThreadCount(threads, "tiletune-apply-db threads")) {
+    if (llvm::Error err =
+            checkThreadCount(threads, "tiletune-apply-db threads")) {
       module.emitError() << toString(std::move(err));
       return signalPassFailure();
     }

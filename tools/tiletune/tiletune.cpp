@@ -256,7 +256,7 @@ static int writeModule(ModuleOp module) {
 /// existing file is opened without truncation and kept as it is; a file
 /// created by the check is removed again.
 static llvm::Error checkOutputWritable(llvm::StringRef option,
-                                      llvm::StringRef path) {
+                                       llvm::StringRef path) {
   if (path.empty() || path == "-")
     return llvm::Error::success();
   auto cannot = [&](const llvm::Twine &why) {

@@ -18,9 +18,9 @@
 #include <cmath>
 #include <csignal>
 #include <fstream>
+#include <grp.h>
 #include <random>
 #include <sqlite3.h>
-#include <grp.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -377,10 +377,10 @@ TEST_F(DatabaseTest, ReadersNeedNotWriteNextToTheDatabase) {
     run = writeOneRun(*db);
   }
   ASSERT_FALSE(llvm::sys::fs::exists(path + "-shm"));
-  ASSERT_FALSE(llvm::sys::fs::create_link("/nonexistent-tiletune/shm",
-                                          path + "-shm"));
-  ASSERT_FALSE(llvm::sys::fs::create_link("/nonexistent-tiletune/wal",
-                                          path + "-wal"));
+  ASSERT_FALSE(
+      llvm::sys::fs::create_link("/nonexistent-tiletune/shm", path + "-shm"));
+  ASSERT_FALSE(
+      llvm::sys::fs::create_link("/nonexistent-tiletune/wal", path + "-wal"));
   auto db = openOrFail(path, OpenMode::ReadOnly);
   ASSERT_TRUE(db);
   llvm::Expected<RunInfo> back = db->getRun(run.id);
