@@ -397,16 +397,30 @@ TEST_F(DatabaseTest, ReadersNeedNotWriteNextToTheDatabase) {
 /// permissions do not apply, so the check runs in a child process switched
 /// to the user "nobody"; it is skipped only when that switch is impossible.
 TEST_F(DatabaseTest, ReadOnlyDatabaseOfAnotherUser) {
-  std::string path = file("tune.db");
+  namespace fs = llvm::sys::fs;
+  // As root, the other user must reach the directory: the temporary
+  // directory a test runner gives may be private (0700), /tmp is not.
+  bool asRoot = ::geteuid() == 0;
+  std::string dir = directory.str().str();
+  if (asRoot) {
+    char model[] = "/tmp/tiletune-readonly-XXXXXX";
+    ASSERT_NE(::mkdtemp(model), nullptr);
+    dir = model;
+  }
+  auto inDir = [&](llvm::StringRef name) {
+    llvm::SmallString<128> joined(dir);
+    llvm::sys::path::append(joined, name);
+    return std::string(joined);
+  };
+  std::string path = inDir("tune.db");
   RunInfo run;
   {
     auto db = openOrFail(path);
     ASSERT_TRUE(db);
     run = writeOneRun(*db);
   }
-  namespace fs = llvm::sys::fs;
   ASSERT_FALSE(fs::setPermissions(path, fs::perms(0444)));
-  ASSERT_FALSE(fs::setPermissions(directory, fs::perms(0555)));
+  ASSERT_FALSE(fs::setPermissions(dir, fs::perms(0555)));
 
   // 0: as expected; 1-4: what failed; 77: cannot take another user's place.
   auto check = [&]() -> int {
@@ -433,7 +447,7 @@ TEST_F(DatabaseTest, ReadOnlyDatabaseOfAnotherUser) {
         return 2;
       }
     }
-    auto creator = TileTuneDatabase::open(file("new.db"));
+    auto creator = TileTuneDatabase::open(inDir("new.db"));
     if (creator)
       return 3;
     std::string message = llvm::toString(creator.takeError());
@@ -443,7 +457,7 @@ TEST_F(DatabaseTest, ReadOnlyDatabaseOfAnotherUser) {
       return 3;
     }
     std::error_code ec;
-    for (fs::directory_iterator it(directory, ec), end; it != end && !ec;
+    for (fs::directory_iterator it(dir, ec), end; it != end && !ec;
          it.increment(ec))
       if (llvm::sys::path::filename(it->path()) != "tune.db") {
         llvm::errs() << "created: " << it->path() << "\n";
@@ -453,7 +467,7 @@ TEST_F(DatabaseTest, ReadOnlyDatabaseOfAnotherUser) {
   };
 
   int result = 0;
-  if (::geteuid() != 0) {
+  if (!asRoot) {
     result = check();
   } else {
     pid_t pid = ::fork();
@@ -471,7 +485,9 @@ TEST_F(DatabaseTest, ReadOnlyDatabaseOfAnotherUser) {
     ASSERT_TRUE(WIFEXITED(status)) << "the child died with a signal";
     result = WEXITSTATUS(status);
   }
-  ASSERT_FALSE(fs::setPermissions(directory, fs::perms(0755)));
+  ASSERT_FALSE(fs::setPermissions(dir, fs::perms(0755)));
+  if (asRoot)
+    fs::remove_directories(dir);
   if (result == 77)
     GTEST_SKIP() << "running as root and cannot switch to another user "
                     "(setuid or access to the temporary directory failed): "
