@@ -23,6 +23,7 @@
 
 namespace py = pybind11;
 using namespace mlir::tiletune;
+using mlir::tiletune::python::checkNoNul;
 
 namespace {
 
@@ -46,7 +47,7 @@ struct PySpace {
   Space space;
 
   Config parse(const std::string &key) const {
-    return unwrap(space.parseKey(key));
+    return unwrap(space.parseKey(checkNoNul("key", key)));
   }
 
   py::list parameters() const {
@@ -73,7 +74,7 @@ struct PySpace {
 
   py::tuple isValid(const std::string &key) const {
     std::string reason;
-    llvm::Expected<Config> config = space.parseKey(key);
+    llvm::Expected<Config> config = space.parseKey(checkNoNul("key", key));
     if (!config)
       return py::make_tuple(false, llvm::toString(config.takeError()));
     bool ok = space.isValid(*config, &reason);
@@ -140,16 +141,24 @@ struct PyStrategy {
     TrialResult result;
     result.id = id;
     result.cfg = space->parse(key);
-    std::optional<TrialStatus> parsed = parseMeasureStatus(status);
+    std::optional<TrialStatus> parsed =
+        parseMeasureStatus(checkNoNul("status", status));
     if (!parsed)
       throw py::value_error("unknown trial status '" + status + "'");
     result.status = *parsed;
     if (result.status == TrialStatus::Ok) {
       if (cost.is_none())
         throw py::value_error("a successful trial needs a cost");
-      result.cost = cost.cast<double>();
+      // A float or anything with __float__ (int, numpy scalars); the
+      // strategy rejects costs that are not finite.
+      if (!PyFloat_Check(cost.ptr()) && !PyLong_Check(cost.ptr()) &&
+          !PyObject_HasAttrString(cost.ptr(), "__float__"))
+        throw py::type_error(
+            std::string("the cost must be a number (seconds), got ") +
+            std::string(py::str(py::type::of(cost).attr("__name__"))));
+      result.cost = py::float_(cost).cast<double>();
     }
-    result.message = message;
+    result.message = checkNoNul("message", message);
     check(strategy->observe(result));
   }
 
@@ -176,7 +185,11 @@ std::shared_ptr<PySpace> buildSpaceFor(const std::string &opKind,
                                        const std::vector<int64_t> &sizes,
                                        const std::string &target,
                                        int64_t maxRegisterTile) {
-  ProblemSpec problem = unwrap(makeProblemSpec(opKind, target, sizes));
+  if (maxRegisterTile < 0)
+    throw py::value_error("max_register_tile must be >= 0 (0: no limit), got " +
+                          std::to_string(maxRegisterTile));
+  ProblemSpec problem = unwrap(makeProblemSpec(
+      checkNoNul("op_kind", opKind), checkNoNul("target", target), sizes));
   SpaceOptions options;
   options.maxRegisterTile = maxRegisterTile;
   return std::make_shared<PySpace>(PySpace{unwrap(buildSpace(problem, options))});
@@ -214,8 +227,8 @@ PYBIND11_MODULE(_tiletune, m) {
       .def(
           "pinned",
           [](const PySpace &s, const std::string &assignments) {
-            return std::make_shared<PySpace>(
-                PySpace{unwrap(s.space.withPinned(assignments))});
+            return std::make_shared<PySpace>(PySpace{unwrap(
+                s.space.withPinned(checkNoNul("assignments", assignments)))});
           },
           py::arg("assignments"),
           "A copy with parameters pinned, e.g. 'order=[n,k,m];m=[1,*,*,*]' "
@@ -227,6 +240,11 @@ PYBIND11_MODULE(_tiletune, m) {
   m.def(
       "paper_matmul_space",
       [](int64_t mm, int64_t k, int64_t n) {
+        if (mm < 1 || k < 1 || n < 1)
+          throw py::value_error(
+              "paper_matmul_space: m, k and n must be >= 1, got m=" +
+              std::to_string(mm) + ", k=" + std::to_string(k) +
+              ", n=" + std::to_string(n));
         return std::make_shared<PySpace>(
             PySpace{buildPaperMatmulSpace(mm, k, n)});
       },
@@ -252,12 +270,16 @@ PYBIND11_MODULE(_tiletune, m) {
       .def(py::init([](const std::string &name, std::shared_ptr<PySpace> space,
                        const std::map<std::string, std::string> &options,
                        uint64_t seed) {
-             StrategyOptions opts(options.begin(), options.end());
-             auto strategy =
-                 unwrap(createStrategy(name, space->space, opts, seed));
+             // `space` cannot be None (none(false) below): pybind11 raises
+             // TypeError before this runs.
+             StrategyOptions opts;
+             for (const auto &[key, value] : options)
+               opts[checkNoNul("options", key)] = checkNoNul("options", value);
+             auto strategy = unwrap(createStrategy(checkNoNul("name", name),
+                                                   space->space, opts, seed));
              return PyStrategy{space, std::move(strategy)};
            }),
-           py::arg("name"), py::arg("space"),
+           py::arg("name"), py::arg("space").none(false),
            py::arg("options") = std::map<std::string, std::string>(),
            py::arg("seed") = 0)
       .def_property_readonly(

@@ -30,7 +30,24 @@ namespace py = pybind11;
 using namespace mlir;
 using namespace mlir::tiletune;
 
+const std::string &
+mlir::tiletune::python::checkNoNul(const char *name, const std::string &value) {
+  if (value.find('\0') != std::string::npos)
+    throw py::value_error(std::string("argument '") + name +
+                          "' contains a NUL character");
+  return value;
+}
+
+using mlir::tiletune::python::checkNoNul;
+
 namespace {
+
+/// Raises ValueError unless `threads` is in the range every front-end
+/// accepts.
+void checkThreads(unsigned threads) {
+  if (llvm::Error err = checkThreadCount(threads, "threads"))
+    throw py::value_error(llvm::toString(std::move(err)));
+}
 
 /// A context with TileTune's dialects and passes, collecting diagnostics.
 struct Session {
@@ -105,21 +122,24 @@ py::tuple tune(const std::string &text, const std::string &algorithm,
                int64_t trials, double seconds, unsigned threads, uint64_t seed,
                const std::string &db, const std::string &fix, bool paired,
                bool resume, const std::string &target, bool progress) {
-  Session session;
-  ModuleOp module = session.parse(text);
   TuneOptions options;
-  options.algorithm = algorithm;
-  options.target = target;
+  options.algorithm = checkNoNul("algorithm", algorithm);
+  options.target = checkNoNul("target", target);
   options.trials = trials;
   options.seconds = seconds;
   options.threads = threads;
   options.seed = seed;
-  options.databasePath = db;
-  options.fixed = fix;
+  options.databasePath = checkNoNul("db", db);
+  options.fixed = checkNoNul("fix", fix);
   options.pairedTiming = paired;
   options.resume = resume;
   options.progress = progress ? &llvm::errs() : nullptr;
   options.log = progress ? &llvm::errs() : nullptr;
+  // Bad options are errors before the module is even parsed.
+  if (llvm::Error err = validateTuneOptions(options))
+    throw py::value_error(llvm::toString(std::move(err)));
+  Session session;
+  ModuleOp module = session.parse(text);
   std::vector<ProblemOutcome> outcomes;
   {
     // Measuring takes long and runs in worker processes: let other Python
@@ -134,6 +154,14 @@ py::tuple tune(const std::string &text, const std::string &algorithm,
       session.fail(llvm::toString(result.takeError()));
     }
   }
+  // Every measurement of a problem failed: not a silent success. A
+  // RuntimeWarning keeps the results (and the module) available; with
+  // warnings turned into errors it raises.
+  if (llvm::Error err = checkProblemsTuned(outcomes)) {
+    std::string message = llvm::toString(std::move(err));
+    if (PyErr_WarnEx(PyExc_RuntimeWarning, message.c_str(), 1) != 0)
+      throw py::error_already_set();
+  }
   py::list results;
   for (const ProblemOutcome &outcome : outcomes)
     results.append(describeOutcome(outcome));
@@ -143,6 +171,10 @@ py::tuple tune(const std::string &text, const std::string &algorithm,
 std::string apply(const std::string &text, const std::string &dbPath,
                   unsigned threads, const std::string &target,
                   const std::string &targetKey, bool overrideConfigs) {
+  checkNoNul("db", dbPath);
+  checkNoNul("target", target);
+  checkNoNul("target_key", targetKey);
+  checkThreads(threads);
   Session session;
   ModuleOp module = session.parse(text);
   std::unique_ptr<TileTuneDatabase> db =
@@ -155,6 +187,8 @@ std::string apply(const std::string &text, const std::string &dbPath,
 
 std::string defaultConfig(const std::string &text, const std::string &target,
                           unsigned threads, bool overwrite) {
+  checkNoNul("target", target);
+  checkThreads(threads);
   Session session;
   ModuleOp module = session.parse(text);
   PassManager pm(&session.context);
@@ -178,6 +212,7 @@ std::string defaultConfig(const std::string &text, const std::string &target,
 }
 
 py::list problems(const std::string &text, const std::string &target) {
+  checkNoNul("target", target);
   Session session;
   ModuleOp module = session.parse(text);
   FailureOr<ProblemSet> set = collectProblems(module, target);

@@ -18,6 +18,7 @@
 #include "tiletune/Execution/Reference.h"
 #include "tiletune/InitAll.h"
 #include "tiletune/Measure/Timing.h"
+#include "tiletune/Support/Target.h"
 #include "tiletune/Transforms/Pipelines.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -526,17 +527,22 @@ int main(int argc, char **argv) {
       argc, argv,
       "tiletune-bench-cpu: TileTune's tiled matmul and convolutions against "
       "OpenBLAS and oneDNN on this CPU (see docs/Benchmarks.md)\n");
-  if (!noReexec)
-    reexecWithLibraryEnvironment(argv);
+  // Every option is checked before anything runs (or is re-executed).
   if (threadCounts.empty()) {
     threadCounts.push_back(1);
     threadCounts.push_back(2);
   }
   for (int t : threadCounts)
-    if (t < 1)
-      die("thread counts must be >= 1");
+    if (t < 1 || t > kMaxThreads)
+      die(llvm::formatv("--num-threads: every thread count must be between 1 "
+                        "and {0}, got {1}",
+                        kMaxThreads, t));
+  if (llvm::Error err = validateTimingOptions(timingOptions()))
+    die(llvm::toString(std::move(err)));
   if (!only.empty() && only != "matmul" && only != "conv")
     die("--only must be 'matmul' or 'conv'");
+  if (!noReexec)
+    reexecWithLibraryEnvironment(argv);
 
   TargetDescription host = getHostTarget();
   const dnnl_version_t *dv = dnnl_version();

@@ -16,9 +16,11 @@
 #include "DatabaseImpl.h"
 #include "SQLite.h"
 
+#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
@@ -109,6 +111,49 @@ TileTuneDatabase::TileTuneDatabase(sqlite3 *handle, std::string path,
 
 TileTuneDatabase::~TileTuneDatabase() { sqlite3_close_v2(db); }
 
+namespace {
+/// `path` as an SQLite URI ("file:/abs/path"), with the characters that
+/// would end or escape the path ('%', '?', '#') and control characters
+/// percent-encoded.
+std::string toSQLiteURI(StringRef path) {
+  llvm::SmallString<256> absolute(path);
+  llvm::sys::fs::make_absolute(absolute);
+  std::string uri = "file:";
+  for (unsigned char c : absolute.str()) {
+    if (c == '%' || c == '?' || c == '#' || c < 0x20 || c == 0x7f)
+      uri += llvm::formatv("%{0:X-2}", static_cast<unsigned>(c)).str();
+    else
+      uri += static_cast<char>(c);
+  }
+  return uri;
+}
+
+/// True when this process may create or write `file`: it exists and is
+/// writable, or it does not exist and its directory is writable.
+bool canWrite(StringRef file) {
+  if (llvm::sys::fs::exists(file))
+    return llvm::sys::fs::can_write(file);
+  StringRef dir = llvm::sys::path::parent_path(file);
+  return llvm::sys::fs::can_write(dir.empty() ? StringRef(".") : dir);
+}
+
+/// Opens `name` (a path, or a URI with SQLITE_OPEN_URI in `flags`).
+Expected<sqlite3 *> openHandle(StringRef path, const std::string &name,
+                               int flags) {
+  sqlite3 *handle = nullptr;
+  int rc = sqlite3_open_v2(name.c_str(), &handle, flags, nullptr);
+  if (rc != SQLITE_OK) {
+    std::string reason = handle ? sqlite3_errmsg(handle) : sqlite3_errstr(rc);
+    sqlite3_close_v2(handle);
+    return llvm::createStringError("cannot open tuning database '" + path +
+                                   "': " + reason);
+  }
+  sqlite3_extended_result_codes(handle, 1);
+  sqlite3_busy_timeout(handle, 10000);
+  return handle;
+}
+} // namespace
+
 Expected<std::unique_ptr<TileTuneDatabase>>
 TileTuneDatabase::open(StringRef path, OpenMode mode, SyncMode sync) {
   if (path.empty())
@@ -120,27 +165,84 @@ TileTuneDatabase::open(StringRef path, OpenMode mode, SyncMode sync) {
   if (!exists && mode != OpenMode::CreateIfMissing)
     return llvm::createStringError("tuning database '" + path +
                                    "' does not exist");
+  std::string pathText = path.str();
+  bool readOnly = mode == OpenMode::ReadOnly;
+
+  // A writer needs the file and, in WAL mode, its -wal and -shm files (which
+  // SQLite creates next to it) to be writable: say so plainly instead of
+  // failing on the first write.
+  if (!readOnly) {
+    std::string why;
+    if (exists && !llvm::sys::fs::can_write(path))
+      why = "the file is not writable by this user";
+    else if (!canWrite(pathText + "-wal") || !canWrite(pathText + "-shm") ||
+             (!exists && !canWrite(path)))
+      why = "its directory is not writable by this user (SQLite keeps its "
+            "journal files next to the database)";
+    if (!why.empty())
+      return llvm::createStringError(
+          "tuning database '" + path + "' is read-only: " + why +
+          "; results cannot be recorded there (read it with report, export "
+          "or apply, or give a writable --db)");
+  }
 
   int flags = SQLITE_OPEN_NOMUTEX;
-  if (mode == OpenMode::ReadOnly)
+  if (readOnly)
     flags |= SQLITE_OPEN_READONLY;
   else
     flags |= SQLITE_OPEN_READWRITE;
   if (mode == OpenMode::CreateIfMissing)
     flags |= SQLITE_OPEN_CREATE;
-  sqlite3 *handle = nullptr;
-  std::string pathText = path.str();
-  int rc = sqlite3_open_v2(pathText.c_str(), &handle, flags, nullptr);
-  if (rc != SQLITE_OK) {
-    std::string reason = handle ? sqlite3_errmsg(handle) : sqlite3_errstr(rc);
-    sqlite3_close_v2(handle);
-    return llvm::createStringError("cannot open tuning database '" + path +
-                                   "': " + reason);
+  Expected<sqlite3 *> handle = openHandle(path, pathText, flags);
+  if (!handle)
+    return handle.takeError();
+  // SQLite opens a write-protected file read-only even when asked to write
+  // (e.g. as a user other than the owner): refuse it before any work.
+  if (!readOnly && sqlite3_db_readonly(*handle, "main") == 1) {
+    sqlite3_close_v2(*handle);
+    return llvm::createStringError(
+        "tuning database '" + path +
+        "' is read-only: the file is not writable by this user; results "
+        "cannot be recorded there (read it with report, export or apply, or "
+        "give a writable --db)");
   }
-  sqlite3_extended_result_codes(handle, 1);
-  sqlite3_busy_timeout(handle, 10000);
   std::unique_ptr<TileTuneDatabase> database(
-      new TileTuneDatabase(handle, pathText, mode == OpenMode::ReadOnly));
+      new TileTuneDatabase(*handle, pathText, readOnly));
+  Error err = database->checkOrCreateSchema(sync);
+  if (!err)
+    return std::move(database);
+  if (!readOnly)
+    return std::move(err);
+
+  // A reader of a WAL database must create its -shm (and -wal) file next to
+  // it; in a directory it cannot write (a read-only copy, another user's
+  // database) that fails with CANTOPEN or READONLY before anything is read.
+  // Such a database is opened as immutable instead: no lock, no journal,
+  // nothing written - unless a -wal file with content exists, whose results
+  // an immutable reader would silently miss.
+  int code = sqlite3_extended_errcode(*handle) & 0xff;
+  database.reset();
+  if (code != SQLITE_CANTOPEN && code != SQLITE_READONLY)
+    return std::move(err);
+  uint64_t walSize = 0;
+  if (!llvm::sys::fs::file_size(pathText + "-wal", walSize) && walSize > 0) {
+    return llvm::joinErrors(
+        std::move(err),
+        llvm::createStringError(
+            "tuning database '" + path +
+            "' cannot be read without writing next to it: its write-ahead "
+            "log '" +
+            pathText +
+            "-wal' holds results not yet in the main file; open it once as "
+            "a user who can write its directory (e.g. `tiletune report`)"));
+  }
+  llvm::consumeError(std::move(err));
+  Expected<sqlite3 *> immutable =
+      openHandle(path, toSQLiteURI(path) + "?immutable=1",
+                 SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
+  if (!immutable)
+    return immutable.takeError();
+  database.reset(new TileTuneDatabase(*immutable, pathText, readOnly));
   if (Error err = database->checkOrCreateSchema(sync))
     return std::move(err);
   return std::move(database);

@@ -36,6 +36,28 @@ void mlir::tiletune::printOutcomes(ArrayRef<ProblemOutcome> outcomes,
   }
 }
 
+llvm::Error
+mlir::tiletune::checkProblemsTuned(ArrayRef<ProblemOutcome> outcomes) {
+  std::string message;
+  for (const ProblemOutcome &outcome : outcomes) {
+    const TuneResult &result = outcome.result;
+    if (result.best || result.trials == 0)
+      continue;
+    if (!message.empty())
+      message += "\n";
+    message += llvm::formatv(
+        "every measurement of {0} failed ({1} trial(s); the default config: "
+        "{2}: {3}); its ops were not tuned (`tiletune export` lists the "
+        "failures)",
+        outcome.problem.getKey(), result.trials,
+        stringifyMeasureStatus(result.defaultResult.status),
+        StringRef(result.defaultResult.message).rtrim());
+  }
+  if (message.empty())
+    return llvm::Error::success();
+  return llvm::createStringError(message);
+}
+
 llvm::Error mlir::tiletune::printSpaces(ModuleOp module, StringRef target,
                                         unsigned threads, llvm::raw_ostream &os,
                                         StringRef fixed) {

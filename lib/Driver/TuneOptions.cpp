@@ -10,6 +10,7 @@
 #include "tiletune/Support/TilingTemplates.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Threading.h"
 
@@ -39,18 +40,28 @@ llvm::Error mlir::tiletune::validateTuneOptions(const TuneOptions &options) {
   if (!StrategyRegistry::get().lookup(options.algorithm))
     return llvm::createStringError("unknown algorithm '" + options.algorithm +
                                    "' (known: " + listAlgorithms() + ")");
-  if (options.trials < 0 || options.seconds < 0)
-    return llvm::createStringError("the budget cannot be negative");
-  if (options.trials <= 0 && options.seconds <= 0)
+  if (options.trials < 0 || options.trials > kMaxTrials)
+    return llvm::createStringError(llvm::formatv(
+        "the trial budget must be between 0 and {0} (0: no limit), got {1}",
+        kMaxTrials, options.trials));
+  // Written so that NaN fails too; infinity is "no limit", spelled 0.
+  if (!(options.seconds >= 0 && options.seconds <= kMaxSeconds))
+    return llvm::createStringError(llvm::formatv(
+        "the time budget must be between 0 and {0:f0} seconds (0: no limit), "
+        "got {1}",
+        kMaxSeconds, options.seconds));
+  if (options.trials == 0 && options.seconds == 0)
     return llvm::createStringError(
         "no budget: give a number of trials and/or seconds");
   if (llvm::Error err = checkKnownTarget(options.target))
     return err;
-  if (options.batchSize == 0)
-    return llvm::createStringError("the batch size must be at least 1");
-  if (options.timing.repeats == 0)
-    return llvm::createStringError("timing needs at least one repeat");
-  return llvm::Error::success();
+  if (llvm::Error err = checkThreadCount(options.threads))
+    return err;
+  if (options.batchSize < 1 || options.batchSize > kMaxBatchSize)
+    return llvm::createStringError(
+        llvm::formatv("the batch size must be between 1 and {0}, got {1}",
+                      kMaxBatchSize, options.batchSize));
+  return validateTimingOptions(options.timing);
 }
 
 llvm::Expected<std::unique_ptr<TileTuneDatabase>>

@@ -17,7 +17,10 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -85,6 +88,106 @@ TargetDescription mlir::tiletune::getHostTarget() {
     features.AddFeature(name, enabled);
   target.features = features.getString();
   return target;
+}
+
+/// Registers the host's LLVM target once per process.
+static void initializeNativeTarget() {
+  static std::once_flag initTargets;
+  std::call_once(initTargets, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+}
+
+/// The target `options` ask for: the host unless overridden.
+static TargetDescription resolveTarget(const JITOptions &options) {
+  TargetDescription target = getHostTarget();
+  if (!options.cpu.empty()) {
+    target.cpu = options.cpu;
+    target.features.clear();
+  }
+  if (!options.features.empty())
+    target.features = options.features;
+  return target;
+}
+
+llvm::Error mlir::tiletune::checkJITOptions(const JITOptions &options) {
+  if (options.optLevel > 3)
+    return llvm::createStringError(
+        llvm::formatv("the optimisation level must be between 0 and 3, got {0}",
+                      options.optLevel));
+  if (options.cpu.empty() && options.features.empty())
+    return llvm::Error::success();
+  initializeNativeTarget();
+  TargetDescription target = resolveTarget(options);
+  llvm::Triple triple(target.triple);
+  std::string error;
+  const llvm::Target *llvmTarget =
+      llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!llvmTarget)
+    return llvm::createStringError("no LLVM target for '" + target.triple +
+                                   "': " + error);
+  // Names first, against a subtarget of the generic CPU (LLVM only warns
+  // about unknown names, then aborts later or ignores them).
+  std::unique_ptr<llvm::MCSubtargetInfo> generic(
+      llvmTarget->createMCSubtargetInfo(triple, "", ""));
+  if (!generic)
+    return llvm::createStringError("no subtarget information for '" +
+                                   target.triple + "'");
+  if (!generic->isCPUStringValid(target.cpu))
+    return llvm::createStringError(
+        "unknown CPU '" + target.cpu + "' for " + target.triple +
+        " (the host is '" + llvm::sys::getHostCPUName() +
+        "'; `llc -mtriple=" + target.triple + " -mcpu=help` lists them)");
+  llvm::StringSet<> known;
+  for (const llvm::SubtargetFeatureKV &kv : generic->getAllProcessorFeatures())
+    known.insert(kv.Key);
+  SmallVector<StringRef> featureList;
+  StringRef(target.features)
+      .split(featureList, ',', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
+  for (StringRef feature : featureList) {
+    feature = feature.trim();
+    if (!feature.starts_with("+") && !feature.starts_with("-"))
+      return llvm::createStringError(
+          "CPU feature '" + feature +
+          "' must start with '+' (enable) or '-' (disable)");
+    if (!known.contains(feature.drop_front()))
+      return llvm::createStringError(
+          "unknown CPU feature '" + feature.drop_front() + "' for " +
+          target.triple + " (`llc -mtriple=" + target.triple +
+          " -mattr=help` lists them)");
+  }
+  // Code for a feature the host lacks dies with an illegal instruction: every
+  // feature the CPU and feature list enable must be present here. Not
+  // counted: what the host detection does not report at all (tuning flags
+  // such as "prefer-256-bit"), and what the host's own CPU model has but a
+  // virtual machine hides (system instructions such as "mwaitx" or "pku",
+  // which no kernel uses), so that naming the host's CPU is always accepted.
+  std::unique_ptr<llvm::MCSubtargetInfo> chosen(
+      llvmTarget->createMCSubtargetInfo(triple, target.cpu, target.features));
+  std::unique_ptr<llvm::MCSubtargetInfo> hostModel(
+      llvmTarget->createMCSubtargetInfo(triple, llvm::sys::getHostCPUName(),
+                                        ""));
+  llvm::StringMap<bool> host = llvm::sys::getHostCPUFeatures();
+  SmallVector<std::string> missing;
+  for (const llvm::SubtargetFeatureKV &kv : chosen->getAllProcessorFeatures()) {
+    if (!chosen->getFeatureBits().test(kv.Value) ||
+        hostModel->getFeatureBits().test(kv.Value))
+      continue;
+    auto it = host.find(kv.Key);
+    if (it != host.end() && !it->second)
+      missing.push_back(kv.Key);
+  }
+  if (!missing.empty())
+    return llvm::createStringError(
+        "this host's CPU ('" + llvm::sys::getHostCPUName() + "') lacks " +
+        llvm::join(missing, ", ") + ", which the target CPU '" + target.cpu +
+        "'" +
+        (options.features.empty()
+             ? ""
+             : " with features '" + target.features + "'") +
+        " enables: the kernel would die with an illegal instruction");
+  return llvm::Error::success();
 }
 
 llvm::Error mlir::tiletune::setOpenMPNumThreads(int numThreads,
@@ -437,14 +540,9 @@ llvm::Expected<KernelSignature> reconcileSignature(LLVM::LLVMFuncOp func,
 
 llvm::Expected<std::unique_ptr<ExecutionModule>>
 ExecutionModule::create(ModuleOp module, const JITOptions &options) {
-  static std::once_flag initTargets;
-  std::call_once(initTargets, [] {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-  });
-  if (options.optLevel > 3)
-    return llvm::createStringError(
-        llvm::formatv("invalid optimisation level {0}", options.optLevel));
+  initializeNativeTarget();
+  if (llvm::Error err = checkJITOptions(options))
+    return err;
 
   MLIRContext *context = module.getContext();
   std::string diagnostics;
@@ -484,13 +582,7 @@ ExecutionModule::create(ModuleOp module, const JITOptions &options) {
   registerOpenMPDialectTranslation(*context);
 
   // Target machine: host CPU and features unless overridden.
-  TargetDescription target = getHostTarget();
-  if (!options.cpu.empty()) {
-    target.cpu = options.cpu;
-    target.features.clear();
-  }
-  if (!options.features.empty())
-    target.features = options.features;
+  TargetDescription target = resolveTarget(options);
   llvm::CodeGenOptLevel cgLevel =
       llvm::CodeGenOpt::getLevel(static_cast<int>(options.optLevel))
           .value_or(llvm::CodeGenOptLevel::Aggressive);

@@ -70,13 +70,26 @@ TimeStats TimeStats::fromSamples(llvm::ArrayRef<double> samples,
   return stats;
 }
 
-static llvm::Error checkOptions(const TimingOptions &options) {
-  if (options.repeats == 0)
-    return llvm::createStringError("timing needs at least one repeat");
+llvm::Error
+mlir::tiletune::validateTimingOptions(const TimingOptions &options) {
+  if (options.repeats < 1 || options.repeats > kMaxRepeats)
+    return llvm::createStringError(llvm::formatv(
+        "the number of timed repeats must be between 1 and {0}, got {1}",
+        kMaxRepeats, options.repeats));
+  if (options.warmupRuns > kMaxWarmupRuns)
+    return llvm::createStringError(llvm::formatv(
+        "the number of warm-up runs must be between 0 and {0}, got {1}",
+        kMaxWarmupRuns, options.warmupRuns));
+  // Written so that NaN fails too.
+  if (!(options.minSampleSeconds >= 0.0 &&
+        options.minSampleSeconds <= kMaxMinSampleSeconds))
+    return llvm::createStringError(llvm::formatv(
+        "the minimum sample duration must be between 0 and {0:f0} ms, got {1} "
+        "ms",
+        kMaxMinSampleSeconds * 1e3, options.minSampleSeconds * 1e3));
   if (options.maxCallsPerSample == 0)
-    return llvm::createStringError("maxCallsPerSample must be at least 1");
-  if (!(options.minSampleSeconds >= 0.0))
-    return llvm::createStringError("minSampleSeconds must be >= 0");
+    return llvm::createStringError(
+        "the maximum number of calls per sample must be at least 1");
   return llvm::Error::success();
 }
 
@@ -115,7 +128,7 @@ static double sample(llvm::function_ref<void()> fn, unsigned calls) {
 llvm::Expected<TimeStats>
 mlir::tiletune::measure(llvm::function_ref<void()> fn,
                         const TimingOptions &options) {
-  if (llvm::Error err = checkOptions(options))
+  if (llvm::Error err = validateTimingOptions(options))
     return std::move(err);
   unsigned calls = warmUpAndCalibrate(fn, options);
   llvm::SmallVector<double> samples;
@@ -129,7 +142,7 @@ llvm::Expected<PairedTimeStats>
 mlir::tiletune::measurePaired(llvm::function_ref<void()> subject,
                               llvm::function_ref<void()> reference,
                               const TimingOptions &options) {
-  if (llvm::Error err = checkOptions(options))
+  if (llvm::Error err = validateTimingOptions(options))
     return std::move(err);
   unsigned referenceCalls = warmUpAndCalibrate(reference, options);
   unsigned subjectCalls = warmUpAndCalibrate(subject, options);

@@ -136,3 +136,12 @@ TargetInfo TargetInfo::detectHostCPU(unsigned threads) {
   target.toolchain = getDefaultToolchain();
   return target;
 }
+
+llvm::Error mlir::tiletune::checkThreadCount(int64_t threads,
+                                             llvm::StringRef what) {
+  if (threads >= 0 && threads <= kMaxThreads)
+    return llvm::Error::success();
+  return llvm::createStringError(
+      what + " must be between 0 and " + llvm::Twine(kMaxThreads) +
+      " (0: all cores), got " + llvm::Twine(threads));
+}

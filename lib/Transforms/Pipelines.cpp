@@ -7,6 +7,8 @@
 #include "tiletune/Transforms/Pipelines.h"
 #include "tiletune/Transforms/Passes.h"
 
+#include "tiletune/Support/Target.h"
+
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
@@ -99,12 +101,26 @@ void tiletune::buildCPULoweringPipeline(OpPassManager &pm,
 }
 
 void tiletune::registerCPULoweringPipeline() {
-  PassPipelineRegistration<CPULoweringPipelineOptions>(
+  // PassPipelineRegistration cannot refuse options, so the pipeline is
+  // registered with a builder that checks them first (an error when the
+  // pipeline is parsed, before any pass runs).
+  registerPassPipeline(
       "tiletune-lower-cpu",
       "Tile and vectorize by tiletune.config, bufferize, and lower to the "
       "LLVM dialect with OpenMP for the parallel level",
-      [](OpPassManager &pm, const CPULoweringPipelineOptions &options) {
+      [](OpPassManager &pm, StringRef text,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        CPULoweringPipelineOptions options;
+        if (failed(options.parseFromString(text)))
+          return failure();
+        if (llvm::Error err = checkThreadCount(
+                options.threads, "the threads option of tiletune-lower-cpu"))
+          return errorHandler(llvm::toString(std::move(err)));
         buildCPULoweringPipeline(pm, options.toOptions());
+        return success();
+      },
+      [](function_ref<void(const mlir::detail::PassOptions &)> optionHandler) {
+        optionHandler(CPULoweringPipelineOptions());
       });
 }
 

@@ -30,6 +30,11 @@ struct ApplyDBPass
     ModuleOp module = getOperation();
     // Errors are emitted at the module's location, not on the module op: an
     // op diagnostic would attach the whole module as a note.
+    if (llvm::Error err =
+            checkThreadCount(threads, "tiletune-apply-db threads")) {
+      emitError(module.getLoc()) << toString(std::move(err));
+      return signalPassFailure();
+    }
     llvm::Expected<std::unique_ptr<TileTuneDatabase>> db =
         openTuningDatabase(database, OpenMode::ReadOnly);
     if (!db) {

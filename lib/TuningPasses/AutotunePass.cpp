@@ -48,6 +48,11 @@ struct AutotunePass
       emitError(module.getLoc()) << toString(outcomes.takeError());
       return signalPassFailure();
     }
+    // Every measurement of a problem failed: not a silent success.
+    if (llvm::Error err = checkProblemsTuned(*outcomes)) {
+      emitError(module.getLoc()) << toString(std::move(err));
+      return signalPassFailure();
+    }
   }
 };
 

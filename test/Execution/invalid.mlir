@@ -31,7 +31,39 @@
 // EXCLUSIVE: error: --untiled and --pipeline are mutually exclusive
 
 // RUN: not tiletune-run %s --entry=good --untiled --num-threads=-2 2>&1 | FileCheck %s --check-prefix=THREADS
-// THREADS: error: invalid OpenMP thread count -2
+// THREADS: error: --num-threads must be between 0 and 1024 (0: all cores), got -2
+
+// Every option is checked before anything is read or compiled (the input
+// below would be fine): the target CPU and features, and each number against
+// its range, which the error names.
+// RUN: not tiletune-run %s --entry=good --untiled --mcpu=bogus 2>&1 | FileCheck %s --check-prefix=MCPU
+// MCPU: error: unknown CPU 'bogus' for {{.*}} (the host is '{{.*}}'; `llc -mtriple={{.*}} -mcpu=help` lists them)
+// MCPU-NOT: LLVM ERROR
+// RUN: not tiletune-run %s --entry=good --untiled --mattr=+bogus 2>&1 | FileCheck %s --check-prefix=MATTR
+// MATTR: error: unknown CPU feature 'bogus' for
+// RUN: not tiletune-run %s --entry=good --untiled --mattr=avx2 2>&1 | FileCheck %s --check-prefix=MATTR-SIGN
+// MATTR-SIGN: error: CPU feature 'avx2' must start with '+' (enable) or '-' (disable)
+// FMA4 and XOP (AMD Bulldozer only) are on no CPU this runs on: code using
+// them would die with SIGILL, so they are refused up front.
+// RUN: not tiletune-run %s --entry=good --untiled --mattr=+fma4,+xop 2>&1 | FileCheck %s --check-prefix=MATTR-HOST
+// MATTR-HOST: error: this host's CPU ('{{.*}}') lacks fma4, {{.*}}xop, which the target CPU '{{.*}}' with features '+fma4,+xop' enables: the kernel would die with an illegal instruction
+// Naming the host's own CPU, or removing features, is fine.
+// RUN: tiletune-run %s --entry=good --untiled --repeats=0 --mattr=-avx512f,-evex512 | FileCheck %s --check-prefix=FEWER
+// FEWER: kernel: @good
+// RUN: not tiletune-run %s --entry=good --untiled --tolerance-factor=-1 2>&1 | FileCheck %s --check-prefix=TOLERANCE
+// RUN: not tiletune-run %s --entry=good --untiled --tolerance-factor=nan 2>&1 | FileCheck %s --check-prefix=TOLERANCE
+// TOLERANCE: error: --tolerance-factor must be between 0 and 1e+06, got
+// RUN: not tiletune-run %s --entry=good --untiled --num-threads=100000 2>&1 | FileCheck %s --check-prefix=MANYTHREADS
+// MANYTHREADS: error: --num-threads must be between 0 and 1024 (0: all cores), got 100000
+// RUN: not tiletune-run %s --entry=good --untiled --repeats=4000000000 2>&1 | FileCheck %s --check-prefix=REPEATS
+// REPEATS: error: the number of timed repeats must be between 1 and 100000, got 4000000000
+// RUN: not tiletune-run %s --entry=good --untiled --min-sample-ms=1e12 2>&1 | FileCheck %s --check-prefix=SAMPLE
+// RUN: not tiletune-run %s --entry=good --untiled --min-sample-ms=-5 2>&1 | FileCheck %s --check-prefix=SAMPLE
+// SAMPLE: error: the minimum sample duration must be between 0 and 60000 ms, got
+// RUN: not tiletune-run %s --entry=good --untiled --warmup=99999 2>&1 | FileCheck %s --check-prefix=WARMUP
+// WARMUP: error: the number of warm-up runs must be between 0 and 10000, got 99999
+// RUN: not tiletune-run %s --entry=good --untiled -O4 2>&1 | FileCheck %s --check-prefix=OPT
+// OPT: error: the optimisation level must be between 0 and 3, got 4
 
 func.func @good(%A: memref<4x4xf32>, %B: memref<4x4xf32>, %C: memref<4x4xf32>) {
   linalg.matmul ins(%A, %B : memref<4x4xf32>, memref<4x4xf32>)

@@ -13,6 +13,7 @@
 #include "tiletune/Execution/Lowering.h"
 #include "tiletune/InitAll.h"
 #include "tiletune/Measure/KernelHarness.h"
+#include "tiletune/Support/Target.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/AsmState.h"
@@ -108,6 +109,48 @@ int fail(const llvm::Twine &message) {
 
 int fail(llvm::Error error) { return fail(llvm::toString(std::move(error))); }
 
+/// The largest --tolerance-factor: beyond it verification checks nothing.
+constexpr double kMaxToleranceFactor = 1e6;
+
+/// The timing options of the command line.
+TimingOptions getTimingOptions() {
+  TimingOptions timing;
+  timing.warmupRuns = warmup;
+  timing.repeats = repeats;
+  timing.minSampleSeconds = minSampleMs * 1e-3;
+  return timing;
+}
+
+/// The JIT options of the command line.
+JITOptions getJITOptions() {
+  JITOptions jitOptions;
+  jitOptions.optLevel = optLevel;
+  jitOptions.cpu = cpuName;
+  jitOptions.features = cpuFeatures;
+  return jitOptions;
+}
+
+/// Checks every option against its range before anything is read, compiled
+/// or run; the error names the valid range.
+llvm::Error validateOptions() {
+  // Written so that NaN fails too.
+  if (!(toleranceFactor >= 0 && toleranceFactor <= kMaxToleranceFactor))
+    return llvm::createStringError(llvm::formatv(
+        "--tolerance-factor must be between 0 and {0:e0}, got {1}",
+        kMaxToleranceFactor, toleranceFactor.getValue()));
+  if (llvm::Error err = checkThreadCount(threads, "--num-threads"))
+    return err;
+  // --repeats=0 means no timing; otherwise the timing options' ranges.
+  TimingOptions timing = getTimingOptions();
+  if (repeats == 0)
+    timing.repeats = 1;
+  if (llvm::Error err = validateTimingOptions(timing))
+    return err;
+  // -O, --mcpu and --mattr: a clear error here, not an LLVM abort or an
+  // illegal instruction later.
+  return checkJITOptions(getJITOptions());
+}
+
 /// Picks the entry function: --entry, or the only candidate.
 llvm::Expected<std::string> chooseEntry(ModuleOp module) {
   if (!entryName.empty())
@@ -197,11 +240,7 @@ int runMain() {
     module->print(llvm::outs());
 
   // Compile.
-  JITOptions jitOptions;
-  jitOptions.optLevel = optLevel;
-  jitOptions.cpu = cpuName;
-  jitOptions.features = cpuFeatures;
-  auto compiled = ExecutionModule::create(*module, jitOptions);
+  auto compiled = ExecutionModule::create(*module, getJITOptions());
   if (!compiled)
     return fail(compiled.takeError());
   auto kernel = (*compiled)->getKernel(*entry);
@@ -267,11 +306,7 @@ int runMain() {
   }
 
   if (repeats > 0) {
-    TimingOptions timing;
-    timing.warmupRuns = warmup;
-    timing.repeats = repeats;
-    timing.minSampleSeconds = minSampleMs * 1e-3;
-    auto stats = kernel->time(argPtrs, timing);
+    auto stats = kernel->time(argPtrs, getTimingOptions());
     if (!stats)
       return fail(stats.takeError());
     llvm::outs() << "time: " << stats->summary() << "\n";
@@ -300,9 +335,7 @@ int main(int argc, char **argv) {
       "error, 2 verification failure.\n\n"
       "Example:\n"
       "  tiletune-run kernel.mlir --pipeline=tiletune-lower-cpu --verify\n");
-  if (optLevel > 3)
-    return fail("-O must be between 0 and 3");
-  if (threads < 0)
-    return fail("invalid OpenMP thread count " + llvm::Twine(threads.getValue()));
+  if (llvm::Error err = validateOptions())
+    return fail(std::move(err));
   return runMain();
 }

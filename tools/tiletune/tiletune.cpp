@@ -21,6 +21,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -250,6 +251,31 @@ static int writeModule(ModuleOp module) {
   return 0;
 }
 
+/// Checks before any work that `path` (an output file option; "-" is stdout)
+/// can be written: not a directory, in an existing directory, writable. An
+/// existing file is opened without truncation and kept as it is; a file
+/// created by the check is removed again.
+static llvm::Error checkOutputWritable(llvm::StringRef option,
+                                       llvm::StringRef path) {
+  if (path.empty() || path == "-")
+    return llvm::Error::success();
+  auto cannot = [&](const llvm::Twine &why) {
+    return llvm::createStringError("cannot write " + option + " '" + path +
+                                   "': " + why);
+  };
+  if (llvm::sys::fs::is_directory(path))
+    return cannot("it is a directory");
+  bool existed = llvm::sys::fs::exists(path);
+  int fd = -1;
+  if (std::error_code ec = llvm::sys::fs::openFileForWrite(
+          path, fd, llvm::sys::fs::CD_OpenAlways, llvm::sys::fs::OF_Append))
+    return cannot(ec.message());
+  llvm::sys::Process::SafelyCloseFileDescriptor(fd);
+  if (!existed)
+    llvm::sys::fs::remove(path);
+  return llvm::Error::success();
+}
+
 static std::string resolveDbPath() {
   return dbPath.empty() ? getDefaultDatabasePath() : dbPath.getValue();
 }
@@ -291,7 +317,7 @@ static int runTune(MLIRContext &ctx) {
   options.databasePath = dbPath;
   options.resume = resume;
   options.batchSize = batchSize;
-  options.timing.repeats = std::max(1u, repeats.getValue());
+  options.timing.repeats = repeats;
   options.timing.warmupRuns = warmup;
   options.timing.minSampleSeconds = minSampleMs * 1e-3;
   options.overlapCompile = !noOverlap;
@@ -300,6 +326,9 @@ static int runTune(MLIRContext &ctx) {
   options.log = quiet ? nullptr : &llvm::errs();
   options.stopFlag = &stopRequested;
   if (llvm::Error err = validateTuneOptions(options))
+    return fail(std::move(err));
+  // Fail now rather than after the whole tuning run.
+  if (llvm::Error err = checkOutputWritable("-o", outputFile))
     return fail(std::move(err));
   if (compileOnly) {
     if (llvm::Error err =
@@ -331,10 +360,18 @@ static int runTune(MLIRContext &ctx) {
   if (!outputFile.empty())
     if (int rc = writeModule(*module))
       return rc;
-  return stopRequested ? 130 : 0;
+  if (stopRequested)
+    return 130;
+  // A problem of which no measurement succeeded was not tuned: its ops keep
+  // what they had. Say why and exit non-zero.
+  if (llvm::Error err = checkProblemsTuned(*outcomes))
+    return fail(std::move(err));
+  return 0;
 }
 
 static int runApply(MLIRContext &ctx) {
+  if (llvm::Error err = checkThreadCount(threads, "--threads"))
+    return fail(std::move(err));
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &ctx);
   OwningOpRef<ModuleOp> module = parseInput(ctx, sourceMgr);
@@ -366,6 +403,8 @@ static int runApply(MLIRContext &ctx) {
 static int runSpace(MLIRContext &ctx) {
   if (llvm::Error err = checkKnownTarget(target))
     return fail(std::move(err));
+  if (llvm::Error err = checkThreadCount(threads, "--threads"))
+    return fail(std::move(err));
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &ctx);
   OwningOpRef<ModuleOp> module = parseInput(ctx, sourceMgr);
@@ -378,6 +417,8 @@ static int runSpace(MLIRContext &ctx) {
 }
 
 static int runReport() {
+  if (llvm::Error err = checkThreadCount(threads, "--threads"))
+    return fail(std::move(err));
   llvm::Expected<std::unique_ptr<TileTuneDatabase>> db = openExistingDb();
   if (!db)
     return fail(db.takeError());

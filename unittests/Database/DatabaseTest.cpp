@@ -18,6 +18,7 @@
 #include <cmath>
 #include <csignal>
 #include <fstream>
+#include <grp.h>
 #include <random>
 #include <sqlite3.h>
 #include <sys/wait.h>
@@ -350,6 +351,150 @@ TEST_F(DatabaseTest, MissingFileAndDirectory) {
   std::string dir = openError(directory.str());
   EXPECT_NE(dir.find("directory"), std::string::npos) << dir;
   EXPECT_FALSE(llvm::sys::fs::exists(file("missing.db")));
+}
+
+/// Writes a database holding one run with one measurement; returns the run.
+RunInfo writeOneRun(TileTuneDatabase &db) {
+  RunInfo run = makeRun();
+  expectOk(db.recordRun(run));
+  MeasurementRecord record =
+      makeRecord(run.id, 0, 2e-3, MeasurementRole::Default);
+  expectOk(db.recordMeasurement(record, 0.5));
+  return run;
+}
+
+/// A reader of a WAL database normally creates `<db>-shm` next to it. Where
+/// it cannot (here: both side files are dangling symbolic links, which fail
+/// to open even for root, as a read-only directory does for other users),
+/// the database is still read - it used to be "not a TileTune tuning
+/// database" - and nothing is written.
+TEST_F(DatabaseTest, ReadersNeedNotWriteNextToTheDatabase) {
+  std::string path = file("tune.db");
+  RunInfo run;
+  {
+    auto db = openOrFail(path);
+    ASSERT_TRUE(db);
+    run = writeOneRun(*db);
+  }
+  ASSERT_FALSE(llvm::sys::fs::exists(path + "-shm"));
+  ASSERT_FALSE(
+      llvm::sys::fs::create_link("/nonexistent-tiletune/shm", path + "-shm"));
+  ASSERT_FALSE(
+      llvm::sys::fs::create_link("/nonexistent-tiletune/wal", path + "-wal"));
+  auto db = openOrFail(path, OpenMode::ReadOnly);
+  ASSERT_TRUE(db);
+  llvm::Expected<RunInfo> back = db->getRun(run.id);
+  ASSERT_TRUE(static_cast<bool>(back)) << llvm::toString(back.takeError());
+  EXPECT_EQ(back->problemKey, run.problemKey);
+  auto runs = db->listRuns();
+  ASSERT_TRUE(static_cast<bool>(runs)) << llvm::toString(runs.takeError());
+  EXPECT_EQ(runs->size(), 1u);
+}
+
+/// A read-only database in a read-only directory, as another user sees it:
+/// readers read it (report, export and apply-db open it this way), writers
+/// get a clear "read-only" error when opening, nothing is created. As root,
+/// permissions do not apply, so the check runs in a child process switched
+/// to the user "nobody"; it is skipped only when that switch is impossible.
+TEST_F(DatabaseTest, ReadOnlyDatabaseOfAnotherUser) {
+  namespace fs = llvm::sys::fs;
+  // As root, the other user must reach the directory: the temporary
+  // directory a test runner gives may be private (0700), /tmp is not.
+  bool asRoot = ::geteuid() == 0;
+  std::string dir = directory.str().str();
+  if (asRoot) {
+    char model[] = "/tmp/tiletune-readonly-XXXXXX";
+    ASSERT_NE(::mkdtemp(model), nullptr);
+    dir = model;
+  }
+  auto inDir = [&](llvm::StringRef name) {
+    llvm::SmallString<128> joined(dir);
+    llvm::sys::path::append(joined, name);
+    return std::string(joined);
+  };
+  std::string path = inDir("tune.db");
+  RunInfo run;
+  {
+    auto db = openOrFail(path);
+    ASSERT_TRUE(db);
+    run = writeOneRun(*db);
+  }
+  ASSERT_FALSE(fs::setPermissions(path, fs::perms(0444)));
+  ASSERT_FALSE(fs::setPermissions(dir, fs::perms(0555)));
+
+  // 0: as expected; 1-4: what failed; 77: cannot take another user's place.
+  auto check = [&]() -> int {
+    auto reader = TileTuneDatabase::open(path, OpenMode::ReadOnly);
+    if (!reader) {
+      llvm::errs() << "reader: " << llvm::toString(reader.takeError()) << "\n";
+      return 1;
+    }
+    llvm::Expected<RunInfo> back = (*reader)->getRun(run.id);
+    if (!back || back->problemKey != run.problemKey) {
+      if (!back)
+        llvm::errs() << "getRun: " << llvm::toString(back.takeError()) << "\n";
+      return 1;
+    }
+    reader->reset();
+    for (OpenMode mode : {OpenMode::ReadWrite, OpenMode::CreateIfMissing}) {
+      auto writer = TileTuneDatabase::open(path, mode);
+      if (writer)
+        return 2;
+      std::string message = llvm::toString(writer.takeError());
+      if (message.find("is read-only: the file is not writable") ==
+          std::string::npos) {
+        llvm::errs() << "writer: " << message << "\n";
+        return 2;
+      }
+    }
+    auto creator = TileTuneDatabase::open(inDir("new.db"));
+    if (creator)
+      return 3;
+    std::string message = llvm::toString(creator.takeError());
+    if (message.find("is read-only: its directory is not writable") ==
+        std::string::npos) {
+      llvm::errs() << "creator: " << message << "\n";
+      return 3;
+    }
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; it != end && !ec;
+         it.increment(ec))
+      if (llvm::sys::path::filename(it->path()) != "tune.db") {
+        llvm::errs() << "created: " << it->path() << "\n";
+        return 4;
+      }
+    return 0;
+  };
+
+  int result = 0;
+  if (!asRoot) {
+    result = check();
+  } else {
+    pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      // The nobody user of Debian and most systems.
+      constexpr uid_t kNobody = 65534;
+      if (::setgroups(0, nullptr) != 0 || ::setgid(kNobody) != 0 ||
+          ::setuid(kNobody) != 0 || ::access(path.c_str(), R_OK) != 0)
+        ::_exit(77);
+      ::_exit(check());
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFEXITED(status)) << "the child died with a signal";
+    result = WEXITSTATUS(status);
+  }
+  ASSERT_FALSE(fs::setPermissions(dir, fs::perms(0755)));
+  if (asRoot)
+    fs::remove_directories(dir);
+  if (result == 77)
+    GTEST_SKIP() << "running as root and cannot switch to another user "
+                    "(setuid or access to the temporary directory failed): "
+                    "the permissions cannot be simulated";
+  EXPECT_EQ(result, 0) << "1: not readable, 2: writer not refused as "
+                          "read-only, 3: creating in a read-only directory "
+                          "not refused, 4: a file was created";
 }
 
 TEST_F(DatabaseTest, RandomBytesAreRejected) {

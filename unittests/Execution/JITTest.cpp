@@ -336,6 +336,53 @@ TEST_F(JITTest, BadSharedLibraryIsAnError) {
   llvm::consumeError(compiled.takeError());
 }
 
+/// --mcpu/--mattr are checked before anything is compiled: an unknown CPU
+/// or feature used to end in "LLVM ERROR", a feature the host lacks in
+/// SIGILL. FMA4 and XOP (AMD Bulldozer only) are on no CPU this runs on.
+TEST_F(JITTest, TargetOptionsAreChecked) {
+  auto message = [](JITOptions opts) -> std::string {
+    llvm::Error err = checkJITOptions(opts);
+    return err ? llvm::toString(std::move(err)) : "";
+  };
+  EXPECT_EQ(message({}), "");
+  JITOptions opts;
+  opts.cpu = "bogus";
+  EXPECT_NE(message(opts).find("unknown CPU 'bogus'"), std::string::npos);
+  opts = {};
+  opts.features = "+bogus";
+  EXPECT_NE(message(opts).find("unknown CPU feature 'bogus'"),
+            std::string::npos);
+  opts.features = "avx2";
+  EXPECT_NE(message(opts).find("must start with '+' (enable) or '-'"),
+            std::string::npos);
+  opts.features = "+fma4,+xop";
+  std::string missing = message(opts);
+  EXPECT_NE(missing.find("lacks fma4"), std::string::npos) << missing;
+  EXPECT_NE(missing.find("illegal instruction"), std::string::npos);
+  // The host's own CPU, or fewer features, are fine.
+  opts = {};
+  opts.cpu = getHostTarget().cpu;
+  EXPECT_EQ(message(opts), "");
+  opts.features = "-avx512f,-evex512";
+  EXPECT_EQ(message(opts), "");
+  opts = {};
+  opts.optLevel = 4;
+  EXPECT_NE(message(opts).find("between 0 and 3"), std::string::npos);
+
+  // ExecutionModule::create checks the same before compiling.
+  auto module = parse(kMatmul);
+  ASSERT_TRUE(module);
+  ASSERT_FALSE(static_cast<bool>(prepareForExecution(*module)));
+  ASSERT_FALSE(static_cast<bool>(
+      runPassPipeline(*module, getUntiledLoweringPipeline())));
+  opts = {};
+  opts.cpu = "bogus";
+  auto compiled = ExecutionModule::create(*module, opts);
+  ASSERT_FALSE(static_cast<bool>(compiled));
+  EXPECT_NE(llvm::toString(compiled.takeError()).find("unknown CPU 'bogus'"),
+            std::string::npos);
+}
+
 TEST_F(JITTest, PipelineErrors) {
   auto module = parse(kMatmul);
   ASSERT_TRUE(module);

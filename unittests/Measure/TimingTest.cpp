@@ -11,6 +11,7 @@
 #include "gtest/gtest.h"
 
 #include <chrono>
+#include <cmath>
 #include <thread>
 
 using namespace mlir::tiletune;
@@ -71,6 +72,42 @@ TEST(TimingTest, RejectsInvalidOptions) {
   auto stats = measure([] {}, opts);
   EXPECT_FALSE(static_cast<bool>(stats));
   llvm::consumeError(stats.takeError());
+}
+
+/// Each timing option has a range, named by the error; NaN and values that
+/// would overflow the workers' deadlines are out of range.
+TEST(TimingTest, ValidateTimingOptionsChecksRanges) {
+  auto message = [](TimingOptions opts) -> std::string {
+    llvm::Error err = validateTimingOptions(opts);
+    return err ? llvm::toString(std::move(err)) : "";
+  };
+  EXPECT_EQ(message({}), "");
+  TimingOptions opts;
+  opts.repeats = 4000000000u;
+  EXPECT_EQ(message(opts), "the number of timed repeats must be between 1 and "
+                           "100000, got 4000000000");
+  opts = {};
+  opts.repeats = kMaxRepeats;
+  opts.warmupRuns = kMaxWarmupRuns;
+  opts.minSampleSeconds = kMaxMinSampleSeconds;
+  EXPECT_EQ(message(opts), "");
+  opts.warmupRuns = kMaxWarmupRuns + 1;
+  EXPECT_NE(message(opts).find("warm-up runs must be between 0 and 10000"),
+            std::string::npos);
+  for (double bad : {-5e-3, 1e9, std::nan(""), HUGE_VAL}) {
+    opts = {};
+    opts.minSampleSeconds = bad;
+    EXPECT_NE(message(opts).find("the minimum sample duration must be between "
+                                 "0 and 60000 ms"),
+              std::string::npos)
+        << bad;
+    // measure() refuses them too, without calling the function.
+    bool called = false;
+    auto stats = measure([&] { called = true; }, opts);
+    EXPECT_FALSE(static_cast<bool>(stats));
+    llvm::consumeError(stats.takeError());
+    EXPECT_FALSE(called);
+  }
 }
 
 TEST(TimingTest, PairedTimingAlternatesAndRatiosUseTheSamplesAround) {

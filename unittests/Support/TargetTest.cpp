@@ -72,3 +72,15 @@ TEST(TargetTest, HostDetection) {
 }
 
 } // namespace
+
+TEST(TargetTest, ThreadCountRange) {
+  for (int64_t ok : {int64_t(0), int64_t(1), kMaxThreads})
+    EXPECT_FALSE(static_cast<bool>(checkThreadCount(ok))) << ok;
+  for (int64_t bad : {int64_t(-1), kMaxThreads + 1, int64_t(100000)}) {
+    llvm::Error err = checkThreadCount(bad, "--threads");
+    ASSERT_TRUE(static_cast<bool>(err)) << bad;
+    EXPECT_EQ(llvm::toString(std::move(err)),
+              "--threads must be between 0 and 1024 (0: all cores), got " +
+                  std::to_string(bad));
+  }
+}

@@ -115,6 +115,13 @@ llvm::Error printReport(TileTuneDatabase &db, const TargetInfo *target,
 void printOutcomes(llvm::ArrayRef<ProblemOutcome> outcomes,
                    llvm::StringRef algorithm, llvm::raw_ostream &os);
 
+/// An error naming every problem of which no measurement succeeded (its ops
+/// were left as they were), with its default config's failure; success when
+/// each problem measured at least one variant, or measured nothing at all
+/// (stopped before its first measurement). Front-ends report it so that a
+/// run in which everything failed does not end silently as a success.
+llvm::Error checkProblemsTuned(llvm::ArrayRef<ProblemOutcome> outcomes);
+
 } // namespace mlir::tiletune
 
 #endif // TILETUNE_DRIVER_DRIVER_H

@@ -81,9 +81,17 @@ struct TuneOptions {
   const std::atomic<bool> *stopFlag = nullptr;
 };
 
-/// Checks `options` as every front-end must before tuning: a budget (trials
-/// and/or seconds), a known target, a registered algorithm (the error lists
-/// them) and at least one candidate per batch and one timed repeat.
+/// The largest budgets and batch validateTuneOptions accepts.
+constexpr int64_t kMaxTrials = 10000000;
+constexpr double kMaxSeconds = 366.0 * 24 * 3600;
+constexpr unsigned kMaxBatchSize = 4096;
+
+/// Checks `options` as every front-end must before any work starts, each
+/// numeric option against its range (the error names the range): a budget
+/// (trials in [0, kMaxTrials] and/or finite seconds in [0, kMaxSeconds]), a
+/// known target, a registered algorithm (the error lists them), threads in
+/// [0, kMaxThreads], a batch in [1, kMaxBatchSize] and the timing options
+/// (validateTimingOptions).
 llvm::Error validateTuneOptions(const TuneOptions &options);
 
 /// "grid, random, gbfs, ..." : the registered algorithms, for help texts and

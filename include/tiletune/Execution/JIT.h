@@ -89,6 +89,14 @@ struct JITOptions {
   llvm::SmallVector<std::string> sharedLibraries = getDefaultSharedLibraries();
 };
 
+/// Checks `options` before anything is compiled or run: the optimisation
+/// level (0-3), that `cpu` names a CPU LLVM knows and `features` only known
+/// "+name"/"-name" entries, and that this host has every feature the
+/// resulting target enables (code for a missing one would die with an
+/// illegal instruction). Each error says what is wrong and what is valid.
+/// ExecutionModule::create checks the same; front-ends call it first.
+llvm::Error checkJITOptions(const JITOptions &options);
+
 class ExecutionModule;
 
 /// One callable kernel of an ExecutionModule. Cheap to copy; valid while its

@@ -37,6 +37,18 @@ struct TimingOptions {
   unsigned maxCallsPerSample = 1u << 20;
 };
 
+/// The ranges validateTimingOptions accepts. They keep every derived limit
+/// (a worker's deadline is about repeats x sample length) far from overflow
+/// and a single variant's timing below a few hours.
+constexpr unsigned kMaxWarmupRuns = 10000;
+constexpr unsigned kMaxRepeats = 100000;
+constexpr double kMaxMinSampleSeconds = 60.0;
+
+/// Checks `options` against the ranges above (and maxCallsPerSample >= 1);
+/// the message names the valid range. Every front-end calls it before any
+/// work starts; measure() and measurePaired() check again.
+llvm::Error validateTimingOptions(const TimingOptions &options);
+
 /// Statistics of the time per call of one variant, in seconds.
 struct TimeStats {
   double mean = 0;

@@ -19,6 +19,7 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
 
+#include <cstdint>
 #include <string>
 
 namespace mlir {
@@ -71,6 +72,18 @@ llvm::StringRef getTileTuneVersion();
 
 /// The toolchain string of this build: "tiletune <version>; LLVM <version>".
 std::string getDefaultToolchain();
+
+/// The most threads a kernel may be asked to run with (tuning, lowering,
+/// running, benchmarks): above any core count TileTune meets, below the
+/// counts at which the OpenMP runtime cannot start its threads and every
+/// variant fails.
+constexpr int64_t kMaxThreads = 1024;
+
+/// Success when 0 <= threads <= kMaxThreads (0: all cores, or the OpenMP
+/// runtime's default); otherwise an error that names `what` (e.g. "--threads")
+/// and the valid range.
+llvm::Error checkThreadCount(int64_t threads,
+                             llvm::StringRef what = "the thread count");
 
 } // namespace tiletune
 } // namespace mlir

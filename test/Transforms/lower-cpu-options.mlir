@@ -1,0 +1,19 @@
+// The options of the tiletune-lower-cpu pipeline are checked when the
+// pipeline is parsed, before any pass runs: threads is 0..1024.
+// RUN: not tiletune-opt %s --tiletune-lower-cpu=threads=-1 2>&1 | FileCheck %s --check-prefix=NEGATIVE
+// RUN: not tiletune-opt %s --pass-pipeline="builtin.module(tiletune-lower-cpu{threads=-1})" 2>&1 | FileCheck %s --check-prefix=NEGATIVE
+// NEGATIVE: the threads option of tiletune-lower-cpu must be between 0 and 1024 (0: all cores), got -1
+// RUN: not tiletune-opt %s --tiletune-lower-cpu=threads=100000 2>&1 | FileCheck %s --check-prefix=MANY
+// MANY: the threads option of tiletune-lower-cpu must be between 0 and 1024 (0: all cores), got 100000
+// Options that are not numbers are still refused by the option parser.
+// RUN: not tiletune-opt %s --tiletune-lower-cpu=threads=two 2>&1 | FileCheck %s --check-prefix=NAN
+// NAN: 'two' value invalid
+// In range, the pipeline runs.
+// RUN: tiletune-opt %s --tiletune-lower-cpu=threads=2 | FileCheck %s --check-prefix=OK
+// OK: llvm.func @f
+
+func.func @f(%a: memref<4x4xf32>, %b: memref<4x4xf32>, %c: memref<4x4xf32>) {
+  linalg.matmul ins(%a, %b : memref<4x4xf32>, memref<4x4xf32>)
+                outs(%c : memref<4x4xf32>)
+  return
+}
