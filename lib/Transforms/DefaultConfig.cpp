@@ -10,6 +10,7 @@
 #include "tiletune/Transforms/DefaultConfig.h"
 #include "tiletune/Transforms/Passes.h"
 #include "tiletune/Support/Padding.h"
+#include "tiletune/Support/Target.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
@@ -214,9 +215,12 @@ struct DefaultConfigPass
   using TileTuneDefaultConfigBase::TileTuneDefaultConfigBase;
 
   void runOnOperation() override {
-    if (threads < 1) {
-      getOperation()->emitError(
-          "tiletune-default-config: threads must be >= 1");
+    // At the module's location: an error on the module op would print the
+    // whole module as a note.
+    if (threads < 1 || threads > kMaxThreads) {
+      emitError(getOperation()->getLoc())
+          << "tiletune-default-config: threads must be between 1 and "
+          << kMaxThreads << ", got " << static_cast<int64_t>(threads);
       return signalPassFailure();
     }
     CPUTarget target;
