@@ -385,11 +385,17 @@ void mlir::tiletune::eraseConfig(Operation *op) {
 }
 
 void mlir::tiletune::forEachOpToConfigure(
-    Operation *root, bool overwrite,
+    Operation *root, bool overwrite, llvm::StringRef passName,
     llvm::function_ref<void(Operation *, const TunableOp &)> fn) {
   root->walk([&](Operation *op) {
     if (getConfig(op) && !overwrite)
       return;
+    // Not tunable because it computes nothing: it lowers untiled to loops
+    // that run no iteration; say why it gets no config.
+    if (std::optional<std::string> why = getEmptyOpReason(op)) {
+      op->emitRemark() << passName << ": left without a config: " << *why;
+      return;
+    }
     FailureOr<TunableOp> tunable = matchTunableOp(op);
     if (succeeded(tunable))
       fn(op, *tunable);

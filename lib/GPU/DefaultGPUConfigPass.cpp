@@ -28,7 +28,8 @@ struct DefaultGPUConfigPass
 
   void runOnOperation() override {
     forEachOpToConfigure(
-        getOperation(), overwrite, [&](Operation *op, const TunableOp &t) {
+        getOperation(), overwrite, getArgument(),
+        [&](Operation *op, const TunableOp &t) {
           TileConfigAttr config = computeDefaultCUDAConfig(&getContext(), t);
           LLVM_DEBUG(llvm::dbgs()
                      << "default config of " << op->getName() << " at "

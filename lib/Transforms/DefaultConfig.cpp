@@ -226,18 +226,8 @@ struct DefaultConfigPass
     CPUTarget target;
     target.threads = threads;
     bool anyError = false;
-    // Ops with a loop of size 0 are not tunable (matchTunableOp): say why
-    // they get no config. They lower untiled to loops that run no
-    // iteration.
-    getOperation()->walk([&](Operation *op) {
-      if (getConfig(op) && !overwrite)
-        return;
-      if (std::optional<std::string> why = getEmptyOpReason(op))
-        op->emitRemark() << "tiletune-default-config: left without a config: "
-                         << *why;
-    });
-    forEachOpToConfigure(getOperation(), overwrite, [&](Operation *op,
-                                                       const TunableOp &t) {
+    forEachOpToConfigure(getOperation(), overwrite, getArgument(),
+                         [&](Operation *op, const TunableOp &t) {
       TileConfigAttr config = computeDefaultCPUConfig(&getContext(), t, target);
       if (!config ||
           failed(verifyConfig(config, t, [&] { return op->emitError(); }))) {

@@ -128,8 +128,10 @@ void eraseConfig(Operation *op);
 
 /// Calls `fn` for every tunable op under `root` (walk order) that has no
 /// config, or for all of them with `overwrite` (the default-config passes).
+/// Ops that would be tunable but for a loop of size 0 (getEmptyOpReason) get
+/// a remark "<passName>: left without a config: <why>" instead.
 void forEachOpToConfigure(
-    Operation *root, bool overwrite,
+    Operation *root, bool overwrite, llvm::StringRef passName,
     llvm::function_ref<void(Operation *, const TunableOp &)> fn);
 
 } // namespace mlir::tiletune
