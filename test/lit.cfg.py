@@ -20,6 +20,8 @@ config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%tiletune_src", config.tiletune_src_root))
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%mlir_lib_dir", config.mlir_lib_dir))
+config.substitutions.append(
+    ("%tiletune_fuzz_dir", os.path.join(config.tiletune_obj_root, "fuzz")))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
