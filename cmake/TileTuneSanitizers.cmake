@@ -40,6 +40,23 @@ if(_tiletune_sanitizers)
     "${CMAKE_SHARED_LINKER_FLAGS}")
   string(REPLACE "-Wl,-z,defs" "" CMAKE_MODULE_LINKER_FLAGS
     "${CMAKE_MODULE_LINKER_FLAGS}")
+  # The shared ASan runtime, for uninstrumented programs that load an
+  # instrumented library (Debian's python3 and the Python module: see
+  # test/python/lit.local.cfg).
+  set(TILETUNE_ASAN_RUNTIME "")
+  if("address" IN_LIST _tiletune_sanitizers AND
+     CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+    execute_process(
+      COMMAND ${CMAKE_CXX_COMPILER}
+        -print-file-name=libclang_rt.asan-${CMAKE_SYSTEM_PROCESSOR}.so
+      OUTPUT_VARIABLE TILETUNE_ASAN_RUNTIME OUTPUT_STRIP_TRAILING_WHITESPACE)
+    if(NOT IS_ABSOLUTE "${TILETUNE_ASAN_RUNTIME}" OR
+       NOT EXISTS "${TILETUNE_ASAN_RUNTIME}")
+      message(STATUS "Shared ASan runtime not found: the Python tests will "
+        "not run under ASan")
+      set(TILETUNE_ASAN_RUNTIME "")
+    endif()
+  endif()
   set(TILETUNE_SANITIZED ON)
 else()
   set(TILETUNE_SANITIZED OFF)

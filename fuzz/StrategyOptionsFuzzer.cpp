@@ -4,6 +4,8 @@
 // on); the rest is the text of `tiletune tune --algorithm-options`. It is
 // parsed (parseStrategyOptions) and validated by the registry
 // (StrategyRegistry::create: unknown names, ranges, start_config keys).
+// The harness gives training-heavy options small defaults the input may
+// override, and skips ask/tell when the options ask for seconds of training.
 // Options that are accepted must give a working strategy: a few rounds of
 // propose/observe must neither crash nor hand out an invalid or repeated
 // config, and the state must save and load into a fresh instance.
@@ -15,6 +17,7 @@
 #include "tiletune/Space/Space.h"
 #include "tiletune/Support/ProblemSpec.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -46,6 +49,33 @@ const Space &getSpace(bool paper) {
   return paper ? paperSpace : cpu;
 }
 
+/// The value of a resolved integer option, or 0.
+int64_t intOption(const StrategyOptions &options, llvm::StringRef name) {
+  auto it = options.find(name.str());
+  int64_t v = 0;
+  if (it == options.end() ||
+      llvm::StringRef(it->second).trim().getAsInteger(10, v))
+    return 0;
+  return v;
+}
+
+/// Whether the ask/tell rounds of these (validated) options stay cheap
+/// enough for a fuzzer: the options bound training effort by design (e.g.
+/// 8000 boosting rounds without early stopping are legal and take seconds).
+bool isCheap(const StrategyOptions &o) {
+  return intOption(o, "num_rounds") <= 200 &&
+         intOption(o, "sa_iterations") * intOption(o, "sa_chains") <= 20000 &&
+         intOption(o, "train_steps") * intOption(o, "minibatch") <= 4096 &&
+         intOption(o, "hidden_units") * intOption(o, "hidden_layers") <= 1024 &&
+         intOption(o, "sample_size") <= 20000;
+}
+
+/// Options whose defaults make a single propose() train for seconds; the
+/// harness lowers them unless the input sets them.
+const std::pair<const char *, const char *> kCheapDefaults[] = {
+    {"num_rounds", "30"}, {"sa_iterations", "20"}, {"sa_chains", "8"},
+    {"train_steps", "2"}, {"sample_size", "500"}};
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -64,12 +94,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     llvm::consumeError(options.takeError());
     return 0;
   }
+  for (auto [name, value] : kCheapDefaults)
+    if (llvm::any_of(info->options,
+                     [&](const OptionInfo &o) { return o.name == name; }))
+      options->emplace(name, value);
   llvm::Expected<std::unique_ptr<Strategy>> strategy =
       StrategyRegistry::get().create(info->name, space, *options, /*seed=*/1);
   if (!strategy) {
     llvm::consumeError(strategy.takeError());
     return 0;
   }
+  if (!isCheap((*strategy)->getOptions()))
+    return 0;
 
   // A few rounds of ask/tell with a deterministic cost.
   std::set<Config> seen;

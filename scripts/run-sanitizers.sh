@@ -60,3 +60,36 @@ for t in "${TARGETS[@]}" TileTunePython tiletune-bench-cpu \
     locked ninja -C "$BUILD_DIR" -j"$JOBS" "$t"
   fi
 done
+# The fuzz targets (test/Fuzz runs them) when libFuzzer is there.
+if grep -qx tiletune-fuzzers <<<"$available"; then
+  locked ninja -C "$BUILD_DIR" -j"$JOBS" tiletune-fuzzers
+fi
+
+# ASan: stop at the first error. allow_user_poisoning=0: LLVM's
+# BumpPtrAllocator (a header) poisons slabs when inlined into our
+# instrumented code, and uninstrumented libMLIR.so never unpoisons what it
+# allocates from them: false use-after-poison reports (fuzz/
+# SanitizerDefaults.cpp has the details). LSan: see lsan.supp for what is
+# suppressed and why. UBSan: every finding is fatal, with a stack.
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}halt_on_error=1:allow_user_poisoning=0:check_initialization_order=1:detect_leaks=1"
+export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$ROOT/scripts/sanitizers/lsan.supp:print_suppressions=0"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}halt_on_error=1:print_stacktrace=1"
+export ASAN_SYMBOLIZER_PATH=$LLVM_BIN/llvm-symbolizer
+export UBSAN_SYMBOLIZER_PATH=$LLVM_BIN/llvm-symbolizer
+
+paths=()
+for p in "$@"; do paths+=("$BUILD_DIR/test/$p"); done
+[ ${#paths[@]} -eq 0 ] && paths=("$BUILD_DIR/test")
+log=$(mktemp)
+status=0
+# lit's default -j is the core count; the instrumented tools are slower, so
+# the per-test timeout is generous.
+nice -n 10 "$LLVM_BIN/lit" -sv --timeout=1800 -j"$JOBS" "${paths[@]}" 2>&1 \
+  | tee "$log" || status=$?
+passed=$(sed -n 's/^ *Passed *: *\([0-9]*\).*/\1/p' "$log" | tail -1)
+failed=$(sed -n 's/^ *Failed *: *\([0-9]*\).*/\1/p' "$log" | tail -1)
+skipped=$(sed -n 's/^ *Unsupported *: *\([0-9]*\).*/\1/p' "$log" | tail -1)
+rm -f "$log"
+if [ "$status" -ne 0 ] && [ -z "$failed" ]; then failed=1; fi
+echo "sanitizers: ${passed:-0} passed, ${failed:-0} failed, ${skipped:-0} skipped"
+exit "$status"

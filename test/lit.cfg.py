@@ -40,6 +40,13 @@ llvm_config.with_environment("PATH", config.tiletune_tools_dir, append_path=True
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 # Features.
+# Built with -DTILETUNE_SANITIZERS=... (scripts/run-sanitizers.sh): "asan",
+# "ubsan" and the like, for tests that cannot hold under a sanitizer.
+for sanitizer in config.tiletune_sanitizers.replace(";", ",").split(","):
+    if sanitizer.strip():
+        config.available_features.add(
+            {"address": "asan", "undefined": "ubsan"}.get(
+                sanitizer.strip(), sanitizer.strip()))
 if os.path.exists(os.path.join(config.tiletune_tools_dir, "tiletune-bench-cpu")):
     config.available_features.add("bench-cpu")
 if config.cuda_toolkit_found:
