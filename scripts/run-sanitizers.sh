@@ -82,9 +82,7 @@ for p in "$@"; do paths+=("$BUILD_DIR/test/$p"); done
 [ ${#paths[@]} -eq 0 ] && paths=("$BUILD_DIR/test")
 log=$(mktemp)
 status=0
-# lit's default -j is the core count; the instrumented tools are slower, so
-# the per-test timeout is generous.
-nice -n 10 "$LLVM_BIN/lit" -sv --timeout=1800 -j"$JOBS" "${paths[@]}" 2>&1 \
+nice -n 10 "$LLVM_BIN/lit" -sv -j"$JOBS" "${paths[@]}" 2>&1 \
   | tee "$log" || status=$?
 passed=$(sed -n 's/^ *Passed *: *\([0-9]*\).*/\1/p' "$log" | tail -1)
 failed=$(sed -n 's/^ *Failed *: *\([0-9]*\).*/\1/p' "$log" | tail -1)
