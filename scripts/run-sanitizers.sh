@@ -60,7 +60,9 @@ for t in "${TARGETS[@]}" TileTunePython tiletune-bench-cpu \
     locked ninja -C "$BUILD_DIR" -j"$JOBS" "$t"
   fi
 done
-# The fuzz targets (test/Fuzz runs them) when libFuzzer is there.
+# Unit-test binaries added after this list was written, and the fuzz
+# targets (test/Fuzz runs them) when libFuzzer is there.
+locked ninja -C "$BUILD_DIR" -j"$JOBS" TileTuneUnitTests
 if grep -qx tiletune-fuzzers <<<"$available"; then
   locked ninja -C "$BUILD_DIR" -j"$JOBS" tiletune-fuzzers
 fi
