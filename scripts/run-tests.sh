@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # One command for a fresh machine: installs what is missing, builds, and runs
-# the whole test suite (lit + FileCheck, GoogleTest, Python) via check-tiletune.
-# Ends with a plain "N passed, N failed" line.
+# the whole test suite (lit + FileCheck, GoogleTest, Python, fuzz smoke runs)
+# via check-tiletune, then the same suite under ASan+UBSan
+# (scripts/run-sanitizers.sh; TILETUNE_SANITIZE=0 skips it). Prints a plain
+# "tests: N passed, N failed" line, and "sanitizers: ..." after it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -15,4 +17,10 @@ skipped=$(sed -n 's/^ *Unsupported *: *\([0-9]*\).*/\1/p' "$log" | tail -1)
 rm -f "$log"
 if [ "$status" -ne 0 ] && [ -z "$failed" ]; then failed=1; fi
 echo "tests: ${passed:-0} passed, ${failed:-0} failed, ${skipped:-0} skipped"
+# The whole suite again under AddressSanitizer + UndefinedBehaviorSanitizer
+# (build-asan/, about 15 more minutes on 2 cores; docs/Testing.md).
+# TILETUNE_SANITIZE=0 skips it for a quicker local run.
+if [ "${TILETUNE_SANITIZE:-1}" != 0 ]; then
+  bash scripts/run-sanitizers.sh || status=$?
+fi
 exit "$status"

@@ -9,6 +9,8 @@ PACKAGES=(
   cmake ninja-build g++ pkg-config
   # LLVM/MLIR 22 (linked through libMLIR.so / libLLVM.so).
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools clang-22 libomp-22-dev
+  # Sanitizer runtimes and libFuzzer (scripts/run-sanitizers.sh, fuzz/).
+  libclang-rt-22-dev libfuzzer-22-dev
   # Libraries of the tuner.
   libgtest-dev libgmock-dev libsqlite3-dev sqlite3 libeigen3-dev libxgboost-dev
   # Python bindings and plotting (for Debian's /usr/bin/python3).

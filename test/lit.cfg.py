@@ -20,6 +20,8 @@ config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%tiletune_src", config.tiletune_src_root))
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%mlir_lib_dir", config.mlir_lib_dir))
+config.substitutions.append(
+    ("%tiletune_fuzz_dir", os.path.join(config.tiletune_obj_root, "fuzz")))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
@@ -38,6 +40,13 @@ llvm_config.with_environment("PATH", config.tiletune_tools_dir, append_path=True
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 # Features.
+# Built with -DTILETUNE_SANITIZERS=... (scripts/run-sanitizers.sh): "asan",
+# "ubsan" and the like, for tests that cannot hold under a sanitizer.
+for sanitizer in config.tiletune_sanitizers.replace(";", ",").split(","):
+    if sanitizer.strip():
+        config.available_features.add(
+            {"address": "asan", "undefined": "ubsan"}.get(
+                sanitizer.strip(), sanitizer.strip()))
 if os.path.exists(os.path.join(config.tiletune_tools_dir, "tiletune-bench-cpu")):
     config.available_features.add("bench-cpu")
 if config.cuda_toolkit_found:

@@ -18,9 +18,17 @@ using namespace mlir;
 using namespace mlir::tiletune;
 
 llvm::StringRef mlir::tiletune::getUntiledLoweringPipeline() {
+  // The deallocation pipeline (bufferization::buildBufferDeallocationPipeline,
+  // as in tiletune-lower-cpu) frees what bufferization
+  // allocated (tensor.pad results, copies of read-only operands); without
+  // them every call of such a kernel leaked its buffers. They run after
+  // convert-linalg-to-loops so that a pass inserted before the loops (e.g.
+  // buffer-results-to-out-params) still sees its buffers freed.
   return "one-shot-bufferize{bufferize-function-boundaries "
          "function-boundary-type-conversion=identity-layout-map},"
          "convert-linalg-to-loops,"
+         "buffer-deallocation-pipeline,"
+         "convert-bufferization-to-memref,"
          "expand-strided-metadata,"
          "lower-affine,"
          "convert-scf-to-cf,"

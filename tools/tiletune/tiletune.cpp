@@ -30,6 +30,7 @@
 
 #include <atomic>
 #include <csignal>
+#include <forward_list>
 
 using namespace mlir;
 using namespace mlir::tiletune;
@@ -43,6 +44,15 @@ static cl::OptionCategory category("tiletune options");
 
 /// Every default of a tuning run comes from TuneOptions.
 static const TuneOptions kDefaults;
+
+/// cl::desc keeps only a StringRef: a description built at run time must
+/// outlive the option (a temporary std::string is freed right after the
+/// option's constructor, and --help then reads freed memory).
+static llvm::StringRef keepText(std::string text) {
+  static std::forward_list<std::string> texts;
+  texts.push_front(std::move(text));
+  return texts.front();
+}
 
 static cl::SubCommand tuneCmd(
     "tune", "Tune every matmul/batch_matmul/conv_2d op of an MLIR module on "
@@ -88,9 +98,10 @@ static cl::opt<unsigned>
 
 static cl::opt<std::string>
     algorithm("algorithm",
-              cl::desc("Search algorithm (default " + kDefaults.algorithm +
-                       "; `tiletune algorithms` lists them with their "
-                       "options)"),
+              cl::desc(keepText("Search algorithm (default " +
+                                kDefaults.algorithm +
+                                "; `tiletune algorithms` lists them with "
+                                "their options)")),
               cl::init(kDefaults.algorithm), cl::sub(tuneCmd),
               cl::cat(category));
 static cl::alias algorithmAlias("a", cl::desc("Alias for --algorithm"),
@@ -114,9 +125,9 @@ static cl::opt<std::string> fixParams(
     cl::sub(spaceCmd), cl::cat(category));
 static cl::opt<int64_t>
     trials("trials",
-           cl::desc("Budget: measurements per problem (0 = no limit; then "
-                    "--seconds is required). Default " +
-                    std::to_string(kDefaults.trials)),
+           cl::desc(keepText("Budget: measurements per problem (0 = no "
+                             "limit; then --seconds is required). Default " +
+                             std::to_string(kDefaults.trials))),
            cl::init(kDefaults.trials), cl::sub(tuneCmd), cl::cat(category));
 static cl::opt<double>
     seconds("seconds",
@@ -134,28 +145,29 @@ static cl::opt<bool>
            cl::init(false), cl::sub(tuneCmd), cl::cat(category));
 static cl::opt<unsigned>
     batchSize("batch",
-              cl::desc("Candidates per batch (default " +
-                       std::to_string(kDefaults.batchSize) + ")"),
+              cl::desc(keepText("Candidates per batch (default " +
+                                std::to_string(kDefaults.batchSize) + ")")),
               cl::init(kDefaults.batchSize), cl::sub(tuneCmd),
               cl::cat(category));
 static cl::opt<unsigned>
     repeats("repeats",
-            cl::desc("Timed samples per variant (" +
-                     std::to_string(kDefaults.timing.repeats) + ")"),
+            cl::desc(keepText("Timed samples per variant (" +
+                              std::to_string(kDefaults.timing.repeats) + ")")),
             cl::init(kDefaults.timing.repeats), cl::sub(tuneCmd),
             cl::cat(category));
 static cl::opt<unsigned>
     warmup("warmup",
-           cl::desc("Untimed warm-up calls (" +
-                    std::to_string(kDefaults.timing.warmupRuns) + ")"),
+           cl::desc(keepText("Untimed warm-up calls (" +
+                             std::to_string(kDefaults.timing.warmupRuns) +
+                             ")")),
            cl::init(kDefaults.timing.warmupRuns), cl::sub(tuneCmd),
            cl::cat(category));
 static cl::opt<double> minSampleMs(
     "min-sample-ms",
-    cl::desc("Minimum duration of one timed sample in ms (" +
-             llvm::formatv("{0}", kDefaults.timing.minSampleSeconds * 1e3)
-                 .str() +
-             ")"),
+    cl::desc(keepText(
+        "Minimum duration of one timed sample in ms (" +
+        llvm::formatv("{0}", kDefaults.timing.minSampleSeconds * 1e3).str() +
+        ")")),
     cl::init(kDefaults.timing.minSampleSeconds * 1e3), cl::sub(tuneCmd),
     cl::cat(category));
 static cl::opt<bool> noOverlap(
