@@ -33,6 +33,10 @@ if(_tiletune_sanitizers)
   endif()
   add_compile_options(${_tiletune_sanitize_flags})
   add_link_options(${_tiletune_sanitize_flags})
+  # No LTO: pybind11 adds -flto to the Python module unless this is defined,
+  # and GNU ld then drops ASan's module constructors from the LTO object
+  # ("defined in discarded section `.text.asan.module_ctor'").
+  set(CMAKE_INTERPROCEDURAL_OPTIMIZATION OFF)
   # Shared objects (the Python module, the CUDA runtime library) take the
   # sanitizer runtime from the executable that loads them, so their
   # undefined __asan_*/__ubsan_* symbols must be allowed at link time.
