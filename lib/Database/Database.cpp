@@ -73,7 +73,10 @@ double mlir::tiletune::detail::unixNow() {
 }
 
 std::string mlir::tiletune::detail::isoTime(double unixSeconds) {
-  if (unixSeconds <= 0)
+  // No time: not positive, not a number, or after 9999-12-31 (a damaged or
+  // hand-edited database); converting those to time_t is undefined.
+  constexpr double kYear10000 = 253402300800.0;
+  if (!(unixSeconds > 0 && unixSeconds < kYear10000))
     return "";
   time_t whole = static_cast<time_t>(std::floor(unixSeconds));
   int millis = static_cast<int>((unixSeconds - std::floor(unixSeconds)) * 1000);

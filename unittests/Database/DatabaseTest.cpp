@@ -580,6 +580,51 @@ TEST_F(DatabaseTest, DamagedDatabaseGivesErrorsNotCrashes) {
   EXPECT_TRUE(sawError);
 }
 
+/// Timestamps a damaged or hand-edited database holds are exported as no
+/// time, not converted out of range (found by the database fuzzer under
+/// UBSan: "1.3e+166 is outside the range of representable values").
+TEST_F(DatabaseTest, ExportOfOutOfRangeTimestampsGivesNoTime) {
+  std::string path = file("times.db");
+  {
+    auto db = openOrFail(path);
+    ASSERT_TRUE(db);
+    RunInfo run = makeRun();
+    expectOk(db->recordRun(run));
+    for (int trial = 0; trial < 4; ++trial) {
+      MeasurementRecord record = makeRecord(run.id, trial, 1e-3);
+      expectOk(db->recordMeasurement(record, trial));
+    }
+  }
+  sqlite3 *raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(raw,
+                         "UPDATE measurements SET created_at = CASE trial "
+                         "WHEN 0 THEN 1.3e166 WHEN 1 THEN -1e300 "
+                         "WHEN 2 THEN 253402300800.0 ELSE created_at END",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(raw);
+  auto db = TileTuneDatabase::open(path);
+  ASSERT_TRUE(static_cast<bool>(db)) << llvm::toString(db.takeError());
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  expectOk((*db)->exportJSONL(os));
+  llvm::SmallVector<llvm::StringRef> lines;
+  llvm::StringRef(text).rtrim('\n').split(lines, '\n');
+  ASSERT_EQ(lines.size(), 4u);
+  for (auto [index, line] : llvm::enumerate(lines)) {
+    llvm::Expected<llvm::json::Value> value = llvm::json::parse(line);
+    ASSERT_TRUE(static_cast<bool>(value)) << llvm::toString(value.takeError());
+    std::optional<llvm::StringRef> timestamp =
+        value->getAsObject()->getString("timestamp");
+    ASSERT_TRUE(timestamp);
+    if (index < 3)
+      EXPECT_EQ(timestamp->str(), "") << line.str();
+    else
+      EXPECT_TRUE(timestamp->ends_with("Z")) << line.str();
+  }
+}
+
 TEST_F(DatabaseTest, ForeignSQLiteFilesAreRejected) {
   // Another tool's database.
   std::string foreign = file("foreign.db");
