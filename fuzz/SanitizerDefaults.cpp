@@ -15,3 +15,10 @@
 extern "C" const char *__asan_default_options() {
   return "allow_user_poisoning=0";
 }
+
+// UBSan findings are crashes the fuzzer records (with the input), not lines
+// it prints and goes past: the database target's out-of-range timestamp
+// conversion was printed and missed that way.
+extern "C" const char *__ubsan_default_options() {
+  return "halt_on_error=1:print_stacktrace=1";
+}
