@@ -47,6 +47,8 @@ for sanitizer in config.tiletune_sanitizers.replace(";", ",").split(","):
         config.available_features.add(
             {"address": "asan", "undefined": "ubsan"}.get(
                 sanitizer.strip(), sanitizer.strip()))
+if config.tiletune_build_benchmarks:
+    config.available_features.add("benchmarks")
 if os.path.exists(os.path.join(config.tiletune_tools_dir, "tiletune-bench-cpu")):
     config.available_features.add("bench-cpu")
 if config.cuda_toolkit_found:
