@@ -51,15 +51,16 @@ if(TARGET tiletune_cuda_runtime)
   set_target_properties(tiletune_cuda_runtime PROPERTIES EXPORT_NAME CudaRuntime)
 endif()
 
-# Guard: a library added under lib/ must be listed above (or the package
-# would miss it and its dependents would not link). Fails at configure time.
+# Guard: a static library added under lib/ must be listed above (or the
+# package would miss it and its dependents would not link). Fails at
+# configure time. (Shared libraries and plugins are installed on their own.)
 function(tiletune_collect_library_targets dir out)
   get_property(targets DIRECTORY ${dir} PROPERTY BUILDSYSTEM_TARGETS)
   get_property(subdirs DIRECTORY ${dir} PROPERTY SUBDIRECTORIES)
   set(found "")
   foreach(t IN LISTS targets)
     get_target_property(type ${t} TYPE)
-    if(type MATCHES "^(STATIC|SHARED)_LIBRARY$")
+    if(type STREQUAL "STATIC_LIBRARY")
       list(APPEND found ${t})
     endif()
   endforeach()
