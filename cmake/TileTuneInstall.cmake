@@ -90,9 +90,12 @@ endforeach()
 # Consumers compile our headers (and MLIR's) as C++17 at least.
 target_compile_features(TileTuneSupport INTERFACE cxx_std_17)
 
-# TileTune::TileTune: every library.
+# TileTune::TileTune: every library, except the GPU runtime, which GPU
+# measurement opens by path at run time (nothing links it).
+set(_tiletune_all_libraries ${TILETUNE_PACKAGE_LIBRARIES})
+list(REMOVE_ITEM _tiletune_all_libraries tiletune_cuda_runtime)
 add_library(TileTuneAll INTERFACE)
-target_link_libraries(TileTuneAll INTERFACE ${TILETUNE_PACKAGE_LIBRARIES})
+target_link_libraries(TileTuneAll INTERFACE ${_tiletune_all_libraries})
 set_target_properties(TileTuneAll PROPERTIES EXPORT_NAME TileTune)
 
 install(TARGETS ${TILETUNE_PACKAGE_LIBRARIES} TileTuneAll
