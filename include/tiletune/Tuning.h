@@ -163,6 +163,11 @@ struct TuningResult {
   /// The database written and the target the results are recorded for.
   std::string databasePath;
   std::string target;
+  /// Why the problems of which every measurement failed were not tuned (one
+  /// line each, with the default config's failure); empty when every
+  /// problem measured a variant correctly. Front-ends report it so that a
+  /// run in which everything failed does not pass as a success.
+  std::string failures;
 };
 
 /// Tunes every unique tunable op of `module` as `tiletune tune` does:

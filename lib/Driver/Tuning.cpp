@@ -118,6 +118,8 @@ TuningResult toTuningResult(const TuningOptions &options,
                             ? getDefaultDatabasePath()
                             : options.databasePath;
   result.target = options.target;
+  if (llvm::Error err = checkProblemsTuned(outcomes))
+    result.failures = llvm::toString(std::move(err));
   return result;
 }
 
