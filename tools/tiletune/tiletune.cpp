@@ -419,6 +419,8 @@ static int runSpace(MLIRContext &ctx) {
     return fail(std::move(err));
   if (llvm::Error err = checkThreadCount(threads, "--threads"))
     return fail(std::move(err));
+  if (llvm::Error err = validateFixedParameters(fixParams, target))
+    return fail(std::move(err));
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &ctx);
   OwningOpRef<ModuleOp> module = parseInput(ctx, sourceMgr);
