@@ -91,7 +91,9 @@ enum class TuningAction { Continue, Stop };
 using TuningCallback = std::function<TuningAction(const TuningEvent &)>;
 
 /// Stops a tuning run from any thread (or a signal handler): the run ends
-/// after the variant being measured, as if the callback returned Stop.
+/// after the variant being measured, as if the callback returned Stop; a
+/// problem not started yet is not started (cancelled before the call,
+/// nothing is measured).
 class CancelToken {
 public:
   void cancel() { flag.store(true, std::memory_order_relaxed); }
@@ -158,7 +160,8 @@ struct TuningResult {
   /// One entry per problem tuned, in the module's order. After a stop the
   /// problems not started yet are missing.
   std::vector<ProblemTuningResult> problems;
-  /// True when the callback or the cancel token stopped the run.
+  /// True when the callback or the cancel token (or TuneOptions::stopFlag)
+  /// stopped the run before every problem was tuned to its budget.
   bool stopped = false;
   /// The database written and the target the results are recorded for.
   std::string databasePath;

@@ -216,6 +216,10 @@ mlir::tiletune::tuneProblems(MLIRContext *ctx, const ProblemSet &set,
 
   std::vector<ProblemOutcome> outcomes;
   for (auto [index, problem] : llvm::enumerate(set.problems)) {
+    // Stopped between problems (or before the first): the rest is not
+    // started.
+    if (options.stopFlag && options.stopFlag->load(std::memory_order_relaxed))
+      break;
     PreparedProblem &p = prepared[index];
     if (options.log)
       *options.log << llvm::formatv("[{0}/{1}] tuning {2} ({3} op{4}) with "

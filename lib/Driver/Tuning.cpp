@@ -107,8 +107,11 @@ TuneOptions toDriverOptions(const TuningOptions &options) {
 }
 
 TuningResult toTuningResult(const TuningOptions &options,
-                            llvm::ArrayRef<ProblemOutcome> outcomes) {
+                            llvm::ArrayRef<ProblemOutcome> outcomes,
+                            size_t numProblems) {
   TuningResult result;
+  // Problems not started were left out because of a stop.
+  result.stopped = outcomes.size() < numProblems;
   for (const ProblemOutcome &outcome : outcomes) {
     result.problems.push_back(toProblemResult(outcome));
     if (outcome.result.status == RunStatus::Interrupted)
@@ -127,11 +130,18 @@ TuningResult toTuningResult(const TuningOptions &options,
 
 llvm::Expected<TuningResult>
 mlir::tiletune::tune(ModuleOp module, const TuningOptions &options) {
+  // tuneModule's steps, keeping the number of problems.
+  if (llvm::Error err = validateTuneOptions(options))
+    return std::move(err);
+  FailureOr<ProblemSet> set = collectProblems(module, options.target);
+  if (failed(set))
+    return llvm::createStringError(
+        "the module cannot be tuned (see the errors above)");
   llvm::Expected<std::vector<ProblemOutcome>> outcomes =
-      tuneModule(module, toDriverOptions(options));
+      tuneProblems(module.getContext(), *set, toDriverOptions(options));
   if (!outcomes)
     return outcomes.takeError();
-  return toTuningResult(options, *outcomes);
+  return toTuningResult(options, *outcomes, set->problems.size());
 }
 
 llvm::Expected<ProblemTuningResult>
@@ -156,6 +166,7 @@ mlir::tiletune::tuneOp(Operation *op, const TuningOptions &options) {
   if (!outcomes)
     return outcomes.takeError();
   if (outcomes->empty())
-    return llvm::createStringError("tuneOp: nothing was tuned");
+    return llvm::createStringError(
+        "tuneOp: stopped before the op was tuned");
   return toProblemResult(outcomes->front());
 }

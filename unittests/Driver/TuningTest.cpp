@@ -200,6 +200,25 @@ TEST_F(TuningTest, CancelTokenStopsTheRunFromAnotherThread) {
   EXPECT_EQ(countMeasurements(options.databasePath), 3u);
 }
 
+TEST_F(TuningTest, CancelledBeforeTheStartMeasuresNothing) {
+  TuningOptions options = quickOptions();
+  CancelToken token;
+  token.cancel();
+  options.cancel = &token;
+  unsigned calls = 0;
+  options.callback = [&](const TuningEvent &) {
+    ++calls;
+    return TuningAction::Continue;
+  };
+  llvm::Expected<TuningResult> result = tune(*module, options);
+  ASSERT_TRUE(static_cast<bool>(result)) << llvm::toString(result.takeError());
+  EXPECT_TRUE(result->stopped);
+  EXPECT_TRUE(result->problems.empty());
+  EXPECT_EQ(calls, 0u);
+  for (Operation *op : opsNamed("linalg.matmul"))
+    EXPECT_FALSE(getConfig(op));
+}
+
 TEST_F(TuningTest, TunesASingleOp) {
   TuningOptions options = quickOptions();
   options.trials = 2;
