@@ -301,3 +301,26 @@ TEST(TuningRegistration, RegisterAllTileTuneRegistersEverything) {
 }
 
 } // namespace
+
+namespace {
+
+// The option check builds each strategy over a small probe space: every
+// algorithm must accept every one of its documented options at its default
+// there (or a valid option would be refused before any work starts).
+TEST(TuningValidation, EveryAlgorithmAcceptsItsDocumentedDefaults) {
+  for (const StrategyInfo *info : StrategyRegistry::get().getAll()) {
+    StrategyOptions options;
+    for (const OptionInfo &o : getCommonOptions())
+      options[o.name] = o.defaultValue;
+    for (const OptionInfo &o : info->options)
+      options[o.name] = o.defaultValue;
+    for (llvm::StringRef target : {"cpu", "cuda"}) {
+      llvm::Error err = validateStrategyOptions(info->name, options, target);
+      EXPECT_FALSE(static_cast<bool>(err))
+          << info->name << " on " << target.str() << ": "
+          << llvm::toString(std::move(err));
+    }
+  }
+}
+
+} // namespace
