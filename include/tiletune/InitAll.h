@@ -27,6 +27,15 @@ void registerAllTileTuneDialects(DialectRegistry &registry);
 /// registerTileTuneTuningPasses() from tiletune/TuningPasses/Passes.h.
 void registerAllTileTunePasses();
 
+/// Everything at once, for tools and frameworks that want all of TileTune:
+/// registerAllTileTuneDialects(registry), registerAllTileTunePasses() and
+/// the tuning passes (registerTileTuneTuningPasses(): tiletune-apply-db,
+/// tiletune-autotune). Defined in the TileTuneTuningPasses library, since
+/// the tuning passes link the tuner: link it (or TileTune::TileTune) to call
+/// this; a tool built from the compiler libraries alone calls the two
+/// functions above instead.
+void registerAllTileTune(DialectRegistry &registry);
+
 /// Creates the registry above, appends it to `context` and loads every
 /// dialect (lowering passes create ops of dialects nobody loaded otherwise).
 void initializeContext(MLIRContext &context);

@@ -12,6 +12,7 @@
 #include "tiletune/TuningPasses/Passes.h"
 #include "tiletune/InitAll.h"
 #include "tiletune/Search/Strategy.h"
+#include "tiletune/Support/Target.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -305,11 +306,7 @@ static void onInterrupt(int) { stopRequested.store(true); }
 //===----------------------------------------------------------------------===//
 
 static int runTune(MLIRContext &ctx) {
-  llvm::SourceMgr sourceMgr;
-  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &ctx);
-  OwningOpRef<ModuleOp> module = parseInput(ctx, sourceMgr);
-  if (!module)
-    return 1;
+  // Every option is checked before the input is read or anything measured.
   if (compileOnly && target != "cuda")
     return fail("--compile-only ranks GPU configs: use it with --target=cuda");
   TuneOptions options;
@@ -318,7 +315,7 @@ static int runTune(MLIRContext &ctx) {
   llvm::Expected<StrategyOptions> parsedOptions =
       parseStrategyOptions(algorithmOptions);
   if (!parsedOptions)
-    return fail(parsedOptions.takeError());
+    return fail("--algorithm-options: " + toString(parsedOptions.takeError()));
   options.strategyOptions = *parsedOptions;
   options.fixed = fixParams;
   options.warmStart = !paperStart;
@@ -342,6 +339,11 @@ static int runTune(MLIRContext &ctx) {
   // Fail now rather than after the whole tuning run.
   if (llvm::Error err = checkOutputWritable("-o", outputFile))
     return fail(std::move(err));
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &ctx);
+  OwningOpRef<ModuleOp> module = parseInput(ctx, sourceMgr);
+  if (!module)
+    return 1;
   if (compileOnly) {
     if (llvm::Error err =
             rankModuleCompileOnly(*module, options, chip, 20, llvm::outs()))
@@ -417,6 +419,8 @@ static int runSpace(MLIRContext &ctx) {
     return fail(std::move(err));
   if (llvm::Error err = checkThreadCount(threads, "--threads"))
     return fail(std::move(err));
+  if (llvm::Error err = validateFixedParameters(fixParams, target))
+    return fail(std::move(err));
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &ctx);
   OwningOpRef<ModuleOp> module = parseInput(ctx, sourceMgr);
@@ -474,6 +478,7 @@ int main(int argc, char **argv) {
   llvm::InitializeNativeTargetAsmPrinter();
   registerAllTileTunePasses();
   registerTileTuneTuningPasses();
+  registerTileTuneVersionPrinter();
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
       argc, argv,
