@@ -21,6 +21,7 @@ config.substitutions.append(("%tiletune_src", config.tiletune_src_root))
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%mlir_lib_dir", config.mlir_lib_dir))
 config.substitutions.append(("%llvm_version", config.llvm_version))
+config.substitutions.append(("%mlir_include_dir", config.mlir_include_dir))
 config.substitutions.append(
     ("%llvm_major", config.llvm_version.split(".")[0]))
 # The mlir-opt plugin (tools/TileTunePlugin), for test/Plugin.
@@ -41,6 +42,7 @@ tools = [
     ToolSubst("tiletune-search-bench", unresolved="ignore"),
     "mlir-opt",
     "mlir-runner",
+    "mlir-tblgen",
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.tiletune_tools_dir, append_path=True)
