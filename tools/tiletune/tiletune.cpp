@@ -1,8 +1,9 @@
 //===- tiletune.cpp - The TileTune auto-tuning command line ---------------===//
 //
-// `tiletune tune|apply|space|report|export`: tune the matmul/conv ops of an
-// MLIR module on this machine, annotate modules from a tuning database,
-// inspect search spaces, and report or export tuning results.
+// `tiletune tune|apply|space|report|export|import`: tune the matmul/conv ops
+// of an MLIR module on this machine, annotate modules from a tuning database,
+// inspect search spaces, report or export tuning results, and import (merge)
+// results exported elsewhere.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,9 +19,11 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
@@ -69,6 +72,10 @@ static cl::SubCommand reportCmd(
               "over the default config, trials and time used");
 static cl::SubCommand exportCmd(
     "export", "Export every measurement of the database as JSON Lines");
+static cl::SubCommand importCmd(
+    "import", "Import (merge) results into the database: JSON Lines written "
+              "by `tiletune export`, or other tuning databases; one "
+              "transaction, duplicates skipped, targets kept");
 static cl::SubCommand algorithmsCmd(
     "algorithms", "List the search algorithms and their options");
 
@@ -88,7 +95,7 @@ static cl::opt<std::string>
            cl::desc("Tuning database (default: ~/.cache/tiletune/tuning.db)"),
            cl::value_desc("file"), cl::init(""), cl::sub(tuneCmd),
            cl::sub(applyCmd), cl::sub(reportCmd), cl::sub(exportCmd),
-           cl::cat(category));
+           cl::sub(importCmd), cl::cat(category));
 static cl::opt<unsigned>
     threads("threads",
             cl::desc("Threads of the kernels; results are recorded per thread "
@@ -221,6 +228,16 @@ static cl::opt<std::string>
          cl::desc("GPU architecture of --compile-only (default sm_90; a real "
                   "tuning run uses the device's)"),
          cl::init("sm_90"), cl::sub(tuneCmd), cl::cat(category));
+static cl::list<std::string>
+    importInputs(cl::Positional, cl::OneOrMore,
+                 cl::desc("<results.jsonl | other.db>..."), cl::sub(importCmd),
+                 cl::cat(category));
+static cl::opt<bool> allowOtherTarget(
+    "allow-other-target",
+    cl::desc("import: also import results measured on other targets (other "
+             "CPUs, GPUs, toolchains); they are kept under their own target, "
+             "which apply uses only when asked (--target-key)"),
+    cl::init(false), cl::sub(importCmd), cl::cat(category));
 static cl::opt<bool>
     hereOnly("here",
              cl::desc("Only results of this machine (with --threads)"),
@@ -456,6 +473,63 @@ static int runExport() {
   return 0;
 }
 
+/// The JSON Lines of one import input: the file itself, or the export of a
+/// tuning database (an SQLite file).
+static llvm::Expected<std::string> readImportInput(llvm::StringRef file) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      llvm::MemoryBuffer::getFileOrSTDIN(file, /*IsText=*/true);
+  if (!buffer)
+    return llvm::createStringError("cannot read '" + file +
+                                   "': " + buffer.getError().message());
+  llvm::StringRef text = (*buffer)->getBuffer();
+  if (!text.starts_with(llvm::StringRef("SQLite format 3\0", 16)))
+    return text.str();
+  llvm::Expected<std::unique_ptr<TileTuneDatabase>> other =
+      TileTuneDatabase::open(file, OpenMode::ReadOnly);
+  if (!other)
+    return other.takeError();
+  std::string exported;
+  llvm::raw_string_ostream os(exported);
+  if (llvm::Error err = (*other)->exportJSONL(os))
+    return std::move(err);
+  return exported;
+}
+
+static int runImport() {
+  // Read every input before the database is touched.
+  std::vector<std::string> texts;
+  std::vector<JSONLSource> sources;
+  texts.reserve(importInputs.size());
+  for (const std::string &file : importInputs) {
+    llvm::Expected<std::string> text = readImportInput(file);
+    if (!text)
+      return fail(text.takeError());
+    texts.push_back(std::move(*text));
+  }
+  for (auto [file, text] : llvm::zip_equal(importInputs, texts))
+    sources.push_back({file == "-" ? "<stdin>" : file, text});
+  llvm::Expected<std::unique_ptr<TileTuneDatabase>> db =
+      openTuningDatabase(dbPath, OpenMode::CreateIfMissing);
+  if (!db)
+    return fail(db.takeError());
+  TargetInfo here = getCPUTarget(0);
+  ImportOptions options;
+  if (!allowOtherTarget)
+    options.expectedTarget = &here;
+  llvm::Expected<ImportStats> stats = (*db)->importJSONL(sources, options);
+  if (!stats)
+    return fail("nothing was imported into '" + (*db)->getPath() + "': " +
+                llvm::toString(stats.takeError()));
+  llvm::outs() << "imported " << stats->measurementsAdded
+               << " measurement(s) (" << stats->runsAdded << " new run(s), "
+               << stats->runsExtended << " run(s) continued) from "
+               << stats->lines << " line(s); " << stats->duplicates
+               << " already present\n";
+  for (const std::string &targetName : stats->targets)
+    llvm::outs() << "  target: " << targetName << "\n";
+  return 0;
+}
+
 static int runAlgorithms() {
   for (const StrategyInfo *info : StrategyRegistry::get().getAll()) {
     llvm::outs() << info->name
@@ -483,7 +557,8 @@ int main(int argc, char **argv) {
       "  tiletune apply model.mlir -o tuned.mlir\n"
       "  tiletune space model.mlir\n"
       "  tiletune report\n"
-      "  tiletune export -o results.jsonl\n\n"
+      "  tiletune export -o results.jsonl\n"
+      "  tiletune import results.jsonl other.db --db=merged.db\n\n"
       "Run `tiletune <subcommand> --help` for its options.\n");
 
   // Fork-safe: the tuner forks worker processes, so the context must not
@@ -501,8 +576,10 @@ int main(int argc, char **argv) {
     return runReport();
   if (exportCmd)
     return runExport();
+  if (importCmd)
+    return runImport();
   if (algorithmsCmd)
     return runAlgorithms();
   return fail("no subcommand given (tune, apply, space, report, export, "
-              "algorithms); see `tiletune --help`");
+              "import, algorithms); see `tiletune --help`");
 }
