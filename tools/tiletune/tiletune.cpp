@@ -13,6 +13,7 @@
 #include "tiletune/TuningPasses/Passes.h"
 #include "tiletune/InitAll.h"
 #include "tiletune/Search/Strategy.h"
+#include "tiletune/Transforms/TransformScript.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -71,7 +72,9 @@ static cl::SubCommand reportCmd(
     "report", "Per problem and algorithm: best config, GFLOP/s, speed-up "
               "over the default config, trials and time used");
 static cl::SubCommand exportCmd(
-    "export", "Export every measurement of the database as JSON Lines");
+    "export", "Export every measurement of the database as JSON Lines, or "
+              "(--format=transform) a module's tuned configs as a "
+              "transform-dialect script");
 static cl::SubCommand importCmd(
     "import", "Import (merge) results into the database: JSON Lines written "
               "by `tiletune export`, or other tuning databases; one "
@@ -83,7 +86,7 @@ static cl::opt<std::string> inputFile(cl::Positional,
                                       cl::desc("<input .mlir file>"),
                                       cl::init("-"), cl::sub(tuneCmd),
                                       cl::sub(applyCmd), cl::sub(spaceCmd),
-                                      cl::cat(category));
+                                      cl::sub(exportCmd), cl::cat(category));
 static cl::opt<std::string>
     outputFile("o",
                cl::desc("Write the annotated module here ('-' = stdout); tune "
@@ -101,7 +104,8 @@ static cl::opt<unsigned>
             cl::desc("Threads of the kernels; results are recorded per thread "
                      "count (default 0 = all cores)"),
             cl::init(0), cl::sub(tuneCmd), cl::sub(applyCmd),
-            cl::sub(spaceCmd), cl::sub(reportCmd), cl::cat(category));
+            cl::sub(spaceCmd), cl::sub(reportCmd), cl::sub(exportCmd),
+            cl::cat(category));
 
 static cl::opt<std::string>
     algorithm("algorithm",
@@ -215,7 +219,7 @@ static cl::opt<std::string> targetKey(
     cl::desc("apply: use the results of the recorded target with this key "
              "(the [hex] of `tiletune report`), e.g. a GPU this machine "
              "does not have"),
-    cl::init(""), cl::sub(applyCmd), cl::cat(category));
+    cl::init(""), cl::sub(applyCmd), cl::sub(exportCmd), cl::cat(category));
 static cl::opt<bool> compileOnly(
     "compile-only",
     cl::desc("With --target=cuda and no GPU: rank --trials configs per "
@@ -228,6 +232,14 @@ static cl::opt<std::string>
          cl::desc("GPU architecture of --compile-only (default sm_90; a real "
                   "tuning run uses the device's)"),
          cl::init("sm_90"), cl::sub(tuneCmd), cl::cat(category));
+static cl::opt<std::string> exportFormat(
+    "format",
+    cl::desc("export: jsonl (every measurement of the database, the "
+             "default) or transform (the CPU configs of the input module's "
+             "ops as a transform-dialect script for --transform-interpreter; "
+             "the ops' own configs, plus the database's best ones when --db "
+             "is given or no op has a config)"),
+    cl::init("jsonl"), cl::sub(exportCmd), cl::cat(category));
 static cl::list<std::string>
     importInputs(cl::Positional, cl::OneOrMore,
                  cl::desc("<results.jsonl | other.db>..."), cl::sub(importCmd),
@@ -458,7 +470,61 @@ static int runReport() {
   return 0;
 }
 
-static int runExport() {
+/// `export --format=transform`: the module's CPU configs as a transform
+/// script.
+static int runExportTransform(MLIRContext &ctx) {
+  if (llvm::Error err = checkThreadCount(threads, "--threads"))
+    return fail(std::move(err));
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &ctx);
+  OwningOpRef<ModuleOp> module = parseInput(ctx, sourceMgr);
+  if (!module)
+    return 1;
+  bool anyConfig = false;
+  module->walk([&](Operation *op) {
+    if (getConfig(op))
+      anyConfig = true;
+  });
+  if (!dbPath.empty() || !anyConfig) {
+    llvm::Expected<std::unique_ptr<TileTuneDatabase>> db = openExistingDb();
+    if (!db)
+      return fail(db.takeError());
+    llvm::Expected<TargetInfo> chosen =
+        selectApplyTarget(**db, "cpu", threads, targetKey);
+    if (!chosen)
+      return fail(chosen.takeError());
+    llvm::Expected<ApplyStats> stats =
+        applyDatabase(*module, **db, *chosen, /*overrideConfigs=*/false);
+    if (!stats)
+      return fail(stats.takeError());
+    emitApplyRemarks(*module, *stats, *chosen, "tiletune export",
+                     /*withSummary=*/false);
+  }
+  CPUTransformScript script = buildCPUTransformScript(*module);
+  for (const std::string &skipped : script.skipped)
+    llvm::WithColor::warning(llvm::errs(), "tiletune")
+        << "not in the transform script: " << skipped << "\n";
+  llvm::errs() << "transform script: " << script.numOps << " op(s), "
+               << script.numSchedules << " schedule(s)\n";
+  std::string error;
+  std::unique_ptr<llvm::ToolOutputFile> out =
+      openOutputFile(outputFile.empty() ? "-" : outputFile.getValue(), &error);
+  if (!out)
+    return fail("cannot open output: " + error);
+  out->os() << script.text;
+  out->keep();
+  return 0;
+}
+
+static int runExport(MLIRContext &ctx) {
+  if (exportFormat == "transform")
+    return runExportTransform(ctx);
+  if (exportFormat != "jsonl")
+    return fail("unknown --format '" + exportFormat +
+                "' (valid: jsonl, transform)");
+  if (inputFile != "-")
+    return fail("export --format=jsonl exports the database and takes no "
+                "input file (did you mean --format=transform?)");
   llvm::Expected<std::unique_ptr<TileTuneDatabase>> db = openExistingDb();
   if (!db)
     return fail(db.takeError());
@@ -575,7 +641,7 @@ int main(int argc, char **argv) {
   if (reportCmd)
     return runReport();
   if (exportCmd)
-    return runExport();
+    return runExport(ctx);
   if (importCmd)
     return runImport();
   if (algorithmsCmd)
