@@ -19,6 +19,8 @@
 // RUN:   --pipeline="transform-preload-library{transform-library-paths=%t/script.mlir},transform-interpreter,tiletune-lower-cpu" | FileCheck %s --check-prefix=VERIFY
 // RUN: tiletune-run %s --entry=matmul_buffers --num-threads=1 --repeats=0 --verify \
 // RUN:   --pipeline="transform-preload-library{transform-library-paths=%t/script.mlir},transform-interpreter,tiletune-lower-cpu" | FileCheck %s --check-prefix=VERIFY
+// RUN: tiletune-run %s --entry=conv_nchw --num-threads=1 --repeats=0 --verify \
+// RUN:   --pipeline="transform-preload-library{transform-library-paths=%t/script.mlir},transform-interpreter,tiletune-lower-cpu" | FileCheck %s --check-prefix=VERIFY
 // RUN: not tiletune export --format=yaml %s 2>&1 | FileCheck %s --check-prefix=FORMAT
 
 // VERIFY-NOT: FAILED
@@ -26,7 +28,7 @@
 
 // SUMMARY: warning: not in the transform script: {{.*}}: linalg.conv_2d_nhwc_hwcf: it is a convolution on buffers; upstream transform.structured.decompose (2-D to 1-D convolutions) works on tensors only
 // SUMMARY: warning: not in the transform script: {{.*}}: linalg.conv_2d_nchw_fchw: its config converts the layout (layout = nhwc), which no upstream transform op does
-// SUMMARY: transform script: 6 op(s), 5 schedule(s)
+// SUMMARY: transform script: 7 op(s), 6 schedule(s)
 // FORMAT: error: unknown --format 'yaml' (valid: jsonl, transform)
 
 // SCRIPT: // Not scheduled: {{.*}}linalg.conv_2d_nhwc_hwcf: it is a convolution on buffers
@@ -122,6 +124,23 @@ func.func @conv(%i: tensor<1x10x12x8xf32>, %f: tensor<3x3x8x16xf32>, %o: tensor<
   %0 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, tiletune.config = #tiletune.config<cpu, parallel = {n = 1, oh = 4, ow = 10, f = 16}, cache = {oh = 4, ow = 10, f = 16, kh = 3, kw = 3, c = 8}, register = {oh = 2, ow = 5, f = 16}, order = [oh, ow, f, kh, kw, c], unroll = 2>}
     ins(%i, %f : tensor<1x10x12x8xf32>, tensor<3x3x8x16xf32>) outs(%o : tensor<1x8x10x16xf32>) -> tensor<1x8x10x16xf32>
   return %0 : tensor<1x8x10x16xf32>
+}
+
+// NCHW conv: the same split into rows (1-D NCW convolutions, unrolled).
+// CHECK-LABEL: func.func @conv_nchw(
+//  VIA-SCRIPT:   scf.forall (%{{.*}}) in (2)
+//    VIA-PASS:   scf.forall (%{{.*}}) = (0) to (4) step (2)
+//       CHECK:     scf.for %{{.*}} = %c0 to %c8 step %c4
+//       CHECK:       scf.for %{{.*}} = %c0 to %c8 step %c2 iter_args
+//       CHECK:         scf.for %{{.*}} = %c0 to %c3 step %c1 iter_args
+//       CHECK:           scf.for %{{.*}} = %c0 to %c3 step %c1 iter_args
+//       CHECK:             vector.contract {{.*}} : vector<1x2x4xf32>, vector<2x16xf32> into vector<1x16x4xf32>
+//       CHECK:             vector.contract {{.*}} : vector<1x2x4xf32>, vector<2x16xf32> into vector<1x16x4xf32>
+//   CHECK-NOT:   linalg.conv
+func.func @conv_nchw(%i: tensor<1x8x6x10xf32>, %f: tensor<16x8x3x3xf32>, %o: tensor<1x16x4x8xf32>) -> tensor<1x16x4x8xf32> {
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, tiletune.config = #tiletune.config<cpu, parallel = {n = 1, f = 16, oh = 2, ow = 8}, cache = {f = 16, oh = 2, ow = 8, c = 8, kh = 3, kw = 3}, register = {f = 16, oh = 2, ow = 4}, order = [oh, ow, f, c, kh, kw], unroll = 2>}
+    ins(%i, %f : tensor<1x8x6x10xf32>, tensor<16x8x3x3xf32>) outs(%o : tensor<1x16x4x8xf32>) -> tensor<1x16x4x8xf32>
+  return %0 : tensor<1x16x4x8xf32>
 }
 
 // Matmul on buffers: the accumulator leaves the k loop after alias folding
