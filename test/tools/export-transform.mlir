@@ -9,6 +9,13 @@
 // RUN: tiletune-opt %s --transform-preload-library=transform-library-paths=%t/script.mlir --transform-interpreter \
 // RUN:   | FileCheck %s --check-prefixes=CHECK,VIA-SCRIPT
 // RUN: tiletune-opt %s --tiletune-tile-cpu | FileCheck %s --check-prefixes=CHECK,VIA-PASS
+// Upstream mlir-opt, which knows nothing of TileTune, applies the script to
+// the module without the configs and gets the same loops.
+// RUN: sed -e 's/ {tiletune.config = #tiletune.config<[^>]*>}//' \
+// RUN:   -e 's/, tiletune.config = #tiletune.config<[^>]*>}/}/' %s | grep -v '^//' > %t/plain.mlir
+// RUN: not grep -q tiletune %t/plain.mlir
+// RUN: mlir-opt %t/plain.mlir --transform-preload-library=transform-library-paths=%t/script.mlir \
+// RUN:   --transform-interpreter | FileCheck %s --check-prefixes=CHECK,VIA-SCRIPT
 // RUN: tiletune-run %s --entry=matmul --num-threads=1 --repeats=0 --verify \
 // RUN:   --pipeline="transform-preload-library{transform-library-paths=%t/script.mlir},transform-interpreter,tiletune-lower-cpu" | FileCheck %s --check-prefix=VERIFY
 // RUN: tiletune-run %s --entry=matmul_padded --num-threads=1 --repeats=0 --verify \
