@@ -397,10 +397,11 @@ CPUTransformScript mlir::tiletune::buildCPUTransformScript(Operation *root) {
         ++result.numOps;
         return;
       }
-      skip("another " + entry.opName + " of the same loop sizes (" +
+      skip("its config (or operand kind) differs from that of the " +
+           entry.opName + " of the same loop sizes at " +
            locationOf(other.firstOp) +
-           ") has another config or operand kind; the script matches ops by "
-           "name and loop sizes and schedules the first");
+           ", and the script matches ops by name and loop sizes: that op's "
+           "schedule applies to this one too");
       return;
     }
     unsigned index = entries.size();

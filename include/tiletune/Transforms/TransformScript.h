@@ -50,8 +50,10 @@ struct CPUTransformScript {
 /// buffers). Operand packing (`pack`) has no upstream equivalent and is left
 /// out (said in a comment: the loops are the same, the operands are read in
 /// place). Ops the script cannot schedule the way the pass does (a
-/// `layout = nhwc` conversion, padding or a conv on buffers, two configs for
-/// one op name and shape) are listed in `skipped`.
+/// `layout = nhwc` conversion, padding or a conv on buffers) are listed in
+/// `skipped`, and so is an op whose config differs from that of an earlier
+/// op of the same name and loop sizes (the matcher cannot tell them apart:
+/// the earlier op's schedule applies to both).
 CPUTransformScript buildCPUTransformScript(Operation *root);
 
 } // namespace mlir::tiletune
