@@ -51,8 +51,7 @@ const std::string &getPath() {
 }
 
 [[noreturn]] void broken(const char *property, const std::string &detail) {
-  fprintf(stderr, "import property broken: %s\n%s\n", property,
-          detail.c_str());
+  fprintf(stderr, "import property broken: %s\n%s\n", property, detail.c_str());
   std::abort();
 }
 

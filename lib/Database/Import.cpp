@@ -216,8 +216,8 @@ Error parseLine(StringRef text, ImportedLine &line) {
   if (Error err =
           fields.number("run_elapsed_seconds", run.elapsedSeconds, false))
     return err;
-  if (Error err = fields.string("run_result_config_key", run.resultConfigKey,
-                                false))
+  if (Error err =
+          fields.string("run_result_config_key", run.resultConfigKey, false))
     return err;
   if (Error err = fields.integer("budget_trials", run.budgetTrials, false))
     return err;
@@ -284,8 +284,7 @@ Error parseLine(StringRef text, ImportedLine &line) {
   const llvm::json::Object *time = object->getObject("time");
   if (result.ok()) {
     if (!time)
-      return llvm::createStringError(
-          "an ok measurement needs a 'time' object");
+      return llvm::createStringError("an ok measurement needs a 'time' object");
     for (auto [name, out] :
          {std::pair<StringRef, double *>{"mean", &result.time.mean},
           {"median", &result.time.median},
@@ -357,8 +356,7 @@ TileTuneDatabase::importJSONL(llvm::ArrayRef<JSONLSource> sources,
     for (size_t index = 0; index < texts.size(); ++index) {
       auto at = [&](const llvm::Twine &message) {
         return llvm::createStringError(source.name + ":" +
-                                       llvm::Twine(index + 1) + ": " +
-                                       message);
+                                       llvm::Twine(index + 1) + ": " + message);
       };
       StringRef text = texts[index].rtrim('\r');
       if (text.trim().empty())
@@ -493,10 +491,9 @@ TileTuneDatabase::importJSONL(llvm::ArrayRef<JSONLSource> sources,
           if (key != record.configKey ||
               status != stringifyMeasureStatus(record.result.status))
             return at("trial " + llvm::Twine(record.trial) + " of this run " +
-                      "is already in the database with another result (" +
-                      key + ", " + status + " instead of " + record.configKey +
-                      ", " + stringifyMeasureStatus(record.result.status) +
-                      ")");
+                      "is already in the database with another result (" + key +
+                      ", " + status + " instead of " + record.configKey + ", " +
+                      stringifyMeasureStatus(record.result.status) + ")");
           ++stats.duplicates;
           continue;
         }
@@ -517,8 +514,8 @@ TileTuneDatabase::importJSONL(llvm::ArrayRef<JSONLSource> sources,
           .bind(4, StringRef(record.configKey))
           .bind(5, StringRef(record.config))
           .bind(6, stringifyMeasureStatus(result.status))
-          .bind(12, static_cast<int64_t>(line.hasTime ? result.time.repeats
-                                                      : 0))
+          .bind(12,
+                static_cast<int64_t>(line.hasTime ? result.time.repeats : 0))
           .bind(14, StringRef(result.message))
           .bind(15, result.costSeconds)
           .bind(16, record.createdAt);

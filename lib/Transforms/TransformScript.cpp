@@ -159,9 +159,9 @@ LogicalResult writeAction(Operation *op, TileConfigAttr config,
   std::string body;
   llvm::raw_string_ostream os(body);
   ActionWriter w(os);
-  os << "  // " << op->getName() << " " << list(SmallVector<int64_t>(
-                                               cast<linalg::LinalgOp>(op)
-                                                   .getStaticLoopRanges()))
+  os << "  // " << op->getName() << " "
+     << list(SmallVector<int64_t>(
+            cast<linalg::LinalgOp>(op).getStaticLoopRanges()))
      << ": " << printed(config) << "\n";
   os << "  transform.named_sequence @tiletune_apply_" << index
      << "(%op: !transform.any_op {transform.consumed}) {\n";
@@ -216,8 +216,8 @@ LogicalResult writeAction(Operation *op, TileConfigAttr config,
     std::string tiled = w.fresh("tiled"), forall = w.fresh("forall");
     os << "    " << tiled << ", " << forall
        << " = transform.structured.tile_using_forall " << current
-       << " tile_sizes " << list(forallSizes)
-       << " : (!transform.any_op) -> " << anyOps(2) << "\n";
+       << " tile_sizes " << list(forallSizes) << " : (!transform.any_op) -> "
+       << anyOps(2) << "\n";
     current = tiled;
   }
 
@@ -279,7 +279,8 @@ LogicalResult writeAction(Operation *op, TileConfigAttr config,
        << "} : !transform.op<\"scf.for\">\n";
   }
   auto cleanup = [&](StringRef func, bool lowerPermutations) {
-    os << "    transform.apply_patterns to " << func << " {\n"
+    os << "    transform.apply_patterns to " << func
+       << " {\n"
           "      transform.apply_patterns.vector.reduction_to_contract\n";
     if (lowerPermutations)
       os << "      transform.apply_patterns.vector.transfer_permutation_"
@@ -299,10 +300,12 @@ LogicalResult writeAction(Operation *op, TileConfigAttr config,
   // then the transfer pairs out of the loops. Returns the new function
   // handle (the hoisting consumes the old one).
   auto hoistOnBuffers = [&](StringRef func) {
-    os << "    transform.apply_patterns to " << func << " {\n"
+    os << "    transform.apply_patterns to " << func
+       << " {\n"
           "      transform.apply_patterns.memref.fold_memref_alias_ops\n"
           "    } : !transform.any_op\n"
-          "    transform.apply_cse to " << func << " : !transform.any_op\n";
+          "    transform.apply_cse to "
+       << func << " : !transform.any_op\n";
     std::string loops = matchLoops(func);
     os << "    transform.apply_licm to " << loops << " : !transform.any_op\n";
     std::string hoisted = w.fresh("func");

@@ -983,15 +983,14 @@ TEST_F(DatabaseTest, ImportRoundTripsExport) {
   MeasurementRecord fast = makeRecord(finished.id, 1, 1e-3);
   fast.result.relative = 0.5;
   fast.result.rawSeconds = 1.1e-3;
-  MeasurementRecord failed =
-      makeRecord(finished.id, 2, 0, MeasurementRole::Search,
-                 MeasureStatus::CompileError);
+  MeasurementRecord failed = makeRecord(
+      finished.id, 2, 0, MeasurementRole::Search, MeasureStatus::CompileError);
   // The finished run's result is cfg0 (as re-measured), not the faster cfg1:
   // the import must keep the result key for bestConfig to agree.
-  MeasurementRecord final =
+  MeasurementRecord remeasured =
       makeRecord(finished.id, 3, 1.5e-3, MeasurementRole::Final);
-  final.configKey = def.configKey;
-  for (MeasurementRecord *record : {&def, &fast, &failed, &final})
+  remeasured.configKey = def.configKey;
+  for (MeasurementRecord *record : {&def, &fast, &failed, &remeasured})
     expectOk(source->recordMeasurement(*record, 1));
   expectOk(source->updateRunStatus(finished.id, RunStatus::Finished, 3,
                                    def.configKey));

@@ -91,8 +91,8 @@ TEST_F(TransformScriptTest, ScriptParsesAndSchedulesTheConfiguredOps) {
   ASSERT_TRUE(transform) << script.text;
   ASSERT_TRUE(succeeded(verify(*transform)));
   transform::TransformOpInterface entry =
-      transform::detail::findTransformEntryPoint(
-      *transform, ModuleOp(), "__transform_main");
+      transform::detail::findTransformEntryPoint(*transform, ModuleOp(),
+                                                 "__transform_main");
   ASSERT_TRUE(entry);
 
   ASSERT_EQ(count("linalg.matmul"), 4u);
