@@ -624,6 +624,7 @@ int main(int argc, char **argv) {
       "  tiletune space model.mlir\n"
       "  tiletune report\n"
       "  tiletune export -o results.jsonl\n"
+      "  tiletune export --format=transform model.mlir -o schedule.mlir\n"
       "  tiletune import results.jsonl other.db --db=merged.db\n\n"
       "Run `tiletune <subcommand> --help` for its options.\n");
 
