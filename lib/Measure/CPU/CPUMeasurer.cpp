@@ -22,6 +22,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <chrono>
 
 using namespace mlir;
@@ -64,6 +65,9 @@ public:
   /// failure the variants are timed alone and referenceError says why.
   /// Returns the failed result (again on later calls) or std::nullopt.
   std::optional<MeasureResult> setUpReference();
+  /// Once per process, before the first timing: runs `kernel` (and the
+  /// reference, if built) back to back for options.firstWarmupSeconds.
+  void warmUpOnce(const Kernel &kernel, ArrayRef<Buffer *> args);
 
   /// The variant compiled last (for run()).
   Compiled compiled;
@@ -75,6 +79,8 @@ public:
   /// setUpReference() ran; its failure, if it failed.
   bool referenceTried = false;
   std::optional<MeasureResult> referenceFailure;
+  /// warmUpOnce() ran.
+  bool warmedUp = false;
 
   std::string kernelText;
   CPUMeasureOptions options;
@@ -127,6 +133,27 @@ std::optional<MeasureResult> InProcessCPUMeasurer::Impl::setUpReference() {
   reference = Compiled();
   referenceFailure = std::move(failed);
   return referenceFailure;
+}
+
+void InProcessCPUMeasurer::Impl::warmUpOnce(const Kernel &kernel,
+                                            ArrayRef<Buffer *> args) {
+  if (warmedUp)
+    return;
+  warmedUp = true;
+  double seconds = std::clamp(options.firstWarmupSeconds, 0.0, 10.0);
+  if (!(seconds > 0))
+    return;
+  llvm::SmallVector<Buffer *> referenceArgs;
+  if (reference.kernel)
+    referenceArgs = harness->getRunArguments(referenceOut);
+  double start = now();
+  // The calls were verified (or run) once already; an error here would show
+  // again in the timed calls.
+  while (now() - start < seconds) {
+    llvm::consumeError(kernel.run(args));
+    if (reference.kernel)
+      llvm::consumeError(reference.kernel->run(referenceArgs));
+  }
 }
 
 std::optional<MeasureResult>
@@ -234,6 +261,7 @@ InProcessCPUMeasurer::Impl::run(const std::function<void(StringRef)> &phase) {
     return finish(std::move(*failed));
   setPhase("time");
   llvm::SmallVector<Buffer *> args = harness->getRunArguments(out);
+  warmUpOnce(fn, args);
   double flops = harness->getProblem().flops;
   MeasureResult result;
   if (reference.kernel) {
