@@ -469,10 +469,9 @@ func.func @p(%a: tensor<131x67xf32>, %b: tensor<67x127xf32>,
 }
 
 /// Paired timing: with the default config as the reference, every Ok result
-/// carries the ratio to it; the problem measurer expresses results at the
-/// reference speed of its first measurement and recovers that scale from
-/// replayed results. A reference that does not build leaves the variants
-/// timed alone, saying why.
+/// carries the ratio to it beside its measured times, which the problem
+/// measurer never rescales. A reference that does not build leaves the
+/// variants timed alone, saying why.
 TEST_F(DriverTest, PairedTimingRanksByTheRatioToTheReference) {
   FailureOr<ProblemSet> set = collectProblems(*module, "cpu");
   ASSERT_TRUE(succeeded(set));

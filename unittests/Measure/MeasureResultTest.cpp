@@ -1,7 +1,7 @@
 //===- MeasureResultTest.cpp - Tests of typed measurement results ---------===//
 //
-// Status names, time statistics of known samples, the worker codec and
-// paired-timing normalization.
+// Status names, time statistics of known samples, the worker codec, and a
+// paired result keeping its measured time.
 //
 //===----------------------------------------------------------------------===//
 
