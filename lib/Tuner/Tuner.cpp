@@ -81,14 +81,14 @@ private:
                     opts.timeoutFactor *
                         records[*bestIndex].result.time.seconds());
   }
-  /// What ranks a result (the strategy's cost, the best so far): with
-  /// paired timing the ratio to the reference times a run-wide scale (the
-  /// first paired result's reference time), which cancels most of the
-  /// machine's drift; otherwise the measured median. It never replaces the
-  /// measured time that is recorded and shown.
+  /// What ranks a result (the strategy's cost, the best so far): its
+  /// measured median. The paired ratio (`relative`) is recorded beside it
+  /// but does not rank: measured with the next candidate compiling on the
+  /// other core, the reference's implied time was off by up to 3x in about
+  /// a quarter of the measurements (docs/Tuning.md, "What the numbers
+  /// mean"), while the medians stayed within the machine's drift. The
+  /// confirmation at the end decides the result in any case.
   double rankCost(const MeasureResult &result) const {
-    if (result.relative > 0 && rankScale > 0)
-      return result.relative * rankScale;
     return result.time.seconds();
   }
   /// Confirms the search's winner (see TunerOptions::confirmRounds): fills
@@ -120,8 +120,6 @@ private:
   /// Config key -> index in records of its first default/search result.
   llvm::StringMap<size_t> firstResult;
   std::optional<size_t> bestIndex;
-  /// The scale of rankCost (0 until the first Ok paired result).
-  double rankScale = 0;
   /// The confirmed result, shown by the last progress line.
   std::optional<MeasureResult> confirmed;
   int64_t trialsDone = 0;
@@ -176,9 +174,6 @@ void Tuner::Impl::addRecord(MeasurementRecord record, bool replayed) {
   records.push_back(std::move(record));
   size_t index = records.size() - 1;
   const MeasurementRecord &rec = records.back();
-  if (rankScale <= 0 && rec.result.ok() && rec.result.relative > 0 &&
-      rec.result.time.seconds() > 0)
-    rankScale = rec.result.time.seconds() / rec.result.relative;
   if (rec.role != MeasurementRole::Final) {
     ++trialsDone;
     firstResult.try_emplace(rec.configKey, index);

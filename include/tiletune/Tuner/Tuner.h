@@ -83,11 +83,10 @@ struct TunerOptions {
   /// tuner fills in GFLOP/s where the measurer left it at 0.
   double flops = 0;
 
-  /// How the measurer times variants when that changes how results are
-  /// ranked (e.g. "paired": ranked by their ratio to a reference variant;
-  /// the recorded times are measured times either way); part of the run's
-  /// settings, so a run is only resumed with the same method. Empty: plain
-  /// times (not recorded).
+  /// How the measurer times variants (e.g. "paired": interleaved with a
+  /// reference variant, the ratio recorded beside the measured times); part
+  /// of the run's settings, so a run is only resumed with the same method.
+  /// Empty: plain times (not recorded).
   std::string measurement;
 
   /// Run time limit of a variant before any Ok result is known, seconds.
