@@ -93,8 +93,10 @@ public:
   /// The first half of measure(): compiles the variant and keeps it for
   /// run(). Returns the failed result, or std::nullopt on success.
   std::optional<MeasureResult> compile(llvm::StringRef attrText);
-  /// The second half: verifies and times the variant compiled last.
-  MeasureResult run(std::function<void(llvm::StringRef)> phase = {});
+  /// The second half: verifies and times the variant compiled last (paired
+  /// with the reference when it is built, unless `alone`).
+  MeasureResult run(std::function<void(llvm::StringRef)> phase = {},
+                    bool alone = false);
 
   class Impl;
 
@@ -121,18 +123,20 @@ public:
 
   /// Measures one config (attribute text): compiles it within
   /// `compileTimeoutSeconds`, then verifies and times it within
-  /// `runTimeoutSeconds` (<= 0: the options' default for either). Never
-  /// fails: problems of the worker machinery come back as failed results.
+  /// `runTimeoutSeconds` (<= 0: the options' default for either). With
+  /// `alone`, the variant is timed by itself even with paired timing (the
+  /// way a user's program calls it back to back). Never fails: problems of
+  /// the worker machinery come back as failed results.
   MeasureResult measure(llvm::StringRef attrText,
                         double compileTimeoutSeconds = 0,
-                        double runTimeoutSeconds = 0);
+                        double runTimeoutSeconds = 0, bool alone = false);
 
   /// The two halves of measure(), for callers that pipeline them: compile
   /// keeps the variant in the worker (returns std::nullopt on success or the
   /// failed result); run verifies and times the variant compiled last.
   std::optional<MeasureResult> compile(llvm::StringRef attrText,
                                        double timeoutSeconds = 0);
-  MeasureResult run(double timeoutSeconds = 0);
+  MeasureResult run(double timeoutSeconds = 0, bool alone = false);
 
   /// Starts the worker process now (before the caller starts threads).
   llvm::Error start();

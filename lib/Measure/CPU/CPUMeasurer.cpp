@@ -52,7 +52,8 @@ public:
 
   llvm::Error init();
   std::optional<MeasureResult> compile(StringRef attrText);
-  MeasureResult run(const std::function<void(StringRef)> &phase);
+  MeasureResult run(const std::function<void(StringRef)> &phase,
+                    bool alone = false);
 
   /// Builds the variant of `attrText` into `out`; the failed result or
   /// std::nullopt.
@@ -239,7 +240,8 @@ InProcessCPUMeasurer::Impl::runAndVerify(const Kernel &kernel, Buffer &out) {
 }
 
 MeasureResult
-InProcessCPUMeasurer::Impl::run(const std::function<void(StringRef)> &phase) {
+InProcessCPUMeasurer::Impl::run(const std::function<void(StringRef)> &phase,
+                                bool alone) {
   double start = now();
   auto finish = [&](MeasureResult r) {
     r.costSeconds = now() - start + compileSeconds;
@@ -264,7 +266,7 @@ InProcessCPUMeasurer::Impl::run(const std::function<void(StringRef)> &phase) {
   warmUpOnce(fn, args);
   double flops = harness->getProblem().flops;
   MeasureResult result;
-  if (reference.kernel) {
+  if (reference.kernel && !alone) {
     llvm::SmallVector<Buffer *> referenceArgs =
         harness->getRunArguments(referenceOut);
     llvm::Expected<PairedTimeStats> timing = fn.timePaired(
@@ -284,7 +286,7 @@ InProcessCPUMeasurer::Impl::run(const std::function<void(StringRef)> &phase) {
                                            toString(timing.takeError())));
     result = MeasureResult::success(
         *timing, computeGFlops(flops, timing->median));
-    if (!referenceError.empty())
+    if (!referenceError.empty() && !alone)
       result.message = "timed alone: " + referenceError;
   }
   return finish(std::move(result));
@@ -326,8 +328,9 @@ InProcessCPUMeasurer::compile(StringRef attrText) {
   return impl->compile(attrText);
 }
 
-MeasureResult InProcessCPUMeasurer::run(std::function<void(StringRef)> phase) {
-  return impl->run(phase);
+MeasureResult InProcessCPUMeasurer::run(std::function<void(StringRef)> phase,
+                                        bool alone) {
+  return impl->run(phase, alone);
 }
 
 //===----------------------------------------------------------------------===//
@@ -341,7 +344,7 @@ static constexpr llvm::StringLiteral kPhaseMarker = "tiletune-worker-phase: ";
 /// (answer: "ok" or an encoded failed result); "C<attr text>" compiles a
 /// variant (answer: "ok" or an encoded failed result); "R" verifies and
 /// times it (answer: an encoded result), paired when this worker holds the
-/// reference.
+/// reference; "A" verifies and times it alone.
 std::string mlir::tiletune::getProblemKernelText(const Problem &problem) {
   MLIRContext ctx(MLIRContext::Threading::DISABLED);
   initializeContext(ctx);
@@ -392,7 +395,7 @@ CPUMeasurer::CPUMeasurer(std::string kernelText,
         return encodeMeasureResult(*failed);
       return "ok";
     }
-    return encodeMeasureResult((*state)->run(phase));
+    return encodeMeasureResult((*state)->run(phase, request == "A"));
   };
   WorkerOptions workerOptions;
   workerOptions.timeoutSeconds = options.timeoutSeconds;
@@ -505,14 +508,16 @@ std::optional<MeasureResult> CPUMeasurer::compile(StringRef attrText,
   return result;
 }
 
-MeasureResult CPUMeasurer::run(double timeoutSeconds) {
-  return saidAlone(call("R", timeoutSeconds > 0 ? timeoutSeconds
-                                                : options.timeoutSeconds));
+MeasureResult CPUMeasurer::run(double timeoutSeconds, bool alone) {
+  MeasureResult result =
+      call(alone ? "A" : "R",
+           timeoutSeconds > 0 ? timeoutSeconds : options.timeoutSeconds);
+  return alone ? result : saidAlone(std::move(result));
 }
 
 MeasureResult CPUMeasurer::measure(StringRef attrText,
                                    double compileTimeoutSeconds,
-                                   double runTimeoutSeconds) {
+                                   double runTimeoutSeconds, bool alone) {
   double start = now();
   if (compileTimeoutSeconds <= 0)
     compileTimeoutSeconds = options.timeoutSeconds;
@@ -521,7 +526,7 @@ MeasureResult CPUMeasurer::measure(StringRef attrText,
   ensureReference(compileTimeoutSeconds);
   MeasureResult result = call(("C" + attrText).str(), compileTimeoutSeconds);
   if (result.ok())
-    result = saidAlone(call("R", runTimeoutSeconds));
+    result = run(runTimeoutSeconds, alone);
   result.costSeconds = now() - start;
   return result;
 }

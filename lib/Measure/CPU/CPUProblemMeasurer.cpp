@@ -58,15 +58,20 @@ llvm::Error CPUProblemMeasurer::measure(ArrayRef<Config> batch,
   SmallVector<CandidateText> candidates =
       convertBatch(ctx, problem, space, batch);
   // The winner's confirmation (role Final) is measured quietly: one worker,
-  // nothing compiling on another core while a variant is timed.
-  if (!secondWorker || request.role == MeasurementRole::Final) {
+  // nothing compiling on another core while a variant is timed, and each
+  // variant timed alone, back to back as a user's program calls it (the
+  // confirmation interleaves the candidates itself, round by round; a
+  // reference between the samples would evict part of a large kernel's
+  // working set before each sample).
+  bool quiet = request.role == MeasurementRole::Final;
+  if (!secondWorker || quiet) {
     for (size_t i = 0; i < batch.size(); ++i) {
       const CandidateText &candidate = candidates[i];
       MeasureResult result =
           candidate.invalid
               ? *candidate.invalid
               : noted(worker.measure(candidate.attrText, compileLimit,
-                                     runLimit));
+                                     runLimit, /*alone=*/quiet));
       if (!sink(i, result))
         break;
     }

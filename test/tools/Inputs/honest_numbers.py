@@ -104,6 +104,10 @@ def agree(args):
                         proc.stderr)
     if not progress or not summary:
         sys.exit(f"no progress or summary line:\n{proc.stderr}")
+    for line in proc.stderr.splitlines():
+        if line.startswith(("tiletune: run", "  best")):
+            print(line.strip())
+    print("last progress line best:", progress[-1], "GFLOP/s")
     failures = []
     if abs(float(progress[-1]) - row["best"]) > 0.051:
         failures.append(f"the last progress line's best {progress[-1]} "
