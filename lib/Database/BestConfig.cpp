@@ -6,9 +6,9 @@
 //
 // How TileTuneDatabase ranks results: a finished run counts with its result
 // (its fastest confirmation round), any other run with its fastest Ok
-// measurement; the fastest measured median wins. bestConfig() answers for one target
-// and, when allowed, falls back to the most similar other target; report()
-// aggregates per problem, target and algorithm with the same ranking.
+// measurement; the fastest measured median wins. bestConfig() answers for one
+// target and, when allowed, falls back to the most similar other target;
+// report() aggregates per problem, target and algorithm with the same ranking.
 //
 //===----------------------------------------------------------------------===//
 

@@ -8,10 +8,10 @@
 // a batch, measure what was not measured before, record each result in the
 // database as it arrives, and tell the strategy; at the end confirm the
 // winner: re-measure it, the runner-up and the default in interleaved rounds
-// and keep the default unless a variant is confirmed faster. Resume reads the run's records back and replays
-// them through the strategy (from the last checkpoint of its state, if any)
-// instead of measuring them again: see Resume.cpp; the progress output is in
-// Progress.cpp.
+// and keep the default unless a variant is confirmed faster. Resume reads the
+// run's records back and replays them through the strategy (from the last
+// checkpoint of its state, if any) instead of measuring them again: see
+// Resume.cpp; the progress output is in Progress.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -177,10 +177,9 @@ void Tuner::Impl::addRecord(MeasurementRecord record, bool replayed) {
   if (rec.role != MeasurementRole::Final) {
     ++trialsDone;
     firstResult.try_emplace(rec.configKey, index);
-    bool improved =
-        rec.result.ok() &&
-        (!bestIndex ||
-         rankCost(rec.result) < rankCost(records[*bestIndex].result));
+    bool improved = rec.result.ok() &&
+                    (!bestIndex || rankCost(rec.result) <
+                                       rankCost(records[*bestIndex].result));
     if (improved) {
       bestIndex = index;
       sinceImprovement = 0;
@@ -350,7 +349,7 @@ void Tuner::Impl::printProgress(bool final) {
   state.maxTrials = opts.maxTrials;
   state.elapsedSeconds = elapsed();
   state.maxSeconds = opts.maxSeconds;
-  state.best = confirmed      ? &*confirmed
+  state.best = confirmed   ? &*confirmed
                : bestIndex ? &records[*bestIndex].result
                            : nullptr;
   state.variantsPerSecond = variantsPerSecond();
@@ -369,7 +368,8 @@ Expected<bool> Tuner::Impl::confirmWinner(const Config &defaultConfig,
   for (auto [i, rec] : llvm::enumerate(records))
     if (rec.role != MeasurementRole::Final && rec.result.ok() &&
         rec.configKey != resultKey && rec.configKey != defaultKey &&
-        (!runnerUp || rankCost(rec.result) < rankCost(records[*runnerUp].result)))
+        (!runnerUp ||
+         rankCost(rec.result) < rankCost(records[*runnerUp].result)))
       runnerUp = i;
   if (runnerUp)
     keys.push_back(records[*runnerUp].configKey);
@@ -383,9 +383,9 @@ Expected<bool> Tuner::Impl::confirmWinner(const Config &defaultConfig,
     }
     Expected<Config> parsed = space.parseKey(key);
     if (!parsed)
-      return llvm::createStringError("tuner: cannot parse the config key '" +
-                                     key + "' to confirm it: " +
-                                     llvm::toString(parsed.takeError()));
+      return llvm::createStringError(
+          "tuner: cannot parse the config key '" + key +
+          "' to confirm it: " + llvm::toString(parsed.takeError()));
     configs.push_back(*parsed);
   }
 
@@ -395,8 +395,7 @@ Expected<bool> Tuner::Impl::confirmWinner(const Config &defaultConfig,
   size_t n = keys.size();
   llvm::SmallVector<std::optional<MeasureResult>> fastest(n);
   llvm::SmallVector<MeasureResult> results;
-  for (unsigned round = 0; round < std::max(1u, opts.confirmRounds);
-       ++round) {
+  for (unsigned round = 0; round < std::max(1u, opts.confirmRounds); ++round) {
     llvm::SmallVector<Config> batch;
     llvm::SmallVector<size_t> which;
     for (size_t k = 0; k < n; ++k) {
@@ -412,9 +411,8 @@ Expected<bool> Tuner::Impl::confirmWinner(const Config &defaultConfig,
     // A candidate's confirmed time is its fastest round: load on a shared
     // machine only ever slows a measurement down.
     for (auto [k, c] : llvm::enumerate(which))
-      if (results[k].ok() &&
-          (!fastest[c] ||
-           results[k].time.seconds() < fastest[c]->time.seconds()))
+      if (results[k].ok() && (!fastest[c] || results[k].time.seconds() <
+                                                 fastest[c]->time.seconds()))
         fastest[c] = results[k];
   }
 
@@ -424,11 +422,11 @@ Expected<bool> Tuner::Impl::confirmWinner(const Config &defaultConfig,
   for (size_t c = 0; c < n; ++c) {
     if (!fastest[c])
       continue;
-    bool better = !chosen || fastest[c]->time.seconds() <
-                                 fastest[*chosen]->time.seconds();
-    bool tieToDefault = chosen && keys[c] == defaultKey &&
-                        fastest[c]->time.seconds() <=
-                            fastest[*chosen]->time.seconds();
+    bool better = !chosen ||
+                  fastest[c]->time.seconds() < fastest[*chosen]->time.seconds();
+    bool tieToDefault =
+        chosen && keys[c] == defaultKey &&
+        fastest[c]->time.seconds() <= fastest[*chosen]->time.seconds();
     if (better || tieToDefault)
       chosen = c;
   }

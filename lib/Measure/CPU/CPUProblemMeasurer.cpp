@@ -47,8 +47,7 @@ llvm::Error CPUProblemMeasurer::measure(ArrayRef<Config> batch,
   // Paired timing also runs the reference (warm-up and one sample more than
   // the variant); once its time is known, allow it 10 times that.
   if (!options.referenceConfig.empty()) {
-    double referenceRun =
-        referenceSeconds > 0 ? 10 * referenceSeconds : perRun;
+    double referenceRun = referenceSeconds > 0 ? 10 * referenceSeconds : perRun;
     runLimit += double(timing.warmupRuns + timing.repeats + 1) *
                 std::max(referenceRun, 2 * timing.minSampleSeconds);
   }
@@ -70,8 +69,8 @@ llvm::Error CPUProblemMeasurer::measure(ArrayRef<Config> batch,
       MeasureResult result =
           candidate.invalid
               ? *candidate.invalid
-              : noted(worker.measure(candidate.attrText, compileLimit,
-                                     runLimit, /*alone=*/quiet));
+              : noted(worker.measure(candidate.attrText, compileLimit, runLimit,
+                                     /*alone=*/quiet));
       if (!sink(i, result))
         break;
     }
