@@ -12,6 +12,7 @@
 #include "tiletune/TuningPasses/Passes.h"
 #include "tiletune/InitAll.h"
 #include "tiletune/Search/Strategy.h"
+#include "tiletune/Support/CPUDescription.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -95,6 +96,19 @@ static cl::opt<unsigned>
                      "count (default 0 = all cores)"),
             cl::init(0), cl::sub(tuneCmd), cl::sub(applyCmd),
             cl::sub(spaceCmd), cl::sub(reportCmd), cl::cat(category));
+static cl::opt<std::string> cpuName(
+    "mcpu",
+    cl::desc("CPU target, LLVM's name (e.g. haswell, skylake-avx512; default: "
+             "the host): default configs are sized for it, variants compiled "
+             "for it, results recorded and looked up under it"),
+    cl::init(""), cl::sub(tuneCmd), cl::sub(applyCmd), cl::sub(spaceCmd),
+    cl::sub(reportCmd), cl::cat(category));
+static cl::opt<std::string> cpuFeatures(
+    "mattr",
+    cl::desc("CPU target features on top of the CPU's, LLVM's names (e.g. "
+             "-avx512f,-evex512)"),
+    cl::init(""), cl::sub(tuneCmd), cl::sub(applyCmd), cl::sub(spaceCmd),
+    cl::sub(reportCmd), cl::cat(category));
 
 static cl::opt<std::string>
     algorithm("algorithm",
@@ -326,6 +340,8 @@ static int runTune(MLIRContext &ctx) {
   options.seconds = seconds;
   options.seed = seed;
   options.threads = threads;
+  options.mcpu = cpuName;
+  options.mattr = cpuFeatures;
   options.databasePath = dbPath;
   options.resume = resume;
   options.batchSize = batchSize;
@@ -338,6 +354,8 @@ static int runTune(MLIRContext &ctx) {
   options.log = quiet ? nullptr : &llvm::errs();
   options.stopFlag = &stopRequested;
   if (llvm::Error err = validateTuneOptions(options))
+    return fail(std::move(err));
+  if (llvm::Error err = setDefaultTargetCPU(cpuName, cpuFeatures))
     return fail(std::move(err));
   // Fail now rather than after the whole tuning run.
   if (llvm::Error err = checkOutputWritable("-o", outputFile))
@@ -382,6 +400,8 @@ static int runTune(MLIRContext &ctx) {
 }
 
 static int runApply(MLIRContext &ctx) {
+  if (llvm::Error err = setDefaultTargetCPU(cpuName, cpuFeatures))
+    return fail(std::move(err));
   if (llvm::Error err = checkThreadCount(threads, "--threads"))
     return fail(std::move(err));
   llvm::SourceMgr sourceMgr;
@@ -413,6 +433,8 @@ static int runApply(MLIRContext &ctx) {
 }
 
 static int runSpace(MLIRContext &ctx) {
+  if (llvm::Error err = setDefaultTargetCPU(cpuName, cpuFeatures))
+    return fail(std::move(err));
   if (llvm::Error err = checkKnownTarget(target))
     return fail(std::move(err));
   if (llvm::Error err = checkThreadCount(threads, "--threads"))
@@ -429,6 +451,8 @@ static int runSpace(MLIRContext &ctx) {
 }
 
 static int runReport() {
+  if (llvm::Error err = setDefaultTargetCPU(cpuName, cpuFeatures))
+    return fail(std::move(err));
   if (llvm::Error err = checkThreadCount(threads, "--threads"))
     return fail(std::move(err));
   llvm::Expected<std::unique_ptr<TileTuneDatabase>> db = openExistingDb();
