@@ -121,7 +121,8 @@ py::dict describeOutcome(const ProblemOutcome &outcome) {
 py::tuple tune(const std::string &text, const std::string &algorithm,
                int64_t trials, double seconds, unsigned threads, uint64_t seed,
                const std::string &db, const std::string &fix, bool paired,
-               bool resume, const std::string &target, bool progress) {
+               bool resume, const std::string &target, bool progress,
+               const std::string &warmStart) {
   TuneOptions options;
   options.algorithm = checkNoNul("algorithm", algorithm);
   options.target = checkNoNul("target", target);
@@ -133,6 +134,7 @@ py::tuple tune(const std::string &text, const std::string &algorithm,
   options.fixed = checkNoNul("fix", fix);
   options.pairedTiming = paired;
   options.resume = resume;
+  options.warmStartFrom = checkNoNul("warm_start", warmStart);
   options.progress = progress ? &llvm::errs() : nullptr;
   options.log = progress ? &llvm::errs() : nullptr;
   // Bad options are errors before the module is even parsed.
@@ -247,10 +249,13 @@ void mlir::tiletune::python::addTuneBindings(py::module_ &m) {
         py::arg("paired") = defaults.pairedTiming,
         py::arg("resume") = defaults.resume,
         py::arg("target") = defaults.target, py::arg("progress") = false,
+        py::arg("warm_start") = defaults.warmStartFrom,
         "Tunes every tunable op of the module (MLIR text) by measuring real "
         "variants, exactly as `tiletune tune` does, records the results in "
         "the database `db` (default: the user's tuning database) and returns "
-        "(annotated module text, list of per-problem result dicts).");
+        "(annotated module text, list of per-problem result dicts). "
+        "warm_start='db' seeds each search with the best configs of similar "
+        "problems in the database, 'none' does not.");
   m.def("apply", &apply, py::arg("mlir"), py::arg("db") = "",
         py::arg("threads") = 0, py::arg("target") = "cpu",
         py::arg("target_key") = "", py::arg("override") = false,
