@@ -16,6 +16,7 @@
 #include "tiletune/Problem/Problem.h"
 #include "tiletune/InitAll.h"
 #include "tiletune/Transforms/Passes.h"
+#include "tiletune/Tuning.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -25,6 +26,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <pybind11/stl.h>
+
+#include <optional>
 
 namespace py = pybind11;
 using namespace mlir;
@@ -95,35 +98,94 @@ template <typename T> T unwrapOr(Session &session, llvm::Expected<T> value) {
   return std::move(*value);
 }
 
-py::dict describeOutcome(const ProblemOutcome &outcome) {
-  const TuneResult &r = outcome.result;
+py::object noneUnlessPositive(double value) {
+  return value > 0 ? py::object(py::float_(value)) : py::object(py::none());
+}
+
+py::dict describeResult(const ProblemTuningResult &r) {
   py::dict d;
-  d["problem"] = outcome.problem.getKey();
-  d["ops"] = outcome.numOps;
+  d["problem"] = r.problemKey;
+  d["ops"] = r.numOps;
   d["run"] = r.runId;
-  d["status"] = stringifyRunStatus(r.status).str();
+  d["status"] = stringifyRunStatus(r.stopReason == "stopped"
+                                       ? RunStatus::Interrupted
+                                       : RunStatus::Finished)
+                    .str();
   d["stop_reason"] = r.stopReason;
   d["trials"] = r.trials;
+  d["replayed"] = r.replayed;
   d["best_key"] = r.bestKey;
-  d["best_config"] = outcome.bestAttr;
-  d["best_seconds"] = r.bestResult.ok() ? py::cast(r.bestResult.time.median)
-                                        : py::none();
-  d["best_gflops"] = r.bestResult.ok() ? py::cast(r.bestResult.gflops)
-                                       : py::none();
-  d["default_gflops"] = r.defaultResult.ok()
-                            ? py::cast(r.defaultResult.gflops)
-                            : py::none();
+  d["best_config"] = r.bestConfigText;
+  d["best_seconds"] = noneUnlessPositive(r.bestSeconds);
+  d["best_gflops"] = noneUnlessPositive(r.bestGflops);
+  d["default_seconds"] = noneUnlessPositive(r.defaultSeconds);
+  d["default_gflops"] = noneUnlessPositive(r.defaultGflops);
   d["best_is_default"] = r.bestIsDefault;
   d["seconds"] = r.elapsedSeconds;
   return d;
 }
 
-py::tuple tune(const std::string &text, const std::string &algorithm,
+py::dict describeEvent(const TuningEvent &e) {
+  py::dict d;
+  d["problem"] = e.problemKey;
+  d["problem_index"] = e.problemIndex;
+  d["num_problems"] = e.numProblems;
+  d["config"] = e.configKey;
+  d["role"] = e.role;
+  d["status"] = e.status;
+  d["message"] = e.message;
+  d["seconds"] = noneUnlessPositive(e.seconds);
+  d["gflops"] = noneUnlessPositive(e.gflops);
+  d["replayed"] = e.replayed;
+  d["trials"] = e.trialsDone;
+  d["max_trials"] = e.maxTrials;
+  d["best_config"] = e.bestKey;
+  d["best_seconds"] = noneUnlessPositive(e.bestSeconds);
+  d["best_gflops"] = noneUnlessPositive(e.bestGflops);
+  d["elapsed"] = e.elapsedSeconds;
+  return d;
+}
+
+/// Strategy options from Python: None, "name=value,..." or a dict (values
+/// converted with str(); booleans as "true"/"false").
+StrategyOptions toStrategyOptions(const py::object &value) {
+  if (value.is_none())
+    return {};
+  if (py::isinstance<py::str>(value)) {
+    std::string text =
+        checkNoNul("algorithm_options", value.cast<std::string>());
+    llvm::Expected<StrategyOptions> parsed = parseStrategyOptions(text);
+    if (!parsed)
+      throw py::value_error("algorithm_options: " +
+                            llvm::toString(parsed.takeError()));
+    return *parsed;
+  }
+  if (!py::isinstance<py::dict>(value))
+    throw py::type_error("algorithm_options must be a dict or a "
+                         "'name=value,...' string, not " +
+                         std::string(py::str(value.get_type())));
+  StrategyOptions options;
+  for (auto [key, item] : value.cast<py::dict>()) {
+    if (!py::isinstance<py::str>(key))
+      throw py::type_error("algorithm_options: option names must be str");
+    std::string name = checkNoNul("algorithm_options", key.cast<std::string>());
+    std::string text;
+    if (py::isinstance<py::bool_>(item))
+      text = item.cast<bool>() ? "true" : "false";
+    else
+      text = py::str(item).cast<std::string>();
+    options[name] = checkNoNul("algorithm_options", text);
+  }
+  return options;
+}
+
+py::tuple tuneText(const std::string &text, const std::string &algorithm,
                int64_t trials, double seconds, unsigned threads, uint64_t seed,
                const std::string &db, const std::string &fix, bool paired,
                bool resume, const std::string &target, bool progress,
-               const std::string &warmStart) {
-  TuneOptions options;
+               const py::object &algorithmOptions,
+               const py::object &callback, const std::string &warmStart) {
+  TuningOptions options;
   options.algorithm = checkNoNul("algorithm", algorithm);
   options.target = checkNoNul("target", target);
   options.trials = trials;
@@ -134,39 +196,71 @@ py::tuple tune(const std::string &text, const std::string &algorithm,
   options.fixed = checkNoNul("fix", fix);
   options.pairedTiming = paired;
   options.resume = resume;
+  options.strategyOptions = toStrategyOptions(algorithmOptions);
   options.warmStartFrom = checkNoNul("warm_start", warmStart);
   options.progress = progress ? &llvm::errs() : nullptr;
   options.log = progress ? &llvm::errs() : nullptr;
+  if (!callback.is_none() && !PyCallable_Check(callback.ptr()))
+    throw py::type_error("callback must be callable");
   // Bad options are errors before the module is even parsed.
   if (llvm::Error err = validateTuneOptions(options))
     throw py::value_error(llvm::toString(std::move(err)));
+
+  // The callback runs with the GIL taken back; an exception in it (or a
+  // pending KeyboardInterrupt) stops the run and is raised once tuning has
+  // returned. Returning False stops the run too.
+  std::optional<py::error_already_set> callbackError;
+  options.callback = [&](const TuningEvent &event) {
+    py::gil_scoped_acquire acquire;
+    try {
+      if (PyErr_CheckSignals() != 0)
+        throw py::error_already_set();
+      if (callback.is_none())
+        return TuningAction::Continue;
+      py::object answer = callback(describeEvent(event));
+      if (answer.is_none())
+        return TuningAction::Continue;
+      int truth = PyObject_IsTrue(answer.ptr());
+      if (truth < 0)
+        throw py::error_already_set();
+      return truth ? TuningAction::Continue : TuningAction::Stop;
+    } catch (py::error_already_set &error) {
+      callbackError.emplace(std::move(error));
+      return TuningAction::Stop;
+    } catch (const std::exception &error) {
+      // No C++ exception may cross the tuner (built without exceptions).
+      PyErr_SetString(PyExc_RuntimeError, error.what());
+      callbackError.emplace();
+      return TuningAction::Stop;
+    }
+  };
+
   Session session;
   ModuleOp module = session.parse(text);
-  std::vector<ProblemOutcome> outcomes;
+  std::optional<TuningResult> result;
   {
     // Measuring takes long and runs in worker processes: let other Python
     // threads run meanwhile.
     py::gil_scoped_release release;
-    llvm::Expected<std::vector<ProblemOutcome>> result =
-        tuneModule(module, options);
-    if (result)
-      outcomes = std::move(*result);
+    llvm::Expected<TuningResult> tuned = mlir::tiletune::tune(module, options);
+    if (tuned)
+      result = std::move(*tuned);
     else {
       py::gil_scoped_acquire acquire;
-      session.fail(llvm::toString(result.takeError()));
+      session.fail(llvm::toString(tuned.takeError()));
     }
   }
+  if (callbackError)
+    throw std::move(*callbackError);
   // Every measurement of a problem failed: not a silent success. A
   // RuntimeWarning keeps the results (and the module) available; with
   // warnings turned into errors it raises.
-  if (llvm::Error err = checkProblemsTuned(outcomes)) {
-    std::string message = llvm::toString(std::move(err));
-    if (PyErr_WarnEx(PyExc_RuntimeWarning, message.c_str(), 1) != 0)
-      throw py::error_already_set();
-  }
+  if (!result->failures.empty() &&
+      PyErr_WarnEx(PyExc_RuntimeWarning, result->failures.c_str(), 1) != 0)
+    throw py::error_already_set();
   py::list results;
-  for (const ProblemOutcome &outcome : outcomes)
-    results.append(describeOutcome(outcome));
+  for (const ProblemTuningResult &problem : result->problems)
+    results.append(describeResult(problem));
   return py::make_tuple(session.print(), results);
 }
 
@@ -240,7 +334,7 @@ void mlir::tiletune::python::addTuneBindings(py::module_ &m) {
 
   // Every default comes from TuneOptions, as in the CLI and the pass.
   const TuneOptions defaults;
-  m.def("tune", &tune, py::arg("mlir"),
+  m.def("tune", &tuneText, py::arg("mlir"),
         py::arg("algorithm") = defaults.algorithm,
         py::arg("trials") = defaults.trials,
         py::arg("seconds") = defaults.seconds,
@@ -249,13 +343,20 @@ void mlir::tiletune::python::addTuneBindings(py::module_ &m) {
         py::arg("paired") = defaults.pairedTiming,
         py::arg("resume") = defaults.resume,
         py::arg("target") = defaults.target, py::arg("progress") = false,
+        py::arg("algorithm_options") = py::none(),
+        py::arg("callback") = py::none(),
         py::arg("warm_start") = defaults.warmStartFrom,
         "Tunes every tunable op of the module (MLIR text) by measuring real "
-        "variants, exactly as `tiletune tune` does, records the results in "
-        "the database `db` (default: the user's tuning database) and returns "
-        "(annotated module text, list of per-problem result dicts). "
-        "warm_start='db' seeds each search with the best configs of similar "
-        "problems in the database, 'none' does not.");
+        "variants, exactly as `tiletune tune` does (the C++ API's tune()), "
+        "records the results in the database `db` (default: the user's "
+        "tuning database) and returns (annotated module text, list of "
+        "per-problem result dicts). `algorithm_options`: a dict or a "
+        "'name=value,...' string; `callback(event_dict)` is called after "
+        "every measured variant and stops the run by returning False. "
+        "warm_start='db' seeds each search with the adapted best configs of "
+        "similar problems in the database, 'none' does not.");
+  m.attr("__version__") = getTileTuneVersion().str();
+  m.attr("__git_revision__") = getTileTuneGitRevision().str();
   m.def("apply", &apply, py::arg("mlir"), py::arg("db") = "",
         py::arg("threads") = 0, py::arg("target") = "cpu",
         py::arg("target_key") = "", py::arg("override") = false,

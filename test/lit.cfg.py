@@ -20,6 +20,14 @@ config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%tiletune_src", config.tiletune_src_root))
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%mlir_lib_dir", config.mlir_lib_dir))
+config.substitutions.append(("%llvm_version", config.llvm_version))
+config.substitutions.append(("%mlir_include_dir", config.mlir_include_dir))
+config.substitutions.append(
+    ("%llvm_major", config.llvm_version.split(".")[0]))
+# The mlir-opt plugin (tools/TileTunePlugin), for test/Plugin.
+config.substitutions.append(
+    ("%tiletune_plugin",
+     os.path.join(config.tiletune_lib_dir, "TileTunePlugin.so")))
 config.substitutions.append(
     ("%tiletune_fuzz_dir", os.path.join(config.tiletune_obj_root, "fuzz")))
 
@@ -34,6 +42,7 @@ tools = [
     ToolSubst("tiletune-search-bench", unresolved="ignore"),
     "mlir-opt",
     "mlir-runner",
+    "mlir-tblgen",
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.tiletune_tools_dir, append_path=True)
@@ -51,6 +60,10 @@ if config.tiletune_build_benchmarks:
     config.available_features.add("benchmarks")
 if os.path.exists(os.path.join(config.tiletune_tools_dir, "tiletune-bench-cpu")):
     config.available_features.add("bench-cpu")
+# Upstream mlir-opt (dynamically linked to libMLIR.so like the plugin), for
+# the plugin tests.
+if os.path.exists(os.path.join(config.llvm_tools_dir, "mlir-opt")):
+    config.available_features.add("upstream-mlir-opt")
 if config.cuda_toolkit_found:
     config.available_features.add("cuda-toolkit")
     ptxas = os.path.join(config.cuda_bin_dir, "ptxas")

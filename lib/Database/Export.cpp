@@ -5,7 +5,8 @@
 //===----------------------------------------------------------------------===//
 //
 // exportJSONL(): every measurement as one self-contained JSON object per
-// line, with its run, problem and target, ordered by run and trial. A row
+// line, with its run, problem and target, ordered by run and trial (what
+// importJSONL() in Import.cpp reads back). A row
 // with text that is not JSON is exported as a string rather than failing the
 // export; values JSON cannot express (inf, NaN) become null.
 //
@@ -83,6 +84,17 @@ Error TileTuneDatabase::exportJSONL(llvm::raw_ostream &os) {
         {"message", stmt.getText(column(C::Message))},
         {"cost_seconds", number(stmt.getDouble(column(C::CostSeconds)))},
         {"timestamp", isoTime(stmt.getDouble(column(C::CreatedAt)))},
+        // Exact values and the rest of the run, so that importJSONL() can
+        // rebuild the run (and tell an already imported one) from any line.
+        {"created_at", number(stmt.getDouble(column(C::CreatedAt)))},
+        {"problem_description", jsonOrString(run->problemDescription)},
+        {"run_started_at", number(run->startedAt)},
+        {"run_finished_at", number(run->finishedAt)},
+        {"run_elapsed_seconds", number(run->elapsedSeconds)},
+        {"run_result_config_key", run->resultConfigKey},
+        {"run_options", jsonOrString(run->options)},
+        {"budget_trials", run->budgetTrials},
+        {"budget_seconds", number(run->budgetSeconds)},
     };
     if (!stmt.isNull(column(C::Median))) {
       line["time"] = llvm::json::Object{

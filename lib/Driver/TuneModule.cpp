@@ -182,9 +182,81 @@ static llvm::Error seedFromDatabase(TileTuneDatabase &db,
   return llvm::Error::success();
 }
 
+/// Everything tuning one problem needs before its first measurement: the
+/// spaces, the default config, the strategy and the kernel's text. Built for
+/// every problem before any is measured, so that a bad `--fix` or strategy
+/// option for any of them is an error before the run starts.
+struct PreparedProblem {
+  std::unique_ptr<Space> space;
+  std::unique_ptr<Space> searchSpace;
+  Config defaultConfig;
+  /// The strategy's options (before the warm start's seeds) and the
+  /// strategy built from them.
+  StrategyOptions strategyOptions;
+  std::unique_ptr<Strategy> strategy;
+  std::string kernelText;
+  /// What preparing said on the log (printed when the problem is tuned).
+  std::string log;
+};
+
+static llvm::Expected<PreparedProblem>
+prepareProblem(MLIRContext *ctx, const Problem &problem, Operation *firstOp,
+               unsigned threads, const TuneOptions &options) {
+  PreparedProblem prepared;
+  llvm::raw_string_ostream logStream(prepared.log);
+  llvm::raw_ostream *log = options.log ? &logStream : nullptr;
+  llvm::Expected<Space> space = buildTuningSpace(ctx, problem, options.fixed);
+  if (!space)
+    return space.takeError();
+  prepared.space = std::make_unique<Space>(std::move(*space));
+  llvm::Expected<Space> searchSpace =
+      getSearchSpace(options.algorithm, problem, *prepared.space, threads);
+  if (!searchSpace)
+    return searchSpace.takeError();
+  prepared.searchSpace = std::make_unique<Space>(std::move(*searchSpace));
+  prepared.defaultConfig =
+      getDefaultConfig(ctx, problem, *prepared.space, threads, log);
+  prepared.strategyOptions = options.strategyOptions;
+  StrategyOptions &strategyOptions = prepared.strategyOptions;
+  // Warm start: the strategy starts from the default config (measured
+  // first anyway) instead of its paper's start state.
+  if (options.warmStart && !strategyOptions.count("start_config") &&
+      prepared.searchSpace->isValid(prepared.defaultConfig))
+    strategyOptions["start_config"] =
+        prepared.searchSpace->getKey(prepared.defaultConfig);
+  llvm::Expected<std::unique_ptr<Strategy>> strategy =
+      createStrategy(options.algorithm, *prepared.searchSpace,
+                     strategyOptions, options.seed);
+  if (!strategy)
+    return strategy.takeError();
+  prepared.strategy = std::move(*strategy);
+
+  // What is measured: a clone of the module's first op of this problem,
+  // with all its attributes.
+  FailureOr<OwningOpRef<ModuleOp>> kernel = buildKernelModule(firstOp);
+  if (failed(kernel)) {
+    firstOp->emitError() << "cannot build the standalone kernel of this op";
+    return llvm::createStringError("cannot build the kernel of " +
+                                   problem.describe());
+  }
+  prepared.kernelText = printKernelModule(**kernel);
+  return prepared;
+}
+
 llvm::Expected<std::vector<ProblemOutcome>>
 mlir::tiletune::tuneModule(ModuleOp module, const TuneOptions &options) {
-  MLIRContext *ctx = module.getContext();
+  if (llvm::Error err = validateTuneOptions(options))
+    return std::move(err);
+  FailureOr<ProblemSet> set = collectProblems(module, options.target);
+  if (failed(set))
+    return llvm::createStringError(
+        "the module cannot be tuned (see the errors above)");
+  return tuneProblems(module.getContext(), *set, options);
+}
+
+llvm::Expected<std::vector<ProblemOutcome>>
+mlir::tiletune::tuneProblems(MLIRContext *ctx, const ProblemSet &set,
+                             const TuneOptions &options) {
   if (llvm::Error err = validateTuneOptions(options))
     return std::move(err);
   bool cuda = options.target != kTargetCPU;
@@ -205,10 +277,17 @@ mlir::tiletune::tuneModule(ModuleOp module, const TuneOptions &options) {
   } else {
     target = getCPUTarget(threads);
   }
-  FailureOr<ProblemSet> set = collectProblems(module, options.target);
-  if (failed(set))
-    return llvm::createStringError(
-        "the module cannot be tuned (see the errors above)");
+
+  // Every problem's space, pins, default and strategy before anything is
+  // measured or recorded.
+  std::vector<PreparedProblem> prepared;
+  for (auto [index, problem] : llvm::enumerate(set.problems)) {
+    llvm::Expected<PreparedProblem> one = prepareProblem(
+        ctx, problem, set.ops[index].front(), threads, options);
+    if (!one)
+      return one.takeError();
+    prepared.push_back(std::move(*one));
+  }
 
   llvm::Expected<std::unique_ptr<TileTuneDatabase>> db =
       openTuningDatabase(options.databasePath, OpenMode::CreateIfMissing);
@@ -216,51 +295,40 @@ mlir::tiletune::tuneModule(ModuleOp module, const TuneOptions &options) {
     return db.takeError();
 
   std::vector<ProblemOutcome> outcomes;
-  for (auto [index, problem] : llvm::enumerate(set->problems)) {
+  for (auto [index, problem] : llvm::enumerate(set.problems)) {
+    // Stopped between problems (or before the first): the rest is not
+    // started.
+    if (options.stopFlag && options.stopFlag->load(std::memory_order_relaxed))
+      break;
+    PreparedProblem &p = prepared[index];
     if (options.log)
       *options.log << llvm::formatv("[{0}/{1}] tuning {2} ({3} op{4}) with "
                                     "{5}\n",
-                                    index + 1, set->problems.size(),
-                                    problem.describe(), set->ops[index].size(),
-                                    set->ops[index].size() == 1 ? "" : "s",
-                                    options.algorithm);
-    llvm::Expected<Space> space = buildTuningSpace(ctx, problem, options.fixed);
-    if (!space)
-      return space.takeError();
-    llvm::Expected<Space> searchSpace =
-        getSearchSpace(options.algorithm, problem, *space, threads);
-    if (!searchSpace)
-      return searchSpace.takeError();
-    Config defaultConfig =
-        getDefaultConfig(ctx, problem, *space, threads, options.log);
-    StrategyOptions strategyOptions = options.strategyOptions;
-    // Warm start: the strategy starts from the default config (measured
-    // first anyway) instead of its paper's start state.
-    if (options.warmStart && !strategyOptions.count("start_config") &&
-        searchSpace->isValid(defaultConfig))
-      strategyOptions["start_config"] = searchSpace->getKey(defaultConfig);
-    if (llvm::Error err = seedFromDatabase(**db, problem, target, *searchSpace,
-                                           defaultConfig, options,
-                                           strategyOptions, options.log))
+                                    index + 1, set.problems.size(),
+                                    problem.describe(), set.ops[index].size(),
+                                    set.ops[index].size() == 1 ? "" : "s",
+                                    options.algorithm)
+                   << p.log;
+
+    // Warm start from the database as it is now (with the results of the
+    // module's problems tuned before this one): the strategy gets the
+    // seeds (prepared above without them, which checked its options).
+    StrategyOptions seeded = p.strategyOptions;
+    if (llvm::Error err =
+            seedFromDatabase(**db, problem, target, *p.searchSpace,
+                             p.defaultConfig, options, seeded, options.log))
       return std::move(err);
-    llvm::Expected<std::unique_ptr<Strategy>> strategy = createStrategy(
-        options.algorithm, *searchSpace, strategyOptions, options.seed);
-    if (!strategy)
-      return strategy.takeError();
-
-    // What is measured: a clone of the module's first op of this problem,
-    // with all its attributes.
-    Operation *firstOp = set->ops[index].front();
-    FailureOr<OwningOpRef<ModuleOp>> kernel = buildKernelModule(firstOp);
-    if (failed(kernel)) {
-      firstOp->emitError() << "cannot build the standalone kernel of this op";
-      return llvm::createStringError("cannot build the kernel of " +
-                                     problem.describe());
+    if (!seeded["seed_configs"].empty()) {
+      llvm::Expected<std::unique_ptr<Strategy>> strategy = createStrategy(
+          options.algorithm, *p.searchSpace, seeded, options.seed);
+      if (!strategy)
+        return strategy.takeError();
+      p.strategy = std::move(*strategy);
     }
-    std::string kernelText = printKernelModule(**kernel);
 
-    llvm::Expected<std::unique_ptr<Measurer>> measurer = createProblemMeasurer(
-        ctx, problem, *space, kernelText, defaultConfig, target, options);
+    llvm::Expected<std::unique_ptr<Measurer>> measurer =
+        createProblemMeasurer(ctx, problem, *p.space, p.kernelText,
+                              p.defaultConfig, target, options);
     if (!measurer)
       return measurer.takeError();
 
@@ -279,24 +347,31 @@ mlir::tiletune::tuneModule(ModuleOp module, const TuneOptions &options) {
     tunerOptions.showProgress = options.progress != nullptr;
     tunerOptions.progressStream = options.progress;
     tunerOptions.stopFlag = options.stopFlag;
+    if (options.onResult)
+      tunerOptions.callback = [&, index = unsigned(index),
+                               key = tunerOptions.problemKey](
+                                  const TunerEvent &event) {
+        return options.onResult(key, index, set.problems.size(), event);
+      };
 
-    Tuner tuner(*space, **strategy, **measurer, **db, tunerOptions);
-    llvm::Expected<TuneResult> result = tuner.run(defaultConfig);
+    Tuner tuner(*p.space, *p.strategy, **measurer, **db, tunerOptions);
+    llvm::Expected<TuneResult> result = tuner.run(p.defaultConfig);
     if (!result)
       return llvm::createStringError(
           "tuning " + problem.describe() +
           " failed: " + toString(result.takeError()));
     ProblemOutcome outcome;
     outcome.problem = problem;
-    outcome.numOps = set->ops[index].size();
+    outcome.numOps = set.ops[index].size();
     outcome.result = *result;
     if (result->best) {
       llvm::Expected<TileConfigAttr> attr =
-          configToAttr(ctx, problem, *space, *result->best);
+          configToAttr(ctx, problem, *p.space, *result->best);
       if (!attr)
         return attr.takeError();
       outcome.bestAttr = printAttr(*attr);
-      for (Operation *op : set->ops[index])
+      outcome.bestConfig = *attr;
+      for (Operation *op : set.ops[index])
         setConfig(op, *attr);
     }
     if (options.log) {

@@ -7,7 +7,11 @@
 
 #include "tiletune/Driver/TuneOptions.h"
 
+#include "tiletune/Space/OperatorSpaces.h"
+#include "tiletune/Support/ProblemSpec.h"
 #include "tiletune/Support/TilingTemplates.h"
+
+#include "llvm/ADT/StringExtras.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -35,6 +39,107 @@ std::string mlir::tiletune::listAlgorithms() {
   for (const StrategyInfo *info : StrategyRegistry::get().getAll())
     known += (known.empty() ? "" : ", ") + info->name;
   return known;
+}
+
+/// A small space of every op kind on `target` (probes for validating
+/// options without a module); op kinds whose space cannot be built are left
+/// out.
+static std::vector<Space> getProbeSpaces(llvm::StringRef target) {
+  std::vector<Space> spaces;
+  for (llvm::StringRef kind : {"matmul", "batch_matmul", "conv_2d_nhwc_hwcf",
+                               "conv_2d_nchw_fchw"}) {
+    std::optional<OpKind> opKind = symbolizeOpKind(kind);
+    if (!opKind)
+      continue;
+    llvm::SmallVector<int64_t> sizes(getLoopTemplates(*opKind).size(), 8);
+    llvm::Expected<ProblemSpec> spec = makeProblemSpec(kind, target, sizes);
+    if (!spec) {
+      llvm::consumeError(spec.takeError());
+      continue;
+    }
+    llvm::Expected<Space> space = buildSpace(*spec);
+    if (!space) {
+      llvm::consumeError(space.takeError());
+      continue;
+    }
+    spaces.push_back(std::move(*space));
+  }
+  return spaces;
+}
+
+std::string mlir::tiletune::listTunableParameters(llvm::StringRef target) {
+  std::vector<std::string> names;
+  for (const Space &space : getProbeSpaces(target))
+    for (unsigned i = 0, e = space.getNumParameters(); i < e; ++i) {
+      std::string name = space.getParameter(i).getName().str();
+      if (!llvm::is_contained(names, name))
+        names.push_back(std::move(name));
+    }
+  return llvm::join(names, ", ");
+}
+
+llvm::Error mlir::tiletune::validateFixedParameters(llvm::StringRef fixed,
+                                                    llvm::StringRef target) {
+  std::vector<Space> probes = getProbeSpaces(target);
+  if (probes.empty())
+    return llvm::Error::success(); // Nothing to check against.
+  llvm::SmallVector<llvm::StringRef> items;
+  fixed.split(items, ';', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef item : items) {
+    item = item.trim();
+    if (item.empty())
+      continue;
+    auto [rawName, value] = item.split('=');
+    llvm::StringRef name = rawName.trim();
+    if (!item.contains('=') || value.trim().empty())
+      return llvm::createStringError(
+          "--fix: '" + item + "' gives no value; write 'name=value' (" +
+          "parameters on " + target + ": " + listTunableParameters(target) +
+          ")");
+    bool known = llvm::any_of(
+        probes, [&](const Space &s) { return s.lookup(name).has_value(); });
+    if (!known)
+      return llvm::createStringError(
+          "--fix: unknown parameter '" + name + "' (parameters on " + target +
+          ": " + listTunableParameters(target) + ")");
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error
+mlir::tiletune::validateStrategyOptions(llvm::StringRef algorithm,
+                                        const StrategyOptions &options,
+                                        llvm::StringRef target) {
+  const StrategyInfo *info = StrategyRegistry::get().lookup(algorithm);
+  if (!info)
+    return llvm::createStringError("unknown algorithm '" + algorithm +
+                                   "' (known: " + listAlgorithms() + ")");
+  std::vector<std::string> known;
+  for (const OptionInfo &o : getCommonOptions())
+    known.push_back(o.name);
+  for (const OptionInfo &o : info->options)
+    known.push_back(o.name);
+  for (const auto &[name, value] : options)
+    if (!llvm::is_contained(known, name))
+      return llvm::createStringError(
+          "--algorithm-options: unknown option '" + name + "' of " +
+          algorithm + " (valid: " + llvm::join(known, ", ") + ")");
+  if (options.empty())
+    return llvm::Error::success();
+  // The values: the strategy checks them when it is built, so build it over
+  // a small space of the target (start_config names a config of a real
+  // problem's space and is checked when each problem's strategy is built).
+  StrategyOptions probeOptions = options;
+  probeOptions.erase("start_config");
+  std::vector<Space> probes = getProbeSpaces(target);
+  if (probes.empty() || probeOptions.empty())
+    return llvm::Error::success();
+  llvm::Expected<std::unique_ptr<Strategy>> probe =
+      createStrategy(algorithm, probes.front(), probeOptions, /*seed=*/0);
+  if (!probe)
+    return llvm::createStringError("--algorithm-options: " +
+                                   llvm::toString(probe.takeError()));
+  return llvm::Error::success();
 }
 
 llvm::Error mlir::tiletune::validateTuneOptions(const TuneOptions &options) {
@@ -71,7 +176,12 @@ llvm::Error mlir::tiletune::validateTuneOptions(const TuneOptions &options) {
     return llvm::createStringError(llvm::formatv(
         "the warm start distance must be a finite number >= 0, got {0}",
         options.warmStartDistance));
-  return validateTimingOptions(options.timing);
+  if (llvm::Error err = validateTimingOptions(options.timing))
+    return err;
+  if (llvm::Error err = validateFixedParameters(options.fixed, options.target))
+    return err;
+  return validateStrategyOptions(options.algorithm, options.strategyOptions,
+                                 options.target);
 }
 
 llvm::Expected<std::unique_ptr<TileTuneDatabase>>

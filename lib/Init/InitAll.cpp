@@ -26,6 +26,10 @@ void tiletune::registerAllTileTuneDialects(DialectRegistry &registry) {
   // serialization of gpu.module need them.
   registerAllToLLVMIRTranslations(registry);
   registerAllGPUToLLVMIRTranslations(registry);
+  registerTileTuneDialect(registry);
+}
+
+void tiletune::registerTileTuneDialect(DialectRegistry &registry) {
   registry.insert<TileTuneDialect>();
 }
 
@@ -35,6 +39,14 @@ void tiletune::registerAllTileTunePasses() {
     return;
   registered = true;
   registerAllPasses();
+  registerTileTuneCompilerPasses();
+}
+
+void tiletune::registerTileTuneCompilerPasses() {
+  static bool registered = false;
+  if (registered)
+    return;
+  registered = true;
   registerTileTuneTransformsPasses();
   registerTileTuneGPUPasses();
 }

@@ -24,6 +24,7 @@
 #include "tiletune/Measure/Worker.h"
 #include "tiletune/Problem/Problem.h"
 #include "tiletune/Problem/ProblemSpace.h"
+#include "tiletune/Support/Target.h"
 #include "tiletune/Transforms/DefaultConfig.h"
 #include "tiletune/Transforms/Pipelines.h"
 
@@ -1105,6 +1106,7 @@ int runMain() {
 int main(int argc, char **argv) {
   llvm::InitLLVM y(argc, argv);
   cl::HideUnrelatedOptions(fuzzCategory);
+  mlir::tiletune::registerTileTuneVersionPrinter();
   cl::ParseCommandLineOptions(
       argc, argv,
       "tiletune-fuzz: differential fuzzing of the CPU pipeline\n\n"

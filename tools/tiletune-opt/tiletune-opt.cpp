@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tiletune/InitAll.h"
+#include "tiletune/Support/Target.h"
 #ifdef TILETUNE_OPT_TUNING_PASSES
 #include "tiletune/TuningPasses/Passes.h"
 #endif
@@ -15,6 +16,7 @@
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
 int main(int argc, char **argv) {
+  mlir::tiletune::registerTileTuneVersionPrinter();
   mlir::tiletune::registerAllTileTunePasses();
 #ifdef TILETUNE_OPT_TUNING_PASSES
   mlir::tiletune::registerTileTuneTuningPasses();

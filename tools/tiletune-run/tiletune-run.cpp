@@ -326,6 +326,7 @@ int runMain() {
 int main(int argc, char **argv) {
   llvm::InitLLVM y(argc, argv);
   cl::HideUnrelatedOptions(runCategory);
+  mlir::tiletune::registerTileTuneVersionPrinter();
   cl::ParseCommandLineOptions(
       argc, argv,
       "tiletune-run: JIT-compile a kernel for the host CPU, run it on seeded "

@@ -1,8 +1,9 @@
 //===- tiletune.cpp - The TileTune auto-tuning command line ---------------===//
 //
-// `tiletune tune|apply|space|report|export`: tune the matmul/conv ops of an
-// MLIR module on this machine, annotate modules from a tuning database,
-// inspect search spaces, and report or export tuning results.
+// `tiletune tune|apply|space|report|export|import`: tune the matmul/conv ops
+// of an MLIR module on this machine, annotate modules from a tuning database,
+// inspect search spaces, report or export tuning results, and import (merge)
+// results exported elsewhere.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,15 +13,19 @@
 #include "tiletune/TuningPasses/Passes.h"
 #include "tiletune/InitAll.h"
 #include "tiletune/Search/Strategy.h"
+#include "tiletune/Support/Target.h"
+#include "tiletune/Transforms/TransformScript.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
@@ -68,7 +73,13 @@ static cl::SubCommand reportCmd(
     "report", "Per problem and algorithm: best config, GFLOP/s, speed-up "
               "over the default config, trials and time used");
 static cl::SubCommand exportCmd(
-    "export", "Export every measurement of the database as JSON Lines");
+    "export", "Export every measurement of the database as JSON Lines, or "
+              "(--format=transform) a module's tuned configs as a "
+              "transform-dialect script");
+static cl::SubCommand importCmd(
+    "import", "Import (merge) results into the database: JSON Lines written "
+              "by `tiletune export`, or other tuning databases; one "
+              "transaction, duplicates skipped, targets kept");
 static cl::SubCommand algorithmsCmd(
     "algorithms", "List the search algorithms and their options");
 
@@ -76,7 +87,7 @@ static cl::opt<std::string> inputFile(cl::Positional,
                                       cl::desc("<input .mlir file>"),
                                       cl::init("-"), cl::sub(tuneCmd),
                                       cl::sub(applyCmd), cl::sub(spaceCmd),
-                                      cl::cat(category));
+                                      cl::sub(exportCmd), cl::cat(category));
 static cl::opt<std::string>
     outputFile("o",
                cl::desc("Write the annotated module here ('-' = stdout); tune "
@@ -88,13 +99,14 @@ static cl::opt<std::string>
            cl::desc("Tuning database (default: ~/.cache/tiletune/tuning.db)"),
            cl::value_desc("file"), cl::init(""), cl::sub(tuneCmd),
            cl::sub(applyCmd), cl::sub(reportCmd), cl::sub(exportCmd),
-           cl::cat(category));
+           cl::sub(importCmd), cl::cat(category));
 static cl::opt<unsigned>
     threads("threads",
             cl::desc("Threads of the kernels; results are recorded per thread "
                      "count (default 0 = all cores)"),
             cl::init(0), cl::sub(tuneCmd), cl::sub(applyCmd),
-            cl::sub(spaceCmd), cl::sub(reportCmd), cl::cat(category));
+            cl::sub(spaceCmd), cl::sub(reportCmd), cl::sub(exportCmd),
+            cl::cat(category));
 
 static cl::opt<std::string>
     algorithm("algorithm",
@@ -228,7 +240,7 @@ static cl::opt<std::string> targetKey(
     cl::desc("apply: use the results of the recorded target with this key "
              "(the [hex] of `tiletune report`), e.g. a GPU this machine "
              "does not have"),
-    cl::init(""), cl::sub(applyCmd), cl::cat(category));
+    cl::init(""), cl::sub(applyCmd), cl::sub(exportCmd), cl::cat(category));
 static cl::opt<bool> compileOnly(
     "compile-only",
     cl::desc("With --target=cuda and no GPU: rank --trials configs per "
@@ -241,6 +253,24 @@ static cl::opt<std::string>
          cl::desc("GPU architecture of --compile-only (default sm_90; a real "
                   "tuning run uses the device's)"),
          cl::init("sm_90"), cl::sub(tuneCmd), cl::cat(category));
+static cl::opt<std::string> exportFormat(
+    "format",
+    cl::desc("export: jsonl (every measurement of the database, the "
+             "default) or transform (the CPU configs of the input module's "
+             "ops as a transform-dialect script for --transform-interpreter; "
+             "the ops' own configs, plus the database's best ones when --db "
+             "is given or no op has a config)"),
+    cl::init("jsonl"), cl::sub(exportCmd), cl::cat(category));
+static cl::list<std::string>
+    importInputs(cl::Positional, cl::OneOrMore,
+                 cl::desc("<results.jsonl | other.db>..."), cl::sub(importCmd),
+                 cl::cat(category));
+static cl::opt<bool> allowOtherTarget(
+    "allow-other-target",
+    cl::desc("import: also import results measured on other targets (other "
+             "CPUs, GPUs, toolchains); they are kept under their own target, "
+             "which apply uses only when asked (--target-key)"),
+    cl::init(false), cl::sub(importCmd), cl::cat(category));
 static cl::opt<bool>
     hereOnly("here",
              cl::desc("Only results of this machine (with --threads)"),
@@ -325,11 +355,7 @@ static void onInterrupt(int) { stopRequested.store(true); }
 //===----------------------------------------------------------------------===//
 
 static int runTune(MLIRContext &ctx) {
-  llvm::SourceMgr sourceMgr;
-  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &ctx);
-  OwningOpRef<ModuleOp> module = parseInput(ctx, sourceMgr);
-  if (!module)
-    return 1;
+  // Every option is checked before the input is read or anything measured.
   if (compileOnly && target != "cuda")
     return fail("--compile-only ranks GPU configs: use it with --target=cuda");
   TuneOptions options;
@@ -338,7 +364,7 @@ static int runTune(MLIRContext &ctx) {
   llvm::Expected<StrategyOptions> parsedOptions =
       parseStrategyOptions(algorithmOptions);
   if (!parsedOptions)
-    return fail(parsedOptions.takeError());
+    return fail("--algorithm-options: " + toString(parsedOptions.takeError()));
   options.strategyOptions = *parsedOptions;
   options.fixed = fixParams;
   options.warmStart = !paperStart;
@@ -365,6 +391,11 @@ static int runTune(MLIRContext &ctx) {
   // Fail now rather than after the whole tuning run.
   if (llvm::Error err = checkOutputWritable("-o", outputFile))
     return fail(std::move(err));
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &ctx);
+  OwningOpRef<ModuleOp> module = parseInput(ctx, sourceMgr);
+  if (!module)
+    return 1;
   if (compileOnly) {
     if (llvm::Error err =
             rankModuleCompileOnly(*module, options, chip, 20, llvm::outs()))
@@ -440,6 +471,8 @@ static int runSpace(MLIRContext &ctx) {
     return fail(std::move(err));
   if (llvm::Error err = checkThreadCount(threads, "--threads"))
     return fail(std::move(err));
+  if (llvm::Error err = validateFixedParameters(fixParams, target))
+    return fail(std::move(err));
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &ctx);
   OwningOpRef<ModuleOp> module = parseInput(ctx, sourceMgr);
@@ -464,7 +497,61 @@ static int runReport() {
   return 0;
 }
 
-static int runExport() {
+/// `export --format=transform`: the module's CPU configs as a transform
+/// script.
+static int runExportTransform(MLIRContext &ctx) {
+  if (llvm::Error err = checkThreadCount(threads, "--threads"))
+    return fail(std::move(err));
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &ctx);
+  OwningOpRef<ModuleOp> module = parseInput(ctx, sourceMgr);
+  if (!module)
+    return 1;
+  bool anyConfig = false;
+  module->walk([&](Operation *op) {
+    if (getConfig(op))
+      anyConfig = true;
+  });
+  if (!dbPath.empty() || !anyConfig) {
+    llvm::Expected<std::unique_ptr<TileTuneDatabase>> db = openExistingDb();
+    if (!db)
+      return fail(db.takeError());
+    llvm::Expected<TargetInfo> chosen =
+        selectApplyTarget(**db, "cpu", threads, targetKey);
+    if (!chosen)
+      return fail(chosen.takeError());
+    llvm::Expected<ApplyStats> stats =
+        applyDatabase(*module, **db, *chosen, /*overrideConfigs=*/false);
+    if (!stats)
+      return fail(stats.takeError());
+    emitApplyRemarks(*module, *stats, *chosen, "tiletune export",
+                     /*withSummary=*/false);
+  }
+  CPUTransformScript script = buildCPUTransformScript(*module);
+  for (const std::string &skipped : script.skipped)
+    llvm::WithColor::warning(llvm::errs(), "tiletune")
+        << "not in the transform script: " << skipped << "\n";
+  llvm::errs() << "transform script: " << script.numOps << " op(s), "
+               << script.numSchedules << " schedule(s)\n";
+  std::string error;
+  std::unique_ptr<llvm::ToolOutputFile> out =
+      openOutputFile(outputFile.empty() ? "-" : outputFile.getValue(), &error);
+  if (!out)
+    return fail("cannot open output: " + error);
+  out->os() << script.text;
+  out->keep();
+  return 0;
+}
+
+static int runExport(MLIRContext &ctx) {
+  if (exportFormat == "transform")
+    return runExportTransform(ctx);
+  if (exportFormat != "jsonl")
+    return fail("unknown --format '" + exportFormat +
+                "' (valid: jsonl, transform)");
+  if (inputFile != "-")
+    return fail("export --format=jsonl exports the database and takes no "
+                "input file (did you mean --format=transform?)");
   llvm::Expected<std::unique_ptr<TileTuneDatabase>> db = openExistingDb();
   if (!db)
     return fail(db.takeError());
@@ -476,6 +563,63 @@ static int runExport() {
   if (llvm::Error err = (*db)->exportJSONL(out->os()))
     return fail(std::move(err));
   out->keep();
+  return 0;
+}
+
+/// The JSON Lines of one import input: the file itself, or the export of a
+/// tuning database (an SQLite file).
+static llvm::Expected<std::string> readImportInput(llvm::StringRef file) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      llvm::MemoryBuffer::getFileOrSTDIN(file, /*IsText=*/true);
+  if (!buffer)
+    return llvm::createStringError("cannot read '" + file +
+                                   "': " + buffer.getError().message());
+  llvm::StringRef text = (*buffer)->getBuffer();
+  if (!text.starts_with(llvm::StringRef("SQLite format 3\0", 16)))
+    return text.str();
+  llvm::Expected<std::unique_ptr<TileTuneDatabase>> other =
+      TileTuneDatabase::open(file, OpenMode::ReadOnly);
+  if (!other)
+    return other.takeError();
+  std::string exported;
+  llvm::raw_string_ostream os(exported);
+  if (llvm::Error err = (*other)->exportJSONL(os))
+    return std::move(err);
+  return exported;
+}
+
+static int runImport() {
+  // Read every input before the database is touched.
+  std::vector<std::string> texts;
+  std::vector<JSONLSource> sources;
+  texts.reserve(importInputs.size());
+  for (const std::string &file : importInputs) {
+    llvm::Expected<std::string> text = readImportInput(file);
+    if (!text)
+      return fail(text.takeError());
+    texts.push_back(std::move(*text));
+  }
+  for (auto [file, text] : llvm::zip_equal(importInputs, texts))
+    sources.push_back({file == "-" ? "<stdin>" : file, text});
+  llvm::Expected<std::unique_ptr<TileTuneDatabase>> db =
+      openTuningDatabase(dbPath, OpenMode::CreateIfMissing);
+  if (!db)
+    return fail(db.takeError());
+  TargetInfo here = getCPUTarget(0);
+  ImportOptions options;
+  if (!allowOtherTarget)
+    options.expectedTarget = &here;
+  llvm::Expected<ImportStats> stats = (*db)->importJSONL(sources, options);
+  if (!stats)
+    return fail("nothing was imported into '" + (*db)->getPath() + "': " +
+                llvm::toString(stats.takeError()));
+  llvm::outs() << "imported " << stats->measurementsAdded
+               << " measurement(s) (" << stats->runsAdded << " new run(s), "
+               << stats->runsExtended << " run(s) continued) from "
+               << stats->lines << " line(s); " << stats->duplicates
+               << " already present\n";
+  for (const std::string &targetName : stats->targets)
+    llvm::outs() << "  target: " << targetName << "\n";
   return 0;
 }
 
@@ -497,6 +641,7 @@ int main(int argc, char **argv) {
   llvm::InitializeNativeTargetAsmPrinter();
   registerAllTileTunePasses();
   registerTileTuneTuningPasses();
+  registerTileTuneVersionPrinter();
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
       argc, argv,
@@ -506,7 +651,9 @@ int main(int argc, char **argv) {
       "  tiletune apply model.mlir -o tuned.mlir\n"
       "  tiletune space model.mlir\n"
       "  tiletune report\n"
-      "  tiletune export -o results.jsonl\n\n"
+      "  tiletune export -o results.jsonl\n"
+      "  tiletune export --format=transform model.mlir -o schedule.mlir\n"
+      "  tiletune import results.jsonl other.db --db=merged.db\n\n"
       "Run `tiletune <subcommand> --help` for its options.\n");
 
   // Fork-safe: the tuner forks worker processes, so the context must not
@@ -523,9 +670,11 @@ int main(int argc, char **argv) {
   if (reportCmd)
     return runReport();
   if (exportCmd)
-    return runExport();
+    return runExport(ctx);
+  if (importCmd)
+    return runImport();
   if (algorithmsCmd)
     return runAlgorithms();
   return fail("no subcommand given (tune, apply, space, report, export, "
-              "algorithms); see `tiletune --help`");
+              "import, algorithms); see `tiletune --help`");
 }

@@ -964,4 +964,178 @@ TEST_F(DatabaseTest, ExportJSONLinesParses) {
   EXPECT_EQ(time->getInteger("repeats"), 3);
 }
 
+/// The JSON Lines export of \p db.
+std::string exportText(TileTuneDatabase &db) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  expectOk(db.exportJSONL(os));
+  return text;
+}
+
+TEST_F(DatabaseTest, ImportRoundTripsExport) {
+  auto source = openOrFail(file("source.db"));
+  ASSERT_TRUE(source);
+  const std::string problem = "matmul/f32/m=64,n=64,k=64";
+  RunInfo finished = makeRun(problem, testTarget(), "random", ~uint64_t(0));
+  expectOk(source->recordRun(finished));
+  MeasurementRecord def =
+      makeRecord(finished.id, 0, 2e-3, MeasurementRole::Default);
+  MeasurementRecord fast = makeRecord(finished.id, 1, 1e-3);
+  fast.result.relative = 0.5;
+  fast.result.rawSeconds = 1.1e-3;
+  MeasurementRecord failed = makeRecord(
+      finished.id, 2, 0, MeasurementRole::Search, MeasureStatus::CompileError);
+  // The finished run's result is cfg0 (as re-measured), not the faster cfg1:
+  // the import must keep the result key for bestConfig to agree.
+  MeasurementRecord remeasured =
+      makeRecord(finished.id, 3, 1.5e-3, MeasurementRole::Final);
+  remeasured.configKey = def.configKey;
+  for (MeasurementRecord *record : {&def, &fast, &failed, &remeasured})
+    expectOk(source->recordMeasurement(*record, 1));
+  expectOk(source->updateRunStatus(finished.id, RunStatus::Finished, 3,
+                                   def.configKey));
+  RunInfo open = makeRun(problem, testTarget(4), "gbfs", 3);
+  expectOk(source->recordRun(open));
+  MeasurementRecord openRecord = makeRecord(open.id, 0, 5e-4);
+  expectOk(source->recordMeasurement(openRecord, 1));
+  std::string exported = exportText(*source);
+
+  auto copy = openOrFail(file("copy.db"));
+  ASSERT_TRUE(copy);
+  llvm::Expected<ImportStats> stats =
+      copy->importJSONL({{"source.jsonl", exported}});
+  ASSERT_TRUE(static_cast<bool>(stats)) << llvm::toString(stats.takeError());
+  EXPECT_EQ(stats->lines, 5);
+  EXPECT_EQ(stats->runsAdded, 2);
+  EXPECT_EQ(stats->measurementsAdded, 5);
+  EXPECT_EQ(stats->duplicates, 0);
+  EXPECT_EQ(stats->targets.size(), 2u);
+  EXPECT_EQ(exportText(*copy), exported);
+  for (unsigned threads : {1u, 4u}) {
+    auto a = source->bestConfig(problem, testTarget(threads));
+    auto b = copy->bestConfig(problem, testTarget(threads));
+    ASSERT_TRUE(a && *a && b && *b);
+    EXPECT_EQ((*a)->configKey, (*b)->configKey);
+    EXPECT_EQ((*a)->time.median, (*b)->time.median);
+  }
+  EXPECT_EQ((*copy->bestConfig(problem, testTarget(1)))->configKey,
+            def.configKey);
+
+  // Importing it again, or the source's own export into the source, adds
+  // nothing.
+  stats = copy->importJSONL({{"again.jsonl", exported}});
+  ASSERT_TRUE(static_cast<bool>(stats)) << llvm::toString(stats.takeError());
+  EXPECT_EQ(stats->measurementsAdded, 0);
+  EXPECT_EQ(stats->duplicates, 5);
+  stats = source->importJSONL({{"self.jsonl", exported}});
+  ASSERT_TRUE(static_cast<bool>(stats)) << llvm::toString(stats.takeError());
+  EXPECT_EQ(stats->runsAdded, 0);
+  EXPECT_EQ(exportText(*source), exported);
+
+  // A run continued after the export: only its new trials are added, and it
+  // takes the later state.
+  MeasurementRecord later = makeRecord(open.id, 1, 4e-4);
+  expectOk(source->recordMeasurement(later, 2));
+  expectOk(source->updateRunStatus(open.id, RunStatus::Finished, 2,
+                                   later.configKey));
+  stats = copy->importJSONL({{"later.jsonl", exportText(*source)}});
+  ASSERT_TRUE(static_cast<bool>(stats)) << llvm::toString(stats.takeError());
+  EXPECT_EQ(stats->measurementsAdded, 1);
+  EXPECT_EQ(stats->runsExtended, 1);
+  EXPECT_EQ(exportText(*copy), exportText(*source));
+}
+
+TEST_F(DatabaseTest, ImportIsAllOrNothing) {
+  auto source = openOrFail(file("source.db"));
+  ASSERT_TRUE(source);
+  RunInfo run = makeRun();
+  expectOk(source->recordRun(run));
+  for (int64_t trial : {0, 1}) {
+    MeasurementRecord record = makeRecord(run.id, trial, 1e-3);
+    expectOk(source->recordMeasurement(record, 1));
+  }
+  std::string good = exportText(*source);
+
+  auto target = openOrFail(file("target.db"));
+  ASSERT_TRUE(target);
+  RunInfo mine = makeRun("conv/f32/x", testTarget(), "grid", 1);
+  expectOk(target->recordRun(mine));
+  MeasurementRecord record = makeRecord(mine.id, 0, 1e-3);
+  expectOk(target->recordMeasurement(record, 1));
+  std::string before = exportText(*target);
+
+  auto importError = [&](std::string second) {
+    llvm::Expected<ImportStats> stats =
+        target->importJSONL({{"good.jsonl", good}, {"second.jsonl", second}});
+    if (stats) {
+      ADD_FAILURE() << "the import should fail";
+      return std::string();
+    }
+    return llvm::toString(stats.takeError());
+  };
+  llvm::StringRef firstLine = llvm::StringRef(good).split('\n').first;
+  EXPECT_EQ(importError("\n\n{\"run\": "),
+            "second.jsonl:3: not valid JSON: [1:8, byte=8]: Unexpected EOF");
+  EXPECT_EQ(importError("[1, 2]\n"), "second.jsonl:1: not a JSON object");
+  std::string noTrial = firstLine.str();
+  size_t at = noTrial.find("\"trial\":");
+  ASSERT_NE(at, std::string::npos);
+  noTrial.replace(at, 8, "\"tr1al\":");
+  EXPECT_EQ(importError(noTrial), "second.jsonl:1: missing field 'trial'");
+  std::string noTime = firstLine.str();
+  at = noTime.find("\"time\":{");
+  ASSERT_NE(at, std::string::npos);
+  noTime.replace(at, 8, "\"time\":null,\"x\":{");
+  EXPECT_EQ(importError(noTime),
+            "second.jsonl:1: an ok measurement needs a 'time' object");
+  // The same trial twice in one input.
+  EXPECT_EQ(importError(firstLine.str() + "\n" + firstLine.str()),
+            "second.jsonl:2: trial 0 of run 1 appears again (first on line 1)");
+  EXPECT_EQ(exportText(*target), before);
+  // The good input alone imports.
+  llvm::Expected<ImportStats> stats = target->importJSONL({{"good", good}});
+  ASSERT_TRUE(static_cast<bool>(stats)) << llvm::toString(stats.takeError());
+  EXPECT_EQ(stats->measurementsAdded, 2);
+}
+
+TEST_F(DatabaseTest, ImportChecksTheTarget) {
+  auto source = openOrFail(file("source.db"));
+  ASSERT_TRUE(source);
+  RunInfo run = makeRun("matmul/f32/m=64,n=64,k=64", testTarget(4));
+  expectOk(source->recordRun(run));
+  MeasurementRecord record = makeRecord(run.id, 0, 1e-3);
+  expectOk(source->recordMeasurement(record, 1));
+  std::string text = exportText(*source);
+
+  auto target = openOrFail(file("target.db"));
+  ASSERT_TRUE(target);
+  // Another CPU: refused.
+  TargetInfo other = testTarget(4);
+  other.model = "Other CPU (znver4)";
+  ImportOptions options;
+  options.expectedTarget = &other;
+  llvm::Expected<ImportStats> stats =
+      target->importJSONL({{"in.jsonl", text}}, options);
+  ASSERT_FALSE(static_cast<bool>(stats));
+  std::string message = llvm::toString(stats.takeError());
+  EXPECT_NE(message.find("in.jsonl:1: the record was measured on another "
+                         "target (" +
+                         testTarget(4).describe() + ") than this machine (" +
+                         other.describe() + ")"),
+            std::string::npos)
+      << message;
+  EXPECT_TRUE(exportText(*target).empty());
+  // The same machine with another thread count: accepted, kept as measured.
+  TargetInfo here = testTarget(1);
+  options.expectedTarget = &here;
+  stats = target->importJSONL({{"in.jsonl", text}}, options);
+  ASSERT_TRUE(static_cast<bool>(stats)) << llvm::toString(stats.takeError());
+  auto best = target->bestConfig(run.problemKey, testTarget(4));
+  ASSERT_TRUE(best && *best);
+  EXPECT_EQ((*best)->configKey, record.configKey);
+  auto none = target->bestConfig(run.problemKey, testTarget(1));
+  ASSERT_TRUE(static_cast<bool>(none));
+  EXPECT_FALSE(*none);
+}
+
 } // namespace

@@ -11,7 +11,8 @@
 // journal) before the next candidate runs, so a killed tuner loses
 // nothing and can resume. Queries answer "best config for this problem on
 // this target" (never from another target unless explicitly allowed),
-// aggregate reports, and export to JSON Lines. See docs/Database.md.
+// aggregate reports, and export to JSON Lines and import (merge) of such
+// exports. See docs/Database.md.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,6 +22,7 @@
 #include "tiletune/Measure/MeasureResult.h"
 #include "tiletune/Support/Target.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -149,6 +151,40 @@ struct ReportRow {
   std::optional<double> defaultGflops;
 };
 
+/// One input of importJSONL(): JSON Lines text as exportJSONL() writes it.
+struct JSONLSource {
+  /// Names the input in error messages ("results.jsonl:12: ...").
+  std::string name;
+  llvm::StringRef text;
+};
+
+/// Options of importJSONL().
+struct ImportOptions {
+  /// When set, every record must have been measured on this machine: its
+  /// target must equal this one in everything but the thread count (results
+  /// are kept per thread count anyway). A record of another target is then
+  /// an error naming its line, and nothing is imported. When null, records
+  /// of every target are imported, each under its own target (which is
+  /// what `apply` and bestConfig() select by, so they are never applied to
+  /// another machine silently).
+  const TargetInfo *expectedTarget = nullptr;
+};
+
+/// What importJSONL() did.
+struct ImportStats {
+  /// Non-blank lines read.
+  int64_t lines = 0;
+  /// Runs created, and runs already present that received new measurements.
+  int64_t runsAdded = 0;
+  int64_t runsExtended = 0;
+  /// Measurements written, and measurements skipped because the database
+  /// already held them (same run and trial with the same config and status).
+  int64_t measurementsAdded = 0;
+  int64_t duplicates = 0;
+  /// Descriptions of the targets the records belong to, sorted.
+  llvm::SmallVector<std::string> targets;
+};
+
 /// How to open a database file.
 enum class OpenMode : uint8_t {
   /// Create the file and schema when missing; read and write.
@@ -265,6 +301,17 @@ public:
   /// Writes every measurement as one self-contained JSON object per line
   /// (run, problem, target, config, status, times), ordered by run and trial.
   llvm::Error exportJSONL(llvm::raw_ostream &os);
+
+  /// Imports JSON Lines written by exportJSONL() (possibly by other machines
+  /// and into other databases) in one transaction: either every record is
+  /// written or, on any error, nothing is. Each record keeps its target. A
+  /// run is identified by problem, target, algorithm, seed and start time,
+  /// so importing the same export twice, or an export of this very
+  /// database, adds nothing; a measurement is identified by its run and
+  /// trial, and one that is present with another config or status is a
+  /// conflict (an error). Errors name the input and line ("name:line:").
+  llvm::Expected<ImportStats> importJSONL(llvm::ArrayRef<JSONLSource> sources,
+                                          const ImportOptions &options = {});
 
   /// Runs SQLite's quick_check over the whole file; an error describes the
   /// first problem found.

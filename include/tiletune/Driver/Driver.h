@@ -14,6 +14,7 @@
 #define TILETUNE_DRIVER_DRIVER_H
 
 #include "tiletune/Database/Database.h"
+#include "tiletune/Dialect/TileConfig.h"
 #include "tiletune/Driver/TuneOptions.h"
 #include "tiletune/Driver/TuningSpace.h"
 #include "tiletune/Problem/Problem.h"
@@ -38,6 +39,8 @@ struct ProblemOutcome {
   TuneResult result;
   /// The winner as attribute text (empty when nothing was Ok).
   std::string bestAttr;
+  /// The winner as set on the ops (null when nothing was Ok).
+  TileConfigAttr bestConfig;
 };
 
 /// Tunes every unique tunable op of `module` and sets the best config found
@@ -45,6 +48,16 @@ struct ProblemOutcome {
 /// the ops and as an error; database and measurer failures as errors.
 llvm::Expected<std::vector<ProblemOutcome>>
 tuneModule(ModuleOp module, const TuneOptions &options);
+
+/// tuneModule() over the problems of `set` (collectProblems()'s, or one
+/// op's): validates `options`, then builds every problem's space (with
+/// `options.fixed`), default config and strategy (with
+/// `options.strategyOptions`) before the first measurement, so that a bad
+/// pin or strategy option of any problem fails before anything is measured
+/// or recorded; then tunes them in order.
+llvm::Expected<std::vector<ProblemOutcome>>
+tuneProblems(MLIRContext *ctx, const ProblemSet &set,
+             const TuneOptions &options);
 
 /// Statistics of applyDatabase().
 struct ApplyStats {

@@ -23,10 +23,13 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
 namespace mlir::tiletune {
+
+struct TunerEvent;
 
 /// The default search algorithm of the CLI and the autotune pass.
 constexpr llvm::StringLiteral kDefaultAlgorithm = "gbfs";
@@ -88,6 +91,13 @@ struct TuneOptions {
   bool pairedTiming = true;
   /// Stop flag polled by the tuner (e.g. set by SIGINT).
   const std::atomic<bool> *stopFlag = nullptr;
+  /// Called after every recorded (or replayed) result of the problem with
+  /// key `problemKey`, number `problemIndex` of `numProblems`; returning
+  /// false stops the run like the stop flag. Null: none. (The public API's
+  /// TuningOptions::callback is built on it, see tiletune/Tuning.h.)
+  std::function<bool(llvm::StringRef problemKey, unsigned problemIndex,
+                     unsigned numProblems, const TunerEvent &event)>
+      onResult;
 };
 
 /// The largest budgets and batch validateTuneOptions accepts.
@@ -100,9 +110,29 @@ constexpr unsigned kMaxBatchSize = 4096;
 /// (trials in [0, kMaxTrials] and/or finite seconds in [0, kMaxSeconds]), a
 /// known target, a registered algorithm (the error lists them), threads in
 /// [0, kMaxThreads], a batch in [1, kMaxBatchSize], a warm start "none" or
-/// "db" with a finite distance >= 0, and the timing options
-/// (validateTimingOptions).
+/// "db" with a finite distance >= 0, the timing options
+/// (validateTimingOptions), the pinned parameters (validateFixedParameters)
+/// and the strategy options (validateStrategyOptions).
 llvm::Error validateTuneOptions(const TuneOptions &options);
+
+/// Checks a `--fix` string before any module is read: each item is
+/// 'name=value' and names a parameter of some op kind's space on `target`
+/// (the error lists them). The values are checked against each problem's
+/// space when tuning starts (buildTuningSpace), before anything is measured.
+llvm::Error validateFixedParameters(llvm::StringRef fixed,
+                                    llvm::StringRef target);
+
+/// Checks strategy options for `algorithm`: every name must be one of its
+/// options or a common one (the error lists them), and the values must be
+/// accepted by the strategy (it is built over a small space of `target`;
+/// 'start_config' is checked against each problem's space later).
+llvm::Error validateStrategyOptions(llvm::StringRef algorithm,
+                                    const StrategyOptions &options,
+                                    llvm::StringRef target = "cpu");
+
+/// "m, n, k, order, ...": the parameters of the spaces of every op kind on
+/// `target`, for help texts and errors.
+std::string listTunableParameters(llvm::StringRef target);
 
 /// "grid, random, gbfs, ..." : the registered algorithms, for help texts and
 /// errors.

@@ -70,6 +70,17 @@ struct TargetInfo {
 /// The TileTune version of this build (e.g. "0.1.0").
 llvm::StringRef getTileTuneVersion();
 
+/// The git revision the build was made from (a short hash), "unknown" when
+/// the sources were not a git checkout.
+llvm::StringRef getTileTuneGitRevision();
+
+/// "TileTune <version> (git <revision>)": the first line of `--version`.
+std::string getTileTuneVersionLine();
+
+/// Makes `--version` of the calling tool print getTileTuneVersionLine()
+/// followed by LLVM's version text. Call before parsing the command line.
+void registerTileTuneVersionPrinter();
+
 /// The toolchain string of this build: "tiletune <version>; LLVM <version>".
 std::string getDefaultToolchain();
 
