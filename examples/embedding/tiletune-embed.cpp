@@ -11,8 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tiletune/Driver/Driver.h"
 #include "tiletune/InitAll.h"
+#include "tiletune/Tuning.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -49,19 +49,27 @@ static LogicalResult compile(ModuleOp module) {
   return pm.run(module);
 }
 
-/// The tuning call, kept in one place: every tunable op of `module` gets the
-/// best of `trials` measured configs; the measurements go to `db`.
-static llvm::Expected<std::vector<tiletune::ProblemOutcome>>
+/// The tuning call, kept in one place (the public API, tiletune/Tuning.h):
+/// every tunable op of `module` gets the best of `trials` measured configs;
+/// the measurements go to `db`. The callback sees each measured variant.
+static llvm::Expected<tiletune::TuningResult>
 tune(ModuleOp module, llvm::StringRef db, int64_t trials) {
-  tiletune::TuneOptions options;
+  tiletune::TuningOptions options;
   options.trials = trials;
   options.threads = 1;
   options.databasePath = db.str();
   options.timing.repeats = 2;
   options.timing.minSampleSeconds = 1e-4;
-  if (llvm::Error err = tiletune::validateTuneOptions(options))
-    return std::move(err);
-  return tiletune::tuneModule(module, options);
+  unsigned measured = 0;
+  options.callback = [&](const tiletune::TuningEvent &) {
+    ++measured;
+    return tiletune::TuningAction::Continue;
+  };
+  llvm::Expected<tiletune::TuningResult> result =
+      tiletune::tune(module, options);
+  if (result)
+    llvm::outs() << "callback saw " << measured << " variants\n";
+  return result;
 }
 
 /// "N llvm.func, M linalg ops": what a compile left behind.
@@ -108,15 +116,16 @@ int main(int argc, char **argv) {
                << "\n";
 
   // 3. Tune: the best configs are set on the ops of `module`.
-  auto outcomes = tune(*module, dbPath, trials);
-  if (!outcomes)
-    return fail(llvm::toString(outcomes.takeError()));
-  if (llvm::Error err = tiletune::checkProblemsTuned(*outcomes))
-    return fail(llvm::toString(std::move(err)));
-  for (const tiletune::ProblemOutcome &outcome : *outcomes)
-    llvm::outs() << "tuned " << outcome.problem.getKey() << " ("
-                 << outcome.numOps << " op, " << outcome.result.trials
-                 << " trials): " << outcome.bestAttr << "\n";
+  llvm::Expected<tiletune::TuningResult> result =
+      tune(*module, dbPath, trials);
+  if (!result)
+    return fail(llvm::toString(result.takeError()));
+  if (!result->failures.empty())
+    return fail(result->failures);
+  for (const tiletune::ProblemTuningResult &problem : result->problems)
+    llvm::outs() << "tuned " << problem.problemKey << " (" << problem.numOps
+                 << " op, " << problem.trials
+                 << " trials): " << problem.bestConfigText << "\n";
   if (!outputFile.empty()) {
     std::string error;
     auto output = openOutputFile(outputFile, &error);

@@ -379,7 +379,10 @@ mlir::tiletune::tuneProblems(MLIRContext *ctx, const ProblemSet &set,
         *options.log << llvm::formatv(
             "  best {0:F2} GFLOP/s ({1}), default {2:F2} GFLOP/s, {3} trials "
             "in {4:F1} s{5}\n",
-            result->bestResult.gflops, result->bestKey,
+            result->bestResult.gflops,
+            result->bestIsDefault
+                ? result->bestKey + ": the default, kept: no variant was faster"
+                : result->bestKey,
             result->defaultResult.gflops, result->trials,
             result->elapsedSeconds,
             result->replayed

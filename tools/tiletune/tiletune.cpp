@@ -410,9 +410,9 @@ static int runTune(MLIRContext &ctx) {
       llvm::errs() << "target: " << getCPUTarget(threads).describe() << "\n";
       llvm::errs() << "timing: "
                    << (unpaired ? "each variant alone"
-                                : "paired with the default config (times at "
-                                  "the reference speed of the first "
-                                  "measurement; --unpaired: alone)")
+                                : "paired with the default config (the "
+                                  "ratio ranks variants, the times shown are "
+                                  "measured; --unpaired: alone)")
                    << "\n";
     }
   }
