@@ -15,6 +15,7 @@
 #include "tiletune/Measure/GPUMeasurer.h"
 #include "tiletune/Problem/ProblemSpace.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -261,6 +262,20 @@ mlir::tiletune::tuneProblems(MLIRContext *ctx, const ProblemSet &set,
     return std::move(err);
   bool cuda = options.target != kTargetCPU;
   unsigned threads = resolveThreads(options.threads);
+  // The CPU target asked for is the process's default while the run lasts:
+  // the default configs, the JIT in the workers (forked from here) and the
+  // recorded target all follow it.
+  std::optional<std::pair<std::string, std::string>> previousTarget;
+  if (!cuda && (!options.mcpu.empty() || !options.mattr.empty())) {
+    previousTarget = getDefaultTargetCPUNames();
+    if (llvm::Error err = setDefaultTargetCPU(options.mcpu, options.mattr))
+      return std::move(err);
+  }
+  auto restoreTarget = llvm::make_scope_exit([&] {
+    if (previousTarget)
+      llvm::consumeError(setDefaultTargetCPU(previousTarget->first,
+                                             previousTarget->second));
+  });
   TargetInfo target;
   if (cuda) {
     llvm::Expected<TargetInfo> device = getCudaTarget();

@@ -15,6 +15,7 @@
 #include "tiletune/Search/Strategy.h"
 #include "tiletune/Support/Target.h"
 #include "tiletune/Transforms/TransformScript.h"
+#include "tiletune/Support/CPUDescription.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -107,6 +108,19 @@ static cl::opt<unsigned>
             cl::init(0), cl::sub(tuneCmd), cl::sub(applyCmd),
             cl::sub(spaceCmd), cl::sub(reportCmd), cl::sub(exportCmd),
             cl::cat(category));
+static cl::opt<std::string> cpuName(
+    "mcpu",
+    cl::desc("CPU target, LLVM's name (e.g. haswell, skylake-avx512; default: "
+             "the host): default configs are sized for it, variants compiled "
+             "for it, results recorded and looked up under it"),
+    cl::init(""), cl::sub(tuneCmd), cl::sub(applyCmd), cl::sub(spaceCmd),
+    cl::sub(reportCmd), cl::cat(category));
+static cl::opt<std::string> cpuFeatures(
+    "mattr",
+    cl::desc("CPU target features on top of the CPU's, LLVM's names (e.g. "
+             "-avx512f,-evex512)"),
+    cl::init(""), cl::sub(tuneCmd), cl::sub(applyCmd), cl::sub(spaceCmd),
+    cl::sub(reportCmd), cl::cat(category));
 
 static cl::opt<std::string>
     algorithm("algorithm",
@@ -375,6 +389,8 @@ static int runTune(MLIRContext &ctx) {
   options.seconds = seconds;
   options.seed = seed;
   options.threads = threads;
+  options.mcpu = cpuName;
+  options.mattr = cpuFeatures;
   options.databasePath = dbPath;
   options.resume = resume;
   options.batchSize = batchSize;
@@ -387,6 +403,8 @@ static int runTune(MLIRContext &ctx) {
   options.log = quiet ? nullptr : &llvm::errs();
   options.stopFlag = &stopRequested;
   if (llvm::Error err = validateTuneOptions(options))
+    return fail(std::move(err));
+  if (llvm::Error err = setDefaultTargetCPU(cpuName, cpuFeatures))
     return fail(std::move(err));
   // Fail now rather than after the whole tuning run.
   if (llvm::Error err = checkOutputWritable("-o", outputFile))
@@ -436,6 +454,8 @@ static int runTune(MLIRContext &ctx) {
 }
 
 static int runApply(MLIRContext &ctx) {
+  if (llvm::Error err = setDefaultTargetCPU(cpuName, cpuFeatures))
+    return fail(std::move(err));
   if (llvm::Error err = checkThreadCount(threads, "--threads"))
     return fail(std::move(err));
   llvm::SourceMgr sourceMgr;
@@ -467,6 +487,8 @@ static int runApply(MLIRContext &ctx) {
 }
 
 static int runSpace(MLIRContext &ctx) {
+  if (llvm::Error err = setDefaultTargetCPU(cpuName, cpuFeatures))
+    return fail(std::move(err));
   if (llvm::Error err = checkKnownTarget(target))
     return fail(std::move(err));
   if (llvm::Error err = checkThreadCount(threads, "--threads"))
@@ -485,6 +507,8 @@ static int runSpace(MLIRContext &ctx) {
 }
 
 static int runReport() {
+  if (llvm::Error err = setDefaultTargetCPU(cpuName, cpuFeatures))
+    return fail(std::move(err));
   if (llvm::Error err = checkThreadCount(threads, "--threads"))
     return fail(std::move(err));
   llvm::Expected<std::unique_ptr<TileTuneDatabase>> db = openExistingDb();

@@ -1056,7 +1056,6 @@ TEST_F(DatabaseTest, ImportRoundTripsExport) {
       makeRecord(finished.id, 0, 2e-3, MeasurementRole::Default);
   MeasurementRecord fast = makeRecord(finished.id, 1, 1e-3);
   fast.result.relative = 0.5;
-  fast.result.rawSeconds = 1.1e-3;
   MeasurementRecord failed = makeRecord(
       finished.id, 2, 0, MeasurementRole::Search, MeasureStatus::CompileError);
   // The finished run's result is cfg0 (as re-measured), not the faster cfg1:
