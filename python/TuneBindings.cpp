@@ -186,7 +186,7 @@ py::tuple tuneText(const std::string &text, const std::string &algorithm,
                bool resume, const std::string &target, bool progress,
                const py::object &algorithmOptions,
                const py::object &callback, const std::string &mcpu,
-               const std::string &mattr) {
+               const std::string &mattr, const std::string &warmStart) {
   TuningOptions options;
   options.mcpu = checkNoNul("mcpu", mcpu);
   options.mattr = checkNoNul("mattr", mattr);
@@ -201,6 +201,7 @@ py::tuple tuneText(const std::string &text, const std::string &algorithm,
   options.pairedTiming = paired;
   options.resume = resume;
   options.strategyOptions = toStrategyOptions(algorithmOptions);
+  options.warmStartFrom = checkNoNul("warm_start", warmStart);
   options.progress = progress ? &llvm::errs() : nullptr;
   options.log = progress ? &llvm::errs() : nullptr;
   if (!callback.is_none() && !PyCallable_Check(callback.ptr()))
@@ -366,6 +367,7 @@ void mlir::tiletune::python::addTuneBindings(py::module_ &m) {
         py::arg("algorithm_options") = py::none(),
         py::arg("callback") = py::none(), py::arg("mcpu") = defaults.mcpu,
         py::arg("mattr") = defaults.mattr,
+        py::arg("warm_start") = defaults.warmStartFrom,
         "Tunes every tunable op of the module (MLIR text) by measuring real "
         "variants, exactly as `tiletune tune` does (the C++ API's tune()), "
         "records the results in the database `db` (default: the user's "
@@ -374,7 +376,9 @@ void mlir::tiletune::python::addTuneBindings(py::module_ &m) {
         "'name=value,...' string; `callback(event_dict)` is called after "
         "every measured variant and stops the run by returning False. `mcpu` "
         "and `mattr` (LLVM's names) choose the CPU target instead of the "
-        "host; the host must be able to run it.");
+        "host; the host must be able to run it. warm_start='db' seeds each "
+        "search with the adapted best configs of similar problems in the "
+        "database, 'none' does not.");
   m.attr("__version__") = getTileTuneVersion().str();
   m.attr("__git_revision__") = getTileTuneGitRevision().str();
   m.def("apply", &apply, py::arg("mlir"), py::arg("db") = "",

@@ -9,6 +9,7 @@
 #include "tiletune/Driver/Driver.h"
 
 #include "tiletune/Driver/GPUDriver.h"
+#include "tiletune/Driver/WarmStart.h"
 #include "tiletune/Execution/Buffer.h"
 #include "tiletune/Measure/CPUMeasurer.h"
 #include "tiletune/Measure/GPUMeasurer.h"
@@ -107,6 +108,81 @@ createProblemMeasurer(MLIRContext *ctx, const Problem &problem,
       ctx, problem, space, measureOptions, overlap, kernelText));
 }
 
+/// Warm start from the database (TuneOptions::warmStartFrom): sets the
+/// strategy option "seed_configs" of `problem` to the adapted best configs of
+/// similar problems and says which on `log`. A resumed run keeps the seeds
+/// it was started with (they are part of its recorded settings).
+static llvm::Error seedFromDatabase(TileTuneDatabase &db,
+                                   const Problem &problem,
+                                   const TargetInfo &target,
+                                   const Space &searchSpace,
+                                   const Config &defaultConfig,
+                                   const TuneOptions &options,
+                                   StrategyOptions &strategyOptions,
+                                   llvm::raw_ostream *log) {
+  if (options.warmStartFrom != "db" || strategyOptions.count("seed_configs"))
+    return llvm::Error::success();
+  if (options.resume) {
+    llvm::Expected<std::optional<RunInfo>> run = db.findResumableRun(
+        problem.getKey(), target, options.algorithm, options.seed);
+    if (!run)
+      return run.takeError();
+    if (*run) {
+      std::string seeds;
+      if (llvm::Expected<llvm::json::Value> recorded =
+              llvm::json::parse((*run)->options)) {
+        const llvm::json::Object *root = recorded->getAsObject();
+        const llvm::json::Object *trajectory =
+            root ? root->getObject("trajectory") : nullptr;
+        const llvm::json::Object *recordedOptions =
+            trajectory ? trajectory->getObject("strategy_options") : nullptr;
+        if (recordedOptions)
+          if (std::optional<llvm::StringRef> text =
+                  recordedOptions->getString("seed_configs"))
+            seeds = text->str();
+      } else {
+        llvm::consumeError(recorded.takeError());
+      }
+      strategyOptions["seed_configs"] = seeds;
+      llvm::SmallVector<llvm::StringRef> keys;
+      splitSeedConfigs(seeds, keys);
+      if (log && !keys.empty())
+        *log << llvm::formatv("  warm start: run {0} continues with its {1} "
+                              "seed config{2}\n",
+                              (*run)->id, keys.size(),
+                              keys.size() == 1 ? "" : "s");
+      return llvm::Error::success();
+    }
+  }
+  WarmStartOptions warm;
+  warm.maxProblems = options.warmStartProblems;
+  warm.maxDistance = options.warmStartDistance;
+  llvm::Expected<llvm::SmallVector<WarmStartSeed>> seeds = findWarmStartSeeds(
+      db, problem, target, searchSpace, defaultConfig, warm);
+  if (!seeds)
+    return seeds.takeError();
+  std::vector<std::string> keys;
+  for (const WarmStartSeed &seed : *seeds)
+    keys.push_back(seed.configKey);
+  strategyOptions["seed_configs"] = joinSeedConfigs(keys);
+  if (!log)
+    return llvm::Error::success();
+  if (seeds->empty()) {
+    *log << "  warm start: no similar problem with results on this target in "
+            "the database\n";
+    return llvm::Error::success();
+  }
+  *log << llvm::formatv("  warm start: {0} seed config{1} from similar "
+                        "problems:\n",
+                        seeds->size(), seeds->size() == 1 ? "" : "s");
+  for (const WarmStartSeed &seed : *seeds)
+    *log << llvm::formatv("    {0} (distance {1:F2}, best {2:F2} GFLOP/s: "
+                          "{3}) -> {4}\n",
+                          seed.problemKey, seed.distance, seed.sourceGflops,
+                          seed.sourceConfigKey, seed.configKey);
+  return llvm::Error::success();
+}
+
 /// Everything tuning one problem needs before its first measurement: the
 /// spaces, the default config, the strategy and the kernel's text. Built for
 /// every problem before any is measured, so that a bad `--fix` or strategy
@@ -115,6 +191,9 @@ struct PreparedProblem {
   std::unique_ptr<Space> space;
   std::unique_ptr<Space> searchSpace;
   Config defaultConfig;
+  /// The strategy's options (before the warm start's seeds) and the
+  /// strategy built from them.
+  StrategyOptions strategyOptions;
   std::unique_ptr<Strategy> strategy;
   std::string kernelText;
   /// What preparing said on the log (printed when the problem is tuned).
@@ -138,7 +217,8 @@ prepareProblem(MLIRContext *ctx, const Problem &problem, Operation *firstOp,
   prepared.searchSpace = std::make_unique<Space>(std::move(*searchSpace));
   prepared.defaultConfig =
       getDefaultConfig(ctx, problem, *prepared.space, threads, log);
-  StrategyOptions strategyOptions = options.strategyOptions;
+  prepared.strategyOptions = options.strategyOptions;
+  StrategyOptions &strategyOptions = prepared.strategyOptions;
   // Warm start: the strategy starts from the default config (measured
   // first anyway) instead of its paper's start state.
   if (options.warmStart && !strategyOptions.count("start_config") &&
@@ -244,6 +324,22 @@ mlir::tiletune::tuneProblems(MLIRContext *ctx, const ProblemSet &set,
                                     set.ops[index].size() == 1 ? "" : "s",
                                     options.algorithm)
                    << p.log;
+
+    // Warm start from the database as it is now (with the results of the
+    // module's problems tuned before this one): the strategy gets the
+    // seeds (prepared above without them, which checked its options).
+    StrategyOptions seeded = p.strategyOptions;
+    if (llvm::Error err =
+            seedFromDatabase(**db, problem, target, *p.searchSpace,
+                             p.defaultConfig, options, seeded, options.log))
+      return std::move(err);
+    if (!seeded["seed_configs"].empty()) {
+      llvm::Expected<std::unique_ptr<Strategy>> strategy = createStrategy(
+          options.algorithm, *p.searchSpace, seeded, options.seed);
+      if (!strategy)
+        return strategy.takeError();
+      p.strategy = std::move(*strategy);
+    }
 
     llvm::Expected<std::unique_ptr<Measurer>> measurer =
         createProblemMeasurer(ctx, problem, *p.space, p.kernelText,

@@ -19,6 +19,7 @@
 #include "llvm/Support/Threading.h"
 
 #include <algorithm>
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::tiletune;
@@ -171,6 +172,15 @@ llvm::Error mlir::tiletune::validateTuneOptions(const TuneOptions &options) {
     return llvm::createStringError(
         llvm::formatv("the batch size must be between 1 and {0}, got {1}",
                       kMaxBatchSize, options.batchSize));
+  if (options.warmStartFrom != "none" && options.warmStartFrom != "db")
+    return llvm::createStringError("unknown warm start '" +
+                                   options.warmStartFrom +
+                                   "' (known: none, db)");
+  if (!(options.warmStartDistance >= 0 &&
+        std::isfinite(options.warmStartDistance)))
+    return llvm::createStringError(llvm::formatv(
+        "the warm start distance must be a finite number >= 0, got {0}",
+        options.warmStartDistance));
   if (llvm::Error err = validateTimingOptions(options.timing))
     return err;
   if (llvm::Error err = validateFixedParameters(options.fixed, options.target))

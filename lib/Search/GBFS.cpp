@@ -28,8 +28,6 @@ public:
         randomStart(randomStart), restart(restart) {}
 
 protected:
-  bool handlesStartConfig() const override { return true; }
-
   void proposeImpl(unsigned maxCount, SmallVectorImpl<Config> &out) override {
     const Space &space = getSpace();
     ConfigSet local;
@@ -41,12 +39,12 @@ protected:
       out.push_back(std::move(c));
     };
 
-    // Line 1-2: test the start state first.
+    // Line 1-2: test the start state first. A start config and seed configs
+    // (options) were proposed by the base class already; their results
+    // form the initial queue.
     if (getNumProposed() == 0) {
       std::optional<Config> start;
-      if (getStartConfig())
-        start = *getStartConfig();
-      else if (!randomStart && space.isValid(space.getDefault()))
+      if (!randomStart && space.isValid(space.getDefault()))
         start = space.getDefault();
       else
         start = space.sampleValid(getRng());

@@ -242,7 +242,6 @@ public:
                uint64_t seed, const NA2COptions &opts);
 
 protected:
-  bool handlesStartConfig() const override { return true; }
   void proposeImpl(unsigned maxCount, SmallVectorImpl<Config> &out) override;
   void observeImpl(ArrayRef<TrialResult> results) override;
   json::Object saveImpl() const override;
@@ -454,7 +453,9 @@ void NA2CStrategy::collectBatch(SmallVectorImpl<Config> &out) {
 
   std::optional<TrialResult> best = getBest();
   if (!best) {
-    // Algorithm 2 starts from s0, which is measured first on its own.
+    // Algorithm 2 starts from s0, which is measured first on its own. (A
+    // start config and seed configs given as options were proposed by the
+    // base class before; the episodes begin at the best of them.)
     if (!startProposed) {
       startProposed = true;
       if (!taken(start) && space.isValid(start)) {

@@ -35,6 +35,13 @@ ArrayRef<OptionInfo> mlir::tiletune::getCommonOptions() {
        "config key to start from instead of the paper's start state (empty: "
        "the paper's); G-BFS and N-A2C use it as s0, the others propose it "
        "first. tiletune tune passes the default config (see --paper-start)"},
+      {"seed_configs", "",
+       "config keys separated by '|' (e.g. the adapted best configs of "
+       "similar problems) proposed right after start_config, before the "
+       "strategy's own proposals: G-BFS's initial queue, N-A2C's start "
+       "states, OpEvo's initial population, part of xgb/automcl's first "
+       "training set, the first trials of grid and random (empty: none). "
+       "tiletune tune fills it from the database (see --warm-start)"},
   };
   return common;
 }
@@ -87,6 +94,22 @@ Expected<bool> mlir::tiletune::getBoolOption(const StrategyOptions &options,
   return optionError(name, "'" + *text + "' is not a boolean");
 }
 
+void mlir::tiletune::splitSeedConfigs(StringRef text,
+                                      SmallVectorImpl<StringRef> &keys) {
+  SmallVector<StringRef> parts;
+  text.split(parts, '|', -1, /*KeepEmpty=*/false);
+  for (StringRef part : parts)
+    if (!part.trim().empty())
+      keys.push_back(part.trim());
+}
+
+std::string mlir::tiletune::joinSeedConfigs(ArrayRef<std::string> keys) {
+  std::string text;
+  for (const std::string &key : keys)
+    text += (text.empty() ? "" : "|") + key;
+  return text;
+}
+
 Expected<StrategyOptions> mlir::tiletune::parseStrategyOptions(StringRef text) {
   StrategyOptions options;
   SmallVector<StringRef> parts;
@@ -126,6 +149,27 @@ Strategy::Strategy(StringRef name, const Space &space,
     else
       consumeError(c.takeError());
   }
+  // The configs proposed before proposeImpl: the start config, then the
+  // seeds, each once.
+  if (startConfig && space.isValid(*startConfig))
+    initialConfigs.push_back(*startConfig);
+  it = options.find("seed_configs");
+  if (it != options.end()) {
+    SmallVector<StringRef> keys;
+    splitSeedConfigs(it->second, keys);
+    for (StringRef key : keys) {
+      llvm::Expected<Config> c = space.parseKey(key);
+      if (!c) {
+        consumeError(c.takeError());
+        continue;
+      }
+      if (!space.isValid(*c))
+        continue;
+      seedConfigs.push_back(*c);
+      if (!llvm::is_contained(initialConfigs, *c))
+        initialConfigs.push_back(*c);
+    }
+  }
 }
 
 Strategy::~Strategy() = default;
@@ -138,10 +182,15 @@ SmallVector<Trial> Strategy::propose(unsigned maxCount) {
   if (maxCount == 0 || exhausted)
     return trials;
   SmallVector<Config> configs;
-  if (startConfig && nextId == 0 && !handlesStartConfig())
-    configs.push_back(*startConfig); // alone: the first batch is the start
-  else
+  if (nextId < initialConfigs.size()) {
+    // The start config and the seeds come first, in batches of their own
+    // (the strategy sees their results before it proposes anything).
+    for (size_t i = nextId; i < initialConfigs.size() && configs.size() < maxCount;
+         ++i)
+      configs.push_back(initialConfigs[i]);
+  } else {
     proposeImpl(maxCount, configs);
+  }
   for (Config &c : configs) {
     if (trials.size() == maxCount || proposed.count(c) || !space.isValid(c)) {
       ++numDropped;
@@ -413,6 +462,20 @@ StrategyRegistry::create(StringRef name, const Space &space,
           "option 'start_config': the config is not valid in "
           "the space: " +
               reason);
+  }
+  SmallVector<StringRef> seedKeys;
+  splitSeedConfigs(resolved["seed_configs"], seedKeys);
+  for (StringRef key : seedKeys) {
+    Expected<Config> c = space.parseKey(key);
+    if (!c)
+      return createStringError(inconvertibleErrorCode(),
+                               "option 'seed_configs': '" + key +
+                                   "': " + toString(c.takeError()));
+    std::string reason;
+    if (!space.isValid(*c, &reason))
+      return createStringError(inconvertibleErrorCode(),
+                               "option 'seed_configs': the config '" + key +
+                                   "' is not valid in the space: " + reason);
   }
   if (*maxTrials < 0)
     return createStringError(inconvertibleErrorCode(),

@@ -42,7 +42,10 @@ llvm::json::Object RunJournal::settingsOf(const Space &space,
                                           const Config &defaultConfig) {
   llvm::json::Object options;
   for (const auto &[name, value] : strategy.getOptions())
-    options[name] = value;
+    // No seeds is recorded as no option, so that runs recorded before the
+    // option existed still resume.
+    if (name != "seed_configs" || !value.empty())
+      options[name] = value;
   llvm::json::Object object{
       {"strategy", strategy.getName()},
       {"strategy_options", std::move(options)},

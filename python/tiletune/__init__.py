@@ -104,7 +104,9 @@ def tune(mlir, *args, callback=None, **kwargs):
     ``paired``, ``resume``, ``target``, ``progress`` (the CLI's progress
     bar on stderr) and ``algorithm_options``: the algorithm's options as a
     dict (``{"rho": 3}``) or a ``"name=value,..."`` string (``tiletune
-    algorithms`` lists them).
+    algorithms`` lists them), and ``warm_start``: ``"db"`` (default) seeds
+    each problem's search with the adapted best configs of similar problems
+    in the database, ``"none"`` does not (as ``--warm-start``).
 
     `callback(progress)`: called with a ``Progress`` after every measured
     variant; returning False stops the run (what was measured stays in the

@@ -109,6 +109,9 @@ attempt("tune threads=100000",
         lambda: tiletune.tune(module, threads=100000, db=db))
 # CHECK: tune threads=-1 -> TypeError: tune(): incompatible function arguments
 attempt("tune threads=-1", lambda: tiletune.tune(module, threads=-1, db=db))
+# CHECK: tune warm_start=bogus -> ValueError: unknown warm start 'bogus' (known: none, db)
+attempt("tune warm_start=bogus",
+        lambda: tiletune.tune(module, warm_start="bogus", db=db))
 # CHECK: default_config threads=2**31 -> ValueError: threads must be between 0 and 1024 (0: all cores), got 2147483648
 attempt("default_config threads=2**31",
         lambda: tiletune.default_config(module, threads=2**31))

@@ -116,7 +116,7 @@ for kwargs in [dict(algorithm_options={"bogus": 1}),
         print("no error")
     except (ValueError, TypeError) as error:
         print(type(error).__name__ + ":", str(error).splitlines()[0])
-# CHECK: ValueError: --algorithm-options: unknown option 'bogus' of random (valid: max_trials, start_config, max_attempts, enumerate_limit)
+# CHECK: ValueError: --algorithm-options: unknown option 'bogus' of random (valid: max_trials, start_config, seed_configs, max_attempts, enumerate_limit)
 # CHECK: ValueError: --algorithm-options: option 'rho': 'x' is not an integer
 # CHECK: ValueError: algorithm_options: malformed option 'rho' (expected name=value)
 # CHECK: TypeError: algorithm_options must be a dict or a 'name=value,...' string

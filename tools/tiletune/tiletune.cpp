@@ -141,6 +141,26 @@ static cl::opt<bool> paperStart(
     cl::desc("Start the search from each algorithm's paper start state (e.g. "
              "G-BFS's untiled config) instead of the default config"),
     cl::init(false), cl::sub(tuneCmd), cl::cat(category));
+static cl::opt<std::string> warmStartFrom(
+    "warm-start",
+    cl::desc("Seed each problem's search with the best configs of similar "
+             "problems (same op kind, element type and target, nearby "
+             "sizes) in the database, adapted to its sizes: 'db' (default) "
+             "or 'none'"),
+    cl::value_desc("none|db"), cl::init(kDefaults.warmStartFrom),
+    cl::sub(tuneCmd), cl::cat(category));
+static cl::opt<unsigned> warmStartProblems(
+    "warm-start-problems",
+    cl::desc("Seeds from at most this many similar problems, nearest first"),
+    cl::init(kDefaults.warmStartProblems), cl::sub(tuneCmd),
+    cl::cat(category));
+static cl::opt<double> warmStartDistance(
+    "warm-start-distance",
+    cl::desc("Similar problems are at most this far apart: the Euclidean "
+             "distance of their loop sizes in log2 (1 = one loop twice as "
+             "large)"),
+    cl::init(kDefaults.warmStartDistance), cl::sub(tuneCmd),
+    cl::cat(category));
 static cl::opt<std::string> fixParams(
     "fix",
     cl::desc("Pin parameters of every problem's space, in the config-key "
@@ -362,6 +382,9 @@ static int runTune(MLIRContext &ctx) {
   options.strategyOptions = *parsedOptions;
   options.fixed = fixParams;
   options.warmStart = !paperStart;
+  options.warmStartFrom = warmStartFrom;
+  options.warmStartProblems = warmStartProblems;
+  options.warmStartDistance = warmStartDistance;
   options.trials = trials;
   options.seconds = seconds;
   options.seed = seed;

@@ -176,6 +176,73 @@ TEST(WarmStart, BadStartIsAnError) {
   }
 }
 
+/// Option "seed_configs": every strategy proposes the start config and then
+/// the seeds (repeats once), before anything of its own, in batches as large
+/// as asked; G-BFS then expands the best of them.
+TEST(WarmStart, SeedsComeRightAfterTheStart) {
+  Space s = paperSpace();
+  std::mt19937_64 rng(5);
+  Config start = *s.sampleValid(rng);
+  SmallVector<Config> seeds;
+  while (seeds.size() < 3) {
+    Config c = *s.sampleValid(rng);
+    if (c != start && !llvm::is_contained(seeds, c))
+      seeds.push_back(c);
+  }
+  std::string seedText = s.getKey(seeds[0]) + "|" + s.getKey(start) + " | " +
+                         s.getKey(seeds[1]) + "|" + s.getKey(seeds[2]) + "|" +
+                         s.getKey(seeds[0]);
+  for (const StrategyInfo *info : StrategyRegistry::get().getAll()) {
+    SCOPED_TRACE(info->name);
+    StrategyOptions opts{{"start_config", s.getKey(start)},
+                         {"seed_configs", seedText}};
+    auto st = makeStrategy(info->name, s, opts, 3);
+    ASSERT_TRUE(st);
+    EXPECT_EQ(st->getOptions().at("seed_configs"), seedText);
+    auto first = st->propose(3);
+    ASSERT_EQ(first.size(), 3u);
+    EXPECT_EQ(first[0].cfg, start);
+    EXPECT_EQ(first[1].cfg, seeds[0]);
+    EXPECT_EQ(first[2].cfg, seeds[1]);
+    // The rest of the seeds alone, even when more are asked for.
+    auto second = st->propose(8);
+    ASSERT_EQ(second.size(), 1u);
+    EXPECT_EQ(second[0].cfg, seeds[2]);
+    SmallVector<TrialResult> results;
+    for (const Trial &t : first)
+      results.push_back({t.id, t.cfg, TrialStatus::Ok, 2.0, ""});
+    results.push_back({second[0].id, second[0].cfg, TrialStatus::Ok, 1.0, ""});
+    ASSERT_FALSE(bool(st->observe(results)));
+    auto next = st->propose(5);
+    EXPECT_FALSE(next.empty());
+    if (info->name == "gbfs") {
+      SmallVector<Config> nbrs;
+      s.getNeighbors(seeds[2], nbrs);
+      for (const Trial &t : next)
+        EXPECT_TRUE(llvm::is_contained(nbrs, t.cfg)) << s.getKey(t.cfg);
+    }
+    checkStrategyConformance(info->name, smoothPaper(), opts, 8, 60);
+  }
+  // Without a start config the seeds come first.
+  auto st = makeStrategy("random", s, {{"seed_configs", s.getKey(seeds[1])}}, 1);
+  ASSERT_TRUE(st);
+  auto first = st->propose(4);
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_EQ(first[0].cfg, seeds[1]);
+}
+
+TEST(WarmStart, BadSeedIsAnError) {
+  Space s = paperSpace();
+  std::string good = s.getKey(s.getDefault());
+  for (const char *bad : {"m=[3,1,1,1];k=[64,1];n=[64,1,1,1]", "nonsense"}) {
+    auto st = createStrategy("opevo", s, {{"seed_configs", good + "|" + bad}}, 1);
+    EXPECT_FALSE(bool(st)) << bad;
+    if (!st)
+      EXPECT_NE(toString(st.takeError()).find("option 'seed_configs'"),
+                std::string::npos);
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // Strategy-specific behaviour
 //===----------------------------------------------------------------------===//

@@ -60,6 +60,15 @@ struct TuneOptions {
   /// Start the strategies from the default config (strategy option
   /// "start_config") instead of their papers' start states.
   bool warmStart = true;
+  /// Warm start from the database: "db" seeds the search of a problem with
+  /// the best configs of similar problems recorded for the same target
+  /// (findWarmStartSeeds, strategy option "seed_configs"; not when that
+  /// option is given); "none" does not.
+  std::string warmStartFrom = "db";
+  /// Seeds from at most this many similar problems (0: none), those within
+  /// this log2 size distance (WarmStartOptions).
+  unsigned warmStartProblems = 4;
+  double warmStartDistance = 2.0;
   /// Parameters pinned for every problem ("order=[n,k,m];pack=ab", see
   /// buildTuningSpace); the run's space name records them.
   std::string fixed;
@@ -109,7 +118,8 @@ constexpr unsigned kMaxBatchSize = 4096;
 /// numeric option against its range (the error names the range): a budget
 /// (trials in [0, kMaxTrials] and/or finite seconds in [0, kMaxSeconds]), a
 /// known target, a registered algorithm (the error lists them), threads in
-/// [0, kMaxThreads], a batch in [1, kMaxBatchSize], the timing options
+/// [0, kMaxThreads], a batch in [1, kMaxBatchSize], a warm start "none" or
+/// "db" with a finite distance >= 0, the timing options
 /// (validateTimingOptions), the pinned parameters (validateFixedParameters)
 /// and the strategy options (validateStrategyOptions).
 llvm::Error validateTuneOptions(const TuneOptions &options);

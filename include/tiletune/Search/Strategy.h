@@ -76,8 +76,17 @@ struct OptionInfo {
 };
 
 /// Options every strategy accepts (handled by the Strategy base class):
-/// "max_trials" (0 = unlimited): propose() never hands out more trials.
+/// "max_trials" (0 = unlimited): propose() never hands out more trials;
+/// "start_config" (a config key) and "seed_configs" (config keys separated
+/// by '|'): proposed first, in that order, before the strategy's own
+/// proposals (see Strategy::propose).
 llvm::ArrayRef<OptionInfo> getCommonOptions();
+
+/// Splits the text of option "seed_configs" into config keys.
+void splitSeedConfigs(llvm::StringRef text,
+                      llvm::SmallVectorImpl<llvm::StringRef> &keys);
+/// The text of option "seed_configs" for `keys`.
+std::string joinSeedConfigs(llvm::ArrayRef<std::string> keys);
 
 /// Typed readers of resolved option text; errors name the option.
 llvm::Expected<int64_t> getIntOption(const StrategyOptions &options,
@@ -113,7 +122,10 @@ public:
   uint64_t getSeed() const { return seed; }
 
   /// Proposes up to `maxCount` configs that were never proposed before and
-  /// satisfy the space's constraints. May return fewer (also none) when the
+  /// satisfy the space's constraints. The first proposals are the start
+  /// config and the seed configs (options "start_config", "seed_configs"),
+  /// in batches of their own; then the strategy's. May return fewer (also
+  /// none) when the
   /// strategy waits for pending results (e.g. G-BFS needs the costs of its
   /// queue), when the budget is spent, or when the space is exhausted. If it
   /// returns none while nothing is pending, the search is over (isDone()).
@@ -168,10 +180,13 @@ protected:
   }
 
   /// The config of option "start_config", if given (validated at creation).
+  /// The base class proposes it first (alone when there are no seeds), so
+  /// a strategy meets it, measured, in its history: G-BFS's s0, OpEvo's
+  /// population, the cost models' training data.
   const std::optional<Config> &getStartConfig() const { return startConfig; }
-  /// Whether the subclass starts from getStartConfig() itself (as its s0);
-  /// otherwise the base class proposes it alone as the first trial.
-  virtual bool handlesStartConfig() const { return false; }
+  /// The configs of option "seed_configs" (validated at creation), proposed
+  /// by the base class right after the start config.
+  llvm::ArrayRef<Config> getSeedConfigs() const { return seedConfigs; }
 
   /// The strategy's random engine (seeded with getSeed()).
   std::mt19937_64 &getRng() { return rng; }
@@ -192,6 +207,10 @@ private:
   uint64_t seed;
   uint64_t maxTrials = 0;
   std::optional<Config> startConfig;
+  llvm::SmallVector<Config> seedConfigs;
+  /// startConfig and seedConfigs without repeats: trial ids
+  /// 0..initialConfigs.size()-1.
+  llvm::SmallVector<Config> initialConfigs;
   std::mt19937_64 rng;
   uint64_t nextId = 0;
   uint64_t numDropped = 0;
