@@ -145,6 +145,27 @@ def agree(args):
     print("agree: OK")
 
 
+def peak_gflops(args, threads):
+    """The target's peak f32 GFLOP/s at `threads` (tiletune-run
+    --print-target: the CPU description every tool uses)."""
+    proc = run([args.tiletune_run, "--print-target"])
+    m = re.search(r"^peak f32: ([0-9.]+) GFLOP/s on 1 thread, ([0-9.]+) on "
+                  r"([0-9]+) threads", proc.stdout, re.M)
+    if not m:
+        m1 = re.search(r"^peak f32: ([0-9.]+) GFLOP/s on 1 thread",
+                       proc.stdout, re.M)
+        if not m1:
+            sys.exit(f"no peak in tiletune-run --print-target:\n{proc.stdout}")
+        return float(m1.group(1)) * threads
+    return float(m.group(1)) * threads
+
+
+def shown_figures(text):
+    """Every GFLOP/s figure in `text` (progress lines, summary, report)."""
+    return [float(x) for x in re.findall(r"([0-9]+(?:\.[0-9]+)?) GFLOP/s",
+                                         text)]
+
+
 def burn(on_s, off_s, stop):
     while not stop.is_set():
         end = time.monotonic() + on_s
@@ -198,6 +219,23 @@ def load(args):
                                 f"{quiet:.2f} GFLOP/s")
         if not failures:
             break
+    # No figure the run showed (every progress line, the summary) or recorded
+    # (every measurement of the JSONL export) exceeds the target's peak by
+    # more than 5%: under load, rescaled timings once showed 4-8x the peak.
+    peak = peak_gflops(args, 1)
+    export = run([args.tiletune, "export",
+                  f"--db={os.path.join(tmp, 'tune.db')}"]).stdout
+    recorded = [float(x) for x in re.findall(r'"gflops":\s*([0-9.eE+-]+)',
+                                             export)]
+    figures = shown_figures(proc.stderr) + recorded
+    print(f"peak: {peak:.1f} GFLOP/s; {len(figures)} figures, highest "
+          f"{max(figures, default=0):.1f}")
+    above = [f for f in figures if f > peak * 1.05]
+    if not recorded:
+        failures.append("the export has no measurement")
+    if above:
+        failures.append(f"{len(above)} figures above 1.05x the peak "
+                        f"({peak:.1f} GFLOP/s): {sorted(above)[-3:]}")
     if failures:
         sys.exit("FAIL: " + "; ".join(failures))
     print("load: OK")
