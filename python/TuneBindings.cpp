@@ -16,6 +16,7 @@
 #include "tiletune/Problem/Problem.h"
 #include "tiletune/InitAll.h"
 #include "tiletune/Transforms/Passes.h"
+#include "tiletune/Tuner/TaskScheduler.h"
 #include "tiletune/Tuning.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -184,8 +185,23 @@ py::tuple tuneText(const std::string &text, const std::string &algorithm,
                const std::string &db, const std::string &fix, bool paired,
                bool resume, const std::string &target, bool progress,
                const py::object &algorithmOptions,
-               const py::object &callback) {
+               const py::object &callback, const py::object &timeBudget) {
   TuningOptions options;
+  // The model budget: seconds, or a duration string ("10m") as on the CLI.
+  if (!timeBudget.is_none()) {
+    if (py::isinstance<py::str>(timeBudget)) {
+      std::string error;
+      std::optional<double> parsed = parseDuration(
+          checkNoNul("time_budget", timeBudget.cast<std::string>()), &error);
+      if (!parsed)
+        throw py::value_error("time_budget: " + error);
+      options.timeBudgetSeconds = *parsed;
+    } else {
+      options.timeBudgetSeconds = timeBudget.cast<double>();
+    }
+    if (!(options.timeBudgetSeconds > 0))
+      throw py::value_error("time_budget: the budget must be positive");
+  }
   options.algorithm = checkNoNul("algorithm", algorithm);
   options.target = checkNoNul("target", target);
   options.trials = trials;
@@ -260,7 +276,22 @@ py::tuple tuneText(const std::string &text, const std::string &algorithm,
   py::list results;
   for (const ProblemTuningResult &problem : result->problems)
     results.append(describeResult(problem));
-  return py::make_tuple(session.print(), results);
+  py::object model = py::none();
+  if (options.timeBudgetSeconds > 0) {
+    py::dict d;
+    d["seconds_before"] = noneUnlessPositive(result->modelSecondsBefore);
+    d["seconds_after"] = noneUnlessPositive(result->modelSecondsAfter);
+    d["error"] = result->modelError;
+    py::list untuned, skipped;
+    for (const std::string &key : result->untunedProblems)
+      untuned.append(key);
+    for (const std::string &line : result->skippedOps)
+      skipped.append(line);
+    d["untuned"] = untuned;
+    d["skipped"] = skipped;
+    model = d;
+  }
+  return py::make_tuple(session.print(), results, model);
 }
 
 std::string apply(const std::string &text, const std::string &dbPath,
@@ -343,14 +374,17 @@ void mlir::tiletune::python::addTuneBindings(py::module_ &m) {
         py::arg("resume") = defaults.resume,
         py::arg("target") = defaults.target, py::arg("progress") = false,
         py::arg("algorithm_options") = py::none(),
-        py::arg("callback") = py::none(),
+        py::arg("callback") = py::none(), py::arg("time_budget") = py::none(),
         "Tunes every tunable op of the module (MLIR text) by measuring real "
         "variants, exactly as `tiletune tune` does (the C++ API's tune()), "
         "records the results in the database `db` (default: the user's "
         "tuning database) and returns (annotated module text, list of "
         "per-problem result dicts). `algorithm_options`: a dict or a "
         "'name=value,...' string; `callback(event_dict)` is called after "
-        "every measured variant and stops the run by returning False.");
+        "every measured variant and stops the run by returning False. "
+        "`time_budget` (seconds or a duration such as '10m') tunes the whole "
+        "model under that budget and returns a third element: the model's "
+        "end-to-end times before and after (else None).");
   m.attr("__version__") = getTileTuneVersion().str();
   m.attr("__git_revision__") = getTileTuneGitRevision().str();
   m.def("apply", &apply, py::arg("mlir"), py::arg("db") = "",
