@@ -75,7 +75,9 @@ struct ModelOutcome {
   double modelFlops = 0;
   /// The model's end-to-end time per call (the entry function, lowered whole
   /// with its configs, JIT-compiled and run on seeded inputs) before and
-  /// after tuning; unset when it could not be measured (endToEndError).
+  /// after tuning, measured back to back at the end (the untuned model is
+  /// also measured, and printed, at the start); unset when it could not be
+  /// measured (endToEndError).
   std::optional<TimeStats> before, after;
   std::string entry;
   std::string endToEndError;
