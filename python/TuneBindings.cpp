@@ -23,6 +23,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -185,8 +186,11 @@ py::tuple tuneText(const std::string &text, const std::string &algorithm,
                const std::string &db, const std::string &fix, bool paired,
                bool resume, const std::string &target, bool progress,
                const py::object &algorithmOptions,
-               const py::object &callback, const py::object &timeBudget) {
+               const py::object &callback, const std::string &mcpu,
+               const std::string &mattr, const py::object &timeBudget) {
   TuningOptions options;
+  options.mcpu = checkNoNul("mcpu", mcpu);
+  options.mattr = checkNoNul("mattr", mattr);
   // The model budget: seconds, or a duration string ("10m") as on the CLI.
   if (!timeBudget.is_none()) {
     if (py::isinstance<py::str>(timeBudget)) {
@@ -294,9 +298,24 @@ py::tuple tuneText(const std::string &text, const std::string &algorithm,
   return py::make_tuple(session.print(), results, model);
 }
 
+/// Makes (mcpu, mattr) the process's default CPU target until the returned
+/// guard is destroyed; ValueError for names LLVM does not know.
+auto useCPUTarget(const std::string &mcpu, const std::string &mattr) {
+  checkNoNul("mcpu", mcpu);
+  checkNoNul("mattr", mattr);
+  std::pair<std::string, std::string> previous = getDefaultTargetCPUNames();
+  if (llvm::Error err = setDefaultTargetCPU(mcpu, mattr))
+    throw py::value_error(llvm::toString(std::move(err)));
+  return llvm::make_scope_exit([previous] {
+    llvm::consumeError(setDefaultTargetCPU(previous.first, previous.second));
+  });
+}
+
 std::string apply(const std::string &text, const std::string &dbPath,
                   unsigned threads, const std::string &target,
-                  const std::string &targetKey, bool overrideConfigs) {
+                  const std::string &targetKey, bool overrideConfigs,
+                  const std::string &mcpu, const std::string &mattr) {
+  auto restoreTarget = useCPUTarget(mcpu, mattr);
   checkNoNul("db", dbPath);
   checkNoNul("target", target);
   checkNoNul("target_key", targetKey);
@@ -312,7 +331,9 @@ std::string apply(const std::string &text, const std::string &dbPath,
 }
 
 std::string defaultConfig(const std::string &text, const std::string &target,
-                          unsigned threads, bool overwrite) {
+                          unsigned threads, bool overwrite,
+                          const std::string &mcpu, const std::string &mattr) {
+  auto restoreTarget = useCPUTarget(mcpu, mattr);
   checkNoNul("target", target);
   checkThreads(threads);
   Session session;
@@ -374,29 +395,36 @@ void mlir::tiletune::python::addTuneBindings(py::module_ &m) {
         py::arg("resume") = defaults.resume,
         py::arg("target") = defaults.target, py::arg("progress") = false,
         py::arg("algorithm_options") = py::none(),
-        py::arg("callback") = py::none(), py::arg("time_budget") = py::none(),
+        py::arg("callback") = py::none(), py::arg("mcpu") = defaults.mcpu,
+        py::arg("mattr") = defaults.mattr, py::arg("time_budget") = py::none(),
         "Tunes every tunable op of the module (MLIR text) by measuring real "
         "variants, exactly as `tiletune tune` does (the C++ API's tune()), "
         "records the results in the database `db` (default: the user's "
         "tuning database) and returns (annotated module text, list of "
         "per-problem result dicts). `algorithm_options`: a dict or a "
         "'name=value,...' string; `callback(event_dict)` is called after "
-        "every measured variant and stops the run by returning False. "
-        "`time_budget` (seconds or a duration such as '10m') tunes the whole "
-        "model under that budget and returns a third element: the model's "
-        "end-to-end times before and after (else None).");
+        "every measured variant and stops the run by returning False. `mcpu` "
+        "and `mattr` (LLVM's names) choose the CPU target instead of the "
+        "host; the host must be able to run it. `time_budget` (seconds or a "
+        "duration such as '10m') tunes the whole model under that budget and "
+        "returns a third element: the model's end-to-end times before and "
+        "after (else None).");
   m.attr("__version__") = getTileTuneVersion().str();
   m.attr("__git_revision__") = getTileTuneGitRevision().str();
   m.def("apply", &apply, py::arg("mlir"), py::arg("db") = "",
         py::arg("threads") = 0, py::arg("target") = "cpu",
         py::arg("target_key") = "", py::arg("override") = false,
+        py::arg("mcpu") = "", py::arg("mattr") = "",
         "Sets the best recorded config of this machine (or of the cuda "
-        "target) on every tunable op and returns the module text.");
+        "target; `mcpu`/`mattr`: of that CPU target) on every tunable op and "
+        "returns the module text.");
   m.def("default_config", &defaultConfig, py::arg("mlir"),
         py::arg("target") = "cpu", py::arg("threads") = 0,
-        py::arg("overwrite") = false,
+        py::arg("overwrite") = false, py::arg("mcpu") = "",
+        py::arg("mattr") = "",
         "Sets the default-config heuristic's config on tunable ops without "
-        "one and returns the module text.");
+        "one and returns the module text (sized for the host, or for the "
+        "CPU target `mcpu`/`mattr` in LLVM's names).");
   m.def("problems", &problems, py::arg("mlir"), py::arg("target") = "cpu",
         "The distinct tunable problems of the module: key, op count, GFLOP.");
 }

@@ -18,6 +18,7 @@
 #include "tiletune/Execution/Reference.h"
 #include "tiletune/InitAll.h"
 #include "tiletune/Measure/Timing.h"
+#include "tiletune/Support/CPUDescription.h"
 #include "tiletune/Support/Target.h"
 #include "tiletune/Transforms/Pipelines.h"
 
@@ -93,6 +94,18 @@ cl::opt<bool> noReexec(
              "runtime set up (see docs/Benchmarks.md)"),
     cl::init(false), cl::cat(benchCategory));
 
+cl::opt<std::string> cpuName(
+    "mcpu",
+    cl::desc("CPU target of our kernels, LLVM's name (e.g. haswell; default: "
+             "the host); the reference libraries are restricted to the same "
+             "ISA (OPENBLAS_CORETYPE, ONEDNN_MAX_CPU_ISA)"),
+    cl::init(""), cl::cat(benchCategory));
+cl::opt<std::string> cpuFeatures(
+    "mattr",
+    cl::desc("CPU target features on top of the CPU's, LLVM's names (e.g. "
+             "-avx512f,-evex512)"),
+    cl::init(""), cl::cat(benchCategory));
+
 [[noreturn]] void die(const llvm::Twine &message) {
   llvm::outs().flush();
   llvm::WithColor::error(llvm::errs(), "tiletune-bench-cpu") << message << "\n";
@@ -116,18 +129,34 @@ void checkDnnl(dnnl_status_t status, llvm::StringRef what) {
                       static_cast<int>(status)));
 }
 
+/// OpenBLAS's core type and oneDNN's maximum ISA for the ISA of `target`,
+/// so that the reference libraries run code of the same ISA as ours.
+std::pair<llvm::StringRef, llvm::StringRef>
+getLibraryISA(const CPUDescription &target) {
+  llvm::StringRef isa = target.getISAName();
+  if (isa == "avx512")
+    return {"SkylakeX", "AVX512_CORE"};
+  if (isa == "avx2")
+    return {"Haswell", "AVX2"};
+  if (isa == "avx")
+    return {"Sandybridge", "AVX"};
+  return {"Nehalem", "SSE41"};
+}
+
 /// Re-executes this binary once with the environment the libraries read at
-/// load time: OPENBLAS_CORETYPE=SkylakeX (Debian's OpenBLAS detects newer
-/// AVX-512 CPUs as Haswell and runs its AVX2 kernel at half speed) and the
-/// LLVM library directory first on LD_LIBRARY_PATH, so that OpenBLAS and
-/// oneDNN (built against libgomp.so.1) get LLVM's libomp, which also runs
+/// load time: OPENBLAS_CORETYPE and ONEDNN_MAX_CPU_ISA for the ISA of the
+/// target (getLibraryISA; Debian's OpenBLAS detects newer AVX-512 CPUs as
+/// Haswell and runs its AVX2 kernel at half speed; a user's setting wins)
+/// and the LLVM library directory first on LD_LIBRARY_PATH, so that OpenBLAS
+/// and oneDNN (built against libgomp.so.1) get LLVM's libomp, which also runs
 /// our JIT-compiled OpenMP code: one thread pool instead of two fighting.
-void reexecWithLibraryEnvironment(char **argv) {
+void reexecWithLibraryEnvironment(char **argv, const CPUDescription &target) {
   if (std::getenv("TILETUNE_BENCH_CHILD"))
     return;
   setenv("TILETUNE_BENCH_CHILD", "1", 1);
-  if (__builtin_cpu_supports("avx512f"))
-    setenv("OPENBLAS_CORETYPE", "SkylakeX", /*overwrite=*/0);
+  auto [coreType, maxISA] = getLibraryISA(target);
+  setenv("OPENBLAS_CORETYPE", coreType.str().c_str(), /*overwrite=*/0);
+  setenv("ONEDNN_MAX_CPU_ISA", maxISA.str().c_str(), /*overwrite=*/0);
   std::string path = getMLIRLibraryDir();
   if (const char *old = std::getenv("LD_LIBRARY_PATH"); old && *old)
     path += std::string(":") + old;
@@ -240,11 +269,14 @@ TimingOptions timingOptions() {
 double report(llvm::StringRef name, int threads, const TimeStats &stats,
               double flops) {
   double median = computeGFlops(flops, stats.median);
+  // f32 peak of the target (CPUDescription) with this many threads.
+  double peak = getDefaultTargetCPU().getPeakGFlops(threads);
   llvm::outs() << llvm::formatv(
       "  {0,-34} {1,2} thr  median {2,8:f1} GFLOP/s  (mean {3,7:f1}, best "
-      "{4,7:f1}, cv {5,4:f1}%)\n",
+      "{4,7:f1}, cv {5,4:f1}%)  {6,3:f0}% of peak\n",
       name, threads, median, computeGFlops(flops, stats.mean),
-      computeGFlops(flops, stats.min), 100 * stats.relativeStddev());
+      computeGFlops(flops, stats.min), 100 * stats.relativeStddev(),
+      100 * median / peak);
   return median;
 }
 
@@ -541,17 +573,34 @@ int main(int argc, char **argv) {
     die(llvm::toString(std::move(err)));
   if (!only.empty() && only != "matmul" && only != "conv")
     die("--only must be 'matmul' or 'conv'");
+  // The target: checked (the host must run it) before anything runs; the
+  // default configs and the JIT use it as the process's default.
+  CPUDescription target = check(describeRunnableCPU(cpuName, cpuFeatures),
+                                "--mcpu/--mattr");
+  check(setDefaultTargetCPU(cpuName, cpuFeatures), "--mcpu/--mattr");
   if (!noReexec)
-    reexecWithLibraryEnvironment(argv);
+    reexecWithLibraryEnvironment(argv, target);
 
   TargetDescription host = getHostTarget();
   const dnnl_version_t *dv = dnnl_version();
   llvm::outs() << "host CPU: " << host.cpu << " (" << host.triple << ")\n"
+               << llvm::formatv(
+                      "target: {0}{1}{2}, {3}, {4}-bit vectors, {5} vector "
+                      "registers; f32 peak {6:f1} GFLOP/s per thread ({7:f2} "
+                      "GHz, {8:f0} flop/cycle)\n",
+                      target.cpu, target.mattr.empty() ? "" : " ",
+                      target.mattr, target.getISAName(), target.vectorBits,
+                      target.vectorRegisters, target.getPeakGFlops(1),
+                      getHostClock().ghz, target.getFlopsPerCycle(4))
                << "OpenBLAS: core " << openblas_get_corename()
                << ", parallel mode " << openblas_get_parallel()
                << " (2 = OpenMP), OPENBLAS_CORETYPE="
                << (std::getenv("OPENBLAS_CORETYPE")
                        ? std::getenv("OPENBLAS_CORETYPE")
+                       : "(unset)")
+               << ", ONEDNN_MAX_CPU_ISA="
+               << (std::getenv("ONEDNN_MAX_CPU_ISA")
+                       ? std::getenv("ONEDNN_MAX_CPU_ISA")
                        : "(unset)")
                << "\n"
                << llvm::formatv("oneDNN: {0}.{1}.{2} (cpu runtime {3})\n",

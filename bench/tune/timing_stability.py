@@ -63,7 +63,7 @@ def run_once(tiletune, mlir, db, args, paired):
             continue
         if paired:
             scores[key] = l["paired"]["relative"]
-            raw[key] = l["paired"]["raw_median"]
+            raw[key] = l["time"]["median"]
         else:
             scores[key] = l["time"]["median"] / default["time"]["median"]
             raw[key] = l["time"]["median"]

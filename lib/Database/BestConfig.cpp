@@ -5,10 +5,10 @@
 //===----------------------------------------------------------------------===//
 //
 // How TileTuneDatabase ranks results: a finished run counts with its result
-// (as re-measured at the end), any other run with its fastest Ok
-// measurement; the fastest median wins. bestConfig() answers for one target
-// and, when allowed, falls back to the most similar other target; report()
-// aggregates per problem, target and algorithm with the same ranking.
+// (its fastest confirmation round), any other run with its fastest Ok
+// measurement; the fastest measured median wins. bestConfig() answers for one
+// target and, when allowed, falls back to the most similar other target;
+// report() aggregates per problem, target and algorithm with the same ranking.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,13 +26,16 @@ using llvm::Expected;
 using llvm::StringRef;
 
 namespace {
-/// The condition selecting a finished run's result measurement (its latest
-/// Ok measurement, i.e. the final re-measurement when there was one).
+/// The condition selecting a finished run's result measurement: its fastest
+/// Ok confirmation (role 'final') when it was confirmed, as the tuner
+/// reports it (TuneResult::bestResult), else its latest Ok measurement.
 constexpr const char *kFinishedResultWhere =
     "r.status = 'finished' AND r.result_config_key != '' AND "
-    "m.config_key = r.result_config_key AND m.trial = (SELECT MAX(m2.trial) "
+    "m.config_key = r.result_config_key AND m.trial = (SELECT m2.trial "
     "FROM measurements m2 WHERE m2.run_id = r.id AND m2.config_key = "
-    "r.result_config_key AND m2.status = 'ok')";
+    "r.result_config_key AND m2.status = 'ok' ORDER BY m2.role = 'final' "
+    "DESC, CASE WHEN m2.role = 'final' THEN m2.median_s ELSE -m2.trial END "
+    "LIMIT 1)";
 /// The condition selecting every Ok measurement of a run without a result.
 constexpr const char *kOpenRunWhere =
     "(r.status != 'finished' OR r.result_config_key = '')";
@@ -241,18 +244,19 @@ TileTuneDatabase::report(const TargetInfo *target) {
     report.trials = counts.getInt(0);
     report.okTrials = counts.getInt(1);
 
-    // The default config's best time over all its measurements: the first
-    // one and the re-measurement at the end of a run. The best config's
-    // time is a minimum over the same kinds of measurements, so a run whose
-    // winner is the default reports 1.00x instead of measurement noise.
+    // The default config's time as the tuner reports it: its fastest
+    // confirmation round (role 'final'), or without one its fastest first
+    // measurement. The best config's time is taken the same way, so a run
+    // that kept the default reports 1.00x instead of measurement noise.
     Statement defaults(
-        *this, "SELECT MIN(m.median_s), m.gflops FROM measurements m JOIN "
-               "runs r ON r.id = m.run_id WHERE r.problem_id = ?1 AND "
+        *this, "SELECT m.median_s, m.gflops, m.config_key FROM measurements "
+               "m JOIN runs r ON r.id = m.run_id WHERE r.problem_id = ?1 AND "
                "r.target_id = ?2 AND r.algorithm = ?3 AND m.status = 'ok' "
                "AND m.role != 'search' AND m.config_key IN (SELECT "
                "d.config_key FROM measurements d JOIN runs dr ON dr.id = "
                "d.run_id WHERE dr.problem_id = ?1 AND dr.target_id = ?2 AND "
-               "dr.algorithm = ?3 AND d.role = 'default')");
+               "dr.algorithm = ?3 AND d.role = 'default') ORDER BY m.role = "
+               "'final' DESC, m.median_s ASC LIMIT 1");
     if (Error err = defaults.status())
       return std::move(err);
     defaults.bind(1, problemId)
@@ -264,6 +268,7 @@ TileTuneDatabase::report(const TargetInfo *target) {
     if (*row && !defaults.isNull(0)) {
       report.defaultSeconds = defaults.getDouble(0);
       report.defaultGflops = defaults.getDouble(1);
+      report.defaultConfigKey = defaults.getText(2);
     }
 
     for (const char *where : {kFinishedResultWhere, kOpenRunWhere}) {

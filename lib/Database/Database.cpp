@@ -439,10 +439,7 @@ Error TileTuneDatabase::recordMeasurement(MeasurementRecord &record,
     stmt.bind(17, result.relative);
   else
     stmt.bindNull(17);
-  if (result.ok() && result.rawSeconds > 0)
-    stmt.bind(18, result.rawSeconds);
-  else
-    stmt.bindNull(18);
+  stmt.bindNull(18); // raw_median_s: unused since schema version 3
   stmt.bind(12, static_cast<int64_t>(result.ok() ? result.time.repeats : 0))
       .bind(14, StringRef(result.message))
       .bind(15, result.costSeconds)

@@ -107,8 +107,7 @@ Error TileTuneDatabase::exportJSONL(llvm::raw_ostream &os) {
       line["gflops"] = number(stmt.getDouble(column(C::Gflops)));
       if (!stmt.isNull(column(C::Relative)))
         line["paired"] = llvm::json::Object{
-            {"relative", number(stmt.getDouble(column(C::Relative)))},
-            {"raw_median", number(stmt.getDouble(column(C::RawMedian)))}};
+            {"relative", number(stmt.getDouble(column(C::Relative)))}};
     } else {
       line["time"] = nullptr;
       line["gflops"] = nullptr;

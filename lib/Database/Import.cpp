@@ -48,7 +48,6 @@ struct ImportedLine {
   /// not exist: they are rejected).
   bool hasTime = false;
   bool hasRelative = false;
-  bool hasRawMedian = false;
 };
 
 /// Parses "2025-01-31T12:34:56.789Z" (isoTime()) into Unix seconds.
@@ -309,9 +308,18 @@ Error parseLine(StringRef text, ImportedLine &line) {
         result.relative = *relative;
         line.hasRelative = std::isfinite(*relative);
       }
-      if (std::optional<double> raw = paired->getNumber("raw_median")) {
-        result.rawSeconds = *raw;
-        line.hasRawMedian = std::isfinite(*raw);
+      // Exports of schema version 2 rescaled the times by the paired ratio
+      // and kept the measured median as `raw_median`: restore what was
+      // measured, as the schema upgrade does (docs/Database.md).
+      std::optional<double> raw = paired->getNumber("raw_median");
+      if (raw && std::isfinite(*raw) && *raw > 0 && result.time.median > 0) {
+        double factor = *raw / result.time.median;
+        result.time.mean *= factor;
+        result.time.min *= factor;
+        result.time.max *= factor;
+        result.time.stddev *= factor;
+        result.time.median = *raw;
+        result.gflops /= factor;
       }
     }
   }
@@ -533,10 +541,7 @@ TileTuneDatabase::importJSONL(llvm::ArrayRef<JSONLSource> sources,
         insert.bind(17, result.relative);
       else
         insert.bindNull(17);
-      if (line.hasRawMedian)
-        insert.bind(18, result.rawSeconds);
-      else
-        insert.bindNull(18);
+      insert.bindNull(18); // raw_median_s: NULL since schema version 3.
       if (Error err = insert.run())
         return at(llvm::toString(std::move(err)));
       ++added;

@@ -159,9 +159,6 @@ TileTuneDatabase::measurementsOfRun(int64_t runId) {
       result.gflops = stmt.getDouble(column(MeasurementColumn::Gflops));
       if (!stmt.isNull(column(MeasurementColumn::Relative)))
         result.relative = stmt.getDouble(column(MeasurementColumn::Relative));
-      if (!stmt.isNull(column(MeasurementColumn::RawMedian)))
-        result.rawSeconds =
-            stmt.getDouble(column(MeasurementColumn::RawMedian));
     }
     result.time.repeats = time.repeats;
     result.message = stmt.getText(column(MeasurementColumn::Message));

@@ -4,9 +4,10 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The SQL schema (version 2), what opening a file checks before trusting it
+// The SQL schema (version 3), what opening a file checks before trusting it
 // (SQLite, application id, meta table, schema version, tables), creating the
-// schema in a new file, the in-place upgrade from version 1, the durability
+// schema in a new file, the in-place upgrades from versions 1 and 2, the
+// durability
 // pragmas, and SQLite's integrity check. The next migration goes here.
 //
 //===----------------------------------------------------------------------===//
@@ -23,12 +24,15 @@ using llvm::Expected;
 using llvm::StringRef;
 
 namespace {
-/// The schema of version 2. Times are Unix seconds (REAL); the time
-/// statistics of a measurement are NULL unless its status is 'ok'. With
-/// paired timing, `relative` is the variant's median time ratio to the
-/// reference variant timed around it and `raw_median_s` its measured median
-/// (the *_s statistics are then normalized to the run's reference speed);
-/// both are NULL for variants timed alone.
+/// The schema of version 3. Times are Unix seconds (REAL); the time
+/// statistics of a measurement are NULL unless its status is 'ok', and they
+/// are the variant's measured times (median, min, max, mean, stddev of its
+/// samples) with `gflops` at the measured median. With paired timing,
+/// `relative` is the variant's median time ratio to the reference variant
+/// timed around it (NULL for variants timed alone); it ranks, it never
+/// rescales the times. `raw_median_s` is always NULL since version 3
+/// (version 2 kept the measured median there and rescaled the *_s
+/// statistics to the run's reference speed; the upgrade restores them).
 constexpr const char *kSchemaSql = R"sql(
 CREATE TABLE meta(
   key TEXT PRIMARY KEY,
@@ -96,6 +100,39 @@ CREATE INDEX measurements_by_config ON measurements(run_id, config_key);
 )sql";
 
 constexpr const char *kToolName = "tiletune";
+
+/// Version 2 -> 3: a paired-timed row of version 2 holds its statistics
+/// rescaled to the run's reference speed and its measured median in
+/// raw_median_s. Restore what was measured: the median, the other statistics
+/// in their recorded proportion to it, GFLOP/s at the measured median.
+constexpr const char *kRestoreMeasuredTimesSql =
+    "UPDATE measurements SET mean_s = mean_s * raw_median_s / median_s, "
+    "min_s = min_s * raw_median_s / median_s, "
+    "max_s = max_s * raw_median_s / median_s, "
+    "stddev_s = stddev_s * raw_median_s / median_s, "
+    "gflops = gflops * median_s / raw_median_s, median_s = raw_median_s "
+    "WHERE raw_median_s > 0 AND median_s > 0; "
+    "UPDATE measurements SET raw_median_s = NULL "
+    "WHERE raw_median_s IS NOT NULL; ";
+
+/// The same restoration as a column expression, for reading a version-2 file
+/// that cannot be upgraded (opened read-only).
+std::string restoredColumn(StringRef column) {
+  const char *when = "CASE WHEN raw_median_s > 0 AND median_s > 0 THEN ";
+  if (column == "median_s")
+    return std::string(when) + "raw_median_s ELSE median_s END AS median_s";
+  if (column == "gflops")
+    return std::string(when) +
+           "gflops * median_s / raw_median_s ELSE gflops END AS gflops";
+  if (column == "mean_s" || column == "min_s" || column == "max_s" ||
+      column == "stddev_s")
+    return (when + column + " * raw_median_s / median_s ELSE " + column +
+            " END AS " + column)
+        .str();
+  if (column == "raw_median_s")
+    return "NULL AS raw_median_s";
+  return column.str();
+}
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -248,6 +285,10 @@ Error TileTuneDatabase::checkOrCreateSchema(SyncMode sync) {
           return sqliteError("upgrading the schema to version 2");
       }
     }
+    if (userVersion < 3 && hasPairedColumns) {
+      if (Error err = restoreMeasuredTimes())
+        return err;
+    }
   }
   // Durability: in WAL mode a committed transaction is in the WAL file when
   // COMMIT returns (so it survives the death of this process); with
@@ -273,6 +314,42 @@ Expected<int64_t> TileTuneDatabase::readUserVersion() {
   if (!row)
     return row.takeError();
   return stmt.getInt(0);
+}
+
+Error TileTuneDatabase::restoreMeasuredTimes() {
+  if (!readOnly) {
+    Transaction transaction(db);
+    if (transaction.begin() != SQLITE_OK)
+      return sqliteError("starting the schema upgrade");
+    // Another process may have upgraded it since it was read.
+    Expected<int64_t> current = readUserVersion();
+    if (!current)
+      return current.takeError();
+    if (*current < 3)
+      if (Error err = execute(std::string(kRestoreMeasuredTimesSql) +
+                              "UPDATE meta SET value = '3' WHERE key = "
+                              "'schema_version'; PRAGMA user_version=3"))
+        return err;
+    if (transaction.commit() != SQLITE_OK)
+      return sqliteError("upgrading the schema to version 3");
+    return Error::success();
+  }
+  // Read-only: a temporary view of the same name shadows the table (SQLite
+  // resolves unqualified names in `temp` first) and shows measured times.
+  Statement columns(*this, "PRAGMA main.table_info(measurements)");
+  if (Error err = columns.status())
+    return err;
+  std::string select;
+  while (true) {
+    Expected<bool> row = columns.step();
+    if (!row)
+      return row.takeError();
+    if (!*row)
+      break;
+    select += (select.empty() ? "" : ", ") + restoredColumn(columns.getText(1));
+  }
+  return execute("CREATE TEMP VIEW measurements AS SELECT " + select +
+                 " FROM main.measurements");
 }
 
 StringRef TileTuneDatabase::pairedColumns() const {

@@ -152,7 +152,10 @@ llvm::Error mlir::tiletune::printReport(TileTuneDatabase &db,
         speedup > 0 ? llvm::formatv("{0:F2}x", speedup).str()
                     : std::string("-"),
         row.trials, row.okTrials, row.secondsUsed,
-        row.bestConfigKey.empty() ? std::string("-") : row.bestConfigKey);
+        row.bestConfigKey.empty() ? std::string("-")
+        : row.bestConfigKey == row.defaultConfigKey
+            ? row.bestConfigKey + " (the default, kept: no variant was faster)"
+            : row.bestConfigKey);
   }
   return llvm::Error::success();
 }

@@ -25,6 +25,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -220,6 +221,20 @@ mlir::tiletune::tuneProblems(MLIRContext *ctx, const ProblemSet &set,
     return std::move(err);
   bool cuda = options.target != kTargetCPU;
   unsigned threads = resolveThreads(options.threads);
+  // The CPU target asked for is the process's default while the run lasts:
+  // the default configs, the JIT in the workers (forked from here) and the
+  // recorded target all follow it.
+  std::optional<std::pair<std::string, std::string>> previousTarget;
+  if (!cuda && (!options.mcpu.empty() || !options.mattr.empty())) {
+    previousTarget = getDefaultTargetCPUNames();
+    if (llvm::Error err = setDefaultTargetCPU(options.mcpu, options.mattr))
+      return std::move(err);
+  }
+  auto restoreTarget = llvm::make_scope_exit([&] {
+    if (previousTarget)
+      llvm::consumeError(setDefaultTargetCPU(previousTarget->first,
+                                             previousTarget->second));
+  });
   TargetInfo target;
   if (cuda) {
     llvm::Expected<TargetInfo> device = getCudaTarget();
@@ -308,7 +323,10 @@ mlir::tiletune::tuneProblems(MLIRContext *ctx, const ProblemSet &set,
         *options.log << llvm::formatv(
             "  best {0:F2} GFLOP/s ({1}), default {2:F2} GFLOP/s, {3} trials "
             "in {4:F1} s{5}\n",
-            result->bestResult.gflops, result->bestKey,
+            result->bestResult.gflops,
+            result->bestIsDefault
+                ? result->bestKey + ": the default, kept: no variant was faster"
+                : result->bestKey,
             result->defaultResult.gflops, result->trials,
             result->elapsedSeconds,
             result->replayed
@@ -462,6 +480,19 @@ mlir::tiletune::tuneModel(ModuleOp module, const TuneOptions &options) {
     return llvm::createStringError("tuneModel: no time budget given");
   double budget = options.timeBudgetSeconds;
   MLIRContext *ctx = module.getContext();
+  // The CPU target asked for is the process's default while the run lasts
+  // (as in tuneProblems): default configs, workers, the end-to-end runs.
+  std::optional<std::pair<std::string, std::string>> previousTarget;
+  if (!options.mcpu.empty() || !options.mattr.empty()) {
+    previousTarget = getDefaultTargetCPUNames();
+    if (llvm::Error err = setDefaultTargetCPU(options.mcpu, options.mattr))
+      return std::move(err);
+  }
+  auto restoreTarget = llvm::make_scope_exit([&] {
+    if (previousTarget)
+      llvm::consumeError(setDefaultTargetCPU(previousTarget->first,
+                                             previousTarget->second));
+  });
   llvm::raw_ostream *log = options.log;
 
   // The distinct problems; ops that cannot be tuned are listed, not errors.

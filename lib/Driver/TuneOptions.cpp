@@ -30,7 +30,7 @@ unsigned mlir::tiletune::resolveThreads(unsigned threads) {
 }
 
 TargetInfo mlir::tiletune::getCPUTarget(unsigned threads) {
-  return TargetInfo::detectHostCPU(resolveThreads(threads));
+  return TargetInfo::forCPU(getDefaultTargetCPU(), resolveThreads(threads));
 }
 
 std::string mlir::tiletune::listAlgorithms() {
@@ -178,6 +178,11 @@ llvm::Error mlir::tiletune::validateTuneOptions(const TuneOptions &options) {
         "no budget: give a number of trials and/or seconds");
   if (llvm::Error err = checkKnownTarget(options.target))
     return err;
+  if (options.target == "cpu" &&
+      (!options.mcpu.empty() || !options.mattr.empty()))
+    if (llvm::Error err =
+            describeRunnableCPU(options.mcpu, options.mattr).takeError())
+      return err;
   if (llvm::Error err = checkThreadCount(options.threads))
     return err;
   if (options.batchSize < 1 || options.batchSize > kMaxBatchSize)

@@ -205,6 +205,6 @@ llvm::Expected<Space> mlir::tiletune::getSearchSpace(StringRef algorithm,
       restrictToThreadGrid(space, spec, resolveThreads(threads));
   if (!grid)
     return grid.takeError();
-  CacheModel model; // L2 of one core (1 MiB), 64-byte lines and vectors.
+  CacheModel model; // The CPU target's L2, line size and vector width.
   return filterByIdealCacheModel(*grid, spec, model);
 }

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tiletune/Execution/JIT.h"
+#include "tiletune/Support/CPUDescription.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMTypes.h"
@@ -74,20 +75,8 @@ llvm::SmallVector<std::string> mlir::tiletune::getDefaultSharedLibraries() {
 }
 
 TargetDescription mlir::tiletune::getHostTarget() {
-  TargetDescription target;
-  target.triple = llvm::sys::getProcessTriple();
-  target.cpu = llvm::sys::getHostCPUName().str();
-  llvm::SubtargetFeatures features;
-  llvm::StringMap<bool> hostFeatures = llvm::sys::getHostCPUFeatures();
-  // Sort for a deterministic string (StringMap iteration order is not).
-  llvm::SmallVector<std::pair<std::string, bool>> sorted;
-  for (const auto &entry : hostFeatures)
-    sorted.emplace_back(entry.getKey().str(), entry.getValue());
-  llvm::sort(sorted);
-  for (const auto &[name, enabled] : sorted)
-    features.AddFeature(name, enabled);
-  target.features = features.getString();
-  return target;
+  const CPUDescription &host = getHostCPUDescription();
+  return {host.triple, host.cpu, host.features};
 }
 
 /// Registers the host's LLVM target once per process.
@@ -99,16 +88,15 @@ static void initializeNativeTarget() {
   });
 }
 
-/// The target `options` ask for: the host unless overridden.
-static TargetDescription resolveTarget(const JITOptions &options) {
-  TargetDescription target = getHostTarget();
-  if (!options.cpu.empty()) {
-    target.cpu = options.cpu;
-    target.features.clear();
-  }
-  if (!options.features.empty())
-    target.features = options.features;
-  return target;
+/// The target `options` ask for (CPUDescription: the host unless
+/// overridden; `features` apply on top of the host's or the CPU's own).
+static llvm::Expected<TargetDescription>
+resolveTarget(const JITOptions &options) {
+  llvm::Expected<CPUDescription> cpu =
+      describeTargetCPU(options.cpu, options.features);
+  if (!cpu)
+    return cpu.takeError();
+  return TargetDescription{cpu->triple, cpu->cpu, cpu->features};
 }
 
 llvm::Error mlir::tiletune::checkJITOptions(const JITOptions &options) {
@@ -116,78 +104,11 @@ llvm::Error mlir::tiletune::checkJITOptions(const JITOptions &options) {
     return llvm::createStringError(
         llvm::formatv("the optimisation level must be between 0 and 3, got {0}",
                       options.optLevel));
-  if (options.cpu.empty() && options.features.empty())
-    return llvm::Error::success();
-  initializeNativeTarget();
-  TargetDescription target = resolveTarget(options);
-  llvm::Triple triple(target.triple);
-  std::string error;
-  const llvm::Target *llvmTarget =
-      llvm::TargetRegistry::lookupTarget(triple, error);
-  if (!llvmTarget)
-    return llvm::createStringError("no LLVM target for '" + target.triple +
-                                   "': " + error);
-  // Names first, against a subtarget of the generic CPU (LLVM only warns
-  // about unknown names, then aborts later or ignores them).
-  std::unique_ptr<llvm::MCSubtargetInfo> generic(
-      llvmTarget->createMCSubtargetInfo(triple, "", ""));
-  if (!generic)
-    return llvm::createStringError("no subtarget information for '" +
-                                   target.triple + "'");
-  if (!generic->isCPUStringValid(target.cpu))
-    return llvm::createStringError(
-        "unknown CPU '" + target.cpu + "' for " + target.triple +
-        " (the host is '" + llvm::sys::getHostCPUName() +
-        "'; `llc -mtriple=" + target.triple + " -mcpu=help` lists them)");
-  llvm::StringSet<> known;
-  for (const llvm::SubtargetFeatureKV &kv : generic->getAllProcessorFeatures())
-    known.insert(kv.Key);
-  SmallVector<StringRef> featureList;
-  StringRef(target.features)
-      .split(featureList, ',', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
-  for (StringRef feature : featureList) {
-    feature = feature.trim();
-    if (!feature.starts_with("+") && !feature.starts_with("-"))
-      return llvm::createStringError(
-          "CPU feature '" + feature +
-          "' must start with '+' (enable) or '-' (disable)");
-    if (!known.contains(feature.drop_front()))
-      return llvm::createStringError(
-          "unknown CPU feature '" + feature.drop_front() + "' for " +
-          target.triple + " (`llc -mtriple=" + target.triple +
-          " -mattr=help` lists them)");
-  }
-  // Code for a feature the host lacks dies with an illegal instruction: every
-  // feature the CPU and feature list enable must be present here. Not
-  // counted: what the host detection does not report at all (tuning flags
-  // such as "prefer-256-bit"), and what the host's own CPU model has but a
-  // virtual machine hides (system instructions such as "mwaitx" or "pku",
-  // which no kernel uses), so that naming the host's CPU is always accepted.
-  std::unique_ptr<llvm::MCSubtargetInfo> chosen(
-      llvmTarget->createMCSubtargetInfo(triple, target.cpu, target.features));
-  std::unique_ptr<llvm::MCSubtargetInfo> hostModel(
-      llvmTarget->createMCSubtargetInfo(triple, llvm::sys::getHostCPUName(),
-                                        ""));
-  llvm::StringMap<bool> host = llvm::sys::getHostCPUFeatures();
-  SmallVector<std::string> missing;
-  for (const llvm::SubtargetFeatureKV &kv : chosen->getAllProcessorFeatures()) {
-    if (!chosen->getFeatureBits().test(kv.Value) ||
-        hostModel->getFeatureBits().test(kv.Value))
-      continue;
-    auto it = host.find(kv.Key);
-    if (it != host.end() && !it->second)
-      missing.push_back(kv.Key);
-  }
-  if (!missing.empty())
-    return llvm::createStringError(
-        "this host's CPU ('" + llvm::sys::getHostCPUName() + "') lacks " +
-        llvm::join(missing, ", ") + ", which the target CPU '" + target.cpu +
-        "'" +
-        (options.features.empty()
-             ? ""
-             : " with features '" + target.features + "'") +
-        " enables: the kernel would die with an illegal instruction");
-  return llvm::Error::success();
+  llvm::Expected<CPUDescription> cpu =
+      describeTargetCPU(options.cpu, options.features);
+  if (!cpu)
+    return cpu.takeError();
+  return checkRunsOnHost(*cpu);
 }
 
 llvm::Error mlir::tiletune::setOpenMPNumThreads(int numThreads,
@@ -582,7 +503,10 @@ ExecutionModule::create(ModuleOp module, const JITOptions &options) {
   registerOpenMPDialectTranslation(*context);
 
   // Target machine: host CPU and features unless overridden.
-  TargetDescription target = resolveTarget(options);
+  llvm::Expected<TargetDescription> resolved = resolveTarget(options);
+  if (!resolved)
+    return resolved.takeError();
+  TargetDescription target = std::move(*resolved);
   llvm::CodeGenOptLevel cgLevel =
       llvm::CodeGenOpt::getLevel(static_cast<int>(options.optLevel))
           .value_or(llvm::CodeGenOptLevel::Aggressive);

@@ -76,22 +76,6 @@ MeasureResult MeasureResult::success(const TimeStats &time, double gflops) {
   return result;
 }
 
-void MeasureResult::normalizeToReference(double referenceScaleSeconds,
-                                         double flops) {
-  if (!ok() || relative <= 0 || rawSeconds > 0 || time.median <= 0 ||
-      !(referenceScaleSeconds > 0))
-    return;
-  double factor = relative * referenceScaleSeconds / time.median;
-  rawSeconds = time.median;
-  time.mean *= factor;
-  time.min *= factor;
-  time.max *= factor;
-  time.stddev *= factor;
-  time.median = relative * referenceScaleSeconds;
-  if (flops > 0)
-    gflops = flops / time.median * 1e-9;
-}
-
 MeasureResult MeasureResult::failure(MeasureStatus status,
                                      llvm::StringRef message) {
   assert(status != MeasureStatus::Ok && "a failure needs a failing status");
@@ -119,7 +103,6 @@ std::string mlir::tiletune::encodeMeasureResult(const MeasureResult &r) {
       {"cost", r.costSeconds},
       {"relative", r.relative},
       {"reference", r.referenceSeconds},
-      {"raw", r.rawSeconds},
   };
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -153,6 +136,5 @@ mlir::tiletune::decodeMeasureResult(llvm::StringRef text) {
   r.costSeconds = obj->getNumber("cost").value_or(0);
   r.relative = obj->getNumber("relative").value_or(0);
   r.referenceSeconds = obj->getNumber("reference").value_or(0);
-  r.rawSeconds = obj->getNumber("raw").value_or(0);
   return r;
 }

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tiletune/Problem/ProblemSpace.h"
+#include "tiletune/Support/CPUDescription.h"
 #include "tiletune/Support/Padding.h"
 
 #include "mlir/AsmParser/AsmParser.h"
@@ -25,8 +26,10 @@ ProblemSpec mlir::tiletune::toProblemSpec(const Problem &problem) {
   if (problem.target != kTargetCPU ||
       !isCPUPaddableOpKind(stringifyOpKind(problem.opKind)))
     return spec;
-  // A hand-made problem may say 0 bytes (buildSpace then refuses it).
-  int64_t lanes = 64 / std::max<int64_t>(1, spec.elementBytes);
+  // Padded to the lanes of the CPU target, as the default-config heuristic
+  // pads (a hand-made problem may say 0 bytes: buildSpace then refuses it).
+  int64_t lanes = getDefaultTargetCPU().getLanes(
+      std::max<int64_t>(1, spec.elementBytes));
   for (ProblemDim &dim : spec.dims)
     if (dim.role != DimRole::Batch)
       dim.size = getCPUPaddedSize(dim.name, dim.size, lanes);

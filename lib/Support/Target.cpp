@@ -9,6 +9,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
@@ -134,6 +135,31 @@ TargetInfo TargetInfo::detectHostCPU(unsigned threads) {
   target.features = llvm::join(enabled, ",");
   target.threads = threads;
   target.toolchain = getDefaultToolchain();
+  return target;
+}
+
+TargetInfo TargetInfo::forCPU(const CPUDescription &cpu, unsigned threads) {
+  TargetInfo target = detectHostCPU(threads);
+  if (cpu.mcpu.empty() && cpu.mattr.empty())
+    return target;
+  std::string brand = readCPUBrand();
+  std::string as = cpu.cpu + (cpu.mattr.empty() ? "" : " " + cpu.mattr);
+  std::string hostName = llvm::sys::getHostCPUName().str();
+  target.model = brand.empty() ? hostName + " as " + as
+                               : brand + " (" + hostName + " as " + as + ")";
+  llvm::SmallVector<StringRef> targetFeatures;
+  std::string enabledText = cpu.getEnabledFeatures();
+  StringRef(enabledText).split(targetFeatures, ',', -1, false);
+  llvm::StringSet<> enabled;
+  for (StringRef feature : targetFeatures)
+    enabled.insert(feature);
+  llvm::SmallVector<StringRef> hostFeatures;
+  StringRef(target.features).split(hostFeatures, ',', -1, false);
+  llvm::SmallVector<std::string> kept;
+  for (StringRef feature : hostFeatures)
+    if (enabled.contains(feature))
+      kept.push_back(feature.str());
+  target.features = llvm::join(kept, ",");
   return target;
 }
 

@@ -2,8 +2,8 @@
 //
 // computeDefaultCPUConfig and the tiletune-default-config pass. Every tile is
 // chosen as a divisor of its enclosing tile, so the config is legal for any
-// static shape; the choices favour AVX-512 register tiles and caches of a
-// few tens of KiB (L1) and about 1 MiB (L2).
+// static shape; register and cache tiles are sized by the CPU target
+// (CPUTarget, derived from Support/CPUDescription.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -88,6 +88,25 @@ static int64_t cacheTile(int64_t outer, int64_t reg, int64_t cap) {
          largestDivisorAtMost(outer / reg, std::max<int64_t>(1, cap / reg));
 }
 
+CPUTarget CPUTarget::get(const CPUDescription &cpu, int64_t threads) {
+  CPUTarget target;
+  target.threads = threads;
+  target.vectorBytes = cpu.vectorBits / 8;
+  target.maxRegisterBytes = cpu.getAccumulatorElements(/*elementBytes=*/1);
+  target.l1Bytes = cpu.caches.l1Bytes;
+  target.l2Bytes = cpu.caches.l2Bytes;
+  return target;
+}
+
+llvm::Expected<CPUTarget> tiletune::getCPUTargetFor(StringRef mcpu,
+                                                    StringRef mattr,
+                                                    int64_t threads) {
+  llvm::Expected<CPUDescription> cpu = describeTargetCPU(mcpu, mattr);
+  if (!cpu)
+    return cpu.takeError();
+  return CPUTarget::get(*cpu, threads);
+}
+
 TileConfigAttr tiletune::computeDefaultCPUConfig(MLIRContext *ctx,
                                                  const TunableOp &original,
                                                  const CPUTarget &target) {
@@ -101,6 +120,8 @@ TileConfigAttr tiletune::computeDefaultCPUConfig(MLIRContext *ctx,
   int64_t elementBytes =
       std::max<int64_t>(1, original.elementType.getIntOrFloatBitWidth() / 8);
   int64_t lanes = std::max<int64_t>(1, target.vectorBytes / elementBytes);
+  int64_t registerElements =
+      std::max<int64_t>(1, target.maxRegisterBytes / elementBytes);
   // Matmul loops without good divisors are tiled at their padded sizes
   // (Support/Padding.h); buildConfig records the padding in the config.
   TunableOp op = original;
@@ -118,7 +139,7 @@ TileConfigAttr tiletune::computeDefaultCPUConfig(MLIRContext *ctx,
   if (matmulLike) {
     int64_t rn = pickVectorTile(size("n"), lanes);
     int64_t rowCap = std::max<int64_t>(
-        1, std::min<int64_t>(12, target.maxRegisterElements / rn));
+        1, std::min<int64_t>(12, registerElements / rn));
     int64_t rm = largestDivisorAtMost(size("m"), rowCap);
     plan.reg["m"] = rm;
     plan.reg["n"] = rn;
@@ -153,7 +174,7 @@ TileConfigAttr tiletune::computeDefaultCPUConfig(MLIRContext *ctx,
     // on the vector lanes; one output row at a time.
     int64_t rf = pickVectorTile(size("f"), lanes);
     int64_t rowCap = std::max<int64_t>(
-        1, std::min<int64_t>(12, target.maxRegisterElements / rf));
+        1, std::min<int64_t>(12, registerElements / rf));
     plan.reg["f"] = rf;
     plan.reg["ow"] = largestDivisorAtMost(size("ow"), rowCap);
     plan.reg["oh"] = 1;
@@ -223,8 +244,26 @@ struct DefaultConfigPass
           << kMaxThreads << ", got " << static_cast<int64_t>(threads);
       return signalPassFailure();
     }
-    CPUTarget target;
-    target.threads = threads;
+    llvm::Expected<CPUDescription> cpu = describeTargetCPU(mcpu, mattr);
+    if (!cpu) {
+      emitError(getOperation()->getLoc())
+          << "tiletune-default-config: " << llvm::toString(cpu.takeError());
+      return signalPassFailure();
+    }
+    if (llvm::Error err = overrideCacheSizes(cpu->caches, caches)) {
+      emitError(getOperation()->getLoc())
+          << "tiletune-default-config: " << llvm::toString(std::move(err));
+      return signalPassFailure();
+    }
+    if (printTarget) {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      cpu->print(os, /*peak=*/false);
+      emitRemark(getOperation()->getLoc())
+          << "tiletune-default-config: target\n"
+          << StringRef(text).rtrim();
+    }
+    CPUTarget target = CPUTarget::get(*cpu, threads);
     bool anyError = false;
     forEachOpToConfigure(getOperation(), overwrite, getArgument(),
                          [&](Operation *op, const TunableOp &t) {

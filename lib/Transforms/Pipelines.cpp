@@ -29,6 +29,9 @@ CPULoweringOptions CPULoweringPipelineOptions::toOptions() const {
   options.threads = threads;
   options.tile = tile;
   options.defaultConfigs = defaultConfigs;
+  options.mcpu = mcpu;
+  options.mattr = mattr;
+  options.caches = caches;
   options.emitCInterface = emitCInterface;
   return options;
 }
@@ -40,6 +43,9 @@ void tiletune::buildCPULoweringPipeline(OpPassManager &pm,
   if (options.defaultConfigs) {
     TileTuneDefaultConfigOptions defaults;
     defaults.threads = std::max<int64_t>(1, options.threads);
+    defaults.mcpu = options.mcpu;
+    defaults.mattr = options.mattr;
+    defaults.caches = options.caches;
     pm.addPass(createTileTuneDefaultConfig(defaults));
   }
   if (options.tile)
@@ -116,6 +122,15 @@ void tiletune::registerCPULoweringPipeline() {
         if (llvm::Error err = checkThreadCount(
                 options.threads, "the threads option of tiletune-lower-cpu"))
           return errorHandler(llvm::toString(std::move(err)));
+        // Only compiled here: a target the host cannot run is fine.
+        llvm::Expected<CPUDescription> cpu =
+            describeTargetCPU(options.mcpu, options.mattr);
+        if (!cpu)
+          return errorHandler("tiletune-lower-cpu: " +
+                              llvm::toString(cpu.takeError()));
+        if (llvm::Error err = overrideCacheSizes(cpu->caches, options.caches))
+          return errorHandler("tiletune-lower-cpu: " +
+                              llvm::toString(std::move(err)));
         buildCPULoweringPipeline(pm, options.toOptions());
         return success();
       },

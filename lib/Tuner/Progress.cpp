@@ -105,7 +105,9 @@ void TunerProgress::summarize(const TuneResult &result) {
     out << ", best " << formatSeconds(result.bestResult.time.seconds());
     if (result.bestResult.gflops > 0)
       out << llvm::format(" (%.1f GFLOP/s)", result.bestResult.gflops);
-    if (result.defaultResult.ok() && result.bestResult.time.seconds() > 0)
+    if (result.bestIsDefault)
+      out << ", the default config is kept (no variant was faster)";
+    else if (result.defaultResult.ok() && result.bestResult.time.seconds() > 0)
       out << llvm::format(", %.2fx over the default",
                           result.defaultResult.time.seconds() /
                               result.bestResult.time.seconds());

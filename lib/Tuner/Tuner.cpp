@@ -6,11 +6,12 @@
 //
 // The loop: measure the default config, then repeatedly ask the strategy for
 // a batch, measure what was not measured before, record each result in the
-// database as it arrives, and tell the strategy; at the end re-measure the
-// winner and the default. Resume reads the run's records back and replays
-// them through the strategy (from the last checkpoint of its state, if any)
-// instead of measuring them again: see Resume.cpp; the progress output is in
-// Progress.cpp.
+// database as it arrives, and tell the strategy; at the end confirm the
+// winner: re-measure it, the runner-up and the default in interleaved rounds
+// and keep the default unless a variant is confirmed faster. Resume reads the
+// run's records back and replays them through the strategy (from the last
+// checkpoint of its state, if any) instead of measuring them again: see
+// Resume.cpp; the progress output is in Progress.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -80,6 +81,22 @@ private:
                     opts.timeoutFactor *
                         records[*bestIndex].result.time.seconds());
   }
+  /// What ranks a result (the strategy's cost, the best so far): its
+  /// measured median. The paired ratio (`relative`) is recorded beside it
+  /// but does not rank: measured with the next candidate compiling on the
+  /// other core, the reference's implied time was off by up to 3x in about
+  /// a quarter of the measurements (docs/Tuning.md, "What the numbers
+  /// mean"), while the medians stayed within the machine's drift. The
+  /// confirmation at the end decides the result in any case.
+  double rankCost(const MeasureResult &result) const {
+    return result.time.seconds();
+  }
+  /// Confirms the search's winner (see TunerOptions::confirmRounds): fills
+  /// `resultKey`, `result.bestResult` and `result.defaultResult`. Returns
+  /// false when the run was stopped during it.
+  Expected<bool> confirmWinner(const Config &defaultConfig,
+                               llvm::StringRef defaultKey,
+                               std::string &resultKey, TuneResult &result);
   bool stopFlagSet() const {
     return opts.stopFlag && opts.stopFlag->load(std::memory_order_relaxed);
   }
@@ -103,6 +120,8 @@ private:
   /// Config key -> index in records of its first default/search result.
   llvm::StringMap<size_t> firstResult;
   std::optional<size_t> bestIndex;
+  /// The confirmed result, shown by the last progress line.
+  std::optional<MeasureResult> confirmed;
   int64_t trialsDone = 0;
   int64_t sinceImprovement = 0;
   int64_t measuredNow = 0;
@@ -158,10 +177,9 @@ void Tuner::Impl::addRecord(MeasurementRecord record, bool replayed) {
   if (rec.role != MeasurementRole::Final) {
     ++trialsDone;
     firstResult.try_emplace(rec.configKey, index);
-    bool improved =
-        rec.result.ok() &&
-        (!bestIndex ||
-         rec.result.time.seconds() < records[*bestIndex].result.time.seconds());
+    bool improved = rec.result.ok() &&
+                    (!bestIndex || rankCost(rec.result) <
+                                       rankCost(records[*bestIndex].result));
     if (improved) {
       bestIndex = index;
       sinceImprovement = 0;
@@ -331,10 +349,97 @@ void Tuner::Impl::printProgress(bool final) {
   state.maxTrials = opts.maxTrials;
   state.elapsedSeconds = elapsed();
   state.maxSeconds = opts.maxSeconds;
-  state.best = bestIndex ? &records[*bestIndex].result : nullptr;
+  state.best = confirmed   ? &*confirmed
+               : bestIndex ? &records[*bestIndex].result
+                           : nullptr;
   state.variantsPerSecond = variantsPerSecond();
   state.replayed = replayedCount;
   progress.update(state, final);
+}
+
+Expected<bool> Tuner::Impl::confirmWinner(const Config &defaultConfig,
+                                          StringRef defaultKey,
+                                          std::string &resultKey,
+                                          TuneResult &result) {
+  // The candidates: the winner of the search, the runner-up (the next best
+  // Ok config by the same ranking) and the default, each once.
+  llvm::SmallVector<std::string> keys = {resultKey};
+  std::optional<size_t> runnerUp;
+  for (auto [i, rec] : llvm::enumerate(records))
+    if (rec.role != MeasurementRole::Final && rec.result.ok() &&
+        rec.configKey != resultKey && rec.configKey != defaultKey &&
+        (!runnerUp ||
+         rankCost(rec.result) < rankCost(records[*runnerUp].result)))
+      runnerUp = i;
+  if (runnerUp)
+    keys.push_back(records[*runnerUp].configKey);
+  if (resultKey != defaultKey && result.defaultResult.ok())
+    keys.push_back(defaultKey.str());
+  llvm::SmallVector<Config> configs;
+  for (const std::string &key : keys) {
+    if (key == defaultKey) {
+      configs.push_back(defaultConfig);
+      continue;
+    }
+    Expected<Config> parsed = space.parseKey(key);
+    if (!parsed)
+      return llvm::createStringError(
+          "tuner: cannot parse the config key '" + key +
+          "' to confirm it: " + llvm::toString(parsed.takeError()));
+    configs.push_back(*parsed);
+  }
+
+  // Interleaved rounds: each round measures every candidate once, starting
+  // with another one each time, so a burst of load or a cold start does not
+  // always hit the same candidate.
+  size_t n = keys.size();
+  llvm::SmallVector<std::optional<MeasureResult>> fastest(n);
+  llvm::SmallVector<MeasureResult> results;
+  for (unsigned round = 0; round < std::max(1u, opts.confirmRounds); ++round) {
+    llvm::SmallVector<Config> batch;
+    llvm::SmallVector<size_t> which;
+    for (size_t k = 0; k < n; ++k) {
+      size_t c = (k + round) % n;
+      batch.push_back(configs[c]);
+      which.push_back(c);
+    }
+    Expected<bool> done = obtain(batch, MeasurementRole::Final, results);
+    if (!done)
+      return done.takeError();
+    if (!*done)
+      return false;
+    // A candidate's confirmed time is its fastest round: load on a shared
+    // machine only ever slows a measurement down.
+    for (auto [k, c] : llvm::enumerate(which))
+      if (results[k].ok() && (!fastest[c] || results[k].time.seconds() <
+                                                 fastest[c]->time.seconds()))
+        fastest[c] = results[k];
+  }
+
+  // The fastest confirmed candidate wins; the default on a tie, so a run
+  // whose best is not faster than the default keeps the default.
+  std::optional<size_t> chosen;
+  for (size_t c = 0; c < n; ++c) {
+    if (!fastest[c])
+      continue;
+    bool better = !chosen ||
+                  fastest[c]->time.seconds() < fastest[*chosen]->time.seconds();
+    bool tieToDefault =
+        chosen && keys[c] == defaultKey &&
+        fastest[c]->time.seconds() <= fastest[*chosen]->time.seconds();
+    if (better || tieToDefault)
+      chosen = c;
+  }
+  for (size_t c = 0; c < n; ++c)
+    if (keys[c] == defaultKey && fastest[c])
+      result.defaultResult = *fastest[c];
+  // When every confirmation failed, the search result stands.
+  if (chosen) {
+    resultKey = keys[*chosen];
+    result.bestResult = *fastest[*chosen];
+    confirmed = *fastest[*chosen];
+  }
+  return true;
 }
 
 Expected<TuneResult> Tuner::Impl::run(const Config &defaultConfig) {
@@ -434,7 +539,7 @@ Expected<TuneResult> Tuner::Impl::run(const Config &defaultConfig) {
       r.id = trial.id;
       r.cfg = trial.cfg;
       r.status = result.status;
-      r.cost = result.ok() ? result.time.seconds() : 0;
+      r.cost = result.ok() ? rankCost(result) : 0;
       r.message = result.message;
       observed.push_back(std::move(r));
     }
@@ -475,38 +580,15 @@ Expected<TuneResult> Tuner::Impl::run(const Config &defaultConfig) {
     result.bestResult = records[*bestIndex].result;
   }
 
-  // Re-measure the winner and the default; the faster re-measurement wins.
+  // Confirm the winner against the default (and the runner-up).
   if (!stopRequested && opts.remeasureWinner && bestIndex) {
-    llvm::SmallVector<Config> finals;
-    std::optional<Config> winner = configOf(resultKey);
-    if (!winner)
-      return fail(llvm::createStringError(
-          "tuner: cannot parse the winning config key '" + resultKey + "'"));
-    finals.push_back(*winner);
-    bool withDefault = resultKey != defaultKey && result.defaultResult.ok();
-    if (withDefault)
-      finals.push_back(defaultConfig);
-    Expected<bool> done = obtain(finals, MeasurementRole::Final, results);
+    Expected<bool> done =
+        confirmWinner(defaultConfig, defaultKey, resultKey, result);
     if (!done)
       return fail(done.takeError());
     if (!*done) {
       stopRequested = true;
       result.stopReason = "stopped";
-    } else {
-      const MeasureResult &winnerAgain = results[0];
-      if (withDefault)
-        result.defaultResult = results[1];
-      else if (resultKey == defaultKey)
-        result.defaultResult = winnerAgain;
-      if (withDefault && results[1].ok() &&
-          (!winnerAgain.ok() ||
-           results[1].time.seconds() < winnerAgain.time.seconds())) {
-        resultKey = defaultKey;
-        result.bestResult = results[1];
-      } else if (winnerAgain.ok()) {
-        result.bestResult = winnerAgain;
-      }
-      // When both re-measurements failed, the search result stands.
     }
   }
 

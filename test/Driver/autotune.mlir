@@ -8,7 +8,7 @@
 // RUN: tiletune export --db=%t/a.db | FileCheck %s --check-prefix=PAIRED
 // RUN: tiletune-opt --tiletune-autotune="algorithm=random trials=2 threads=1 paired=false db=%t/b.db" %s > /dev/null
 // RUN: tiletune export --db=%t/b.db | FileCheck %s --check-prefix=ALONE
-// PAIRED: "paired":{"raw_median"
+// PAIRED: "paired":{"relative"
 // ALONE-NOT: "paired"
 // RUN: not tiletune-opt --tiletune-autotune="paired=maybe db=%t/c.db" %s 2>&1 | FileCheck %s --check-prefix=BADPAIRED
 // BADPAIRED: 'maybe' is invalid value for boolean argument

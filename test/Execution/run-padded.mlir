@@ -16,7 +16,8 @@
 // RUN: tiletune-run %s --entry=short_rows --pipeline=tiletune-lower-cpu --verify --repeats=1 | FileCheck %s --check-prefix=OK
 // RUN: tiletune-run %s --entry=default_short_rows_batch --pipeline="tiletune-lower-cpu{default-configs=true}" --verify --repeats=1 | FileCheck %s --check-prefix=OK
 // The default configs of these shapes pad:
-// RUN: tiletune-opt %s --tiletune-default-config | FileCheck %s --check-prefix=DEFAULT
+// The padding follows the target's lanes: pinned to 16 (AVX-512).
+// RUN: tiletune-opt %s --tiletune-default-config=mcpu=znver4 | FileCheck %s --check-prefix=DEFAULT
 // DEFAULT-LABEL: func.func @default_prime
 // DEFAULT: pad = {k = 144, m = 136, n = 144}
 // DEFAULT-LABEL: func.func @default_1000

@@ -1,5 +1,5 @@
-// RUN: tiletune-opt %s --split-input-file --tiletune-default-config=threads=2 | FileCheck %s
-// RUN: tiletune-opt %s --split-input-file --tiletune-default-config=threads=2 --tiletune-tile-cpu | FileCheck %s --check-prefix=TILED
+// RUN: tiletune-opt %s --split-input-file --tiletune-default-config="threads=2 mcpu=znver5 caches=48K,1M" | FileCheck %s
+// RUN: tiletune-opt %s --split-input-file --tiletune-default-config="threads=2 mcpu=znver5 caches=48K,1M" --tiletune-tile-cpu | FileCheck %s --check-prefix=TILED
 
 // CHECK-LABEL: func.func @matmul_1024
 //       CHECK:   linalg.matmul {tiletune.config = #tiletune.config<cpu, parallel = {m = 512, n = 1024}, cache = {k = 256, m = 64, n = 512}, register = {m = 8, n = 32}, order = [n, k, m], pack = ab, unroll = 4, vectorize = true>}

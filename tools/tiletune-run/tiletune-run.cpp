@@ -13,6 +13,7 @@
 #include "tiletune/Execution/Lowering.h"
 #include "tiletune/InitAll.h"
 #include "tiletune/Measure/KernelHarness.h"
+#include "tiletune/Support/CPUDescription.h"
 #include "tiletune/Support/Target.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -85,14 +86,23 @@ cl::opt<int> threads("num-threads",
                      cl::init(0), cl::cat(runCategory));
 cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimisation level (0-3)"),
                            cl::init(3), cl::Prefix, cl::cat(runCategory));
-cl::opt<std::string> cpuName("mcpu",
-                             cl::desc("Target CPU (default: the host CPU)"),
-                             cl::init(""), cl::cat(runCategory));
+cl::opt<std::string> cpuName(
+    "mcpu",
+    cl::desc("Target CPU, LLVM's name, e.g. haswell (default: the host CPU); "
+             "the JIT and the default configs of the pipeline use it"),
+    cl::init(""), cl::cat(runCategory));
 cl::opt<std::string>
     cpuFeatures("mattr",
-                cl::desc("Target features, e.g. -avx512f (default: the "
-                         "host's features)"),
+                cl::desc("Target features on top of the CPU's, LLVM's names, "
+                         "e.g. -avx512f,-evex512 (default: the host's "
+                         "features)"),
                 cl::init(""), cl::cat(runCategory));
+cl::opt<bool> printTarget(
+    "print-target",
+    cl::desc("Print the CPU target description (vector width, registers, "
+             "FMA rate, caches, cores, clock, peak GFLOP/s) and exit; no "
+             "input is read"),
+    cl::init(false), cl::cat(runCategory));
 cl::opt<bool> printLowered("print-lowered",
                            cl::desc("Print the lowered module to stdout"),
                            cl::init(false), cl::cat(runCategory));
@@ -147,8 +157,13 @@ llvm::Error validateOptions() {
   if (llvm::Error err = validateTimingOptions(timing))
     return err;
   // -O, --mcpu and --mattr: a clear error here, not an LLVM abort or an
-  // illegal instruction later.
-  return checkJITOptions(getJITOptions());
+  // illegal instruction later. --print-target only describes the target.
+  if (printTarget)
+    return describeCPU(cpuName, cpuFeatures).takeError();
+  if (llvm::Error err = checkJITOptions(getJITOptions()))
+    return err;
+  // The pipeline's default configs are sized for the same target.
+  return setDefaultTargetCPU(cpuName, cpuFeatures);
 }
 
 /// Picks the entry function: --entry, or the only candidate.
@@ -316,6 +331,19 @@ int runMain() {
           computeGFlops(problem->flops, stats->mean),
           computeGFlops(problem->flops, stats->median),
           computeGFlops(problem->flops, stats->min));
+    if (problem && problem->flops > 0) {
+      // The element type's peak on the target (at most as many threads as
+      // the process may use; 0: the OpenMP default, all of them).
+      CPUDescription cpu = getDefaultTargetCPU();
+      int64_t elementBytes =
+          sig.args[problem->outArg].elementType == ElementType::F64 ? 8 : 4;
+      double peak = cpu.getPeakGFlops(threads, elementBytes);
+      llvm::outs() << llvm::formatv(
+          "peak: {0:f1} GFLOP/s ({1} thread(s)); best is {2:f0}% of it\n",
+          peak, threads > 0 ? std::min<unsigned>(threads, cpu.cores)
+                            : cpu.cores,
+          100 * computeGFlops(problem->flops, stats->min) / peak);
+    }
   }
   if (exitCode == kExitVerifyFailed)
     return fail("verification failed"), kExitVerifyFailed;
@@ -338,5 +366,17 @@ int main(int argc, char **argv) {
       "  tiletune-run kernel.mlir --pipeline=tiletune-lower-cpu --verify\n");
   if (llvm::Error err = validateOptions())
     return fail(std::move(err));
+  if (printTarget) {
+    llvm::Expected<CPUDescription> cpu = describeCPU(cpuName, cpuFeatures);
+    if (!cpu)
+      return fail(cpu.takeError());
+    cpu->print(llvm::outs());
+    if (llvm::Error err = checkRunsOnHost(*cpu))
+      llvm::outs() << "runs here: no (" << llvm::toString(std::move(err))
+                   << ")\n";
+    else
+      llvm::outs() << "runs here: yes\n";
+    return 0;
+  }
   return runMain();
 }

@@ -15,6 +15,7 @@
 #include "tiletune/Search/Strategy.h"
 #include "tiletune/Support/Target.h"
 #include "tiletune/Transforms/TransformScript.h"
+#include "tiletune/Support/CPUDescription.h"
 #include "tiletune/Tuner/TaskScheduler.h"
 
 #include "mlir/IR/AsmState.h"
@@ -108,6 +109,19 @@ static cl::opt<unsigned>
             cl::init(0), cl::sub(tuneCmd), cl::sub(applyCmd),
             cl::sub(spaceCmd), cl::sub(reportCmd), cl::sub(exportCmd),
             cl::cat(category));
+static cl::opt<std::string> cpuName(
+    "mcpu",
+    cl::desc("CPU target, LLVM's name (e.g. haswell, skylake-avx512; default: "
+             "the host): default configs are sized for it, variants compiled "
+             "for it, results recorded and looked up under it"),
+    cl::init(""), cl::sub(tuneCmd), cl::sub(applyCmd), cl::sub(spaceCmd),
+    cl::sub(reportCmd), cl::cat(category));
+static cl::opt<std::string> cpuFeatures(
+    "mattr",
+    cl::desc("CPU target features on top of the CPU's, LLVM's names (e.g. "
+             "-avx512f,-evex512)"),
+    cl::init(""), cl::sub(tuneCmd), cl::sub(applyCmd), cl::sub(spaceCmd),
+    cl::sub(reportCmd), cl::cat(category));
 
 static cl::opt<std::string>
     algorithm("algorithm",
@@ -371,6 +385,8 @@ static int runTune(MLIRContext &ctx) {
   }
   options.seed = seed;
   options.threads = threads;
+  options.mcpu = cpuName;
+  options.mattr = cpuFeatures;
   options.databasePath = dbPath;
   options.resume = resume;
   options.batchSize = batchSize;
@@ -383,6 +399,8 @@ static int runTune(MLIRContext &ctx) {
   options.log = quiet ? nullptr : &llvm::errs();
   options.stopFlag = &stopRequested;
   if (llvm::Error err = validateTuneOptions(options))
+    return fail(std::move(err));
+  if (llvm::Error err = setDefaultTargetCPU(cpuName, cpuFeatures))
     return fail(std::move(err));
   // Fail now rather than after the whole tuning run.
   if (llvm::Error err = checkOutputWritable("-o", outputFile))
@@ -406,9 +424,9 @@ static int runTune(MLIRContext &ctx) {
       llvm::errs() << "target: " << getCPUTarget(threads).describe() << "\n";
       llvm::errs() << "timing: "
                    << (unpaired ? "each variant alone"
-                                : "paired with the default config (times at "
-                                  "the reference speed of the first "
-                                  "measurement; --unpaired: alone)")
+                                : "paired with the default config (the "
+                                  "ratio ranks variants, the times shown are "
+                                  "measured; --unpaired: alone)")
                    << "\n";
     }
   }
@@ -448,6 +466,8 @@ static int runTune(MLIRContext &ctx) {
 }
 
 static int runApply(MLIRContext &ctx) {
+  if (llvm::Error err = setDefaultTargetCPU(cpuName, cpuFeatures))
+    return fail(std::move(err));
   if (llvm::Error err = checkThreadCount(threads, "--threads"))
     return fail(std::move(err));
   llvm::SourceMgr sourceMgr;
@@ -479,6 +499,8 @@ static int runApply(MLIRContext &ctx) {
 }
 
 static int runSpace(MLIRContext &ctx) {
+  if (llvm::Error err = setDefaultTargetCPU(cpuName, cpuFeatures))
+    return fail(std::move(err));
   if (llvm::Error err = checkKnownTarget(target))
     return fail(std::move(err));
   if (llvm::Error err = checkThreadCount(threads, "--threads"))
@@ -497,6 +519,8 @@ static int runSpace(MLIRContext &ctx) {
 }
 
 static int runReport() {
+  if (llvm::Error err = setDefaultTargetCPU(cpuName, cpuFeatures))
+    return fail(std::move(err));
   if (llvm::Error err = checkThreadCount(threads, "--threads"))
     return fail(std::move(err));
   llvm::Expected<std::unique_ptr<TileTuneDatabase>> db = openExistingDb();

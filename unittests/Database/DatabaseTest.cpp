@@ -168,7 +168,6 @@ TEST_F(DatabaseTest, RunAndMeasurementsRoundTrip) {
     expectOk(db->recordMeasurement(second, 0.7));
     MeasurementRecord third = makeRecord(run.id, 2, 1e-3);
     third.result.relative = 0.5;
-    third.result.rawSeconds = 1.2e-3;
     expectOk(db->recordMeasurement(third, 0.9));
   }
   auto db = openOrFail(path, OpenMode::ReadOnly);
@@ -209,12 +208,10 @@ TEST_F(DatabaseTest, RunAndMeasurementsRoundTrip) {
   EXPECT_EQ(r1.result.status, MeasureStatus::CompileError);
   EXPECT_EQ(r1.result.message, "failed on purpose");
   EXPECT_EQ(r1.result.time.repeats, 0u);
-  // Paired timing: the ratio and the measured median come back.
+  // Paired timing: the ratio comes back beside the measured times.
   EXPECT_EQ(r0.result.relative, 0.0);
-  EXPECT_EQ(r0.result.rawSeconds, 0.0);
   const MeasurementRecord &r2 = (*records)[2];
   EXPECT_DOUBLE_EQ(r2.result.relative, 0.5);
-  EXPECT_DOUBLE_EQ(r2.result.rawSeconds, 1.2e-3);
 
   // A read-only database refuses writes with a clear error.
   RunInfo other = makeRun();
@@ -286,7 +283,6 @@ TEST_F(DatabaseTest, Version1FilesAreReadAndUpgraded) {
     EXPECT_EQ(countPairedColumns(), 2);
     MeasurementRecord second = makeRecord(run.id, 1, 1e-3);
     second.result.relative = 0.5;
-    second.result.rawSeconds = 3e-3;
     expectOk(db->recordMeasurement(second, 0.7));
     auto records = db->measurementsOfRun(run.id);
     ASSERT_TRUE(static_cast<bool>(records))
@@ -294,11 +290,89 @@ TEST_F(DatabaseTest, Version1FilesAreReadAndUpgraded) {
     ASSERT_EQ(records->size(), 2u);
     EXPECT_EQ((*records)[0].result.relative, 0.0);
     EXPECT_DOUBLE_EQ((*records)[1].result.relative, 0.5);
-    EXPECT_DOUBLE_EQ((*records)[1].result.rawSeconds, 3e-3);
   }
   // Opening the upgraded file again changes nothing.
   EXPECT_TRUE(openOrFail(path) != nullptr);
   EXPECT_EQ(countPairedColumns(), 2);
+}
+
+/// Version 2 stored a paired-timed measurement's statistics rescaled to the
+/// run's reference speed, with the measured median in raw_median_s. Read-only
+/// readers see the measured times through a view; opening for writing
+/// restores them in place (version 3).
+TEST_F(DatabaseTest, Version2RescaledTimesAreRestoredToMeasuredTimes) {
+  std::string path = file("v2.db");
+  RunInfo run = makeRun();
+  {
+    auto db = openOrFail(path);
+    ASSERT_TRUE(db);
+    expectOk(db->recordRun(run));
+    // Recorded as version 2 did: measured 3 ms, rescaled to 1 ms.
+    MeasurementRecord rescaled = makeRecord(run.id, 0, 1e-3);
+    rescaled.result.relative = 0.5;
+    expectOk(db->recordMeasurement(rescaled, 0.5));
+    MeasurementRecord alone = makeRecord(run.id, 1, 2e-3);
+    expectOk(db->recordMeasurement(alone, 0.6));
+  }
+  sqlite3 *raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(raw,
+                         "UPDATE measurements SET raw_median_s = 3e-3 WHERE "
+                         "trial = 0; UPDATE meta SET value = '2' WHERE key = "
+                         "'schema_version'; PRAGMA user_version=2",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK)
+      << sqlite3_errmsg(raw);
+  sqlite3_close(raw);
+  auto expectMeasured = [&](TileTuneDatabase &db) {
+    auto records = db.measurementsOfRun(run.id);
+    ASSERT_TRUE(static_cast<bool>(records))
+        << llvm::toString(records.takeError());
+    ASSERT_EQ(records->size(), 2u);
+    const MeasureResult &r0 = (*records)[0].result;
+    EXPECT_DOUBLE_EQ(r0.time.median, 3e-3);
+    EXPECT_DOUBLE_EQ(r0.time.min, 3e-3 * 0.9);
+    EXPECT_DOUBLE_EQ(r0.time.max, 3e-3 * 1.1);
+    EXPECT_NEAR(r0.gflops, 1.0 / 3e-3, 1e-9);
+    EXPECT_DOUBLE_EQ(r0.relative, 0.5);
+    // Timed alone: as recorded.
+    EXPECT_DOUBLE_EQ((*records)[1].result.time.median, 2e-3);
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    expectOk(db.exportJSONL(os));
+    EXPECT_NE(text.find("\"median\":0.003"), std::string::npos) << text;
+    EXPECT_EQ(text.find("raw_median"), std::string::npos) << text;
+  };
+  {
+    auto db = openOrFail(path, OpenMode::ReadOnly);
+    ASSERT_TRUE(db);
+    expectMeasured(*db);
+  }
+  {
+    auto db = openOrFail(path);
+    ASSERT_TRUE(db);
+    expectMeasured(*db);
+  }
+  // Upgraded in place, once.
+  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+  sqlite3_stmt *stmt = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(raw,
+                               "SELECT median_s, raw_median_s IS NULL, "
+                               "(SELECT value FROM meta WHERE key = "
+                               "'schema_version') FROM measurements WHERE "
+                               "trial = 0",
+                               -1, &stmt, nullptr),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(stmt), SQLITE_ROW);
+  EXPECT_DOUBLE_EQ(sqlite3_column_double(stmt, 0), 3e-3);
+  EXPECT_EQ(sqlite3_column_int64(stmt, 1), 1);
+  EXPECT_STREQ(reinterpret_cast<const char *>(sqlite3_column_text(stmt, 2)),
+               "3");
+  sqlite3_finalize(stmt);
+  sqlite3_close(raw);
+  auto db = openOrFail(path);
+  ASSERT_TRUE(db);
+  expectMeasured(*db);
 }
 
 TEST_F(DatabaseTest, RejectsBadRecords) {
@@ -982,7 +1056,6 @@ TEST_F(DatabaseTest, ImportRoundTripsExport) {
       makeRecord(finished.id, 0, 2e-3, MeasurementRole::Default);
   MeasurementRecord fast = makeRecord(finished.id, 1, 1e-3);
   fast.result.relative = 0.5;
-  fast.result.rawSeconds = 1.1e-3;
   MeasurementRecord failed = makeRecord(
       finished.id, 2, 0, MeasurementRole::Search, MeasureStatus::CompileError);
   // The finished run's result is cfg0 (as re-measured), not the faster cfg1:

@@ -1,7 +1,7 @@
 //===- MeasureResultTest.cpp - Tests of typed measurement results ---------===//
 //
-// Status names, time statistics of known samples, the worker codec and
-// paired-timing normalization.
+// Status names, time statistics of known samples, the worker codec, and a
+// paired result keeping its measured time.
 //
 //===----------------------------------------------------------------------===//
 
@@ -73,7 +73,6 @@ TEST(MeasureResultCodec, RoundTrips) {
   EXPECT_EQ(back->status, MeasureStatus::Ok);
   EXPECT_DOUBLE_EQ(back->relative, 1.25);
   EXPECT_DOUBLE_EQ(back->referenceSeconds, 1.2e-3);
-  EXPECT_EQ(back->rawSeconds, 0.0);
   EXPECT_DOUBLE_EQ(back->time.median, 1.5e-3);
   EXPECT_EQ(back->time.repeats, 7u);
   EXPECT_DOUBLE_EQ(back->gflops, 12.5);
@@ -98,39 +97,22 @@ TEST(MeasurementTest, Constructors) {
   EXPECT_EQ(bad.message, "pass failed");
 }
 
-TEST(MeasurementTest, NormalizeToReference) {
-  // Measured 2, 3, 4 ms while the reference ran at 2 ms: ratio 1.5. At the
-  // run's reference speed of 1 ms it ranks as 1.5 ms.
+TEST(MeasurementTest, PairedResultKeepsItsMeasuredTime) {
+  // Measured 2, 3, 4 ms while the reference ran at 2 ms: ratio 1.5. The
+  // ratio travels beside the measured statistics and never replaces them.
   MeasureResult r = MeasureResult::success(
-      TimeStats::fromSamples({2e-3, 3e-3, 4e-3}), 1.0);
+      TimeStats::fromSamples({2e-3, 3e-3, 4e-3}), /*gflops=*/1.0);
   r.relative = 1.5;
   r.referenceSeconds = 2e-3;
-  r.normalizeToReference(1e-3, /*flops=*/3e6);
-  EXPECT_DOUBLE_EQ(r.rawSeconds, 3e-3);
-  EXPECT_DOUBLE_EQ(r.time.median, 1.5e-3);
-  EXPECT_DOUBLE_EQ(r.time.min, 1e-3);
-  EXPECT_DOUBLE_EQ(r.time.max, 2e-3);
-  EXPECT_DOUBLE_EQ(r.gflops, 2.0);
-  // Normalizing twice does nothing.
-  r.normalizeToReference(5e-3, 3e6);
-  EXPECT_DOUBLE_EQ(r.time.median, 1.5e-3);
-
-  // Timed alone, failed, or no scale: left alone.
-  MeasureResult alone =
-      MeasureResult::success(TimeStats::fromSamples({2e-3}), 1.0);
-  alone.normalizeToReference(1e-3, 3e6);
-  EXPECT_DOUBLE_EQ(alone.time.median, 2e-3);
-  EXPECT_EQ(alone.rawSeconds, 0.0);
-  MeasureResult failed =
-      MeasureResult::failure(MeasureStatus::Timeout, "too slow");
-  failed.relative = 2;
-  failed.normalizeToReference(1e-3, 3e6);
-  EXPECT_EQ(failed.rawSeconds, 0.0);
-  MeasureResult noScale =
-      MeasureResult::success(TimeStats::fromSamples({2e-3}), 1.0);
-  noScale.relative = 2;
-  noScale.normalizeToReference(0, 3e6);
-  EXPECT_DOUBLE_EQ(noScale.time.median, 2e-3);
+  llvm::Expected<MeasureResult> back =
+      decodeMeasureResult(encodeMeasureResult(r));
+  ASSERT_TRUE(bool(back));
+  EXPECT_DOUBLE_EQ(back->time.median, 3e-3);
+  EXPECT_DOUBLE_EQ(back->time.min, 2e-3);
+  EXPECT_DOUBLE_EQ(back->time.max, 4e-3);
+  EXPECT_DOUBLE_EQ(back->gflops, 1.0);
+  EXPECT_DOUBLE_EQ(back->relative, 1.5);
+  EXPECT_DOUBLE_EQ(back->referenceSeconds, 2e-3);
 }
 
 } // namespace

@@ -30,6 +30,7 @@ Space filteredSpace() {
   Space base = *buildSpace(*p);
   CacheModel m;
   m.cacheBytes = 32 * 1024;
+  m.lineBytes = m.vectorBytes = 64; // pinned: not the host's
   return *restrictToThreadGrid(*filterByIdealCacheModel(base, *p, m), *p, 4);
 }
 

@@ -181,6 +181,7 @@ TEST(XGBConformance, FilteredSpaceBatchOfOne) {
   Space base = *buildSpace(*p);
   CacheModel m;
   m.cacheBytes = 32 * 1024;
+  m.lineBytes = m.vectorBytes = 64; // pinned: not the host's
   Space f = *restrictToThreadGrid(*filterByIdealCacheModel(base, *p, m), *p, 4);
   std::mt19937_64 rng(5);
   Config opt = *f.sampleValid(rng, 100000);

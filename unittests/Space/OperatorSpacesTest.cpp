@@ -298,6 +298,7 @@ TEST(AutoMCL, IdealCacheFilter) {
   Space s = buildOrDie(p);
   CacheModel model;
   model.cacheBytes = 32 * 1024; // 512 lines
+  model.lineBytes = model.vectorBytes = 64; // pinned: not the host's
   auto f = filterByIdealCacheModel(s, p, model);
   ASSERT_TRUE(bool(f)) << llvm::toString(f.takeError());
   std::mt19937_64 rng(3);

@@ -146,9 +146,13 @@ struct ReportRow {
   std::string bestConfig;
   double bestSeconds = 0;
   double bestGflops = 0;
-  /// Fastest Ok measurement of the default config, if any.
+  /// The default config's measured time: its fastest confirmation round,
+  /// or without one its fastest first measurement, if any was Ok.
   std::optional<double> defaultSeconds;
   std::optional<double> defaultGflops;
+  /// The default config's key (empty when defaultSeconds is unset). When it
+  /// equals bestConfigKey, no variant was faster and the default is kept.
+  std::string defaultConfigKey;
 };
 
 /// One input of importJSONL(): JSON Lines text as exportJSONL() writes it.
@@ -216,7 +220,12 @@ public:
   /// Version 2 added the paired-timing columns of measurements (relative,
   /// raw_median_s); a version-1 file is upgraded in place when opened for
   /// writing and read as is (without them) when opened read-only.
-  static constexpr int kSchemaVersion = 2;
+  /// Version 3 stores measured times only: version 2 rescaled paired-timed
+  /// statistics to the run's reference speed (measured median in
+  /// raw_median_s); a version-2 file is restored to measured times in place
+  /// when opened for writing, and read through a view that restores them
+  /// when opened read-only.
+  static constexpr int kSchemaVersion = 3;
   /// The SQLite application id of TileTune files (PRAGMA application_id).
   static constexpr int32_t kApplicationId = 0x54547442; // "TTtB"
 
@@ -342,6 +351,9 @@ private:
   sqlite3 *db = nullptr;
   std::string path;
   bool readOnly = false;
+  /// Upgrades a version-2 file to measured times (version 3), or shadows
+  /// its measurements with a view that restores them when read-only.
+  llvm::Error restoreMeasuredTimes();
   /// The file has the paired-timing columns (schema version >= 2).
   bool hasPairedColumns = true;
 };

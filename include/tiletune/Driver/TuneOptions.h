@@ -37,7 +37,9 @@ constexpr llvm::StringLiteral kDefaultAlgorithm = "gbfs";
 /// `threads`, or the number of cores when it is 0.
 unsigned resolveThreads(unsigned threads);
 
-/// The target results are recorded for: the host CPU with `threads` threads.
+/// The target results are recorded for: the process's default CPU target
+/// (getDefaultTargetCPU(): the host unless --mcpu/--mattr chose another)
+/// with `threads` threads.
 TargetInfo getCPUTarget(unsigned threads);
 
 /// Options of tuneModule().
@@ -46,6 +48,13 @@ struct TuneOptions {
   /// Where the variants run: "cpu" (this machine's CPU) or "cuda" (the
   /// CUDA device of the runtime library; an error when there is none).
   std::string target = "cpu";
+  /// CPU target (LLVM's names; both empty: the process's default target,
+  /// normally the host): default configs are sized for it, variants are
+  /// compiled for it and results recorded under it. The host must be able
+  /// to run it (validateTuneOptions). Set as the process's default target
+  /// while tuneModule runs.
+  std::string mcpu;
+  std::string mattr;
   /// Strategy options ("name=value"); unknown names are errors.
   StrategyOptions strategyOptions;
   /// Start the strategies from the default config (strategy option

@@ -63,7 +63,8 @@ struct TargetDescription {
 };
 
 /// The host: process triple, llvm::sys::getHostCPUName() and every feature
-/// llvm::sys::getHostCPUFeatures() reports as present.
+/// llvm::sys::getHostCPUFeatures() reports, present or not
+/// (getHostCPUDescription()).
 TargetDescription getHostTarget();
 
 /// Sets the number of threads of the OpenMP runtime at `runtimePath` (default
@@ -80,10 +81,12 @@ llvm::Error setOpenMPNumThreads(int numThreads,
 struct JITOptions {
   /// LLVM IR optimisation level (0-3) and code generation level.
   unsigned optLevel = 3;
-  /// Target CPU name; empty means the host CPU.
+  /// Target CPU name (LLVM's, as `mcpu`); `cpu` and `features` both empty
+  /// mean the process's default target (getDefaultTargetCPU(): the host
+  /// unless a tool chose another).
   std::string cpu;
-  /// Target features; empty means the host's features. When `cpu` is set and
-  /// this is empty, the CPU's default features are used.
+  /// Target features (LLVM's `mattr`: "+avx2,-avx512f"), applied on top of
+  /// the host's features (no `cpu`) or the CPU's own (describeCPU).
   std::string features;
   /// Shared libraries to link; by default getDefaultSharedLibraries().
   llvm::SmallVector<std::string> sharedLibraries = getDefaultSharedLibraries();

@@ -38,6 +38,12 @@ struct CPUMeasureOptions {
   unsigned threads = 1;
   /// Warm-up, repeats and minimum sample duration.
   TimingOptions timing;
+  /// Before its first timing, a worker process runs the variant (and, with
+  /// paired timing, the reference) back to back for at least this many
+  /// seconds, so that the first measured variant of a run (the default) is
+  /// not timed on a cold core (clock ramp, first-touch page faults, OpenMP
+  /// pool start). Clamped to [0, 10]; 0: only the per-variant warm-up calls.
+  double firstWarmupSeconds = 0.2;
   /// Seed of the generated inputs.
   uint64_t seed = 0;
   /// Check every variant against the reference before timing it.
@@ -87,8 +93,10 @@ public:
   /// The first half of measure(): compiles the variant and keeps it for
   /// run(). Returns the failed result, or std::nullopt on success.
   std::optional<MeasureResult> compile(llvm::StringRef attrText);
-  /// The second half: verifies and times the variant compiled last.
-  MeasureResult run(std::function<void(llvm::StringRef)> phase = {});
+  /// The second half: verifies and times the variant compiled last (paired
+  /// with the reference when it is built, unless `alone`).
+  MeasureResult run(std::function<void(llvm::StringRef)> phase = {},
+                    bool alone = false);
 
   class Impl;
 
@@ -115,18 +123,20 @@ public:
 
   /// Measures one config (attribute text): compiles it within
   /// `compileTimeoutSeconds`, then verifies and times it within
-  /// `runTimeoutSeconds` (<= 0: the options' default for either). Never
-  /// fails: problems of the worker machinery come back as failed results.
+  /// `runTimeoutSeconds` (<= 0: the options' default for either). With
+  /// `alone`, the variant is timed by itself even with paired timing (the
+  /// way a user's program calls it back to back). Never fails: problems of
+  /// the worker machinery come back as failed results.
   MeasureResult measure(llvm::StringRef attrText,
                         double compileTimeoutSeconds = 0,
-                        double runTimeoutSeconds = 0);
+                        double runTimeoutSeconds = 0, bool alone = false);
 
   /// The two halves of measure(), for callers that pipeline them: compile
   /// keeps the variant in the worker (returns std::nullopt on success or the
   /// failed result); run verifies and times the variant compiled last.
   std::optional<MeasureResult> compile(llvm::StringRef attrText,
                                        double timeoutSeconds = 0);
-  MeasureResult run(double timeoutSeconds = 0);
+  MeasureResult run(double timeoutSeconds = 0, bool alone = false);
 
   /// Starts the worker process now (before the caller starts threads).
   llvm::Error start();
@@ -183,19 +193,11 @@ public:
   llvm::Error measure(llvm::ArrayRef<Config> batch,
                       const MeasureRequest &request,
                       MeasureResultSink sink) override;
-  /// Paired timing: takes the run's reference scale from a result recorded
-  /// before a resume.
-  void replayed(const MeasureResult &result) override;
-
-  /// Paired timing (options.referenceConfig set): the reference's time per
-  /// call that results are normalized to (the reference's median in the
-  /// run's first paired measurement, or the one recorded before a resume);
-  /// 0 before the first.
-  double getReferenceScale() const { return referenceScale; }
 
 private:
-  /// Normalizes a paired-timed result to the run's reference scale.
-  MeasureResult normalize(MeasureResult result);
+  /// Notes the reference's time of a paired result (for time limits) and
+  /// returns the result unchanged.
+  MeasureResult noted(MeasureResult result);
 
   MLIRContext *ctx;
   Problem problem;
@@ -206,7 +208,10 @@ private:
   CPUMeasurer worker;
   /// The second worker when compilation overlaps with timing.
   std::unique_ptr<CPUMeasurer> secondWorker;
-  double referenceScale = 0;
+  /// Paired timing: the reference's median time per call in the latest
+  /// paired result (0 before the first); it bounds the reference's time
+  /// limit, nothing else.
+  double referenceSeconds = 0;
 };
 
 } // namespace mlir::tiletune

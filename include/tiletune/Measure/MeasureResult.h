@@ -70,24 +70,22 @@ std::optional<MeasurementRole> parseMeasurementRole(llvm::StringRef name);
 /// The full result of measuring one configuration.
 struct MeasureResult {
   MeasureStatus status = MeasureStatus::Invalid;
-  /// Valid only when status == Ok. The statistics that rank the variant:
-  /// measured wall times, or with paired timing (`relative` > 0, after
-  /// normalizeToReference) the measured times rescaled to the speed the
-  /// reference variant had at the start of the run.
+  /// Valid only when status == Ok. The variant's own measured time per call
+  /// (median of its samples, with min, max, mean and stddev). Never rescaled
+  /// by another variant's measurement: what is shown and stored is what was
+  /// measured.
   TimeStats time;
   /// Paired timing: the median over samples of the variant's time divided by
   /// the time of the reference variant timed just before and after it
-  /// (Timing.h, measurePaired); 0 when the variant was timed alone.
+  /// (Timing.h, measurePaired); 0 when the variant was timed alone. It may
+  /// rank variants (the tuner's cost), it never changes `time`.
   double relative = 0;
   /// Paired timing: the reference variant's median time per call during this
   /// measurement, seconds (0 when timed alone).
   double referenceSeconds = 0;
-  /// The variant's measured median when `time` was normalized to a reference
-  /// speed, seconds (0 when `time` holds the measured times).
-  double rawSeconds = 0;
-  /// Achieved GFLOP/s at the median time; 0 when unknown or not Ok. The
-  /// tuner fills it in from the problem's flop count when the measurer
-  /// leaves it at 0.
+  /// Achieved GFLOP/s at the measured median time; 0 when unknown or not
+  /// Ok. The tuner fills it in from the problem's flop count when the
+  /// measurer leaves it at 0.
   double gflops = 0;
   /// Human-readable reason for a failure (compiler diagnostics, signal, ...).
   std::string message;
@@ -95,15 +93,6 @@ struct MeasureResult {
   double costSeconds = 0;
 
   bool ok() const { return status == MeasureStatus::Ok; }
-
-  /// Rescales `time` of a paired-timed Ok result to the reference speed
-  /// `referenceScaleSeconds` (the reference's time per call that all results
-  /// of a run are expressed in): the median becomes relative * scale, the
-  /// other statistics keep their proportions to it, the measured median is
-  /// kept in rawSeconds and gflops follow the new median when `flops` > 0.
-  /// Results without `relative`, failures and already normalized results
-  /// are left alone.
-  void normalizeToReference(double referenceScaleSeconds, double flops);
 
   /// A successful result with the given statistics.
   static MeasureResult success(const TimeStats &time, double gflops = 0);

@@ -67,9 +67,8 @@ public:
                               MeasureResultSink sink) = 0;
 
   /// Called with every result read back from the database when a run is
-  /// resumed, in recorded order, before anything new is measured. A
-  /// measurer that expresses results on a run-wide scale (paired timing)
-  /// recovers the scale from them. The default does nothing.
+  /// resumed, in recorded order, before anything new is measured, for a
+  /// measurer that keeps state across a run. The default does nothing.
   virtual void replayed(const MeasureResult &result);
 };
 

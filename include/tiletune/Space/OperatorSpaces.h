@@ -18,6 +18,7 @@
 #define TILETUNE_SPACE_OPERATORSPACES_H
 
 #include "tiletune/Space/Space.h"
+#include "tiletune/Support/CPUDescription.h"
 #include "tiletune/Support/ProblemSpec.h"
 
 #include "llvm/ADT/SmallVector.h"
@@ -78,14 +79,16 @@ llvm::Expected<Space> restrictToThreadGrid(const Space &space,
 /// The thread count restrictToThreadGrid() requires for `numThreads`.
 int64_t getPFactorThreads(const ProblemSpec &problem, int64_t numThreads);
 
-/// Parameters of the ideal cache model.
+/// Parameters of the ideal cache model. Defaults: the L2 of one core, the
+/// line size and the vector width in use of the process's CPU target
+/// (getDefaultTargetCPU(): the host unless --mcpu/--mattr chose another).
 struct CacheModel {
   /// Cache size Z in bytes.
-  int64_t cacheBytes = 1 << 20;
+  int64_t cacheBytes = getDefaultTargetCPU().caches.l2Bytes;
   /// Cache line size C_l in bytes.
-  int64_t lineBytes = 64;
-  /// Vector length V_l in bytes (64 for AVX-512).
-  int64_t vectorBytes = 64;
+  int64_t lineBytes = getDefaultTargetCPU().caches.lineBytes;
+  /// Vector length V_l in bytes (64 for AVX-512, 32 for AVX2).
+  int64_t vectorBytes = getDefaultTargetCPU().vectorBits / 8;
 };
 
 /// Matmul schedule rows of AutoMCL Table 2 that our `pack` option maps to.

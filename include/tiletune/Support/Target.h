@@ -15,6 +15,8 @@
 #ifndef TILETUNE_SUPPORT_TARGET_H
 #define TILETUNE_SUPPORT_TARGET_H
 
+#include "tiletune/Support/CPUDescription.h"
+
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
@@ -58,6 +60,13 @@ struct TargetInfo {
   /// /proc/cpuinfo where available, enabled features), with \p threads
   /// threads and the default toolchain string.
   static TargetInfo detectHostCPU(unsigned threads);
+
+  /// Describes the CPU target `cpu` compiles for with \p threads threads.
+  /// The host's own target (no mcpu/mattr) is detectHostCPU(threads); an
+  /// override keeps the host's brand, names the target CPU and mattr in the
+  /// model ("AMD EPYC (znver4 as haswell)") and keeps only the host features
+  /// the target enables, so results of two ISAs never share a key.
+  static TargetInfo forCPU(const CPUDescription &cpu, unsigned threads);
 
   friend bool operator==(const TargetInfo &a, const TargetInfo &b) {
     return a.canonical() == b.canonical();

@@ -9,6 +9,7 @@
 #define TILETUNE_TRANSFORMS_DEFAULTCONFIG_H
 
 #include "tiletune/Dialect/TileConfig.h"
+#include "tiletune/Support/CPUDescription.h"
 
 #include "mlir/Support/LLVM.h"
 
@@ -16,17 +17,24 @@
 
 namespace mlir::tiletune {
 
-/// Machine facts the heuristic sizes tiles for.
+/// Machine facts the heuristic sizes tiles for, derived from a
+/// CPUDescription (the one place that knows the ISA). A default-constructed
+/// CPUTarget describes the process's default target (the host unless a tool
+/// chose another, getDefaultTargetCPU()) with one thread.
 struct CPUTarget {
+  /// The facts of `cpu`, with `threads` threads.
+  static CPUTarget get(const CPUDescription &cpu, int64_t threads = 1);
+
   /// Cores the parallel level is split across.
   int64_t threads = 1;
-  /// Vector lanes of the element type per register (AVX-512 f32: 16).
-  int64_t vectorBytes = 64;
-  /// Register-tile budget in elements (AVX-512: 32 registers, up to 24 hold
-  /// accumulators).
-  int64_t maxRegisterElements = 384;
-  int64_t l1Bytes = 48 * 1024;
-  int64_t l2Bytes = 1024 * 1024;
+  /// Bytes of a vector register in use (CPUDescription::vectorBits / 8).
+  int64_t vectorBytes = getDefaultTargetCPU().vectorBits / 8;
+  /// Register-tile budget in bytes of accumulators
+  /// (CPUDescription::getAccumulatorElements: three quarters of the
+  /// registers).
+  int64_t maxRegisterBytes = getDefaultTargetCPU().getAccumulatorElements(1);
+  int64_t l1Bytes = getDefaultTargetCPU().caches.l1Bytes;
+  int64_t l2Bytes = getDefaultTargetCPU().caches.l2Bytes;
 };
 
 /// Computes the default CPU config of a tunable op. Always returns a config
@@ -35,6 +43,11 @@ struct CPUTarget {
 /// matchTunableOp never yields one).
 TileConfigAttr computeDefaultCPUConfig(MLIRContext *ctx, const TunableOp &op,
                                        const CPUTarget &target = {});
+
+/// Error when the text of the `mcpu`/`mattr` options names no target.
+llvm::Expected<CPUTarget> getCPUTargetFor(llvm::StringRef mcpu,
+                                          llvm::StringRef mattr,
+                                          int64_t threads);
 
 } // namespace mlir::tiletune
 

@@ -85,12 +85,17 @@ def TileTuneDefaultConfig : Pass<"tiletune-default-config"> {
   let description = [{
     Attaches a `#tiletune.config<cpu, ...>` to every tunable op that has no
     `tiletune.config` yet; explicit configs (from a user or the tuner) are
-    kept. The heuristic picks an AVX-512 friendly register tile (up to 8 rows
-    by 32 lanes, largest divisors otherwise), cache tiles that keep the
-    packed operand tiles inside L1 (48 KiB) and L2 (1 MiB), loop order
-    `n, k, m` for matmuls, and splits the outermost parallel dims across
-    `threads`. The result always verifies, for any static shape (primes and
-    1 included).
+    kept. The heuristic sizes everything for the CPU target
+    (`Support/CPUDescription.h`: the host, or `mcpu`/`mattr` in LLVM's
+    names): a register tile of up to two vectors of the vector width in use
+    by as many rows as three quarters of the vector registers hold as
+    accumulators (AVX-512: 8 x 32 f32, AVX2: 6 x 16; largest divisors
+    otherwise), cache tiles that keep the packed operand tiles inside the
+    target's L1 and L2, loop order `n, k, m` for matmuls, and splits the
+    outermost parallel dims across `threads`. The result always verifies,
+    for any static shape (primes and 1 included). The target need not be
+    able to run here (only compiled); an unknown CPU or feature name is an
+    error.
 
     ```mlir
     // before
@@ -106,6 +111,18 @@ def TileTuneDefaultConfig : Pass<"tiletune-default-config"> {
            "Number of cores the parallel level is split across">,
     Option<"overwrite", "overwrite", "bool", /*default=*/"false",
            "Replace existing configs too (default: keep them)">,
+    Option<"mcpu", "mcpu", "std::string", /*default=*/"",
+           "Target CPU, LLVM's name (e.g. haswell, skylake-avx512; "
+           "default: the host)">,
+    Option<"mattr", "mattr", "std::string", /*default=*/"",
+           "Target features on top of the CPU's, LLVM's names "
+           "(e.g. -avx512f,-evex512)">,
+    Option<"caches", "caches", "std::string", /*default=*/"",
+           "Cache sizes 'L1,L2[,L3]' (e.g. 48K,1M) instead of the host's "
+           "(sysfs), so that configs do not depend on the machine">,
+    Option<"printTarget", "print-target", "bool", /*default=*/"false",
+           "Emit a remark on the module with the target description "
+           "(vector width, registers, caches) the configs are sized for">,
   ];
   let dependentDialects = ["::mlir::tiletune::TileTuneDialect"];
 }

@@ -14,6 +14,7 @@
 #include "mlir/Pass/PassOptions.h"
 
 #include <cstdint>
+#include <string>
 
 namespace mlir::tiletune {
 
@@ -27,6 +28,12 @@ struct CPULoweringOptions {
   bool tile = true;
   /// Give tunable ops without a config a default config first.
   bool defaultConfigs = false;
+  /// The CPU target the default configs are sized for (LLVM's names; both
+  /// empty: the process's default target, see describeTargetCPU).
+  std::string mcpu;
+  std::string mattr;
+  /// Cache sizes "L1,L2[,L3]" instead of the host's (overrideCacheSizes).
+  std::string caches;
   /// Add `llvm.emit_c_interface` to every public function so that a JIT can
   /// call the `_mlir_ciface_<name>` wrappers with memref descriptors.
   bool emitCInterface = true;
@@ -52,6 +59,21 @@ struct CPULoweringPipelineOptions
       *this, "default-configs",
       llvm::cl::desc("Give ops without a config a default config"),
       llvm::cl::init(false)};
+  Option<std::string> mcpu{
+      *this, "mcpu",
+      llvm::cl::desc("Target CPU the default configs are sized for (LLVM's "
+                     "name, e.g. haswell; default: the host)"),
+      llvm::cl::init("")};
+  Option<std::string> mattr{
+      *this, "mattr",
+      llvm::cl::desc("Target features on top of the CPU's (LLVM's names, "
+                     "e.g. -avx512f)"),
+      llvm::cl::init("")};
+  Option<std::string> caches{
+      *this, "caches",
+      llvm::cl::desc("Cache sizes 'L1,L2[,L3]' the default configs are sized "
+                     "for (default: the host's)"),
+      llvm::cl::init("")};
   Option<bool> emitCInterface{
       *this, "emit-c-interface",
       llvm::cl::desc("Add llvm.emit_c_interface to public functions"),

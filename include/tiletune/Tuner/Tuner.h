@@ -8,7 +8,7 @@
 // measurer and the tuning database. The strategy only proposes and observes;
 // the tuner owns the budget (trials and/or wall time), batching,
 // de-duplication, measuring the default config first, recording every result
-// transactionally, resume after a kill, re-measuring the winner at the end,
+// transactionally, resume after a kill, confirming the winner at the end,
 // time limits that scale with the best time so far, progress output and a
 // callback hook. See docs/Tuning.md ("The tuning loop").
 //
@@ -83,9 +83,9 @@ struct TunerOptions {
   /// tuner fills in GFLOP/s where the measurer left it at 0.
   double flops = 0;
 
-  /// How the measurer times variants when that changes what the recorded
-  /// times mean (e.g. "paired": normalized to a reference variant); part of
-  /// the run's settings, so a run is only resumed with the same method.
+  /// How the measurer times variants (e.g. "paired": interleaved with a
+  /// reference variant, the ratio recorded beside the measured times); part
+  /// of the run's settings, so a run is only resumed with the same method.
   /// Empty: plain times (not recorded).
   std::string measurement;
 
@@ -98,10 +98,16 @@ struct TunerOptions {
   /// Build time limit of a variant, seconds (<= 0: none).
   double compileTimeoutSeconds = 120;
 
-  /// Re-measure the winner and the default at the end and return the faster
-  /// of the two re-measurements, so the result is never slower than the
-  /// default.
+  /// Confirm the winner before the result is written: the search's best,
+  /// the runner-up and the default are re-measured (role Final, recorded
+  /// like every measurement) in `confirmRounds` interleaved rounds, quietly
+  /// (the measurer compiles nothing beside a timing). Each candidate's
+  /// confirmed time is its fastest round; the fastest candidate is the
+  /// result, the default on a tie, so a variant that is not confirmed faster
+  /// than the default never replaces it.
   bool remeasureWinner = true;
+  /// Rounds of the confirmation (at least 1).
+  unsigned confirmRounds = 3;
 
   /// Continue the most recent unfinished run of this problem, target,
   /// strategy and seed instead of starting a new one (a new run is started
@@ -137,15 +143,18 @@ struct TuneResult {
   /// "stopped".
   std::string stopReason;
 
-  /// The best config (after the final re-measurement when enabled); empty
-  /// when no variant was Ok.
+  /// The best config (the confirmed one when the winner was confirmed);
+  /// empty when no variant was Ok.
   std::optional<Config> best;
   std::string bestKey;
-  /// Its result (the final re-measurement when there was one).
+  /// Its measured result: its fastest confirmation round, or its search
+  /// measurement when there was no confirmation.
   MeasureResult bestResult;
-  /// The default config's result (re-measured at the end when enabled).
+  /// The default config's measured result (its fastest confirmation round
+  /// when it was confirmed, else its first measurement).
   MeasureResult defaultResult;
-  /// True when the default config is the result.
+  /// True when the default config is the result (no variant was confirmed
+  /// faster).
   bool bestIsDefault = false;
 
   /// Default and search measurements in the run, in total.

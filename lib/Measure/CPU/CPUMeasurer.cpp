@@ -22,6 +22,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <chrono>
 
 using namespace mlir;
@@ -51,7 +52,8 @@ public:
 
   llvm::Error init();
   std::optional<MeasureResult> compile(StringRef attrText);
-  MeasureResult run(const std::function<void(StringRef)> &phase);
+  MeasureResult run(const std::function<void(StringRef)> &phase,
+                    bool alone = false);
 
   /// Builds the variant of `attrText` into `out`; the failed result or
   /// std::nullopt.
@@ -64,6 +66,9 @@ public:
   /// failure the variants are timed alone and referenceError says why.
   /// Returns the failed result (again on later calls) or std::nullopt.
   std::optional<MeasureResult> setUpReference();
+  /// Once per process, before the first timing: runs `kernel` (and the
+  /// reference, if built) back to back for options.firstWarmupSeconds.
+  void warmUpOnce(const Kernel &kernel, ArrayRef<Buffer *> args);
 
   /// The variant compiled last (for run()).
   Compiled compiled;
@@ -75,6 +80,8 @@ public:
   /// setUpReference() ran; its failure, if it failed.
   bool referenceTried = false;
   std::optional<MeasureResult> referenceFailure;
+  /// warmUpOnce() ran.
+  bool warmedUp = false;
 
   std::string kernelText;
   CPUMeasureOptions options;
@@ -127,6 +134,27 @@ std::optional<MeasureResult> InProcessCPUMeasurer::Impl::setUpReference() {
   reference = Compiled();
   referenceFailure = std::move(failed);
   return referenceFailure;
+}
+
+void InProcessCPUMeasurer::Impl::warmUpOnce(const Kernel &kernel,
+                                            ArrayRef<Buffer *> args) {
+  if (warmedUp)
+    return;
+  warmedUp = true;
+  double seconds = std::clamp(options.firstWarmupSeconds, 0.0, 10.0);
+  if (!(seconds > 0))
+    return;
+  llvm::SmallVector<Buffer *> referenceArgs;
+  if (reference.kernel)
+    referenceArgs = harness->getRunArguments(referenceOut);
+  double start = now();
+  // The calls were verified (or run) once already; an error here would show
+  // again in the timed calls.
+  while (now() - start < seconds) {
+    llvm::consumeError(kernel.run(args));
+    if (reference.kernel)
+      llvm::consumeError(reference.kernel->run(referenceArgs));
+  }
 }
 
 std::optional<MeasureResult>
@@ -212,7 +240,8 @@ InProcessCPUMeasurer::Impl::runAndVerify(const Kernel &kernel, Buffer &out) {
 }
 
 MeasureResult
-InProcessCPUMeasurer::Impl::run(const std::function<void(StringRef)> &phase) {
+InProcessCPUMeasurer::Impl::run(const std::function<void(StringRef)> &phase,
+                                bool alone) {
   double start = now();
   auto finish = [&](MeasureResult r) {
     r.costSeconds = now() - start + compileSeconds;
@@ -234,9 +263,10 @@ InProcessCPUMeasurer::Impl::run(const std::function<void(StringRef)> &phase) {
     return finish(std::move(*failed));
   setPhase("time");
   llvm::SmallVector<Buffer *> args = harness->getRunArguments(out);
+  warmUpOnce(fn, args);
   double flops = harness->getProblem().flops;
   MeasureResult result;
-  if (reference.kernel) {
+  if (reference.kernel && !alone) {
     llvm::SmallVector<Buffer *> referenceArgs =
         harness->getRunArguments(referenceOut);
     llvm::Expected<PairedTimeStats> timing = fn.timePaired(
@@ -256,7 +286,7 @@ InProcessCPUMeasurer::Impl::run(const std::function<void(StringRef)> &phase) {
                                            toString(timing.takeError())));
     result = MeasureResult::success(
         *timing, computeGFlops(flops, timing->median));
-    if (!referenceError.empty())
+    if (!referenceError.empty() && !alone)
       result.message = "timed alone: " + referenceError;
   }
   return finish(std::move(result));
@@ -298,8 +328,9 @@ InProcessCPUMeasurer::compile(StringRef attrText) {
   return impl->compile(attrText);
 }
 
-MeasureResult InProcessCPUMeasurer::run(std::function<void(StringRef)> phase) {
-  return impl->run(phase);
+MeasureResult InProcessCPUMeasurer::run(std::function<void(StringRef)> phase,
+                                        bool alone) {
+  return impl->run(phase, alone);
 }
 
 //===----------------------------------------------------------------------===//
@@ -313,7 +344,7 @@ static constexpr llvm::StringLiteral kPhaseMarker = "tiletune-worker-phase: ";
 /// (answer: "ok" or an encoded failed result); "C<attr text>" compiles a
 /// variant (answer: "ok" or an encoded failed result); "R" verifies and
 /// times it (answer: an encoded result), paired when this worker holds the
-/// reference.
+/// reference; "A" verifies and times it alone.
 std::string mlir::tiletune::getProblemKernelText(const Problem &problem) {
   MLIRContext ctx(MLIRContext::Threading::DISABLED);
   initializeContext(ctx);
@@ -364,7 +395,7 @@ CPUMeasurer::CPUMeasurer(std::string kernelText,
         return encodeMeasureResult(*failed);
       return "ok";
     }
-    return encodeMeasureResult((*state)->run(phase));
+    return encodeMeasureResult((*state)->run(phase, request == "A"));
   };
   WorkerOptions workerOptions;
   workerOptions.timeoutSeconds = options.timeoutSeconds;
@@ -477,14 +508,16 @@ std::optional<MeasureResult> CPUMeasurer::compile(StringRef attrText,
   return result;
 }
 
-MeasureResult CPUMeasurer::run(double timeoutSeconds) {
-  return saidAlone(call("R", timeoutSeconds > 0 ? timeoutSeconds
-                                                : options.timeoutSeconds));
+MeasureResult CPUMeasurer::run(double timeoutSeconds, bool alone) {
+  MeasureResult result =
+      call(alone ? "A" : "R",
+           timeoutSeconds > 0 ? timeoutSeconds : options.timeoutSeconds);
+  return alone ? result : saidAlone(std::move(result));
 }
 
 MeasureResult CPUMeasurer::measure(StringRef attrText,
                                    double compileTimeoutSeconds,
-                                   double runTimeoutSeconds) {
+                                   double runTimeoutSeconds, bool alone) {
   double start = now();
   if (compileTimeoutSeconds <= 0)
     compileTimeoutSeconds = options.timeoutSeconds;
@@ -493,7 +526,7 @@ MeasureResult CPUMeasurer::measure(StringRef attrText,
   ensureReference(compileTimeoutSeconds);
   MeasureResult result = call(("C" + attrText).str(), compileTimeoutSeconds);
   if (result.ok())
-    result = saidAlone(call("R", runTimeoutSeconds));
+    result = run(runTimeoutSeconds, alone);
   result.costSeconds = now() - start;
   return result;
 }

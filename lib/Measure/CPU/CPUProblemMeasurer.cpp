@@ -2,7 +2,8 @@
 //
 // Turns the tuner's configs into attributes, measures them in one or two
 // isolated workers (compiling the next candidate while the current one is
-// timed) and expresses paired-timed results on the run's reference scale.
+// timed). Results are reported as measured; paired timing adds the ratio to
+// the reference beside the measured times, it never rescales them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,7 +47,7 @@ llvm::Error CPUProblemMeasurer::measure(ArrayRef<Config> batch,
   // Paired timing also runs the reference (warm-up and one sample more than
   // the variant); once its time is known, allow it 10 times that.
   if (!options.referenceConfig.empty()) {
-    double referenceRun = referenceScale > 0 ? 10 * referenceScale : perRun;
+    double referenceRun = referenceSeconds > 0 ? 10 * referenceSeconds : perRun;
     runLimit += double(timing.warmupRuns + timing.repeats + 1) *
                 std::max(referenceRun, 2 * timing.minSampleSeconds);
   }
@@ -55,14 +56,21 @@ llvm::Error CPUProblemMeasurer::measure(ArrayRef<Config> batch,
                             : options.timeoutSeconds;
   SmallVector<CandidateText> candidates =
       convertBatch(ctx, problem, space, batch);
-  if (!secondWorker) {
+  // The winner's confirmation (role Final) is measured quietly: one worker,
+  // nothing compiling on another core while a variant is timed, and each
+  // variant timed alone, back to back as a user's program calls it (the
+  // confirmation interleaves the candidates itself, round by round; a
+  // reference between the samples would evict part of a large kernel's
+  // working set before each sample).
+  bool quiet = request.role == MeasurementRole::Final;
+  if (!secondWorker || quiet) {
     for (size_t i = 0; i < batch.size(); ++i) {
       const CandidateText &candidate = candidates[i];
       MeasureResult result =
           candidate.invalid
               ? *candidate.invalid
-              : normalize(worker.measure(candidate.attrText, compileLimit,
-                                         runLimit));
+              : noted(worker.measure(candidate.attrText, compileLimit, runLimit,
+                                     /*alone=*/quiet));
       if (!sink(i, result))
         break;
     }
@@ -90,7 +98,7 @@ llvm::Error CPUProblemMeasurer::measure(ArrayRef<Config> batch,
       next = std::thread([&, i] { nextCompiled = compileAt(i + 1); });
     }
     MeasureResult result =
-        compiled ? *compiled : normalize(workers[i % 2]->run(runLimit));
+        compiled ? *compiled : noted(workers[i % 2]->run(runLimit));
     if (next.joinable())
       next.join();
     if (!sink(i, result))
@@ -100,17 +108,8 @@ llvm::Error CPUProblemMeasurer::measure(ArrayRef<Config> batch,
   return llvm::Error::success();
 }
 
-MeasureResult CPUProblemMeasurer::normalize(MeasureResult result) {
-  if (!result.ok() || result.relative <= 0)
-    return result;
-  if (referenceScale <= 0)
-    referenceScale = result.referenceSeconds;
-  result.normalizeToReference(referenceScale, problem.getFlops());
+MeasureResult CPUProblemMeasurer::noted(MeasureResult result) {
+  if (result.ok() && result.referenceSeconds > 0)
+    referenceSeconds = result.referenceSeconds;
   return result;
-}
-
-void CPUProblemMeasurer::replayed(const MeasureResult &result) {
-  if (referenceScale <= 0 && result.ok() && result.relative > 0 &&
-      result.rawSeconds > 0 && result.time.median > 0)
-    referenceScale = result.time.median / result.relative;
 }

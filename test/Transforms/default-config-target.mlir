@@ -1,0 +1,80 @@
+// The default config is sized by the CPU target description
+// (Support/CPUDescription.h), named with LLVM's mcpu/mattr so that the
+// output is the same on any machine (caches pinned too; threads given).
+
+// AVX2 (haswell): 8 f32 lanes, 16 registers, 12 of them accumulators.
+// RUN: tiletune-opt %s --tiletune-default-config="mcpu=haswell caches=32K,1M print-target" 2>&1 | FileCheck %s --check-prefixes=DESC-AVX2,AVX2
+// RUN: tiletune-opt %s --tiletune-default-config="mcpu=haswell caches=32K,1M threads=2" | FileCheck %s --check-prefix=AVX2-T2
+
+// The same ISA reached from an AVX-512 CPU by turning AVX-512 off.
+// RUN: tiletune-opt %s --tiletune-default-config="mcpu=znver4 mattr=-avx512f,-evex512 caches=32K,1M print-target" 2>&1 | FileCheck %s --check-prefixes=DESC-AVX2,AVX2
+
+// AVX-512 (znver4): 16 lanes, 32 registers.
+// RUN: tiletune-opt %s --tiletune-default-config="mcpu=znver4 caches=32K,1M print-target" 2>&1 | FileCheck %s --check-prefixes=DESC-AVX512,AVX512
+// RUN: tiletune-opt %s --tiletune-default-config="mcpu=znver4 caches=48K,1M threads=2" | FileCheck %s --check-prefix=AVX512-T2
+
+// AVX-512 on a CPU where LLVM prefers 256-bit vectors (skylake-avx512): 8
+// lanes in use, but 32 registers (AVX-512VL).
+// RUN: tiletune-opt %s --tiletune-default-config="mcpu=skylake-avx512 caches=32K,1M print-target" 2>&1 | FileCheck %s --check-prefixes=DESC-SKX,SKX
+
+// The lowering pipeline passes the target to its default configs.
+// RUN: tiletune-opt %s --pass-pipeline="builtin.module(tiletune-lower-cpu{default-configs=1 mcpu=haswell caches=32K,1M threads=1 tile=1})" --mlir-print-ir-after=tiletune-tile-cpu 2>&1 | FileCheck %s --check-prefix=LOWER-AVX2
+
+// Names LLVM does not know, and bad cache sizes, are errors. The target need
+// not run here (only compiled).
+// RUN: not tiletune-opt %s --tiletune-default-config="mcpu=bogus" 2>&1 | FileCheck %s --check-prefix=BAD-CPU
+// RUN: not tiletune-opt %s --tiletune-default-config="mattr=+bogus" 2>&1 | FileCheck %s --check-prefix=BAD-ATTR
+// RUN: not tiletune-opt %s --tiletune-default-config="caches=48K" 2>&1 | FileCheck %s --check-prefix=BAD-CACHES
+// RUN: not tiletune-opt %s --pass-pipeline="builtin.module(tiletune-lower-cpu{mcpu=bogus})" 2>&1 | FileCheck %s --check-prefix=BAD-LOWER
+// RUN: tiletune-opt %s --tiletune-default-config="mcpu=sapphirerapids" | FileCheck %s --check-prefix=COMPILE-ONLY
+
+// DESC-AVX2: remark: tiletune-default-config: target
+// DESC-AVX2: isa: avx2
+// DESC-AVX2: register width: 256 bits
+// DESC-AVX2: vector width: 256 bits (8 x f32)
+// DESC-AVX2: vector registers: 16
+// DESC-AVX2: register tile budget: 96 f32 accumulators
+// DESC-AVX2: fma: yes
+// DESC-AVX2: flops per cycle and core (f32): 32
+// DESC-AVX2: caches: L1d 32 KiB, L2 1024 KiB, {{.*}}(given)
+
+// DESC-AVX512: cpu: znver4
+// DESC-AVX512: isa: avx512
+// DESC-AVX512: preferred vector width: none
+// DESC-AVX512: vector width: 512 bits (16 x f32)
+// DESC-AVX512: vector registers: 32
+// DESC-AVX512: register tile budget: 384 f32 accumulators
+
+// DESC-SKX: cpu: skylake-avx512
+// DESC-SKX: isa: avx512
+// DESC-SKX: register width: 512 bits
+// DESC-SKX: preferred vector width: 256 bits
+// DESC-SKX: vector width: 256 bits (8 x f32)
+// DESC-SKX: vector registers: 32
+// DESC-SKX: register tile budget: 192 f32 accumulators
+
+// 1024^3 matmul: AVX2 gets a 4x16 register tile (8 accumulators: 6 rows do
+// not divide 1024), AVX-512 8x32 (16 accumulators), skylake-avx512 8x16.
+// AVX2-LABEL: func.func @matmul_1024
+//       AVX2: linalg.matmul {tiletune.config = #tiletune.config<cpu, parallel = {m = 1024, n = 1024}, cache = {k = 256, m = 64, n = 512}, register = {m = 4, n = 16}, order = [n, k, m], pack = ab, unroll = 4, vectorize = true>}
+// AVX2-T2-LABEL: func.func @matmul_1024
+//       AVX2-T2: linalg.matmul {tiletune.config = #tiletune.config<cpu, parallel = {m = 512, n = 1024}, cache = {k = 256, m = 64, n = 512}, register = {m = 4, n = 16}, order = [n, k, m], pack = ab, unroll = 4, vectorize = true>}
+// AVX512-LABEL: func.func @matmul_1024
+//       AVX512: linalg.matmul {tiletune.config = #tiletune.config<cpu, parallel = {m = 1024, n = 1024}, cache = {k = 128, m = 64, n = 512}, register = {m = 8, n = 32}, order = [n, k, m], pack = ab, unroll = 4, vectorize = true>}
+// With a 48 KiB L1 the K tile doubles.
+// AVX512-T2-LABEL: func.func @matmul_1024
+//       AVX512-T2: linalg.matmul {tiletune.config = #tiletune.config<cpu, parallel = {m = 512, n = 1024}, cache = {k = 256, m = 64, n = 512}, register = {m = 8, n = 32}, order = [n, k, m], pack = ab, unroll = 4, vectorize = true>}
+// SKX-LABEL: func.func @matmul_1024
+//       SKX: linalg.matmul {tiletune.config = #tiletune.config<cpu, parallel = {m = 1024, n = 1024}, cache = {k = 256, m = 64, n = 512}, register = {m = 8, n = 16}, order = [n, k, m], pack = ab, unroll = 4, vectorize = true>}
+// LOWER-AVX2-LABEL: func.func @matmul_1024
+//       LOWER-AVX2: vector.contract {{.*}} into vector<4x16xf32>
+// COMPILE-ONLY: register = {m = 8, n = 16}
+
+// BAD-CPU: error: tiletune-default-config: unknown CPU 'bogus' for {{.*}}-mcpu=help` lists them)
+// BAD-ATTR: error: tiletune-default-config: unknown CPU feature 'bogus' for {{.*}}-mattr=help` lists them)
+// BAD-CACHES: error: tiletune-default-config: cache sizes must be 'L1,L2' or 'L1,L2,L3' (e.g. '48K,1M,32M'), got '48K'
+// BAD-LOWER: error: tiletune-lower-cpu: unknown CPU 'bogus'
+func.func @matmul_1024(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>, %c: tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<1024x1024xf32>, tensor<1024x1024xf32>) outs(%c : tensor<1024x1024xf32>) -> tensor<1024x1024xf32>
+  return %0 : tensor<1024x1024xf32>
+}
