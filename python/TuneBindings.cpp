@@ -16,6 +16,7 @@
 #include "tiletune/Problem/Problem.h"
 #include "tiletune/InitAll.h"
 #include "tiletune/Transforms/Passes.h"
+#include "tiletune/Tuner/TaskScheduler.h"
 #include "tiletune/Tuning.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -186,10 +187,26 @@ py::tuple tuneText(const std::string &text, const std::string &algorithm,
                bool resume, const std::string &target, bool progress,
                const py::object &algorithmOptions,
                const py::object &callback, const std::string &mcpu,
-               const std::string &mattr, const std::string &warmStart) {
+               const std::string &mattr, const std::string &warmStart,
+               const py::object &timeBudget) {
   TuningOptions options;
   options.mcpu = checkNoNul("mcpu", mcpu);
   options.mattr = checkNoNul("mattr", mattr);
+  // The model budget: seconds, or a duration string ("10m") as on the CLI.
+  if (!timeBudget.is_none()) {
+    if (py::isinstance<py::str>(timeBudget)) {
+      std::string error;
+      std::optional<double> parsed = parseDuration(
+          checkNoNul("time_budget", timeBudget.cast<std::string>()), &error);
+      if (!parsed)
+        throw py::value_error("time_budget: " + error);
+      options.timeBudgetSeconds = *parsed;
+    } else {
+      options.timeBudgetSeconds = timeBudget.cast<double>();
+    }
+    if (!(options.timeBudgetSeconds > 0))
+      throw py::value_error("time_budget: the budget must be positive");
+  }
   options.algorithm = checkNoNul("algorithm", algorithm);
   options.target = checkNoNul("target", target);
   options.trials = trials;
@@ -265,7 +282,22 @@ py::tuple tuneText(const std::string &text, const std::string &algorithm,
   py::list results;
   for (const ProblemTuningResult &problem : result->problems)
     results.append(describeResult(problem));
-  return py::make_tuple(session.print(), results);
+  py::object model = py::none();
+  if (options.timeBudgetSeconds > 0) {
+    py::dict d;
+    d["seconds_before"] = noneUnlessPositive(result->modelSecondsBefore);
+    d["seconds_after"] = noneUnlessPositive(result->modelSecondsAfter);
+    d["error"] = result->modelError;
+    py::list untuned, skipped;
+    for (const std::string &key : result->untunedProblems)
+      untuned.append(key);
+    for (const std::string &line : result->skippedOps)
+      skipped.append(line);
+    d["untuned"] = untuned;
+    d["skipped"] = skipped;
+    model = d;
+  }
+  return py::make_tuple(session.print(), results, model);
 }
 
 /// Makes (mcpu, mattr) the process's default CPU target until the returned
@@ -368,6 +400,7 @@ void mlir::tiletune::python::addTuneBindings(py::module_ &m) {
         py::arg("callback") = py::none(), py::arg("mcpu") = defaults.mcpu,
         py::arg("mattr") = defaults.mattr,
         py::arg("warm_start") = defaults.warmStartFrom,
+        py::arg("time_budget") = py::none(),
         "Tunes every tunable op of the module (MLIR text) by measuring real "
         "variants, exactly as `tiletune tune` does (the C++ API's tune()), "
         "records the results in the database `db` (default: the user's "
@@ -378,7 +411,10 @@ void mlir::tiletune::python::addTuneBindings(py::module_ &m) {
         "and `mattr` (LLVM's names) choose the CPU target instead of the "
         "host; the host must be able to run it. warm_start='db' seeds each "
         "search with the adapted best configs of similar problems in the "
-        "database, 'none' does not.");
+        "database, 'none' does not. `time_budget` (seconds or a duration such "
+        "as '10m') tunes the whole model under that budget and returns a "
+        "third element: the model's end-to-end times before and after (else "
+        "None).");
   m.attr("__version__") = getTileTuneVersion().str();
   m.attr("__git_revision__") = getTileTuneGitRevision().str();
   m.def("apply", &apply, py::arg("mlir"), py::arg("db") = "",

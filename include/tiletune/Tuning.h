@@ -171,6 +171,17 @@ struct TuningResult {
   /// problem measured a variant correctly. Front-ends report it so that a
   /// run in which everything failed does not pass as a success.
   std::string failures;
+  /// With a model time budget (TuneOptions::timeBudgetSeconds, which makes
+  /// tune() share the budget across the module's problems): the whole
+  /// model's end-to-end median time per call before and after tuning (0 when
+  /// it could not be measured: modelError says why), the problems the budget
+  /// left unmeasured, and the ops not tuned ("2 x linalg.generic (not a
+  /// tunable op family), 0.10% of the model's FLOPs").
+  double modelSecondsBefore = 0;
+  double modelSecondsAfter = 0;
+  std::string modelError;
+  std::vector<std::string> untunedProblems;
+  std::vector<std::string> skippedOps;
 };
 
 /// Tunes every unique tunable op of `module` as `tiletune tune` does:

@@ -13,12 +13,24 @@
 #include "tiletune/Execution/Buffer.h"
 #include "tiletune/Measure/CPUMeasurer.h"
 #include "tiletune/Measure/GPUMeasurer.h"
+#include "tiletune/Execution/JIT.h"
+#include "tiletune/Execution/KernelInfo.h"
+#include "tiletune/Measure/KernelHarness.h"
 #include "tiletune/Problem/ProblemSpace.h"
+#include "tiletune/Transforms/Pipelines.h"
+#include "tiletune/Tuner/TaskScheduler.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <chrono>
 
 using namespace mlir;
 using namespace mlir::tiletune;
@@ -195,6 +207,9 @@ struct PreparedProblem {
   /// strategy built from them.
   StrategyOptions strategyOptions;
   std::unique_ptr<Strategy> strategy;
+  /// The options `strategy` was created with (a model run creates a fresh
+  /// strategy for each round, see tuneModel).
+  StrategyOptions strategyOptions;
   std::string kernelText;
   /// What preparing said on the log (printed when the problem is tuned).
   std::string log;
@@ -231,6 +246,7 @@ prepareProblem(MLIRContext *ctx, const Problem &problem, Operation *firstOp,
   if (!strategy)
     return strategy.takeError();
   prepared.strategy = std::move(*strategy);
+  prepared.strategyOptions = std::move(strategyOptions);
 
   // What is measured: a clone of the module's first op of this problem,
   // with all its attributes.
@@ -242,6 +258,29 @@ prepareProblem(MLIRContext *ctx, const Problem &problem, Operation *firstOp,
   }
   prepared.kernelText = printKernelModule(**kernel);
   return prepared;
+}
+
+/// The tuning loop's options for `problem` (budgets, measurement, resume
+/// and progress from `options`; no callback).
+static TunerOptions makeTunerOptions(const Problem &problem,
+                                     const TargetInfo &target,
+                                     const TuneOptions &options) {
+  TunerOptions tunerOptions;
+  tunerOptions.problemKey = problem.getKey();
+  tunerOptions.problemDescription =
+      llvm::formatv("{0}", problem.toJSON()).str();
+  tunerOptions.target = target;
+  tunerOptions.maxTrials = options.trials;
+  tunerOptions.maxSeconds = options.seconds;
+  tunerOptions.batchSize = std::max(1u, options.batchSize);
+  tunerOptions.flops = problem.getFlops();
+  if (options.target == kTargetCPU && options.pairedTiming)
+    tunerOptions.measurement = "paired";
+  tunerOptions.resume = options.resume;
+  tunerOptions.showProgress = options.progress != nullptr;
+  tunerOptions.progressStream = options.progress;
+  tunerOptions.stopFlag = options.stopFlag;
+  return tunerOptions;
 }
 
 llvm::Expected<std::vector<ProblemOutcome>>
@@ -347,21 +386,7 @@ mlir::tiletune::tuneProblems(MLIRContext *ctx, const ProblemSet &set,
     if (!measurer)
       return measurer.takeError();
 
-    TunerOptions tunerOptions;
-    tunerOptions.problemKey = problem.getKey();
-    tunerOptions.problemDescription =
-        llvm::formatv("{0}", problem.toJSON()).str();
-    tunerOptions.target = target;
-    tunerOptions.maxTrials = options.trials;
-    tunerOptions.maxSeconds = options.seconds;
-    tunerOptions.batchSize = std::max(1u, options.batchSize);
-    tunerOptions.flops = problem.getFlops();
-    if (!cuda && options.pairedTiming)
-      tunerOptions.measurement = "paired";
-    tunerOptions.resume = options.resume;
-    tunerOptions.showProgress = options.progress != nullptr;
-    tunerOptions.progressStream = options.progress;
-    tunerOptions.stopFlag = options.stopFlag;
+    TunerOptions tunerOptions = makeTunerOptions(problem, target, options);
     if (options.onResult)
       tunerOptions.callback = [&, index = unsigned(index),
                                key = tunerOptions.problemKey](
@@ -412,4 +437,494 @@ mlir::tiletune::tuneProblems(MLIRContext *ctx, const ProblemSet &set,
       break;
   }
   return outcomes;
+}
+
+//===----------------------------------------------------------------------===//
+// Whole-model tuning under a time budget
+//===----------------------------------------------------------------------===//
+
+llvm::Expected<TimeStats>
+mlir::tiletune::measureModelEndToEnd(ModuleOp module,
+                                     const TuneOptions &options,
+                                     std::string *entry) {
+  // The entry: the only public function with a body (as tiletune-run picks
+  // it without --entry).
+  SmallVector<func::FuncOp> candidates;
+  for (auto func : module.getOps<func::FuncOp>())
+    if (!func.isExternal() && func.isPublic())
+      candidates.push_back(func);
+  if (candidates.size() != 1)
+    return llvm::createStringError(llvm::formatv(
+        "the module has {0} public functions with a body; the end-to-end run "
+        "needs exactly one",
+        candidates.size()));
+  std::string name = candidates.front().getSymName().str();
+  if (entry)
+    *entry = name;
+  if (llvm::Expected<KernelSignature> sig =
+          getKernelSignature(candidates.front());
+      !sig)
+    return llvm::createStringError("@" + name + " cannot be run: " +
+                                   toString(sig.takeError()));
+
+  // Lower a clone whole, with the configs on its ops (defaults elsewhere),
+  // through the pipeline every measurement uses.
+  OwningOpRef<ModuleOp> clone = module.clone();
+  std::string diagText;
+  ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &diag) {
+    diagText += (diagText.empty() ? "" : "\n") + diag.str();
+    return success();
+  });
+  if (llvm::Error err = prepareForExecution(*clone))
+    return std::move(err);
+  PassManager pm(module.getContext(), ModuleOp::getOperationName());
+  CPULoweringOptions lowering;
+  unsigned threads = resolveThreads(options.threads);
+  lowering.threads = threads;
+  lowering.tile = true;
+  lowering.defaultConfigs = true;
+  lowering.emitCInterface = true;
+  buildCPULoweringPipeline(pm, lowering);
+  if (failed(pm.run(*clone)))
+    return llvm::createStringError("lowering @" + name +
+                                   " failed: " + diagText);
+  llvm::Expected<std::unique_ptr<ExecutionModule>> compiled =
+      ExecutionModule::create(*clone);
+  if (!compiled)
+    return compiled.takeError();
+  llvm::Expected<Kernel> kernel = (*compiled)->getKernel(name);
+  if (!kernel)
+    return kernel.takeError();
+  llvm::Expected<SmallVector<Buffer>> args =
+      KernelHarness::seedArguments(kernel->getSignature().args, options.seed);
+  if (!args)
+    return args.takeError();
+  SmallVector<Buffer *> argPtrs;
+  for (Buffer &buffer : *args)
+    argPtrs.push_back(&buffer);
+  return kernel->time(argPtrs, options.timing);
+}
+
+namespace {
+/// One distinct problem of a model run and where its tuning stands.
+struct ModelTask {
+  unsigned index = 0; // in the ProblemSet
+  int64_t trials = 0;
+  double bestSeconds = 0;
+  bool started = false;
+  bool finished = false; // its run ended (exhausted) or was finalized
+  std::optional<TuneResult> result;
+};
+} // namespace
+
+/// Ops of `module` not in `tuned` that compute (a linalg op whose body has
+/// arithmetic), grouped by op name with their FLOPs where countable; tunable
+/// families that cannot be tuned carry extractProblem's reason.
+static std::vector<SkippedOps>
+collectSkippedOps(ModuleOp module, const llvm::DenseSet<Operation *> &tuned,
+                  const llvm::DenseMap<Operation *, std::string> &reasons) {
+  std::vector<SkippedOps> skipped;
+  module.walk([&](linalg::LinalgOp op) {
+    if (tuned.contains(op))
+      return;
+    // Arithmetic ops per iteration of its loops (fill/copy have none).
+    int64_t perIteration = 0;
+    for (Operation &inner : op.getBlock()->without_terminator())
+      perIteration += inner.getNumResults() > 0 ? 1 : 0;
+    auto reasonIt = reasons.find(op);
+    if (perIteration == 0 && reasonIt == reasons.end())
+      return;
+    double flops = perIteration;
+    bool countable = true;
+    for (int64_t size : op.getStaticLoopRanges()) {
+      if (ShapedType::isDynamic(size)) {
+        countable = false;
+        break;
+      }
+      flops *= double(size);
+    }
+    std::string name = op->getName().getStringRef().str();
+    std::string reason = reasonIt != reasons.end()
+                             ? reasonIt->second
+                             : "not a tunable op family";
+    auto it = llvm::find_if(skipped, [&](const SkippedOps &s) {
+      return s.opName == name && s.reason == reason;
+    });
+    if (it == skipped.end()) {
+      skipped.push_back(SkippedOps{name, 0, 0, true, reason});
+      it = skipped.end() - 1;
+    }
+    ++it->count;
+    if (countable)
+      it->flops += flops;
+    else
+      it->countable = false;
+  });
+  return skipped;
+}
+
+llvm::Expected<ModelOutcome>
+mlir::tiletune::tuneModel(ModuleOp module, const TuneOptions &options) {
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point start = Clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+  };
+  if (llvm::Error err = validateTuneOptions(options))
+    return std::move(err);
+  if (options.timeBudgetSeconds <= 0)
+    return llvm::createStringError("tuneModel: no time budget given");
+  double budget = options.timeBudgetSeconds;
+  MLIRContext *ctx = module.getContext();
+  // The CPU target asked for is the process's default while the run lasts
+  // (as in tuneProblems): default configs, workers, the end-to-end runs.
+  std::optional<std::pair<std::string, std::string>> previousTarget;
+  if (!options.mcpu.empty() || !options.mattr.empty()) {
+    previousTarget = getDefaultTargetCPUNames();
+    if (llvm::Error err = setDefaultTargetCPU(options.mcpu, options.mattr))
+      return std::move(err);
+  }
+  auto restoreTarget = llvm::make_scope_exit([&] {
+    if (previousTarget)
+      llvm::consumeError(setDefaultTargetCPU(previousTarget->first,
+                                             previousTarget->second));
+  });
+  llvm::raw_ostream *log = options.log;
+
+  // The distinct problems; ops that cannot be tuned are listed, not errors.
+  ProblemSet set;
+  llvm::DenseSet<Operation *> tunedOps;
+  llvm::DenseMap<Operation *, std::string> reasons;
+  module.walk([&](linalg::LinalgOp linalgOp) {
+    Operation *op = linalgOp;
+    std::string reason;
+    if (std::optional<std::string> why = getEmptyOpReason(op)) {
+      reasons[op] = *why;
+      return;
+    }
+    FailureOr<Problem> problem = extractProblem(op, options.target, &reason);
+    if (failed(problem)) {
+      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp,
+              linalg::Conv2DNhwcHwcfOp, linalg::Conv2DNchwFchwOp>(op))
+        reasons[op] = reason;
+      return;
+    }
+    int index = set.find(problem->getKey());
+    if (index < 0) {
+      set.problems.push_back(*problem);
+      set.ops.emplace_back();
+      index = int(set.problems.size()) - 1;
+    }
+    set.ops[index].push_back(op);
+    tunedOps.insert(op);
+  });
+
+  ModelOutcome outcome;
+  outcome.skipped = collectSkippedOps(module, tunedOps, reasons);
+  for (auto [index, problem] : llvm::enumerate(set.problems))
+    outcome.modelFlops += problem.getFlops() * double(set.ops[index].size());
+  for (const SkippedOps &s : outcome.skipped)
+    outcome.modelFlops += s.flops;
+  if (set.problems.empty())
+    return llvm::createStringError(
+        "no tunable op in the model (supported: linalg.matmul, "
+        "linalg.batch_matmul, linalg.conv_2d_nhwc_hwcf, "
+        "linalg.conv_2d_nchw_fchw with static shapes)");
+
+  unsigned threads = resolveThreads(options.threads);
+  TargetInfo target = getCPUTarget(threads);
+  std::vector<PreparedProblem> prepared;
+  for (auto [index, problem] : llvm::enumerate(set.problems)) {
+    llvm::Expected<PreparedProblem> one = prepareProblem(
+        ctx, problem, set.ops[index].front(), threads, options);
+    if (!one)
+      return one.takeError();
+    prepared.push_back(std::move(*one));
+  }
+  llvm::Expected<std::unique_ptr<TileTuneDatabase>> db =
+      openTuningDatabase(options.databasePath, OpenMode::CreateIfMissing);
+  if (!db)
+    return db.takeError();
+
+  if (log) {
+    unsigned numOps = tunedOps.size();
+    *log << llvm::formatv("model: {0} tunable op{1}, {2} distinct problem{3} "
+                          "(identical ops are tuned once); time budget {4} s\n",
+                          numOps, numOps == 1 ? "" : "s",
+                          set.problems.size(),
+                          set.problems.size() == 1 ? "" : "s", budget);
+    for (const SkippedOps &s : outcome.skipped) {
+      *log << llvm::formatv("model: not tuned: {0} {1} op{2} ({3})", s.count,
+                            s.opName, s.count == 1 ? "" : "s", s.reason);
+      if (s.countable && outcome.modelFlops > 0)
+        *log << llvm::formatv(", {0:F2}% of the model's FLOPs",
+                              100.0 * s.flops / outcome.modelFlops);
+      else
+        *log << ", FLOPs not countable (dynamic sizes)";
+      *log << "\n";
+    }
+  }
+
+  // The model before tuning (kept, to be measured again next to the tuned
+  // model at the end, under the same machine conditions).
+  OwningOpRef<ModuleOp> original = module.clone();
+  double endToEndSeconds = 0;
+  {
+    Clock::time_point t0 = Clock::now();
+    llvm::Expected<TimeStats> before =
+        measureModelEndToEnd(module, options, &outcome.entry);
+    endToEndSeconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (before) {
+      outcome.before = *before;
+      if (log)
+        *log << llvm::formatv("model @{0} end-to-end before tuning: median "
+                              "{1:F3} ms (min {2:F3} ms, {3} samples; whole "
+                              "model, lowered, JIT-compiled and run)\n",
+                              outcome.entry, before->median * 1e3,
+                              before->min * 1e3, before->repeats);
+    } else {
+      outcome.endToEndError = toString(before.takeError());
+      if (log)
+        *log << "model: warning: the end-to-end time is not measured: "
+             << outcome.endToEndError << "\n";
+    }
+  }
+  if (elapsed() >= budget)
+    return llvm::createStringError(llvm::formatv(
+        "the time budget of {0} s is too small: the model's end-to-end run "
+        "alone took {1:F1} s before any op was measured; give a larger "
+        "--time-budget",
+        budget, elapsed()));
+
+  // The scheduler's tasks.
+  std::vector<SchedulerTask> schedulerTasks;
+  std::vector<ModelTask> tasks(set.problems.size());
+  for (auto [index, problem] : llvm::enumerate(set.problems)) {
+    schedulerTasks.push_back(SchedulerTask{double(set.ops[index].size()),
+                                           problem.getFlops(),
+                                           stringifyOpKind(problem.opKind).str()});
+    tasks[index].index = index;
+  }
+  unsigned batch = std::max(1u, options.batchSize);
+  TaskSchedulerOptions schedulerOptions;
+  // A round is whole batches (a round boundary is then a batch boundary).
+  schedulerOptions.roundTrials = batch;
+  TaskScheduler scheduler(schedulerTasks, schedulerOptions);
+
+  bool firstMeasurement = true;
+  bool tooSmall = false;
+  double firstMeasurementSeconds = 0;
+  bool userStopped = false;
+
+  // Runs `task` until `extra` more trials were measured (a round), or, with
+  // `finalize`, replays it and lets the tuner re-measure the winner and
+  // the default (the run is then finished).
+  auto runRound = [&](ModelTask &task, int64_t extra,
+                      bool finalize) -> llvm::Error {
+    const Problem &problem = set.problems[task.index];
+    PreparedProblem &p = prepared[task.index];
+    std::unique_ptr<Strategy> fresh;
+    Strategy *strategy = p.strategy.get();
+    if (task.started) {
+      llvm::Expected<std::unique_ptr<Strategy>> created = createStrategy(
+          options.algorithm, *p.searchSpace, p.strategyOptions, options.seed);
+      if (!created)
+        return created.takeError();
+      fresh = std::move(*created);
+      strategy = fresh.get();
+    }
+    llvm::Expected<std::unique_ptr<Measurer>> measurer =
+        createProblemMeasurer(ctx, problem, *p.space, p.kernelText,
+                              p.defaultConfig, target, options);
+    if (!measurer)
+      return measurer.takeError();
+    TunerOptions tunerOptions = makeTunerOptions(problem, target, options);
+    tunerOptions.maxSeconds = 0;
+    // The round ends through the callback, leaving the run resumable; the
+    // final call replays it up to its trials and finishes it.
+    tunerOptions.maxTrials = finalize ? task.trials : kMaxTrials;
+    tunerOptions.resume = task.started || options.resume;
+    tunerOptions.showProgress = false;
+    tunerOptions.checkpointSeconds = 0;
+    std::optional<int64_t> target;
+    tunerOptions.callback = [&](const TunerEvent &event) {
+      if (options.onResult &&
+          !options.onResult(problem.getKey(), task.index, set.problems.size(),
+                            event))
+        userStopped = true;
+      task.trials = event.trialsDone;
+      if (event.best && event.best->result.ok())
+        task.bestSeconds = event.best->result.time.seconds();
+      if (event.replayed || finalize)
+        return !userStopped;
+      if (firstMeasurement) {
+        firstMeasurement = false;
+        firstMeasurementSeconds = elapsed();
+        if (firstMeasurementSeconds > budget) {
+          tooSmall = true;
+          return false;
+        }
+      }
+      if (!target)
+        target = event.trialsDone - 1 + extra;
+      return !userStopped && event.trialsDone < *target;
+    };
+    if (!task.started && log)
+      *log << llvm::formatv("[{0}/{1}] warm-up: {2} ({3} op{4}) with {5}\n",
+                            task.index + 1, set.problems.size(),
+                            problem.describe(), set.ops[task.index].size(),
+                            set.ops[task.index].size() == 1 ? "" : "s",
+                            options.algorithm)
+           << p.log;
+    Tuner tuner(*p.space, *strategy, **measurer, **db, tunerOptions);
+    llvm::Expected<TuneResult> result = tuner.run(p.defaultConfig);
+    if (!result)
+      return llvm::createStringError("tuning " + problem.describe() +
+                                     " failed: " +
+                                     toString(result.takeError()));
+    task.started = true;
+    task.trials = result->trials;
+    task.result = *result;
+    if (result->status == RunStatus::Finished)
+      task.finished = true;
+    if (options.stopFlag && options.stopFlag->load(std::memory_order_relaxed))
+      userStopped = true;
+    return llvm::Error::success();
+  };
+
+  // Rounds until the budget, less what finishing needs: the end-to-end
+  // run after tuning and, per started problem, its winner and default
+  // re-measured (two trials at its measured cost).
+  auto reserve = [&] {
+    double seconds = endToEndSeconds;
+    for (auto [index, task] : llvm::enumerate(tasks))
+      if (task.started && !task.finished && task.trials > 0)
+        seconds += 2 * scheduler.estimateRoundSeconds(index) /
+                   double(schedulerOptions.roundTrials);
+    return seconds;
+  };
+  while (!userStopped) {
+    std::optional<unsigned> next =
+        scheduler.next(budget - elapsed() - reserve());
+    if (!next)
+      break;
+    ModelTask &task = tasks[*next];
+    bool warmUp = !task.started;
+    double before = elapsed();
+    // Warm-up: the default config and one batch.
+    if (llvm::Error err = runRound(task, warmUp ? batch + 1 : batch, false))
+      return std::move(err);
+    ++outcome.rounds;
+    if (tooSmall)
+      return llvm::createStringError(llvm::formatv(
+          "the time budget of {0} s is too small for one measurement: the "
+          "model's end-to-end run and the first measurement of {1} took "
+          "{2:F1} s; give a larger --time-budget",
+          budget, set.problems[task.index].describe(),
+          firstMeasurementSeconds));
+    scheduler.record(*next, task.trials, task.bestSeconds, elapsed() - before);
+    if (task.finished || task.bestSeconds <= 0)
+      scheduler.retire(*next);
+    if (log)
+      *log << llvm::formatv("round {0}: {1}: {2} trials, best {3:F4} ms; "
+                            "objective {4:F4} ms; {5:F1}/{6} s\n",
+                            outcome.rounds, set.problems[task.index].getKey(),
+                            task.trials, task.bestSeconds * 1e3,
+                            scheduler.getObjective() * 1e3, elapsed(), budget);
+  }
+  outcome.stopped = userStopped;
+
+  // Finish every started run (winner re-measured against the default), set
+  // the best configs on the ops.
+  for (ModelTask &task : tasks) {
+    const Problem &problem = set.problems[task.index];
+    if (!task.started) {
+      outcome.untuned.push_back(problem);
+      continue;
+    }
+    if (!task.finished && !userStopped)
+      if (llvm::Error err = runRound(task, 0, /*finalize=*/true))
+        return std::move(err);
+    ProblemOutcome one;
+    one.problem = problem;
+    one.numOps = set.ops[task.index].size();
+    one.result = *task.result;
+    if (task.result->best) {
+      llvm::Expected<TileConfigAttr> attr = configToAttr(
+          ctx, problem, *prepared[task.index].space, *task.result->best);
+      if (!attr)
+        return attr.takeError();
+      one.bestAttr = printAttr(*attr);
+      one.bestConfig = *attr;
+      for (Operation *op : set.ops[task.index])
+        setConfig(op, *attr);
+    }
+    outcome.problems.push_back(std::move(one));
+  }
+  if (log && !outcome.untuned.empty())
+    *log << llvm::formatv("model: the budget ran out before {0} problem(s) "
+                          "got a measurement; their ops keep their configs\n",
+                          outcome.untuned.size());
+
+  // The model after tuning.
+  if (outcome.before) {
+    // The untuned model again, right before the tuned one: the reported
+    // pair is measured back to back (the first measurement was printed at
+    // the start).
+    if (llvm::Expected<TimeStats> again =
+            measureModelEndToEnd(*original, options))
+      outcome.before = *again;
+    else
+      llvm::consumeError(again.takeError());
+    llvm::Expected<TimeStats> after = measureModelEndToEnd(module, options);
+    if (after) {
+      outcome.after = *after;
+      if (log)
+        *log << llvm::formatv("model @{0} end-to-end after tuning: median "
+                              "{1:F3} ms (min {2:F3} ms, {3} samples); "
+                              "{4:F2}x over the untuned model re-measured "
+                              "just before ({5:F3} ms)\n",
+                              outcome.entry, after->median * 1e3,
+                              after->min * 1e3, after->repeats,
+                              outcome.before->median / after->median,
+                              outcome.before->median * 1e3);
+    } else {
+      outcome.endToEndError = toString(after.takeError());
+    }
+  }
+  outcome.elapsedSeconds = elapsed();
+  return outcome;
+}
+
+void mlir::tiletune::printModelOutcome(const ModelOutcome &outcome,
+                                       StringRef algorithm,
+                                       llvm::raw_ostream &os) {
+  printOutcomes(outcome.problems, algorithm, os);
+  for (const Problem &problem : outcome.untuned)
+    os << llvm::formatv("{0,-44} not measured (the budget ran out)\n",
+                        problem.getKey());
+  for (const SkippedOps &s : outcome.skipped) {
+    os << llvm::formatv("skipped: {0} x {1} ({2})", s.count, s.opName,
+                        s.reason);
+    if (s.countable && outcome.modelFlops > 0)
+      os << llvm::formatv(", {0:F2}% of the model's FLOPs",
+                          100.0 * s.flops / outcome.modelFlops);
+    else
+      os << ", FLOPs not countable";
+    os << "\n";
+  }
+  auto ms = [](const TimeStats &t) {
+    return llvm::formatv("{0:F3} ms (min {1:F3}, max {2:F3}, {3} samples)",
+                         t.median * 1e3, t.min * 1e3, t.max * 1e3, t.repeats)
+        .str();
+  };
+  if (outcome.before && outcome.after)
+    os << "model @" << outcome.entry << " end-to-end: before "
+       << ms(*outcome.before) << ", after " << ms(*outcome.after)
+       << llvm::formatv(", speed-up {0:F2}x\n",
+                        outcome.before->median / outcome.after->median);
+  else
+    os << "model end-to-end: not measured: " << outcome.endToEndError << "\n";
+  os << llvm::formatv("model: {0} rounds in {1:F1} s\n", outcome.rounds,
+                      outcome.elapsedSeconds);
 }

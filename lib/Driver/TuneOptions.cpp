@@ -156,7 +156,25 @@ llvm::Error mlir::tiletune::validateTuneOptions(const TuneOptions &options) {
         "the time budget must be between 0 and {0:f0} seconds (0: no limit), "
         "got {1}",
         kMaxSeconds, options.seconds));
-  if (options.trials == 0 && options.seconds == 0)
+  if (!(options.timeBudgetSeconds >= 0 &&
+        options.timeBudgetSeconds <= kMaxSeconds))
+    return llvm::createStringError(llvm::formatv(
+        "the model time budget must be between 0 and {0:f0} seconds (0: "
+        "none), got {1}",
+        kMaxSeconds, options.timeBudgetSeconds));
+  if (options.timeBudgetSeconds > 0 &&
+      options.timeBudgetSeconds < kMinModelBudgetSeconds)
+    return llvm::createStringError(llvm::formatv(
+        "the model time budget of {0} s is too small for one measurement "
+        "(the model's end-to-end run and one variant's compile and timing "
+        "take seconds); give at least {1:f0}s",
+        options.timeBudgetSeconds, kMinModelBudgetSeconds));
+  if (options.timeBudgetSeconds > 0 && options.target != kTargetCPU)
+    return llvm::createStringError(
+        "a model time budget tunes on the cpu target only (the end-to-end "
+        "run is JIT-compiled for this CPU)");
+  if (options.trials == 0 && options.seconds == 0 &&
+      options.timeBudgetSeconds == 0)
     return llvm::createStringError(
         "no budget: give a number of trials and/or seconds");
   if (llvm::Error err = checkKnownTarget(options.target))

@@ -133,6 +133,32 @@ mlir::tiletune::tune(ModuleOp module, const TuningOptions &options) {
   // tuneModule's steps, keeping the number of problems.
   if (llvm::Error err = validateTuneOptions(options))
     return std::move(err);
+  if (options.timeBudgetSeconds > 0) {
+    llvm::Expected<ModelOutcome> model =
+        tuneModel(module, toDriverOptions(options));
+    if (!model)
+      return model.takeError();
+    TuningResult result = toTuningResult(
+        options, model->problems, model->problems.size());
+    result.stopped = result.stopped || model->stopped;
+    if (model->before && model->after) {
+      result.modelSecondsBefore = model->before->median;
+      result.modelSecondsAfter = model->after->median;
+    }
+    result.modelError = model->endToEndError;
+    for (const Problem &problem : model->untuned)
+      result.untunedProblems.push_back(problem.getKey());
+    for (const SkippedOps &skipped : model->skipped) {
+      std::string line = llvm::formatv("{0} x {1} ({2})", skipped.count,
+                                       skipped.opName, skipped.reason);
+      if (skipped.countable && model->modelFlops > 0)
+        line += llvm::formatv(", {0:F2}% of the model's FLOPs",
+                              100.0 * skipped.flops / model->modelFlops)
+                    .str();
+      result.skippedOps.push_back(line);
+    }
+    return result;
+  }
   FailureOr<ProblemSet> set = collectProblems(module, options.target);
   if (failed(set))
     return llvm::createStringError(

@@ -25,7 +25,7 @@ __git_revision__ = _tiletune.__git_revision__
 
 __all__ = ["ProblemResult", "Progress", "Space", "Strategy", "apply",
            "build_space", "default_config", "paper_matmul_space", "problems",
-           "strategies", "tune", "run_search", "__version__"]
+           "strategies", "tune", "tune_model", "run_search", "__version__"]
 
 
 class _Record:
@@ -124,8 +124,27 @@ def tune(mlir, *args, callback=None, **kwargs):
 
         def wrapped(event):
             return callback(Progress(**event))
-    text, results = _tiletune.tune(mlir, *args, callback=wrapped, **kwargs)
+    text, results, model = _tiletune.tune(mlir, *args, callback=wrapped,
+                                          **kwargs)
+    if model is not None:
+        return text, [ProblemResult(**r) for r in results], model
     return text, [ProblemResult(**r) for r in results]
+
+
+def tune_model(mlir, time_budget, *args, **kwargs):
+    """Tunes the whole model `mlir` within `time_budget` (seconds, or a
+    duration such as ``"90s"``, ``"10m"``, ``"1h"``), as ``tiletune tune
+    --time-budget`` does: rounds of trials go to the op that matters most
+    for the model's end-to-end time and is still improving, and the whole
+    model is run before and after. Other options as for ``tune``.
+
+    Returns ``(annotated module text, [ProblemResult, ...], model)`` where
+    `model` is a dict: ``seconds_before`` and ``seconds_after`` (the whole
+    model's median time per call; None when it could not be run, ``error``
+    says why), ``untuned`` (problems the budget left unmeasured) and
+    ``skipped`` (ops that were not tuned, with their share of the FLOPs).
+    """
+    return tune(mlir, *args, time_budget=time_budget, **kwargs)
 
 
 def run_search(strategy, objective, budget, batch=8):

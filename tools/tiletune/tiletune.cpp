@@ -16,6 +16,7 @@
 #include "tiletune/Support/Target.h"
 #include "tiletune/Transforms/TransformScript.h"
 #include "tiletune/Support/CPUDescription.h"
+#include "tiletune/Tuner/TaskScheduler.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -179,6 +180,15 @@ static cl::opt<double>
     seconds("seconds",
             cl::desc("Budget: wall-clock seconds per problem (0 = no limit)"),
             cl::init(kDefaults.seconds), cl::sub(tuneCmd), cl::cat(category));
+static cl::opt<std::string> timeBudget(
+    "time-budget",
+    cl::desc("Whole-model budget (e.g. 90s, 10m, 1h; a plain number is "
+             "seconds): rounds of trials go to the op that matters most for "
+             "the model's end-to-end time and is still improving; the model "
+             "is run whole before and after (--trials/--seconds then do not "
+             "apply)"),
+    cl::value_desc("duration"), cl::init(""), cl::sub(tuneCmd),
+    cl::cat(category));
 static cl::opt<uint64_t> seed("seed",
                               cl::desc("Seed of the search and the inputs; "
                                        "the same seed reproduces a run"),
@@ -387,6 +397,15 @@ static int runTune(MLIRContext &ctx) {
   options.warmStartDistance = warmStartDistance;
   options.trials = trials;
   options.seconds = seconds;
+  if (!timeBudget.empty()) {
+    std::string error;
+    std::optional<double> parsed = parseDuration(timeBudget, &error);
+    if (!parsed)
+      return fail("--time-budget: " + error);
+    options.timeBudgetSeconds = *parsed;
+    if (options.timeBudgetSeconds == 0)
+      return fail("--time-budget: the budget must be positive");
+  }
   options.seed = seed;
   options.threads = threads;
   options.mcpu = cpuName;
@@ -433,6 +452,22 @@ static int runTune(MLIRContext &ctx) {
                                   "measured; --unpaired: alone)")
                    << "\n";
     }
+  }
+  if (options.timeBudgetSeconds > 0) {
+    llvm::Expected<ModelOutcome> model = tuneModel(*module, options);
+    if (!model)
+      return fail(model.takeError());
+    printModelOutcome(*model, algorithm, llvm::outs());
+    if (stopRequested)
+      llvm::errs() << "interrupted: continue with --resume\n";
+    if (!outputFile.empty())
+      if (int rc = writeModule(*module))
+        return rc;
+    if (stopRequested)
+      return 130;
+    if (llvm::Error err = checkProblemsTuned(model->problems))
+      return fail(std::move(err));
+    return 0;
   }
   llvm::Expected<std::vector<ProblemOutcome>> outcomes =
       tuneModule(*module, options);

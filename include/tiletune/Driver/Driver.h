@@ -26,6 +26,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,68 @@ struct ProblemOutcome {
 /// the ops and as an error; database and measurer failures as errors.
 llvm::Expected<std::vector<ProblemOutcome>>
 tuneModule(ModuleOp module, const TuneOptions &options);
+
+/// Ops of a model that a budgeted run does not tune, by op name.
+struct SkippedOps {
+  std::string opName;
+  unsigned count = 0;
+  /// Their floating-point operations per model call (sum over the ops whose
+  /// loop sizes are static), and whether every op's count was known.
+  double flops = 0;
+  bool countable = true;
+  /// Why (e.g. "not a tunable op family", or extractProblem's reason).
+  std::string reason;
+};
+
+/// What a whole-model run under a time budget gave.
+struct ModelOutcome {
+  /// One entry per problem that got at least one measurement, in module
+  /// order (with the final result of its run).
+  std::vector<ProblemOutcome> problems;
+  /// Problems the budget left without any measurement (their ops keep what
+  /// they had).
+  std::vector<Problem> untuned;
+  /// Ops that were not tuned, and the model's countable FLOPs per call.
+  std::vector<SkippedOps> skipped;
+  double modelFlops = 0;
+  /// The model's end-to-end time per call (the entry function, lowered whole
+  /// with its configs, JIT-compiled and run on seeded inputs) before and
+  /// after tuning, measured back to back at the end (the untuned model is
+  /// also measured, and printed, at the start); unset when it could not be
+  /// measured (endToEndError).
+  std::optional<TimeStats> before, after;
+  std::string entry;
+  std::string endToEndError;
+  /// Scheduler rounds run (warm-up included) and the run's wall time.
+  unsigned rounds = 0;
+  double elapsedSeconds = 0;
+  /// Stopped by the stop flag or the callback (resumable).
+  bool stopped = false;
+};
+
+/// Tunes every distinct tunable op of `module` within
+/// `options.timeBudgetSeconds` (which must be > 0), handing rounds of trials
+/// to the op whose tuning is expected to lower the model's time the most
+/// (TaskScheduler), and measures the whole model before and after. Ops it
+/// cannot tune are listed, not errors. Resumable per problem like
+/// tuneModule (options.resume). See docs/Tuning.md ("Whole-model tuning
+/// under a time budget").
+llvm::Expected<ModelOutcome> tuneModel(ModuleOp module,
+                                       const TuneOptions &options);
+
+/// Measures the end-to-end time per call of `module`'s entry function (the
+/// only public function with a body): a clone is lowered by the CPU lowering
+/// pipeline (ops without a config get the default config), JIT-compiled and
+/// timed on inputs seeded as tiletune-run seeds them, with `options`'
+/// threads, seed and timing. `entry` receives the function's name.
+llvm::Expected<TimeStats> measureModelEndToEnd(ModuleOp module,
+                                               const TuneOptions &options,
+                                               std::string *entry = nullptr);
+
+/// Prints a model run: the per-problem table (printOutcomes), the skipped
+/// ops and the end-to-end times before and after.
+void printModelOutcome(const ModelOutcome &outcome, llvm::StringRef algorithm,
+                       llvm::raw_ostream &os);
 
 /// tuneModule() over the problems of `set` (collectProblems()'s, or one
 /// op's): validates `options`, then builds every problem's space (with

@@ -75,6 +75,11 @@ struct TuneOptions {
   /// Budget per problem: measurements (0: none) and seconds (0: none).
   int64_t trials = 32;
   double seconds = 0;
+  /// Whole-model budget in seconds (0: none). When set, tuneModel() shares
+  /// it across the module's problems (a task scheduler hands out rounds of
+  /// trials) and `trials`/`seconds` do not apply; the public tune() and
+  /// `tiletune tune --time-budget` then run tuneModel.
+  double timeBudgetSeconds = 0;
   uint64_t seed = 0;
   /// Threads of the kernels (0: all cores).
   unsigned threads = 0;
@@ -113,6 +118,10 @@ struct TuneOptions {
 constexpr int64_t kMaxTrials = 10000000;
 constexpr double kMaxSeconds = 366.0 * 24 * 3600;
 constexpr unsigned kMaxBatchSize = 4096;
+/// The smallest whole-model time budget validateTuneOptions accepts
+/// (tuneModel also stops with a clear error when its first measurement
+/// alone overruns the budget).
+constexpr double kMinModelBudgetSeconds = 1.0;
 
 /// Checks `options` as every front-end must before any work starts, each
 /// numeric option against its range (the error names the range): a budget
