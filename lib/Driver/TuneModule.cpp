@@ -204,12 +204,10 @@ struct PreparedProblem {
   std::unique_ptr<Space> searchSpace;
   Config defaultConfig;
   /// The strategy's options (before the warm start's seeds) and the
-  /// strategy built from them.
+  /// strategy built from them (a model run creates a fresh strategy from
+  /// them for each round, see tuneModel).
   StrategyOptions strategyOptions;
   std::unique_ptr<Strategy> strategy;
-  /// The options `strategy` was created with (a model run creates a fresh
-  /// strategy for each round, see tuneModel).
-  StrategyOptions strategyOptions;
   std::string kernelText;
   /// What preparing said on the log (printed when the problem is tuned).
   std::string log;
@@ -246,7 +244,6 @@ prepareProblem(MLIRContext *ctx, const Problem &problem, Operation *firstOp,
   if (!strategy)
     return strategy.takeError();
   prepared.strategy = std::move(*strategy);
-  prepared.strategyOptions = std::move(strategyOptions);
 
   // What is measured: a clone of the module's first op of this problem,
   // with all its attributes.
