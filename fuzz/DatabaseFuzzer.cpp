@@ -9,6 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FuzzTempFile.h"
+
 #include "tiletune/Database/Database.h"
 
 #include "llvm/Support/Error.h"
@@ -23,32 +25,6 @@
 using namespace mlir::tiletune;
 
 namespace {
-
-/// The temporary file of this process (never destroyed: the atexit handler
-/// that removes it runs after static destructors).
-const std::string &getPath() {
-  static const std::string *path = [] {
-    const char *dir = getenv("TMPDIR");
-    auto *p = new std::string(std::string(dir && *dir ? dir : "/tmp") +
-                              "/tiletune-db-fuzz-XXXXXX");
-    int fd = mkstemp(p->data());
-    if (fd < 0) {
-      perror("mkstemp");
-      std::abort();
-    }
-    close(fd);
-    return p;
-  }();
-  static const bool cleanup = [] {
-    std::atexit([] {
-      for (const char *suffix : {"", "-wal", "-shm", "-journal"})
-        ::unlink((*path + suffix).c_str());
-    });
-    return true;
-  }();
-  (void)cleanup;
-  return *path;
-}
 
 void writeFile(const std::string &path, const uint8_t *data, size_t size) {
   for (const char *suffix : {"-wal", "-shm", "-journal"})
@@ -112,7 +88,7 @@ void readEverything(TileTuneDatabase &db) {
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  const std::string &path = getPath();
+  const std::string &path = fuzz::getTempFilePath("tiletune-db-fuzz");
   writeFile(path, data, size);
   for (OpenMode mode : {OpenMode::ReadOnly, OpenMode::ReadWrite}) {
     auto db = TileTuneDatabase::open(path, mode);

@@ -9,6 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FuzzTempFile.h"
+
 #include "tiletune/Database/Database.h"
 
 #include "llvm/Support/Error.h"
@@ -23,32 +25,6 @@
 using namespace mlir::tiletune;
 
 namespace {
-
-/// The temporary database of this process (never destroyed: the atexit
-/// handler that removes it runs after static destructors).
-const std::string &getPath() {
-  static const std::string *path = [] {
-    const char *dir = getenv("TMPDIR");
-    auto *p = new std::string(std::string(dir && *dir ? dir : "/tmp") +
-                              "/tiletune-import-fuzz-XXXXXX");
-    int fd = mkstemp(p->data());
-    if (fd < 0) {
-      perror("mkstemp");
-      std::abort();
-    }
-    close(fd);
-    return p;
-  }();
-  static const bool cleanup = [] {
-    std::atexit([] {
-      for (const char *suffix : {"", "-wal", "-shm", "-journal"})
-        ::unlink((*path + suffix).c_str());
-    });
-    return true;
-  }();
-  (void)cleanup;
-  return *path;
-}
 
 [[noreturn]] void broken(const char *property, const std::string &detail) {
   fprintf(stderr, "import property broken: %s\n%s\n", property, detail.c_str());
@@ -67,7 +43,7 @@ std::string exportText(TileTuneDatabase &db) {
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  const std::string &path = getPath();
+  const std::string &path = fuzz::getTempFilePath("tiletune-import-fuzz");
   for (const char *suffix : {"", "-wal", "-shm", "-journal"})
     ::unlink((path + suffix).c_str());
   auto db = TileTuneDatabase::open(path, OpenMode::CreateIfMissing);

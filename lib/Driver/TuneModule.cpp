@@ -280,6 +280,22 @@ static TunerOptions makeTunerOptions(const Problem &problem,
   return tunerOptions;
 }
 
+/// prepareProblem() for every problem of `set`, in order; the first error
+/// ends it (nothing has been measured or recorded yet).
+static llvm::Expected<std::vector<PreparedProblem>>
+prepareProblems(MLIRContext *ctx, const ProblemSet &set, unsigned threads,
+                const TuneOptions &options) {
+  std::vector<PreparedProblem> prepared;
+  for (auto [index, problem] : llvm::enumerate(set.problems)) {
+    llvm::Expected<PreparedProblem> one = prepareProblem(
+        ctx, problem, set.ops[index].front(), threads, options);
+    if (!one)
+      return one.takeError();
+    prepared.push_back(std::move(*one));
+  }
+  return prepared;
+}
+
 llvm::Expected<std::vector<ProblemOutcome>>
 mlir::tiletune::tuneModule(ModuleOp module, const TuneOptions &options) {
   if (llvm::Error err = validateTuneOptions(options))
@@ -331,14 +347,11 @@ mlir::tiletune::tuneProblems(MLIRContext *ctx, const ProblemSet &set,
 
   // Every problem's space, pins, default and strategy before anything is
   // measured or recorded.
-  std::vector<PreparedProblem> prepared;
-  for (auto [index, problem] : llvm::enumerate(set.problems)) {
-    llvm::Expected<PreparedProblem> one = prepareProblem(
-        ctx, problem, set.ops[index].front(), threads, options);
-    if (!one)
-      return one.takeError();
-    prepared.push_back(std::move(*one));
-  }
+  llvm::Expected<std::vector<PreparedProblem>> preparedOrErr =
+      prepareProblems(ctx, set, threads, options);
+  if (!preparedOrErr)
+    return preparedOrErr.takeError();
+  std::vector<PreparedProblem> prepared = std::move(*preparedOrErr);
 
   llvm::Expected<std::unique_ptr<TileTuneDatabase>> db =
       openTuningDatabase(options.databasePath, OpenMode::CreateIfMissing);
@@ -630,14 +643,11 @@ mlir::tiletune::tuneModel(ModuleOp module, const TuneOptions &options) {
 
   unsigned threads = resolveThreads(options.threads);
   TargetInfo target = getCPUTarget(threads);
-  std::vector<PreparedProblem> prepared;
-  for (auto [index, problem] : llvm::enumerate(set.problems)) {
-    llvm::Expected<PreparedProblem> one = prepareProblem(
-        ctx, problem, set.ops[index].front(), threads, options);
-    if (!one)
-      return one.takeError();
-    prepared.push_back(std::move(*one));
-  }
+  llvm::Expected<std::vector<PreparedProblem>> preparedOrErr =
+      prepareProblems(ctx, set, threads, options);
+  if (!preparedOrErr)
+    return preparedOrErr.takeError();
+  std::vector<PreparedProblem> prepared = std::move(*preparedOrErr);
   llvm::Expected<std::unique_ptr<TileTuneDatabase>> db =
       openTuningDatabase(options.databasePath, OpenMode::CreateIfMissing);
   if (!db)
