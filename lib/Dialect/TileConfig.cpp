@@ -7,6 +7,7 @@
 
 #include "tiletune/Dialect/TileConfig.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/STLExtras.h"
@@ -54,7 +55,210 @@ void mlir::tiletune::getConvStridesAndDilations(
   } else if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op)) {
     strides = readWindowPair(conv.getStrides());
     dilations = readWindowPair(conv.getDilations());
+  } else if (auto conv = dyn_cast<linalg::Conv2DNhwcFhwcOp>(op)) {
+    strides = readWindowPair(conv.getStrides());
+    dilations = readWindowPair(conv.getDilations());
   }
+}
+
+/// The indexing maps of a matmul form over loops (b?, m, n, k): A, B, C.
+static SmallVector<AffineMap> getMatmulFormMaps(MLIRContext *ctx,
+                                                MatmulForm form) {
+  unsigned b = form.batched ? 1 : 0;
+  unsigned numLoops = b + 3;
+  auto map = [&](unsigned first, unsigned second) {
+    SmallVector<AffineExpr> exprs;
+    if (form.batched)
+      exprs.push_back(getAffineDimExpr(0, ctx));
+    exprs.push_back(getAffineDimExpr(b + first, ctx));
+    exprs.push_back(getAffineDimExpr(b + second, ctx));
+    return AffineMap::get(numLoops, 0, exprs, ctx);
+  };
+  // Loops m, n, k are 0, 1, 2 after the batch loop.
+  return {form.transposeA ? map(2, 0) : map(0, 2),
+          form.transposeB ? map(1, 2) : map(2, 1), map(0, 1)};
+}
+
+/// The kind of a linalg.matmul / linalg.batch_matmul from its indexing maps:
+/// the output must be [b?][m][n], A [b?][m][k] or [b?][k][m], B [b?][k][n]
+/// or [b?][n][k] (loops in the op's order b?, m, n, k). Other maps
+/// (broadcasts of A or B, a transposed output) set `reason`.
+template <typename MatmulOpTy>
+static std::optional<OpKind> matchMatmulForm(MatmulOpTy matmul,
+                                             std::string *reason) {
+  MatmulForm form;
+  form.batched = std::is_same_v<MatmulOpTy, linalg::BatchMatmulOp>;
+  if (!matmul.hasUserDefinedMaps())
+    return getMatmulKind(form);
+  MLIRContext *ctx = matmul.getContext();
+  SmallVector<AffineMap> maps = matmul.getIndexingMapsArray();
+  SmallVector<AffineMap> plain = getMatmulFormMaps(ctx, form);
+  MatmulForm both = form;
+  both.transposeA = both.transposeB = true;
+  SmallVector<AffineMap> transposed = getMatmulFormMaps(ctx, both);
+  if (maps.size() != 3 || maps[2] != plain[2]) {
+    *reason = "has indexing_maps TileTune does not tile (only transposes of "
+              "A and B are supported; the output must be [b?][m][n])";
+    return std::nullopt;
+  }
+  if (maps[0] == transposed[0])
+    form.transposeA = true;
+  else if (maps[0] != plain[0]) {
+    *reason = "has an A indexing map TileTune does not tile (supported: "
+              "A[b?][m][k] or transposed A[b?][k][m]; broadcasts are not)";
+    return std::nullopt;
+  }
+  if (maps[1] == transposed[1])
+    form.transposeB = true;
+  else if (maps[1] != plain[1]) {
+    *reason = "has a B indexing map TileTune does not tile (supported: "
+              "B[b?][k][n] or transposed B[b?][n][k]; broadcasts are not)";
+    return std::nullopt;
+  }
+  return getMatmulKind(form);
+}
+
+/// The indexing maps of a 2-D convolution kind with the given strides and
+/// dilations ({h, w}): input, filter, output, as the named op has them.
+static SmallVector<AffineMap> getConvMaps(MLIRContext *ctx, OpKind kind,
+                                          ArrayRef<int64_t> strides,
+                                          ArrayRef<int64_t> dilations) {
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  auto map = [&](ArrayRef<AffineExpr> exprs) {
+    return AffineMap::get(7, 0, exprs, ctx);
+  };
+  auto window = [&](unsigned out, unsigned filter, unsigned i) {
+    return d(out) * strides[i] + d(filter) * dilations[i];
+  };
+  switch (kind) {
+  case OpKind::ConvNhwcHwcf: // n, oh, ow, f, kh, kw, c
+    return {map({d(0), window(1, 4, 0), window(2, 5, 1), d(6)}),
+            map({d(4), d(5), d(6), d(3)}), map({d(0), d(1), d(2), d(3)})};
+  case OpKind::ConvNhwcFhwc: // n, oh, ow, f, kh, kw, c
+    return {map({d(0), window(1, 4, 0), window(2, 5, 1), d(6)}),
+            map({d(3), d(4), d(5), d(6)}), map({d(0), d(1), d(2), d(3)})};
+  case OpKind::ConvNchwFchw: // n, f, oh, ow, c, kh, kw
+    return {map({d(0), d(4), window(2, 5, 0), window(3, 6, 1)}),
+            map({d(1), d(4), d(5), d(6)}), map({d(0), d(1), d(2), d(3)})};
+  default:
+    return {};
+  }
+}
+
+/// Whether the body of `op` is exactly `out + in0 * in1` (or with the
+/// operands of either op swapped) over floats, and nothing else.
+static bool hasMulAddBody(linalg::GenericOp op) {
+  Block &body = op.getRegion().front();
+  if (body.getNumArguments() != 3 || body.getOperations().size() != 3)
+    return false;
+  auto yield = dyn_cast<linalg::YieldOp>(body.getTerminator());
+  if (!yield || yield.getNumOperands() != 1)
+    return false;
+  auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
+  if (!add || add->getBlock() != &body)
+    return false;
+  Value acc = body.getArgument(2);
+  Value product = add.getLhs() == acc   ? add.getRhs()
+                  : add.getRhs() == acc ? add.getLhs()
+                                        : Value();
+  auto mul = product ? product.getDefiningOp<arith::MulFOp>() : nullptr;
+  if (!mul || mul->getBlock() != &body)
+    return false;
+  Value a = body.getArgument(0), b = body.getArgument(1);
+  return (mul.getLhs() == a && mul.getRhs() == b) ||
+         (mul.getLhs() == b && mul.getRhs() == a);
+}
+
+std::optional<OpKind>
+mlir::tiletune::matchGenericOpKind(Operation *op, std::array<int64_t, 2> &strides,
+                                   std::array<int64_t, 2> &dilations,
+                                   std::string *reason) {
+  strides = dilations = {1, 1};
+  auto fail = [&](const Twine &why) -> std::optional<OpKind> {
+    if (reason)
+      *reason = why.str();
+    return std::nullopt;
+  };
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  if (!generic)
+    return fail("is not a linalg.generic");
+  if (generic.getNumDpsInputs() != 2 || generic.getNumDpsInits() != 1)
+    return fail("is not a matmul or 2-D convolution (it needs two inputs and "
+                "one output)");
+  if (!hasMulAddBody(generic))
+    return fail("does not compute out + lhs * rhs (its body must be one "
+                "arith.mulf of the inputs and one arith.addf into the output, "
+                "with no casts)");
+  MLIRContext *ctx = op->getContext();
+  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+  SmallVector<utils::IteratorType> iterators =
+      generic.getIteratorTypesArray();
+  auto iteratorsAre = [&](unsigned parallel, unsigned reduction) {
+    if (iterators.size() != parallel + reduction)
+      return false;
+    for (auto [i, it] : llvm::enumerate(iterators))
+      if ((i < parallel) != (it == utils::IteratorType::parallel))
+        return false;
+    return true;
+  };
+  auto linalgOp = cast<linalg::LinalgOp>(op);
+  if (linalg::isaContractionOpInterface(linalgOp)) {
+    for (bool batched : {false, true})
+      for (bool ta : {false, true})
+        for (bool tb : {false, true}) {
+          MatmulForm form{batched, ta, tb};
+          if (iteratorsAre(batched ? 3 : 2, 1) &&
+              maps == getMatmulFormMaps(ctx, form))
+            return getMatmulKind(form);
+        }
+    return fail("is a contraction, but not in a matmul or batch_matmul form "
+                "TileTune tiles (loops (b?, m, n, k) in that order; A "
+                "[b?][m][k] or [b?][k][m], B [b?][k][n] or [b?][n][k], C "
+                "[b?][m][n])");
+  }
+  if (linalg::isaConvolutionOpInterface(linalgOp)) {
+    FailureOr<linalg::ConvolutionDimensions> dims =
+        linalg::inferConvolutionDims(linalgOp);
+    if (succeeded(dims) && dims->strides.size() == 2 &&
+        dims->dilations.size() == 2 && iteratorsAre(4, 3)) {
+      strides = {dims->strides[0], dims->strides[1]};
+      dilations = {dims->dilations[0], dims->dilations[1]};
+      for (OpKind kind :
+           {OpKind::ConvNhwcHwcf, OpKind::ConvNhwcFhwc, OpKind::ConvNchwFchw})
+        if (maps == getConvMaps(ctx, kind, strides, dilations))
+          return kind;
+    }
+    strides = dilations = {1, 1};
+    return fail("is a convolution, but not in a 2-D form TileTune tiles "
+                "(the loops and maps of conv_2d_nhwc_hwcf, conv_2d_nhwc_fhwc "
+                "or conv_2d_nchw_fchw)");
+  }
+  return fail("is neither a matmul-like contraction nor a convolution");
+}
+
+bool mlir::tiletune::isMatmulOrConvLike(Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || op->getName().getStringRef().contains("pooling"))
+    return false;
+  return isa<linalg::ContractionOpInterface, linalg::ConvolutionOpInterface>(
+             op) ||
+         linalg::isaContractionOpInterface(linalgOp) ||
+         linalg::isaConvolutionOpInterface(linalgOp);
+}
+
+std::optional<OpKind> mlir::tiletune::matchMatmulOpKind(Operation *op,
+                                                        std::string *reason) {
+  std::string why;
+  std::optional<OpKind> kind;
+  if (auto matmul = dyn_cast<linalg::MatmulOp>(op))
+    kind = matchMatmulForm(matmul, &why);
+  else if (auto matmul = dyn_cast<linalg::BatchMatmulOp>(op))
+    kind = matchMatmulForm(matmul, &why);
+  else
+    why = "is not a linalg.matmul or linalg.batch_matmul";
+  if (!kind && reason)
+    *reason = why;
+  return kind;
 }
 
 /// matchTunableOp; with `allowEmpty`, loops of size 0 are accepted.
@@ -65,26 +269,33 @@ matchTunableOpImpl(Operation *op, std::string *reason, bool allowEmpty) {
       *reason = why.str();
     return failure();
   };
+  std::string formReason;
+  std::array<int64_t, 2> genericStrides = {1, 1}, genericDilations = {1, 1};
+  bool isGeneric = false;
   std::optional<OpKind> kind =
       llvm::TypeSwitch<Operation *, std::optional<OpKind>>(op)
-          .Case([](linalg::MatmulOp matmul) -> std::optional<OpKind> {
-            if (matmul.hasUserDefinedMaps())
-              return std::nullopt;
-            return OpKind::Matmul;
-          })
-          .Case([](linalg::BatchMatmulOp matmul) -> std::optional<OpKind> {
-            if (matmul.hasUserDefinedMaps())
-              return std::nullopt;
-            return OpKind::BatchMatmul;
-          })
+          .Case<linalg::MatmulOp, linalg::BatchMatmulOp>(
+              [&](auto matmul) -> std::optional<OpKind> {
+                return matchMatmulForm(matmul, &formReason);
+              })
           .Case([](linalg::Conv2DNhwcHwcfOp) { return OpKind::ConvNhwcHwcf; })
           .Case([](linalg::Conv2DNchwFchwOp) { return OpKind::ConvNchwFchw; })
+          .Case([](linalg::Conv2DNhwcFhwcOp) { return OpKind::ConvNhwcFhwc; })
+          .Case([&](linalg::GenericOp) -> std::optional<OpKind> {
+            std::optional<OpKind> kind = matchGenericOpKind(
+                op, genericStrides, genericDilations, &formReason);
+            isGeneric = kind.has_value();
+            return kind;
+          })
           .Default([](Operation *) { return std::nullopt; });
+  if (!kind && !formReason.empty())
+    return fail("'" + op->getName().getStringRef() + "' " + formReason);
   if (!kind)
     return fail("'" + op->getName().getStringRef() +
-                "' is not a tunable op (supported: linalg.matmul, "
-                "linalg.batch_matmul, linalg.conv_2d_nhwc_hwcf, "
-                "linalg.conv_2d_nchw_fchw, with default indexing maps)");
+                "' is not a tunable op (supported: linalg.matmul and "
+                "linalg.batch_matmul, with A and/or B transposed by their "
+                "indexing_maps, linalg.conv_2d_nhwc_hwcf, "
+                "linalg.conv_2d_nhwc_fhwc, linalg.conv_2d_nchw_fchw)");
   auto linalgOp = cast<linalg::LinalgOp>(op);
 
   TunableOp result;
@@ -129,6 +340,11 @@ matchTunableOpImpl(Operation *op, std::string *reason, bool allowEmpty) {
     if (std::optional<std::string> why = describeEmptyLoops(result))
       return fail(*why);
   getConvStridesAndDilations(op, result.strides, result.dilations);
+  if (isGeneric) {
+    result.isGeneric = true;
+    result.strides = genericStrides;
+    result.dilations = genericDilations;
+  }
   return result;
 }
 

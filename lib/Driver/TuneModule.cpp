@@ -296,6 +296,49 @@ prepareProblems(MLIRContext *ctx, const ProblemSet &set, unsigned threads,
   return prepared;
 }
 
+static std::vector<SkippedOps>
+collectSkippedOps(ModuleOp module, const llvm::DenseSet<Operation *> &tuned,
+                  const llvm::DenseMap<Operation *, std::string> &reasons);
+
+/// How much of the module the problems of `set` cover: the number of ops
+/// tiled by the tuned configs, and every op left untouched (matmul- and
+/// conv-like ops TileTune cannot tile, with the reason, and other computing
+/// linalg ops) with its share of the module's FLOPs.
+static void printCoverage(ModuleOp module, const ProblemSet &set,
+                          llvm::raw_ostream &log) {
+  llvm::DenseSet<Operation *> tuned;
+  double flops = 0;
+  for (auto [index, ops] : llvm::enumerate(set.ops)) {
+    tuned.insert(ops.begin(), ops.end());
+    flops += set.problems[index].getFlops() * double(ops.size());
+  }
+  llvm::DenseMap<Operation *, std::string> reasons;
+  for (const auto &[op, reason] : set.skipped)
+    reasons[op] = reason;
+  std::vector<SkippedOps> skipped = collectSkippedOps(module, tuned, reasons);
+  for (const SkippedOps &s : skipped)
+    flops += s.flops;
+  unsigned numSkipped = 0;
+  for (const SkippedOps &s : skipped)
+    numSkipped += s.count;
+  log << llvm::formatv("module: {0} op{1} to tile ({2} distinct problem{3}), "
+                       "{4} computing op{5} left untouched\n",
+                       tuned.size(), tuned.size() == 1 ? "" : "s",
+                       set.problems.size(),
+                       set.problems.size() == 1 ? "" : "s", numSkipped,
+                       numSkipped == 1 ? "" : "s");
+  for (const SkippedOps &s : skipped) {
+    log << llvm::formatv("module: not tuned: {0} {1} op{2} ({3})", s.count,
+                         s.opName, s.count == 1 ? "" : "s", s.reason);
+    if (s.countable && flops > 0)
+      log << llvm::formatv(", {0:F2}% of the module's FLOPs",
+                           100.0 * s.flops / flops);
+    else
+      log << ", FLOPs not countable (dynamic sizes)";
+    log << "\n";
+  }
+}
+
 llvm::Expected<std::vector<ProblemOutcome>>
 mlir::tiletune::tuneModule(ModuleOp module, const TuneOptions &options) {
   if (llvm::Error err = validateTuneOptions(options))
@@ -304,6 +347,8 @@ mlir::tiletune::tuneModule(ModuleOp module, const TuneOptions &options) {
   if (failed(set))
     return llvm::createStringError(
         "the module cannot be tuned (see the errors above)");
+  if (options.log)
+    printCoverage(module, *set, *options.log);
   return tuneProblems(module.getContext(), *set, options);
 }
 
@@ -614,8 +659,7 @@ mlir::tiletune::tuneModel(ModuleOp module, const TuneOptions &options) {
     }
     FailureOr<Problem> problem = extractProblem(op, options.target, &reason);
     if (failed(problem)) {
-      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp,
-              linalg::Conv2DNhwcHwcfOp, linalg::Conv2DNchwFchwOp>(op))
+      if (isMatmulOrConvLike(op))
         reasons[op] = reason;
       return;
     }
@@ -638,8 +682,10 @@ mlir::tiletune::tuneModel(ModuleOp module, const TuneOptions &options) {
   if (set.problems.empty())
     return llvm::createStringError(
         "no tunable op in the model (supported: linalg.matmul, "
-        "linalg.batch_matmul, linalg.conv_2d_nhwc_hwcf, "
-        "linalg.conv_2d_nchw_fchw with static shapes)");
+        "linalg.batch_matmul (A and/or B may be transposed), "
+        "linalg.conv_2d_nhwc_hwcf, linalg.conv_2d_nhwc_fhwc, "
+        "linalg.conv_2d_nchw_fchw, and linalg.generic ops that are one of "
+        "them, with static shapes)");
 
   unsigned threads = resolveThreads(options.threads);
   TargetInfo target = getCPUTarget(threads);

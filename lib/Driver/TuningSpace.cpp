@@ -178,6 +178,10 @@ Config mlir::tiletune::getDefaultConfig(MLIRContext *ctx,
 llvm::Expected<Space> mlir::tiletune::buildTuningSpace(MLIRContext *ctx,
                                                        const Problem &problem,
                                                        StringRef fixed) {
+  if (problem.target != kTargetCPU)
+    if (std::optional<std::string> why =
+            getGPUUnsupportedReason(problem.opKind))
+      return llvm::createStringError(problem.describe() + ": " + *why);
   llvm::Expected<Space> space = buildProblemSpace(problem);
   if (space && problem.target != kTargetCPU)
     space = withGPUKernelLimits(ctx, problem, *space);

@@ -204,15 +204,18 @@ llvm::StringRef ReferenceProblem::getOpName() const {
 
 llvm::Error ReferenceProblem::compute(const Buffer &lhs, const Buffer &rhs,
                                       Buffer &out) const {
+  if (std::optional<MatmulForm> form = getMatmulForm(kind))
+    return referenceMatmulForm(lhs, rhs, out, form->batched, form->transposeA,
+                               form->transposeB);
   switch (kind) {
-  case OpKind::Matmul:
-    return referenceMatmul(lhs, rhs, out);
-  case OpKind::BatchMatmul:
-    return referenceBatchMatmul(lhs, rhs, out);
+  case OpKind::ConvNhwcFhwc:
+    return referenceConv2DNhwcFhwc(lhs, rhs, out, conv);
   case OpKind::ConvNhwcHwcf:
     return referenceConv2DNhwcHwcf(lhs, rhs, out, conv);
   case OpKind::ConvNchwFchw:
     return referenceConv2DNchwFchw(lhs, rhs, out, conv);
+  default:
+    break;
   }
   return llvm::createStringError("unknown reference problem");
 }
@@ -242,12 +245,17 @@ mlir::tiletune::analyzeSingleOpKernel(func::FuncOp func) {
     if (isa<func::ReturnOp, arith::ConstantOp>(op) || isTensorBoundary(op))
       continue;
     auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-    if (!linalgOp || !isa<linalg::MatmulOp, linalg::BatchMatmulOp,
-                          linalg::Conv2DNhwcHwcfOp, linalg::Conv2DNchwFchwOp>(
-                         op))
+    std::array<int64_t, 2> unusedStrides, unusedDilations;
+    if (!linalgOp ||
+        !(isa<linalg::MatmulOp, linalg::BatchMatmulOp,
+              linalg::Conv2DNhwcHwcfOp, linalg::Conv2DNchwFchwOp,
+              linalg::Conv2DNhwcFhwcOp>(op) ||
+          matchGenericOpKind(&op, unusedStrides, unusedDilations)))
       return fail("it contains '" + op.getName().getStringRef() +
-                  "'; supported: one linalg.matmul, batch_matmul, "
-                  "conv_2d_nhwc_hwcf or conv_2d_nchw_fchw");
+                  "'; supported: one linalg.matmul, batch_matmul (A and/or "
+                  "B may be transposed), conv_2d_nhwc_hwcf, "
+                  "conv_2d_nhwc_fhwc or conv_2d_nchw_fchw, or a linalg.generic "
+                  "that is one of them");
     if (target)
       return fail("it contains more than one linalg op");
     target = linalgOp;
@@ -257,17 +265,20 @@ mlir::tiletune::analyzeSingleOpKernel(func::FuncOp func) {
 
   ReferenceProblem problem;
   Operation *op = target.getOperation();
-  if (auto mm = dyn_cast<linalg::MatmulOp>(op)) {
-    if (mm.hasUserDefinedMaps())
-      return fail("linalg.matmul with user-defined indexing maps");
-    problem.kind = OpKind::Matmul;
-  } else if (auto bmm = dyn_cast<linalg::BatchMatmulOp>(op)) {
-    if (bmm.hasUserDefinedMaps())
-      return fail("linalg.batch_matmul with user-defined indexing maps");
-    problem.kind = OpKind::BatchMatmul;
+  if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op)) {
+    // The form (which operands are transposed), from the indexing maps.
+    std::string why;
+    std::optional<OpKind> kind = matchMatmulOpKind(op, &why);
+    if (!kind)
+      return fail(op->getName().getStringRef() + " " + why);
+    problem.kind = *kind;
+  } else if (isa<linalg::GenericOp>(op)) {
+    problem.kind = *matchGenericOpKind(op, problem.conv.strides,
+                                       problem.conv.dilations);
   } else {
-    problem.kind = isa<linalg::Conv2DNhwcHwcfOp>(op) ? OpKind::ConvNhwcHwcf
-                                                     : OpKind::ConvNchwFchw;
+    problem.kind = isa<linalg::Conv2DNhwcHwcfOp>(op)   ? OpKind::ConvNhwcHwcf
+                   : isa<linalg::Conv2DNhwcFhwcOp>(op) ? OpKind::ConvNhwcFhwc
+                                                       : OpKind::ConvNchwFchw;
     getConvStridesAndDilations(op, problem.conv.strides,
                                problem.conv.dilations);
   }

@@ -7,7 +7,10 @@
 
 #include "tiletune/Execution/Reference.h"
 
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/FormatVariadic.h"
+
+#include <optional>
 
 using namespace mlir::tiletune;
 
@@ -235,4 +238,93 @@ llvm::Error mlir::tiletune::referenceConv2DNchwFchw(const Buffer &input,
                          output.getData<double>(), input.getShape(),
                          filter.getShape(), output.getShape(), p);
   return llvm::Error::success();
+}
+
+/// `in` with its dimensions permuted: result dim i is source dim perm[i].
+template <typename T>
+static void permuteInto(const Buffer &in, Buffer &out,
+                        llvm::ArrayRef<int64_t> perm) {
+  llvm::ArrayRef<int64_t> shape = out.getShape();
+  unsigned rank = shape.size();
+  // Strides of the source, in the order of the result's dims.
+  llvm::SmallVector<int64_t> srcStrides(rank), srcRowMajor(rank, 1);
+  for (int i = int(rank) - 2; i >= 0; --i)
+    srcRowMajor[i] = srcRowMajor[i + 1] * in.getShape()[i + 1];
+  for (unsigned i = 0; i < rank; ++i)
+    srcStrides[i] = srcRowMajor[perm[i]];
+  const T *src = in.getData<T>();
+  T *dst = out.getData<T>();
+  llvm::SmallVector<int64_t> index(rank, 0);
+  for (int64_t linear = 0, e = out.getNumElements(); linear < e; ++linear) {
+    int64_t offset = 0;
+    for (unsigned i = 0; i < rank; ++i)
+      offset += index[i] * srcStrides[i];
+    dst[linear] = src[offset];
+    for (int i = int(rank) - 1; i >= 0; --i) {
+      if (++index[i] < shape[i])
+        break;
+      index[i] = 0;
+    }
+  }
+}
+
+llvm::Expected<Buffer> mlir::tiletune::permuteBuffer(
+    const Buffer &in, llvm::ArrayRef<int64_t> perm) {
+  if (perm.size() != in.getRank())
+    return llvm::createStringError("permutation of the wrong rank");
+  llvm::SmallVector<int64_t> shape;
+  for (int64_t p : perm) {
+    if (p < 0 || p >= int64_t(in.getRank()))
+      return llvm::createStringError("invalid permutation");
+    shape.push_back(in.getShape()[p]);
+  }
+  llvm::Expected<Buffer> out = Buffer::create(in.getElementType(), shape);
+  if (!out)
+    return out.takeError();
+  if (in.getElementType() == ElementType::F32)
+    permuteInto<float>(in, *out, perm);
+  else
+    permuteInto<double>(in, *out, perm);
+  return out;
+}
+
+llvm::Error mlir::tiletune::referenceMatmulForm(const Buffer &a,
+                                                const Buffer &b, Buffer &c,
+                                                bool batched, bool transposeA,
+                                                bool transposeB) {
+  unsigned rank = batched ? 3 : 2;
+  if (a.getRank() != rank || b.getRank() != rank)
+    return shapeError(batched ? "batch_matmul" : "matmul", a, b, c);
+  llvm::SmallVector<int64_t> swap =
+      batched ? llvm::SmallVector<int64_t>{0, 2, 1}
+              : llvm::SmallVector<int64_t>{1, 0};
+  std::optional<Buffer> plainA, plainB;
+  if (transposeA) {
+    llvm::Expected<Buffer> t = permuteBuffer(a, swap);
+    if (!t)
+      return t.takeError();
+    plainA = std::move(*t);
+  }
+  if (transposeB) {
+    llvm::Expected<Buffer> t = permuteBuffer(b, swap);
+    if (!t)
+      return t.takeError();
+    plainB = std::move(*t);
+  }
+  const Buffer &lhs = plainA ? *plainA : a;
+  const Buffer &rhs = plainB ? *plainB : b;
+  return batched ? referenceBatchMatmul(lhs, rhs, c)
+                 : referenceMatmul(lhs, rhs, c);
+}
+
+llvm::Error mlir::tiletune::referenceConv2DNhwcFhwc(const Buffer &input,
+                                                    const Buffer &filter,
+                                                    Buffer &output,
+                                                    const Conv2DParams &p) {
+  if (filter.getRank() != 4)
+    return shapeError("conv_2d_nhwc_fhwc", input, filter, output);
+  llvm::Expected<Buffer> hwcf = permuteBuffer(filter, {1, 2, 3, 0});
+  if (!hwcf)
+    return hwcf.takeError();
+  return referenceConv2DNhwcHwcf(input, *hwcf, output, p);
 }

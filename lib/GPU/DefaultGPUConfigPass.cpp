@@ -27,15 +27,24 @@ struct DefaultGPUConfigPass
   using TileTuneDefaultGPUConfigBase::TileTuneDefaultGPUConfigBase;
 
   void runOnOperation() override {
+    bool anyError = false;
     forEachOpToConfigure(
         getOperation(), overwrite, getArgument(),
         [&](Operation *op, const TunableOp &t) {
+          if (std::optional<std::string> why =
+                  getGPUUnsupportedReason(t)) {
+            op->emitError() << getArgument() << ": " << *why;
+            anyError = true;
+            return;
+          }
           TileConfigAttr config = computeDefaultCUDAConfig(&getContext(), t);
           LLVM_DEBUG(llvm::dbgs()
                      << "default config of " << op->getName() << " at "
                      << op->getLoc() << ": " << config << "\n");
           setConfig(op, config);
         });
+    if (anyError)
+      signalPassFailure();
   }
 };
 } // namespace

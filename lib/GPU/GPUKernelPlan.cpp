@@ -60,6 +60,31 @@ static SmallVector<int64_t> planCopyTile(ArrayRef<int64_t> shape,
   return tile;
 }
 
+std::optional<std::string>
+mlir::tiletune::getGPUUnsupportedReason(OpKind kind) {
+  switch (kind) {
+  case OpKind::Matmul:
+  case OpKind::BatchMatmul:
+  case OpKind::ConvNhwcHwcf:
+  case OpKind::ConvNchwFchw:
+    return std::nullopt;
+  default:
+    return ("the cuda target does not support " + stringifyOpKind(kind) +
+            " yet (supported: matmul, batch_matmul, conv_2d_nhwc_hwcf, "
+            "conv_2d_nchw_fchw); tile it for the cpu target")
+        .str();
+  }
+}
+
+std::optional<std::string>
+mlir::tiletune::getGPUUnsupportedReason(const TunableOp &op) {
+  if (op.isGeneric)
+    return std::string("the cuda target tiles named ops only, not a "
+                       "linalg.generic (even one that is a matmul or "
+                       "convolution); tile it for the cpu target");
+  return getGPUUnsupportedReason(op.kind);
+}
+
 FailureOr<GPUKernelPlan> mlir::tiletune::planGPUKernel(const TunableOp &op,
                                                        TileConfigAttr config,
                                                        std::string *reason) {
@@ -68,6 +93,8 @@ FailureOr<GPUKernelPlan> mlir::tiletune::planGPUKernel(const TunableOp &op,
       *reason = why.str();
     return failure();
   };
+  if (std::optional<std::string> why = getGPUUnsupportedReason(op))
+    return fail(*why);
   if (!config)
     return fail("the op has no tiletune.config");
   if (config.getTarget() != kTargetCUDA)
@@ -85,8 +112,7 @@ FailureOr<GPUKernelPlan> mlir::tiletune::planGPUKernel(const TunableOp &op,
   plan.threadTile.assign(numLoops, 0);
   plan.sharedTile.assign(numLoops, 0);
   plan.registerTile.assign(numLoops, 0);
-  bool isMatmulLike =
-      op.kind == OpKind::Matmul || op.kind == OpKind::BatchMatmul;
+  bool isMatmulLike = !isConv(op.kind);
 
   auto tileAt = [&](StringRef level, const LoopDim &dim) -> int64_t {
     return config.getTileSize(level, dim.name).value_or(0);
@@ -219,6 +245,8 @@ FailureOr<GPUKernelPlan> mlir::tiletune::planGPUKernel(const TunableOp &op,
                window(tileOf("ow"), tileOf("kw"), sw, dw)},
               {tileOf("f"), tileOf("c"), tileOf("kh"), tileOf("kw")}};
     break;
+  default:
+    llvm_unreachable("refused by getGPUUnsupportedReason");
   }
   for (auto [operand, shape] : llvm::enumerate(shapes)) {
     SharedTile tile;

@@ -186,6 +186,8 @@ mlir::tiletune::tileForGPU(Operation *op, const GPUTilingOptions &options) {
   FailureOr<TunableOp> tunable = matchTunableOp(op, &reason);
   if (failed(tunable))
     return op->emitError(reason);
+  if (std::optional<std::string> why = getGPUUnsupportedReason(*tunable))
+    return op->emitError(*why);
   if (tunable->onTensors)
     return op->emitError("GPU tiling needs buffers: bufferize the function "
                          "first (tiletune-lower-gpu does)");

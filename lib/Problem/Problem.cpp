@@ -211,17 +211,23 @@ int ProblemSet::find(StringRef key) const {
 /// Whether `op` is one of the op families TileTune tunes (regardless of
 /// whether this instance can be tuned).
 static bool looksTunable(Operation *op) {
+  std::array<int64_t, 2> strides, dilations;
   return isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::Conv2DNhwcHwcfOp,
-             linalg::Conv2DNchwFchwOp>(op);
+             linalg::Conv2DNchwFchwOp, linalg::Conv2DNhwcFhwcOp>(op) ||
+         (isa<linalg::GenericOp>(op) &&
+          matchGenericOpKind(op, strides, dilations));
 }
 
 FailureOr<ProblemSet> mlir::tiletune::collectProblems(ModuleOp module,
                                                       StringRef target,
                                                       bool allowEmpty) {
+  if (!isKnownTarget(target)) {
+    emitError(module.getLoc()) << describeUnknownTarget(target);
+    return failure();
+  }
   ProblemSet set;
-  bool hadError = false;
   module.walk([&](Operation *op) {
-    if (!looksTunable(op))
+    if (!looksTunable(op) && !isMatmulOrConvLike(op))
       return;
     // An op with an empty loop computes nothing: nothing to tune, and
     // nothing to hold up the other ops for.
@@ -232,8 +238,10 @@ FailureOr<ProblemSet> mlir::tiletune::collectProblems(ModuleOp module,
     std::string reason;
     FailureOr<Problem> problem = extractProblem(op, target, &reason);
     if (failed(problem)) {
-      op->emitError() << "cannot tune this op: " << reason;
-      hadError = true;
+      // Left as it is (the untiled lowering computes it): said on the op and
+      // listed, never silent.
+      op->emitRemark() << "not tuned, left untouched: " << reason;
+      set.skipped.emplace_back(op, reason);
       return;
     }
     std::string key = problem->getKey();
@@ -245,15 +253,15 @@ FailureOr<ProblemSet> mlir::tiletune::collectProblems(ModuleOp module,
     }
     set.ops[index].push_back(op);
   });
-  if (hadError)
-    return failure();
   if (set.problems.empty() && !allowEmpty) {
     // At the module's location, not on the module op (whose diagnostic
     // would attach the whole module as a note).
     emitError(module.getLoc())
         << "no tunable op found (supported: linalg.matmul, "
-           "linalg.batch_matmul, linalg.conv_2d_nhwc_hwcf, "
-           "linalg.conv_2d_nchw_fchw with static shapes)";
+           "linalg.batch_matmul (A and/or B may be transposed by their "
+           "indexing_maps), linalg.conv_2d_nhwc_hwcf, "
+           "linalg.conv_2d_nhwc_fhwc, linalg.conv_2d_nchw_fchw with static "
+           "shapes)";
     return failure();
   }
   return FailureOr<ProblemSet>(std::move(set));
@@ -287,6 +295,22 @@ mlir::tiletune::buildKernelModule(MLIRContext *ctx, const Problem &problem) {
                           problem.dilations[0], problem.dilations[1],
                           problem.strides[0], problem.strides[1])
                 .str();
+  if (std::optional<MatmulForm> form = getMatmulForm(problem.opKind);
+      form && (form->transposeA || form->transposeB)) {
+    // (b?, m, n, k): A [b?][m][k] or [b?][k][m], B [b?][k][n] or [b?][n][k].
+    std::string dims = form->batched ? "d0, d1, d2, d3" : "d0, d1, d2";
+    std::string b = form->batched ? "d0, " : "";
+    std::string m = form->batched ? "d1" : "d0", n = form->batched ? "d2" : "d1",
+                k = form->batched ? "d3" : "d2";
+    auto map = [&](StringRef x, StringRef y) {
+      return "affine_map<(" + dims + ") -> (" + b + x.str() + ", " + y.str() +
+             ")>";
+    };
+    attrs = " indexing_maps = [" +
+            (form->transposeA ? map(k, m) : map(m, k)) + ", " +
+            (form->transposeB ? map(n, k) : map(k, n)) + ", " + map(m, n) +
+            "]";
+  }
   std::string text;
   llvm::raw_string_ostream os(text);
   os << "func.func @" << kKernelFunctionName << "(%lhs: " << m[0]

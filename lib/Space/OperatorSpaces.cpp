@@ -76,7 +76,7 @@ static StringRef getUnrollDim(OpKind opKind) {
 /// The vectorized dim: the innermost parallel dim in memory of the output
 /// (n for matmuls, f for NHWC, ow for NCHW).
 static StringRef getVectorDim(OpKind opKind) {
-  if (opKind == OpKind::ConvNhwcHwcf)
+  if (opKind == OpKind::ConvNhwcHwcf || opKind == OpKind::ConvNhwcFhwc)
     return "f";
   if (opKind == OpKind::ConvNchwFchw)
     return "ow";

@@ -58,6 +58,45 @@ StringRef mlir::tiletune::getOpName(OpKind kind) {
   return getEntry(kind).opName;
 }
 
+namespace {
+struct MatmulFormEntry {
+  OpKind kind;
+  MatmulForm form;
+};
+} // namespace
+
+static const MatmulFormEntry kMatmulForms[] = {
+#define TILETUNE_MATMUL_FORM(Kind, Batched, TransposeA, TransposeB)            \
+  {OpKind::Kind, {Batched, TransposeA, TransposeB}},
+#include "tiletune/Support/TilingTemplates.def"
+};
+
+std::optional<MatmulForm> mlir::tiletune::getMatmulForm(OpKind kind) {
+  for (const MatmulFormEntry &entry : kMatmulForms)
+    if (entry.kind == kind)
+      return entry.form;
+  return std::nullopt;
+}
+
+OpKind mlir::tiletune::getMatmulKind(MatmulForm form) {
+  for (const MatmulFormEntry &entry : kMatmulForms)
+    if (entry.form.batched == form.batched &&
+        entry.form.transposeA == form.transposeA &&
+        entry.form.transposeB == form.transposeB)
+      return entry.kind;
+  llvm_unreachable("every matmul form has a kind");
+}
+
+bool mlir::tiletune::isBatchedMatmul(OpKind kind) {
+  std::optional<MatmulForm> form = getMatmulForm(kind);
+  return form && form->batched;
+}
+
+bool mlir::tiletune::isTransposedMatmul(OpKind kind) {
+  std::optional<MatmulForm> form = getMatmulForm(kind);
+  return form && (form->transposeA || form->transposeB);
+}
+
 StringRef mlir::tiletune::stringifyDimRole(DimRole role) {
   switch (role) {
   case DimRole::Batch:

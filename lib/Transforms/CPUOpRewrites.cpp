@@ -23,13 +23,109 @@ using namespace mlir;
 using namespace mlir::tiletune;
 
 //===----------------------------------------------------------------------===//
+// Generic ops
+//===----------------------------------------------------------------------===//
+
+FailureOr<Operation *>
+tiletune::specializeGenericToConfig(RewriterBase &rewriter, Operation *op,
+                                    std::string *reason) {
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  TileConfigAttr config = getConfig(op);
+  if (!generic || !config || config.getTarget() != kTargetCPU)
+    return op;
+  std::string why;
+  FailureOr<TunableOp> tunable = matchTunableOp(op, &why);
+  if (failed(tunable))
+    return failWithReason(reason, why);
+  Location loc = op->getLoc();
+  rewriter.setInsertionPoint(op);
+  SmallVector<Type> resultTypes(op->getResultTypes());
+  ValueRange inputs = generic.getInputs();
+  ValueRange outputs = generic.getOutputs();
+  auto strides = rewriter.getI64TensorAttr(tunable->strides);
+  auto dilations = rewriter.getI64TensorAttr(tunable->dilations);
+  Operation *named = nullptr;
+  if (std::optional<MatmulForm> form = getMatmulForm(tunable->kind)) {
+    if (form->batched)
+      named = linalg::BatchMatmulOp::create(rewriter, loc, resultTypes, inputs,
+                                            outputs);
+    else
+      named =
+          linalg::MatmulOp::create(rewriter, loc, resultTypes, inputs, outputs);
+    // The generic's maps are those of the form (matchTunableOp checked).
+    named->setAttr("indexing_maps", generic.getIndexingMaps());
+  } else if (tunable->kind == OpKind::ConvNhwcHwcf) {
+    named = linalg::Conv2DNhwcHwcfOp::create(rewriter, loc, resultTypes, inputs,
+                                             outputs, strides, dilations);
+  } else if (tunable->kind == OpKind::ConvNhwcFhwc) {
+    named = linalg::Conv2DNhwcFhwcOp::create(rewriter, loc, resultTypes, inputs,
+                                             outputs, strides, dilations);
+  } else if (tunable->kind == OpKind::ConvNchwFchw) {
+    named = linalg::Conv2DNchwFchwOp::create(rewriter, loc, resultTypes, inputs,
+                                             outputs, strides, dilations);
+  } else {
+    return failWithReason(reason, "no named op for this linalg.generic");
+  }
+  setConfig(named, config);
+  rewriter.replaceOp(op, named->getResults());
+  return named;
+}
+
+//===----------------------------------------------------------------------===//
 // Layout
 //===----------------------------------------------------------------------===//
+
+/// Computes a conv_2d_nhwc_fhwc (TOSA's form) as a conv_2d_nhwc_hwcf on the
+/// filter transposed once into HWCF: the filter is the small operand (its
+/// transpose moves F*KH*KW*C elements, against N*OH*OW times as many
+/// multiply-adds), and the HWCF filter puts F on the vector lanes of the
+/// register tile, which the FHWC filter cannot (F is its outermost dim).
+/// The loops keep their names and order (n, oh, ow, f, kh, kw, c), so the
+/// config carries over unchanged.
+static FailureOr<Operation *> convertFilterToHwcf(RewriterBase &rewriter,
+                                                  linalg::Conv2DNhwcFhwcOp conv,
+                                                  TileConfigAttr config,
+                                                  std::string *reason) {
+  if (!conv.hasPureTensorSemantics() && !conv.hasPureBufferSemantics())
+    return failWithReason(reason, "linalg.conv_2d_nhwc_fhwc needs tensors or "
+                                  "buffers, not both");
+  Location loc = conv.getLoc();
+  bool onTensors = conv.hasPureTensorSemantics();
+  rewriter.setInsertionPoint(conv);
+  Value filter = conv.getInputs()[1];
+  auto type = cast<ShapedType>(filter.getType());
+  ArrayRef<int64_t> fhwc = type.getShape();
+  SmallVector<int64_t> hwcf = {fhwc[1], fhwc[2], fhwc[3], fhwc[0]};
+  Value target =
+      onTensors ? Value(tensor::EmptyOp::create(rewriter, loc, hwcf,
+                                                type.getElementType()))
+                : Value(memref::AllocOp::create(
+                      rewriter, loc, MemRefType::get(hwcf, type.getElementType()),
+                      rewriter.getI64IntegerAttr(64)));
+  auto transpose = linalg::TransposeOp::create(rewriter, loc, filter, target,
+                                               ArrayRef<int64_t>{1, 2, 3, 0});
+  Value hwcfFilter = onTensors ? transpose->getResult(0) : target;
+  SmallVector<Type> resultTypes(conv->getResultTypes());
+  auto nhwc = linalg::Conv2DNhwcHwcfOp::create(
+      rewriter, loc, resultTypes, ValueRange{conv.getInputs()[0], hwcfFilter},
+      ValueRange{conv.getOutputs()[0]}, conv.getStrides(), conv.getDilations());
+  setConfig(nhwc, config);
+  if (onTensors)
+    rewriter.replaceOp(conv, nhwc->getResults());
+  else {
+    rewriter.eraseOp(conv);
+    (void)tileAndVectorizeTranspose(rewriter, transpose);
+  }
+  return nhwc.getOperation();
+}
 
 FailureOr<Operation *> tiletune::convertLayoutToConfig(RewriterBase &rewriter,
                                                        Operation *op,
                                                        std::string *reason) {
   TileConfigAttr config = getConfig(op);
+  if (auto fhwc = dyn_cast<linalg::Conv2DNhwcFhwcOp>(op);
+      fhwc && config && config.getTarget() == kTargetCPU)
+    return convertFilterToHwcf(rewriter, fhwc, config, reason);
   if (!config || config.getTarget() != kTargetCPU ||
       config.getStringOption("layout") != "nhwc")
     return op;

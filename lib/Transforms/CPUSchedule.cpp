@@ -25,11 +25,11 @@ using namespace mlir::tiletune;
 //===----------------------------------------------------------------------===//
 
 int64_t tiletune::getPanelDim(OpKind kind) {
-  return kind == OpKind::BatchMatmul ? 2 : 1;
+  return isBatchedMatmul(kind) ? 2 : 1;
 }
 
 int64_t tiletune::getConvRowDim(OpKind kind) {
-  return kind == OpKind::ConvNhwcHwcf ? 1 : 2;
+  return kind == OpKind::ConvNchwFchw ? 2 : 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -194,7 +194,7 @@ LogicalResult tiletune::checkScheduleFitsOp(Operation *op, const CPUSchedule &s,
   if (isConv(s.kind)) {
     // The 1-D decomposition needs kh stepping by 1 (kh is loop 4 in NHWC
     // and loop 5 in NCHW).
-    int64_t kh = s.kind == OpKind::ConvNhwcHwcf ? 4 : 5;
+    int64_t kh = s.kind == OpKind::ConvNchwFchw ? 5 : 4;
     if (s.registerTiles[kh] != 1)
       return fail("kh must step by 1 at the register level");
     int64_t batch = 0;

@@ -162,33 +162,49 @@ static FailureOr<Operation *> packPlainCopy(RewriterBase &rewriter,
 }
 
 /// Packs the B operand of a matmul-like cache-level op into column panels
-/// `[b?][Nc/rn][Kc][rn]`.
+/// `[b?][Nc/rn][Kc][rn]`. A transposed B (`[b?][Nc][Kc]`) is packed into the
+/// same panels: the packing copy reads through the transpose, so the
+/// register tile reads rows of rn contiguous elements either way.
 static FailureOr<std::pair<Operation *, PanelPack>>
 packPanels(RewriterBase &rewriter, linalg::LinalgOp op, int64_t rn,
-           bool batched, Operation *bufferAnchor) {
+           bool batched, bool transposedB, Operation *bufferAnchor) {
   Value source = op->getOperand(1);
   auto shaped = cast<ShapedType>(source.getType());
-  ArrayRef<int64_t> shape = shaped.getShape(); // [b?][Kc][Nc]
+  ArrayRef<int64_t> shape = shaped.getShape(); // [b?][Kc][Nc] or [b?][Nc][Kc]
   unsigned kPos = batched ? 1 : 0;
-  int64_t kc = shape[kPos], nc = shape[kPos + 1];
+  int64_t kc = shape[transposedB ? kPos + 1 : kPos];
+  int64_t nc = shape[transposedB ? kPos : kPos + 1];
   if (rn <= 0 || nc % rn != 0)
     return failure();
   Location loc = op.getLoc();
   Type elementType = shaped.getElementType();
 
-  // Expanded source [b?][Kc][Nc/rn][rn] and packed [b?][Nc/rn][Kc][rn].
+  // Expanded source [b?][Kc][Nc/rn][rn] (transposed: [b?][Nc/rn][rn][Kc])
+  // and packed [b?][Nc/rn][Kc][rn].
   SmallVector<int64_t> expandedShape, packedShape, perm;
   SmallVector<ReassociationIndices> reassoc;
   if (batched) {
-    expandedShape = {shape[0], kc, nc / rn, rn};
     packedShape = {shape[0], nc / rn, kc, rn};
-    perm = {0, 2, 1, 3};
-    reassoc = {{0}, {1}, {2, 3}};
+    if (transposedB) {
+      expandedShape = {shape[0], nc / rn, rn, kc};
+      perm = {0, 1, 3, 2};
+      reassoc = {{0}, {1, 2}, {3}};
+    } else {
+      expandedShape = {shape[0], kc, nc / rn, rn};
+      perm = {0, 2, 1, 3};
+      reassoc = {{0}, {1}, {2, 3}};
+    }
   } else {
-    expandedShape = {kc, nc / rn, rn};
     packedShape = {nc / rn, kc, rn};
-    perm = {1, 0, 2};
-    reassoc = {{0}, {1, 2}};
+    if (transposedB) {
+      expandedShape = {nc / rn, rn, kc};
+      perm = {0, 2, 1};
+      reassoc = {{0, 1}, {2}};
+    } else {
+      expandedShape = {kc, nc / rn, rn};
+      perm = {1, 0, 2};
+      reassoc = {{0}, {1, 2}};
+    }
   }
 
   OpBuilder::InsertionGuard guard(rewriter);
@@ -225,12 +241,28 @@ packPanels(RewriterBase &rewriter, linalg::LinalgOp op, int64_t rn,
   return std::make_pair(transpose, pack);
 }
 
-/// Makes the register-level op `op` read its B tile from the panels.
+/// The indexing map of an untransposed B: (b?, m, n, k) -> (b?, k, n).
+static AffineMap getPlainBMap(MLIRContext *ctx, bool batched) {
+  unsigned b = batched ? 1 : 0;
+  SmallVector<AffineExpr> exprs;
+  if (batched)
+    exprs.push_back(getAffineDimExpr(0, ctx));
+  exprs.push_back(getAffineDimExpr(b + 2, ctx));
+  exprs.push_back(getAffineDimExpr(b + 1, ctx));
+  return AffineMap::get(b + 3, 0, exprs, ctx);
+}
+
+/// Makes the register-level op `op` read its B tile from the panels. A
+/// transposed B tile ([b?][nu][ku]) is replaced by its panel slice
+/// ([b?][ku][rn]) and the op's B indexing map by the untransposed one.
 static LogicalResult usePanels(RewriterBase &rewriter, linalg::LinalgOp op,
-                               const PanelPack &pack, bool batched) {
+                               const PanelPack &pack, bool batched,
+                               bool transposedB) {
   OpOperand &operand = op->getOpOperand(1);
   Value current = operand.get();
   unsigned kPos = batched ? 1 : 0;
+  unsigned kDim = transposedB ? kPos + 1 : kPos;
+  unsigned nDim = transposedB ? kPos : kPos + 1;
   SmallVector<OpFoldResult> offsets;
   auto tileType = cast<ShapedType>(current.getType());
   if (current == pack.cacheOperand) {
@@ -244,8 +276,8 @@ static LogicalResult usePanels(RewriterBase &rewriter, linalg::LinalgOp op,
   } else {
     return failure();
   }
-  int64_t ku = tileType.getShape()[kPos];
-  int64_t nu = tileType.getShape()[kPos + 1];
+  int64_t ku = tileType.getShape()[kDim];
+  int64_t nu = tileType.getShape()[nDim];
   if (nu != pack.rn)
     return failure();
 
@@ -254,33 +286,44 @@ static LogicalResult usePanels(RewriterBase &rewriter, linalg::LinalgOp op,
   rewriter.setInsertionPoint(op);
   AffineExpr d0 = rewriter.getAffineDimExpr(0);
   OpFoldResult panel = affine::makeComposedFoldedAffineApply(
-      rewriter, loc, d0.floorDiv(pack.rn), {offsets[kPos + 1]});
+      rewriter, loc, d0.floorDiv(pack.rn), {offsets[nDim]});
   SmallVector<OpFoldResult> newOffsets, newSizes, newStrides;
+  SmallVector<int64_t> panelShape; // [b?][ku][rn]
   if (batched) {
-    newOffsets = {offsets[0], panel, offsets[kPos], rewriter.getIndexAttr(0)};
+    newOffsets = {offsets[0], panel, offsets[kDim], rewriter.getIndexAttr(0)};
     newSizes = {rewriter.getIndexAttr(tileType.getShape()[0]),
                 rewriter.getIndexAttr(1), rewriter.getIndexAttr(ku),
                 rewriter.getIndexAttr(pack.rn)};
+    panelShape = {tileType.getShape()[0], ku, pack.rn};
   } else {
-    newOffsets = {panel, offsets[kPos], rewriter.getIndexAttr(0)};
+    newOffsets = {panel, offsets[kDim], rewriter.getIndexAttr(0)};
     newSizes = {rewriter.getIndexAttr(1), rewriter.getIndexAttr(ku),
                 rewriter.getIndexAttr(pack.rn)};
+    panelShape = {ku, pack.rn};
   }
   newStrides.assign(newOffsets.size(), rewriter.getIndexAttr(1));
   Value replacement;
   if (isa<RankedTensorType>(tileType)) {
-    auto type =
-        RankedTensorType::get(tileType.getShape(), tileType.getElementType());
+    auto type = RankedTensorType::get(panelShape, tileType.getElementType());
     replacement = tensor::ExtractSliceOp::create(
         rewriter, loc, type, pack.packed, newOffsets, newSizes, newStrides);
   } else {
     auto packedType = cast<MemRefType>(pack.packed.getType());
     MemRefType type = memref::SubViewOp::inferRankReducedResultType(
-        tileType.getShape(), packedType, newOffsets, newSizes, newStrides);
+        panelShape, packedType, newOffsets, newSizes, newStrides);
     replacement = memref::SubViewOp::create(rewriter, loc, type, pack.packed,
                                             newOffsets, newSizes, newStrides);
   }
-  rewriter.modifyOpInPlace(op, [&] { operand.set(replacement); });
+  rewriter.modifyOpInPlace(op, [&] {
+    operand.set(replacement);
+    if (transposedB) {
+      SmallVector<Attribute> maps;
+      for (AffineMap map : op.getIndexingMapsArray())
+        maps.push_back(AffineMapAttr::get(map));
+      maps[1] = AffineMapAttr::get(getPlainBMap(op->getContext(), batched));
+      op->setAttr("indexing_maps", rewriter.getArrayAttr(maps));
+    }
+  });
   if (Operation *old = current.getDefiningOp(); old && old->use_empty())
     rewriter.eraseOp(old);
   return success();
@@ -455,7 +498,9 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
   auto linalgOp = cast<linalg::LinalgOp>(op);
   bool onTensors = linalgOp.hasPureTensorSemantics();
   bool matmulLike = !isConv(s.kind);
-  bool batched = s.kind == OpKind::BatchMatmul;
+  bool batched = isBatchedMatmul(s.kind);
+  std::optional<MatmulForm> form = getMatmulForm(s.kind);
+  bool transposedB = form && form->transposeB;
   // Cleanups run inside the op's parent, which the rewrites never replace.
   Operation *root = op->getParentOp();
   CPUTilingResult result;
@@ -524,7 +569,7 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
     if (matmulLike) {
       auto packed = packPanels(rewriter, cast<linalg::LinalgOp>(current),
                                s.registerTiles[getPanelDim(s.kind)], batched,
-                               bufferAnchor);
+                               transposedB, bufferAnchor);
       if (failed(packed))
         return failure();
       packCopies.push_back(packed->first);
@@ -556,7 +601,7 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
   }
   if (panels) {
     if (failed(usePanels(rewriter, cast<linalg::LinalgOp>(current), *panels,
-                         batched)))
+                         batched, transposedB)))
       return failure();
   }
 
@@ -626,10 +671,13 @@ FailureOr<CPUTilingResult> tiletune::applyCPUConfig(RewriterBase &rewriter,
     return failure();
   };
   // Op-level rewrites of the config first (each returns the op to tile).
-  FailureOr<Operation *> converted =
-      convertLayoutToConfig(rewriter, op, &reason);
-  if (failed(converted))
+  FailureOr<Operation *> named = specializeGenericToConfig(rewriter, op, &reason);
+  if (failed(named))
     return fail(op);
+  FailureOr<Operation *> converted =
+      convertLayoutToConfig(rewriter, *named, &reason);
+  if (failed(converted))
+    return fail(*named);
   FailureOr<Operation *> padded = padToConfig(rewriter, *converted, &reason);
   if (failed(padded))
     return fail(*converted);

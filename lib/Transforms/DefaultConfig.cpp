@@ -135,7 +135,7 @@ TileConfigAttr tiletune::computeDefaultCPUConfig(MLIRContext *ctx,
   StringRef pack = "none";
   int64_t unroll = 1;
 
-  bool matmulLike = op.kind == OpKind::Matmul || op.kind == OpKind::BatchMatmul;
+  bool matmulLike = !isConv(op.kind);
   if (matmulLike) {
     int64_t rn = pickVectorTile(size("n"), lanes);
     int64_t rowCap = std::max<int64_t>(
@@ -143,7 +143,7 @@ TileConfigAttr tiletune::computeDefaultCPUConfig(MLIRContext *ctx,
     int64_t rm = largestDivisorAtMost(size("m"), rowCap);
     plan.reg["m"] = rm;
     plan.reg["n"] = rn;
-    if (op.kind == OpKind::BatchMatmul)
+    if (isBatchedMatmul(op.kind))
       splitThreads(op, plan, {"b", "m", "n"}, target.threads);
     else
       splitThreads(op, plan, {"m", "n"}, target.threads);
@@ -164,6 +164,12 @@ TileConfigAttr tiletune::computeDefaultCPUConfig(MLIRContext *ctx,
     // thrashes L1 sets otherwise). Both measured best on 1024^3.
     if (plan.parallel["m"] / rm >= 4 && rn >= lanes / 2)
       pack = "ab";
+    // A transposed B ([n][k]) is read across rows by the register tile:
+    // packing it into panels absorbs the transpose (the panel copy reads
+    // through the permutation), so it is always packed.
+    std::optional<MatmulForm> form = getMatmulForm(op.kind);
+    if (form && form->transposeB && pack == "none")
+      pack = "b";
     for (int64_t u : {4, 2, 1})
       if (kc % u == 0) {
         unroll = u;

@@ -36,12 +36,24 @@ struct TileCPUPass : public tiletune::impl::TileTuneTileCPUBase<TileCPUPass> {
 
     // Classify ops first; tiling one op rewrites the function, so ops with a
     // config are re-collected after each one.
+    unsigned numUntouched = 0, numTiled = 0;
     func.walk([&](Operation *op) {
       if (getConfig(op))
         return;
       std::string reason;
-      if (failed(matchTunableOp(op, &reason)))
+      if (failed(matchTunableOp(op, &reason))) {
+        // A matmul or convolution TileTune cannot tile (dynamic sizes,
+        // mixed element types, grouped convolutions, other maps): said on
+        // the op, like an op without a config, never silent. Ops that
+        // compute nothing (a loop of size 0) are not worth a word.
+        if (isMatmulOrConvLike(op) && !getEmptyOpReason(op)) {
+          op->emitRemark() << "left untouched: " << reason
+                           << "; it is lowered untiled (naive loops)";
+          ++numUntouched;
+        }
         return;
+      }
+      ++numUntouched;
       LLVM_DEBUG(llvm::dbgs() << "skipping " << op->getName() << " at "
                               << op->getLoc() << ": no tiletune.config\n");
       if (requireConfig) {
@@ -107,9 +119,16 @@ struct TileCPUPass : public tiletune::impl::TileTuneTileCPUBase<TileCPUPass> {
                               << result->numRegisterLoops
                               << " register loops, " << result->numPackCopies
                               << " packing copies\n");
+      ++numTiled;
       if (emitRemarks && result->vectorizeRequested && !result->vectorized)
         emitRemark(loc) << "register tile left scalar: vectorization failed";
     }
+    if (emitRemarks && (numTiled > 0 || numUntouched > 0))
+      func.emitRemark() << "tiletune-tile-cpu: tiled " << numTiled
+                        << " op" << (numTiled == 1 ? "" : "s") << " of @"
+                        << func.getSymName() << ", left " << numUntouched
+                        << " matmul/conv op" << (numUntouched == 1 ? "" : "s")
+                        << " untouched (see the remarks on them)";
     if (anyError)
       signalPassFailure();
   }

@@ -127,6 +127,17 @@ LogicalResult writeAction(Operation *op, TileConfigAttr config,
           "transform op does";
     return failure();
   }
+  if (tunable.isGeneric && isConv(tunable.kind)) {
+    why = "it is a linalg.generic convolution, which the pass first turns "
+          "into its named op; upstream transform.structured.decompose needs "
+          "the named op";
+    return failure();
+  }
+  if (tunable.kind == OpKind::ConvNhwcFhwc) {
+    why = "it is a conv_2d_nhwc_fhwc, which the pass computes on its filter "
+          "transposed to HWCF, a rewrite no upstream transform op does";
+    return failure();
+  }
   std::string reason;
   FailureOr<CPUSchedule> decoded = decodeCPUSchedule(op, config, &reason);
   if (failed(decoded)) {

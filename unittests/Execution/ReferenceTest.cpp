@@ -77,6 +77,78 @@ TEST(ReferenceTest, BatchMatmulF64) {
   expectClose(c, expected, k);
 }
 
+// Every transposed form of batch_matmul against the loop nest read straight
+// from the indexing maps: A[b][m][k] or A[b][k][m], B[b][k][n] or B[b][n][k].
+TEST(ReferenceTest, TransposedBatchMatmulForms) {
+  const int64_t bs = 2, m = 5, n = 7, k = 3;
+  for (bool ta : {false, true})
+    for (bool tb : {false, true}) {
+      Buffer a = random(ElementType::F32,
+                        ta ? llvm::ArrayRef<int64_t>{bs, k, m}
+                           : llvm::ArrayRef<int64_t>{bs, m, k},
+                        11);
+      Buffer b = random(ElementType::F32,
+                        tb ? llvm::ArrayRef<int64_t>{bs, n, k}
+                           : llvm::ArrayRef<int64_t>{bs, k, n},
+                        12);
+      Buffer c = random(ElementType::F32, {bs, m, n}, 13);
+      Buffer expected = c.clone();
+      for (int64_t q = 0; q < bs; ++q)
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t j = 0; j < n; ++j) {
+            double acc = expected.getAsDouble((q * m + i) * n + j);
+            for (int64_t p = 0; p < k; ++p) {
+              int64_t ai = ta ? (q * k + p) * m + i : (q * m + i) * k + p;
+              int64_t bi = tb ? (q * n + j) * k + p : (q * k + p) * n + j;
+              acc += a.getAsDouble(ai) * b.getAsDouble(bi);
+            }
+            expected.setFromDouble((q * m + i) * n + j, acc);
+          }
+      ASSERT_FALSE(static_cast<bool>(
+          referenceMatmulForm(a, b, c, /*batched=*/true, ta, tb)));
+      expectClose(c, expected, k);
+    }
+  // Shapes that do not fit the form are errors, not crashes.
+  Buffer a = random(ElementType::F32, {4, 5}, 1);
+  Buffer b = random(ElementType::F32, {6, 5}, 2);
+  Buffer c = random(ElementType::F32, {4, 3}, 3);
+  llvm::Error err = referenceMatmulForm(a, b, c, false, false, true);
+  EXPECT_TRUE(static_cast<bool>(err));
+  llvm::consumeError(std::move(err));
+}
+
+// conv_2d_nhwc_fhwc: O[n][y][x][f] += I[n][y*s+r*d][x*s+q*d][c] * F[f][r][q][c].
+TEST(ReferenceTest, ConvNhwcFhwcStridedDilated) {
+  const int64_t n = 2, c = 3, f = 5, kh = 2, kw = 3, oh = 3, ow = 4;
+  Conv2DParams p;
+  p.strides = {2, 1};
+  p.dilations = {1, 2};
+  int64_t ih = (oh - 1) * 2 + (kh - 1) * 1 + 1;
+  int64_t iw = (ow - 1) * 1 + (kw - 1) * 2 + 1;
+  Buffer in = random(ElementType::F64, {n, ih, iw, c}, 21);
+  Buffer flt = random(ElementType::F64, {f, kh, kw, c}, 22);
+  Buffer out = random(ElementType::F64, {n, oh, ow, f}, 23);
+  Buffer expected = out.clone();
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t y = 0; y < oh; ++y)
+      for (int64_t x = 0; x < ow; ++x)
+        for (int64_t o = 0; o < f; ++o) {
+          int64_t oi = ((b * oh + y) * ow + x) * f + o;
+          double acc = expected.getAsDouble(oi);
+          for (int64_t r = 0; r < kh; ++r)
+            for (int64_t q = 0; q < kw; ++q)
+              for (int64_t ch = 0; ch < c; ++ch) {
+                int64_t iy = y * 2 + r, ix = x + q * 2;
+                acc += in.getAsDouble(((b * ih + iy) * iw + ix) * c + ch) *
+                       flt.getAsDouble(((o * kh + r) * kw + q) * c + ch);
+              }
+          expected.setFromDouble(oi, acc);
+        }
+  ASSERT_FALSE(
+      static_cast<bool>(referenceConv2DNhwcFhwc(in, flt, out, p)));
+  expectClose(out, expected, kh * kw * c);
+}
+
 struct ConvCase {
   int64_t n, c, h, w, f, kh, kw;
   Conv2DParams params;

@@ -35,6 +35,9 @@ TEST(PaddingTest, PadsOnlySizesWithoutGoodDivisors) {
   EXPECT_EQ(getCPUPaddedSize("f", 127, 16), 127);
   EXPECT_TRUE(isCPUPaddableOpKind("matmul"));
   EXPECT_TRUE(isCPUPaddableOpKind("batch_matmul"));
+  EXPECT_TRUE(isCPUPaddableOpKind("matmul_transpose_b"));
+  EXPECT_TRUE(isCPUPaddableOpKind("batch_matmul_transpose_ab"));
+  EXPECT_FALSE(isCPUPaddableOpKind("conv_2d_nhwc_fhwc"));
   EXPECT_FALSE(isCPUPaddableOpKind("conv_2d_nhwc_hwcf"));
 }
 

@@ -9,19 +9,50 @@
 
 #include "gtest/gtest.h"
 
+#include <set>
+#include <string>
+
 using namespace mlir::tiletune;
 
 namespace {
 
 TEST(TilingTemplatesTest, OpKindsRoundTrip) {
-  for (OpKind kind : {OpKind::Matmul, OpKind::BatchMatmul, OpKind::ConvNhwcHwcf,
-                      OpKind::ConvNchwFchw})
+  for (OpKind kind :
+       {OpKind::Matmul, OpKind::BatchMatmul, OpKind::ConvNhwcHwcf,
+        OpKind::ConvNchwFchw, OpKind::ConvNhwcFhwc, OpKind::MatmulTransposeB,
+        OpKind::BatchMatmulTransposeAB})
     EXPECT_EQ(symbolizeOpKind(stringifyOpKind(kind)), kind);
   EXPECT_EQ(symbolizeOpKind("conv_3d"), std::nullopt);
   EXPECT_FALSE(isConv(OpKind::BatchMatmul));
   EXPECT_TRUE(isConv(OpKind::ConvNchwFchw));
   EXPECT_EQ(symbolizeDimRole(stringifyDimRole(DimRole::Reduction)),
             DimRole::Reduction);
+}
+
+// Every matmul form has exactly one kind, and the kinds say their form; the
+// kinds' names differ (they are problem keys: layouts never mix).
+TEST(TilingTemplatesTest, MatmulForms) {
+  std::set<std::string> names;
+  for (bool batched : {false, true})
+    for (bool ta : {false, true})
+      for (bool tb : {false, true}) {
+        OpKind kind = getMatmulKind(MatmulForm{batched, ta, tb});
+        std::optional<MatmulForm> form = getMatmulForm(kind);
+        ASSERT_TRUE(form.has_value());
+        EXPECT_EQ(form->batched, batched);
+        EXPECT_EQ(form->transposeA, ta);
+        EXPECT_EQ(form->transposeB, tb);
+        EXPECT_EQ(isBatchedMatmul(kind), batched);
+        EXPECT_EQ(isTransposedMatmul(kind), ta || tb);
+        EXPECT_FALSE(isConv(kind));
+        EXPECT_EQ(getLoopTemplates(kind).size(), batched ? 4u : 3u);
+        names.insert(stringifyOpKind(kind).str());
+      }
+  EXPECT_EQ(names.size(), 8u);
+  EXPECT_EQ(getMatmulKind(MatmulForm{false, false, true}),
+            OpKind::MatmulTransposeB);
+  EXPECT_EQ(getMatmulForm(OpKind::ConvNhwcFhwc), std::nullopt);
+  EXPECT_TRUE(isConv(OpKind::ConvNhwcFhwc));
 }
 
 TEST(TilingTemplatesTest, Levels) {

@@ -66,6 +66,10 @@ struct TunableOp {
   /// Convolution strides and dilations ({h, w}); {1, 1} for matmuls.
   std::array<int64_t, 2> strides = {1, 1};
   std::array<int64_t, 2> dilations = {1, 1};
+  /// A linalg.generic recognised as this kind (its maps and iterators are
+  /// the named op's, its body is out + lhs * rhs); the CPU tiling rewrites
+  /// it into the named op first (specializeGenericToConfig).
+  bool isGeneric = false;
 
   const LoopDim *lookup(llvm::StringRef name) const;
   /// FLOPs of one execution (countFlops of the loop sizes).
@@ -84,6 +88,31 @@ void getConvStridesAndDilations(Operation *op, std::array<int64_t, 2> &strides,
 /// to the untiled lowering, see getEmptyOpReason).
 FailureOr<TunableOp> matchTunableOp(Operation *op,
                                     std::string *reason = nullptr);
+
+/// The matmul kind of a linalg.matmul or linalg.batch_matmul from its
+/// indexing maps (plain, or with A and/or B transposed); std::nullopt with
+/// `reason` (starting with a verb: "has ...") for any other maps or op.
+std::optional<OpKind> matchMatmulOpKind(Operation *op,
+                                        std::string *reason = nullptr);
+
+/// The kind of a linalg.generic that is a matmul, batch_matmul (plain or
+/// transposed) or 2-D convolution: upstream's contraction / convolution
+/// inference (isaContractionOpInterface, inferConvolutionDims) must accept
+/// it, its loops and indexing maps must be exactly those of the named op of
+/// the kind, and its body exactly out + lhs * rhs. Fills the convolution's
+/// strides and dilations. std::nullopt with `reason` ("is ...", "does ...")
+/// otherwise.
+std::optional<OpKind> matchGenericOpKind(Operation *op,
+                                         std::array<int64_t, 2> &strides,
+                                         std::array<int64_t, 2> &dilations,
+                                         std::string *reason = nullptr);
+
+/// Whether `op` is a linalg op of the matmul or convolution families in the
+/// wide sense (a contraction or convolution by upstream's interfaces and
+/// inference, pooling excluded): the ops whose FLOPs a model's tuning is
+/// about. Those of them matchTunableOp refuses are reported as left
+/// untouched (with its reason) by the tiling pass and the tuner.
+bool isMatmulOrConvLike(Operation *op);
 
 /// For an op that matchTunableOp refuses only because one of its loops has
 /// size 0 (e.g. a matmul of `tensor<0x64xf32>`, a batch or filter count of

@@ -48,6 +48,25 @@ llvm::Error referenceConv2DNchwFchw(const Buffer &input, const Buffer &filter,
                                     Buffer &output,
                                     const Conv2DParams &params = {});
 
+/// C[b?, m, n] += sum_k A[b?, m, k] * B[b?, k, n] where A is stored
+/// [b?][k][m] when `transposeA` and B [b?][n][k] when `transposeB`
+/// (linalg.matmul / batch_matmul with transposing indexing_maps).
+llvm::Error referenceMatmulForm(const Buffer &a, const Buffer &b, Buffer &c,
+                                bool batched, bool transposeA,
+                                bool transposeB);
+
+/// O[n, oh, ow, f] += sum_{kh, kw, c} I[n, oh*sh + kh*dh, ow*sw + kw*dw, c]
+///                                   * F[f, kh, kw, c]
+/// (linalg.conv_2d_nhwc_fhwc, TOSA's layout; the input is already padded).
+llvm::Error referenceConv2DNhwcFhwc(const Buffer &input, const Buffer &filter,
+                                    Buffer &output,
+                                    const Conv2DParams &params = {});
+
+/// A copy of `in` with its dimensions permuted: dim i of the result is dim
+/// perm[i] of `in`.
+llvm::Expected<Buffer> permuteBuffer(const Buffer &in,
+                                     llvm::ArrayRef<int64_t> perm);
+
 } // namespace mlir::tiletune
 
 #endif // TILETUNE_EXECUTION_REFERENCE_H

@@ -74,6 +74,14 @@ struct GPUKernelPlan {
   std::string summary() const;
 };
 
+/// Why the cuda target cannot tile ops of `kind` (the transposed matmul
+/// forms and conv_2d_nhwc_fhwc: only the cpu target tiles them), or
+/// std::nullopt when it can. planGPUKernel and the GPU passes refuse such ops
+/// with this message.
+std::optional<std::string> getGPUUnsupportedReason(OpKind kind);
+/// Same for a recognised op: also refuses linalg.generic ops.
+std::optional<std::string> getGPUUnsupportedReason(const TunableOp &op);
+
 /// Derives the plan of `config` (target cuda, verified against `op`) for the
 /// tunable op `op` (its element type, loops and convolution strides and
 /// dilations).

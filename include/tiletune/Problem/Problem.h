@@ -66,17 +66,22 @@ struct ProblemSet {
   std::vector<Problem> problems;
   /// For each problem, the ops (in walk order) that have it.
   std::vector<llvm::SmallVector<Operation *>> ops;
+  /// Matmul- and conv-like ops (isMatmulOrConvLike) that cannot be tuned,
+  /// in walk order, with matchTunableOp's reason.
+  std::vector<std::pair<Operation *, std::string>> skipped;
 
   /// Index of the problem with `key`, or -1.
   int find(llvm::StringRef key) const;
 };
 
 /// Walks `module` and collects every tunable op as a problem, identical
-/// problems once. Ops that look tunable (matmul, batch_matmul, the two conv
-/// layouts) but cannot be tuned (dynamic shapes, element types) are errors
-/// reported on the op; ops with a loop of size 0 compute nothing and are
-/// skipped with a remark (getEmptyOpReason); `allowEmpty` = false makes a
-/// module without a tunable op an error too.
+/// problems once. Matmul- and conv-like ops that cannot be tuned (dynamic
+/// shapes, mixed element types, forms TileTune does not tile such as grouped
+/// convolutions) are left untouched with a remark on the op naming the
+/// reason, and listed in `skipped`; ops with a loop of size 0 compute
+/// nothing and are skipped with a remark (getEmptyOpReason); an unknown
+/// target is an error; `allowEmpty` = false makes a module without a
+/// tunable op an error too.
 FailureOr<ProblemSet> collectProblems(ModuleOp module, llvm::StringRef target,
                                       bool allowEmpty = false);
 

@@ -43,6 +43,23 @@ bool isConv(OpKind kind);
 /// The name of the op of `kind`, e.g. "linalg.matmul".
 llvm::StringRef getOpName(OpKind kind);
 
+/// The form of a matmul-like op kind (TILETUNE_MATMUL_FORM): a leading batch
+/// loop, A stored [b?][k][m] (transposed), B stored [b?][n][k] (transposed).
+struct MatmulForm {
+  bool batched = false;
+  bool transposeA = false;
+  bool transposeB = false;
+};
+/// The form of `kind`; std::nullopt for convolutions.
+std::optional<MatmulForm> getMatmulForm(OpKind kind);
+/// The matmul kind of a form.
+OpKind getMatmulKind(MatmulForm form);
+/// Whether `kind` has a leading batch loop b (batch_matmul and its
+/// transposed forms).
+bool isBatchedMatmul(OpKind kind);
+/// Whether `kind` is one of the transposed matmul/batch_matmul forms.
+bool isTransposedMatmul(OpKind kind);
+
 /// Role of a loop dimension in the tiling templates.
 enum class DimRole {
   Batch,     ///< Independent problems (batch_matmul b, conv n).

@@ -55,12 +55,24 @@ FailureOr<CPUTilingResult> tileAndVectorizeForCPU(RewriterBase &rewriter,
 // Op-level rewrites a config asks for before tiling (CPUOpRewrites.cpp)
 //===----------------------------------------------------------------------===//
 
+/// Replaces a linalg.generic that matchTunableOp recognises (a matmul form or
+/// a 2-D convolution) and that carries a CPU config by the named op of its
+/// kind (same operands, maps, strides and dilations, same config), so the
+/// rest of the CPU tiling sees the named op. Returns the op to tile (`op`
+/// itself when it is no generic or has no CPU config).
+FailureOr<Operation *> specializeGenericToConfig(RewriterBase &rewriter,
+                                                 Operation *op,
+                                                 std::string *reason);
+
 /// Applies the `layout = nhwc` option of a conv_2d_nchw_fchw's CPU config:
 /// the op is replaced by transposes of the input (to NHWC), filter (to HWCF)
 /// and output (to NHWC), a conv_2d_nhwc_hwcf with the same strides,
 /// dilations and config (without `layout`; its levels and `order` name the
-/// same loops), and a transpose of the result back to NCHW. Returns the op to
-/// tile (the new conv, or `op` itself when the config keeps the layout).
+/// same loops), and a transpose of the result back to NCHW. A
+/// conv_2d_nhwc_fhwc with a CPU config always becomes a conv_2d_nhwc_hwcf on
+/// its filter transposed once to HWCF (same loops, same config). Returns the
+/// op to tile (the new conv, or `op` itself when the config keeps the
+/// layout).
 FailureOr<Operation *> convertLayoutToConfig(RewriterBase &rewriter,
                                              Operation *op,
                                              std::string *reason = nullptr);
