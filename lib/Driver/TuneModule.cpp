@@ -659,7 +659,12 @@ mlir::tiletune::tuneModel(ModuleOp module, const TuneOptions &options) {
     }
     FailureOr<Problem> problem = extractProblem(op, options.target, &reason);
     if (failed(problem)) {
-      if (isMatmulOrConvLike(op))
+      // The families TileTune tiles say why this one is not; other ops
+      // (matvec, grouped convolutions, ...) are "not a tunable op family".
+      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp,
+              linalg::Conv2DNhwcHwcfOp, linalg::Conv2DNchwFchwOp,
+              linalg::Conv2DNhwcFhwcOp>(op) ||
+          (isa<linalg::GenericOp>(op) && isMatmulOrConvLike(op)))
         reasons[op] = reason;
       return;
     }

@@ -91,6 +91,7 @@ struct TileCPUPass : public tiletune::impl::TileTuneTileCPUBase<TileCPUPass> {
         if (emitRemarks)
           next->emitRemark() << "left untouched: the config targets '"
                              << config.getTarget() << "'";
+        ++numUntouched;
         skipped.insert(next);
         continue;
       }

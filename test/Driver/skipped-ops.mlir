@@ -21,7 +21,7 @@ func.func @model(%a: tensor<16x32xf32>, %b: tensor<32x32xf32>, %c: tensor<16x32x
                  %w: tensor<24x32xf32>, %c2: tensor<16x24xf32>,
                  %d: tensor<?x32xf32>, %dc: tensor<?x32xf32>,
                  %h: tensor<8x8xf16>, %o: tensor<8x8xf32>,
-                 %gi: tensor<1x2x3x6x6xf32>, %gf: tensor<2x4x3x3x3xf32>,
+                 %gi: tensor<1x2x3x6x6xf32>, %gf: tensor<4x2x3x3x3xf32>,
                  %go: tensor<1x2x4x4x4xf32>)
     -> (tensor<16x32xf32>, tensor<16x24xf32>, tensor<?x32xf32>, tensor<8x8xf32>, tensor<1x2x4x4x4xf32>) {
   %0 = linalg.matmul ins(%a, %b : tensor<16x32xf32>, tensor<32x32xf32>) outs(%c : tensor<16x32xf32>) -> tensor<16x32xf32>
@@ -30,6 +30,6 @@ func.func @model(%a: tensor<16x32xf32>, %b: tensor<32x32xf32>, %c: tensor<16x32x
   %2 = linalg.matmul ins(%d, %b : tensor<?x32xf32>, tensor<32x32xf32>) outs(%dc : tensor<?x32xf32>) -> tensor<?x32xf32>
   %3 = linalg.matmul ins(%h, %h : tensor<8x8xf16>, tensor<8x8xf16>) outs(%o : tensor<8x8xf32>) -> tensor<8x8xf32>
   %4 = linalg.conv_2d_ngchw_fgchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
-    ins(%gi, %gf : tensor<1x2x3x6x6xf32>, tensor<2x4x3x3x3xf32>) outs(%go : tensor<1x2x4x4x4xf32>) -> tensor<1x2x4x4x4xf32>
+    ins(%gi, %gf : tensor<1x2x3x6x6xf32>, tensor<4x2x3x3x3xf32>) outs(%go : tensor<1x2x4x4x4xf32>) -> tensor<1x2x4x4x4xf32>
   return %0, %1, %2, %3, %4 : tensor<16x32xf32>, tensor<16x24xf32>, tensor<?x32xf32>, tensor<8x8xf32>, tensor<1x2x4x4x4xf32>
 }

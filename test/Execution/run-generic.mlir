@@ -26,8 +26,7 @@
 // CONFIG: linalg.generic
 // CONFIG-SAME: tiletune.config = #tiletune.config<cpu, parallel = {m =
 // CONFIG-LABEL: func.func @generic_conv
-// CONFIG: tiletune.config = #tiletune.config<cpu, parallel = {n =
-// CONFIG-SAME: oh =
+// CONFIG: tiletune.config = #tiletune.config<cpu, parallel = {f = {{[0-9]+}}, n = 1, oh =
 // CONFIG-LABEL: func.func @not_a_matmul
 // CONFIG-NOT: tiletune.config
 

@@ -36,25 +36,10 @@
 // BMM: verify: PASSED
 // CHECK: verify: PASSED
 
-#ta = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>,
-       affine_map<(m, n, k) -> (m, n)>]
-#tb = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
-       affine_map<(m, n, k) -> (m, n)>]
-#tab = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (n, k)>,
-        affine_map<(m, n, k) -> (m, n)>]
-#bta = [affine_map<(b, m, n, k) -> (b, k, m)>,
-        affine_map<(b, m, n, k) -> (b, k, n)>,
-        affine_map<(b, m, n, k) -> (b, m, n)>]
-#btb = [affine_map<(b, m, n, k) -> (b, m, k)>,
-        affine_map<(b, m, n, k) -> (b, n, k)>,
-        affine_map<(b, m, n, k) -> (b, m, n)>]
-#btab = [affine_map<(b, m, n, k) -> (b, k, m)>,
-         affine_map<(b, m, n, k) -> (b, n, k)>,
-         affine_map<(b, m, n, k) -> (b, m, n)>]
 
 func.func @tb_packed(%a: tensor<32x24xf32>, %b: tensor<32x24xf32>,
                      %c: tensor<32x32xf32>) -> tensor<32x32xf32> {
-  %0 = linalg.matmul indexing_maps = #tb {tiletune.config = #tiletune.config<cpu,
+  %0 = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>] {tiletune.config = #tiletune.config<cpu,
          parallel = {m = 16, n = 32}, cache = {m = 8, n = 32, k = 8},
          register = {m = 4, n = 16}, order = [n, k, m], pack = b, unroll = 2>}
     ins(%a, %b : tensor<32x24xf32>, tensor<32x24xf32>)
@@ -64,7 +49,7 @@ func.func @tb_packed(%a: tensor<32x24xf32>, %b: tensor<32x24xf32>,
 
 func.func @ta_buffers(%a: memref<24x16xf64>, %b: memref<24x32xf64>,
                       %c: memref<16x32xf64>) {
-  linalg.matmul indexing_maps = #ta {tiletune.config = #tiletune.config<cpu,
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>] {tiletune.config = #tiletune.config<cpu,
          parallel = {m = 16, n = 16}, cache = {m = 8, n = 16, k = 12},
          register = {m = 4, n = 8}, pack = ab>}
     ins(%a, %b : memref<24x16xf64>, memref<24x32xf64>)
@@ -74,7 +59,7 @@ func.func @ta_buffers(%a: memref<24x16xf64>, %b: memref<24x32xf64>,
 
 func.func @bmm_tb_packed(%a: tensor<3x8x20xf32>, %b: tensor<3x32x20xf32>,
                          %c: tensor<3x8x32xf32>) -> tensor<3x8x32xf32> {
-  %0 = linalg.batch_matmul indexing_maps = #btb {tiletune.config = #tiletune.config<cpu,
+  %0 = linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (b, n, k)>, affine_map<(b, m, n, k) -> (b, m, n)>] {tiletune.config = #tiletune.config<cpu,
          parallel = {b = 1, m = 8, n = 32}, cache = {m = 8, n = 32, k = 10},
          register = {m = 4, n = 16}, pack = b>}
     ins(%a, %b : tensor<3x8x20xf32>, tensor<3x32x20xf32>)
@@ -84,7 +69,7 @@ func.func @bmm_tb_packed(%a: tensor<3x8x20xf32>, %b: tensor<3x32x20xf32>,
 
 func.func @bmm_tab_buffers(%a: memref<2x12x8xf32>, %b: memref<2x16x12xf32>,
                            %c: memref<2x8x16xf32>) {
-  linalg.batch_matmul indexing_maps = #btab {tiletune.config = #tiletune.config<cpu,
+  linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, k, m)>, affine_map<(b, m, n, k) -> (b, n, k)>, affine_map<(b, m, n, k) -> (b, m, n)>] {tiletune.config = #tiletune.config<cpu,
          parallel = {b = 1, m = 8, n = 16}, cache = {m = 8, n = 16, k = 4},
          register = {m = 2, n = 8}, pack = ab, unroll = 2>}
     ins(%a, %b : memref<2x12x8xf32>, memref<2x16x12xf32>)
@@ -94,7 +79,7 @@ func.func @bmm_tab_buffers(%a: memref<2x12x8xf32>, %b: memref<2x16x12xf32>,
 
 func.func @d_ta(%a: tensor<13x17xf32>, %b: tensor<13x19xf32>,
                 %c: tensor<17x19xf32>) -> tensor<17x19xf32> {
-  %0 = linalg.matmul indexing_maps = #ta
+  %0 = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>]
     ins(%a, %b : tensor<13x17xf32>, tensor<13x19xf32>)
     outs(%c : tensor<17x19xf32>) -> tensor<17x19xf32>
   return %0 : tensor<17x19xf32>
@@ -102,7 +87,7 @@ func.func @d_ta(%a: tensor<13x17xf32>, %b: tensor<13x19xf32>,
 
 func.func @d_tb(%a: tensor<37x64xf32>, %b: tensor<96x64xf32>,
                 %c: tensor<37x96xf32>) -> tensor<37x96xf32> {
-  %0 = linalg.matmul indexing_maps = #tb
+  %0 = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
     ins(%a, %b : tensor<37x64xf32>, tensor<96x64xf32>)
     outs(%c : tensor<37x96xf32>) -> tensor<37x96xf32>
   return %0 : tensor<37x96xf32>
@@ -110,7 +95,7 @@ func.func @d_tb(%a: tensor<37x64xf32>, %b: tensor<96x64xf32>,
 
 func.func @d_tab(%a: memref<11x7xf64>, %b: memref<5x11xf64>,
                  %c: memref<7x5xf64>) {
-  linalg.matmul indexing_maps = #tab
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
     ins(%a, %b : memref<11x7xf64>, memref<5x11xf64>)
     outs(%c : memref<7x5xf64>)
   return
@@ -119,7 +104,7 @@ func.func @d_tab(%a: memref<11x7xf64>, %b: memref<5x11xf64>,
 // One row (a GEMV against a weight stored [out, in]).
 func.func @d_tb_gemv(%a: tensor<1x64xf32>, %b: tensor<33x64xf32>,
                      %c: tensor<1x33xf32>) -> tensor<1x33xf32> {
-  %0 = linalg.matmul indexing_maps = #tb
+  %0 = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
     ins(%a, %b : tensor<1x64xf32>, tensor<33x64xf32>)
     outs(%c : tensor<1x33xf32>) -> tensor<1x33xf32>
   return %0 : tensor<1x33xf32>
@@ -127,7 +112,7 @@ func.func @d_tb_gemv(%a: tensor<1x64xf32>, %b: tensor<33x64xf32>,
 
 func.func @d_bmm_ta(%a: tensor<2x9x5xf32>, %b: tensor<2x9x6xf32>,
                     %c: tensor<2x5x6xf32>) -> tensor<2x5x6xf32> {
-  %0 = linalg.batch_matmul indexing_maps = #bta
+  %0 = linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, k, m)>, affine_map<(b, m, n, k) -> (b, k, n)>, affine_map<(b, m, n, k) -> (b, m, n)>]
     ins(%a, %b : tensor<2x9x5xf32>, tensor<2x9x6xf32>)
     outs(%c : tensor<2x5x6xf32>) -> tensor<2x5x6xf32>
   return %0 : tensor<2x5x6xf32>
@@ -136,7 +121,7 @@ func.func @d_bmm_ta(%a: tensor<2x9x5xf32>, %b: tensor<2x9x6xf32>,
 // Attention's Q*K^T: 4 heads, 29 tokens, head size 16.
 func.func @d_bmm_tb(%q: tensor<4x29x16xf32>, %k: tensor<4x29x16xf32>,
                     %s: tensor<4x29x29xf32>) -> tensor<4x29x29xf32> {
-  %0 = linalg.batch_matmul indexing_maps = #btb
+  %0 = linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (b, n, k)>, affine_map<(b, m, n, k) -> (b, m, n)>]
     ins(%q, %k : tensor<4x29x16xf32>, tensor<4x29x16xf32>)
     outs(%s : tensor<4x29x29xf32>) -> tensor<4x29x29xf32>
   return %0 : tensor<4x29x29xf32>
@@ -144,7 +129,7 @@ func.func @d_bmm_tb(%q: tensor<4x29x16xf32>, %k: tensor<4x29x16xf32>,
 
 func.func @d_bmm_tab(%a: memref<1x3x1xf32>, %b: memref<1x7x3xf32>,
                      %c: memref<1x1x7xf32>) {
-  linalg.batch_matmul indexing_maps = #btab
+  linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, k, m)>, affine_map<(b, m, n, k) -> (b, n, k)>, affine_map<(b, m, n, k) -> (b, m, n)>]
     ins(%a, %b : memref<1x3x1xf32>, memref<1x7x3xf32>)
     outs(%c : memref<1x1x7xf32>)
   return

@@ -61,16 +61,24 @@ def TileTuneTileCPU : Pass<"tiletune-tile-cpu", "func::FuncOp"> {
 
     Ops without a config, or with a config of another target, are left
     untouched. A tunable op without a config always gets a remark (it will
-    be lowered to naive loops); with `require-config` it is an error.
-    Unsupported ops carrying a config (dynamic shapes, other ops) get an
-    error at the op; nothing is mutated before every precondition holds.
+    be lowered to naive loops); with `require-config` it is an error. So
+    does a matmul or convolution TileTune cannot tile (dynamic sizes, mixed
+    element types, grouped convolutions, other indexing maps): a remark
+    naming the reason. With `emit-remarks`, each function also gets a remark
+    counting the ops tiled and left untouched. Unsupported ops carrying a
+    config get an error at the op; nothing is mutated before every
+    precondition holds. Transposed matmuls (`indexing_maps`),
+    `conv_2d_nhwc_fhwc` and `linalg.generic` matmuls/convolutions are tiled
+    like the plain ops (docs/TileConfig.md).
   }];
   let options = [
     Option<"requireConfig", "require-config", "bool", /*default=*/"false",
            "Report an error for a tunable op that has no CPU config">,
     Option<"emitRemarks", "emit-remarks", "bool", /*default=*/"false",
            "Emit a remark for every op that is left untouched and why (a "
-           "tunable op without a config gets one regardless)">,
+           "tunable op without a config and a matmul/conv TileTune cannot "
+           "tile get one regardless), and per function the number of ops "
+           "tiled and left untouched">,
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
