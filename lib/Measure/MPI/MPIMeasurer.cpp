@@ -298,9 +298,10 @@ llvm::Error mlir::tiletune::connectMPIWorkers(const MPIHello &hello,
     worker.connected = true;
   }
   if (log) {
-    *log << llvm::formatv("distributed: {0} worker rank{1} measure on {2}:",
+    *log << llvm::formatv("distributed: {0} worker {1} on {2}:",
                           rt.workers.size(),
-                          rt.workers.size() == 1 ? "" : "s",
+                          rt.workers.size() == 1 ? "rank measures"
+                                                 : "ranks measure",
                           target.describe());
     for (const WorkerRank &worker : rt.workers)
       *log << " " << worker.rank << "@" << worker.host;
