@@ -46,6 +46,12 @@ set(TILETUNE_PACKAGE_LIBRARIES
   TileTuneDriver
   TileTuneTuningPasses
   )
+if(TARGET TileTuneMeasureMPI)
+  # Before the driver, which links it.
+  list(FIND TILETUNE_PACKAGE_LIBRARIES TileTuneDriver _tiletune_driver_at)
+  list(INSERT TILETUNE_PACKAGE_LIBRARIES ${_tiletune_driver_at}
+    TileTuneMeasureMPI)
+endif()
 if(TARGET tiletune_cuda_runtime)
   list(APPEND TILETUNE_PACKAGE_LIBRARIES tiletune_cuda_runtime)
   set_target_properties(tiletune_cuda_runtime PROPERTIES EXPORT_NAME CudaRuntime)

@@ -62,3 +62,26 @@ else()
   message(STATUS "GPU runtime and measurement are not built "
                  "(TILETUNE_ENABLE_GPU=OFF)")
 endif()
+
+# MPI: distributed measurement (`mpirun -n N tiletune tune ...
+# --distributed=mpi`, docs/Distributed.md); needs an MPI with C bindings
+# (Debian: openmpi-bin libopenmpi-dev).
+if(NOT DEFINED TILETUNE_ENABLE_MPI OR TILETUNE_ENABLE_MPI)
+  find_package(MPI COMPONENTS C QUIET)
+  option(TILETUNE_ENABLE_MPI
+    "Build distributed measurement on MPI (tiletune tune --distributed=mpi)"
+    ${MPI_C_FOUND})
+  if(TILETUNE_ENABLE_MPI AND NOT MPI_C_FOUND)
+    message(FATAL_ERROR "TILETUNE_ENABLE_MPI is ON but no MPI with C bindings "
+      "was found (Debian: openmpi-bin libopenmpi-dev), or configure with "
+      "-DTILETUNE_ENABLE_MPI=OFF")
+  endif()
+endif()
+if(TILETUNE_ENABLE_MPI)
+  find_program(TILETUNE_MPIRUN NAMES mpirun mpiexec
+    HINTS ${MPIEXEC_EXECUTABLE})
+  message(STATUS "MPI found: ${MPI_C_VERSION} (distributed measurement is built)")
+else()
+  set(TILETUNE_MPIRUN "")
+  message(STATUS "Distributed measurement is not built (TILETUNE_ENABLE_MPI=OFF)")
+endif()

@@ -13,6 +13,8 @@ PACKAGES=(
   libclang-rt-22-dev libfuzzer-22-dev
   # Libraries of the tuner.
   libgtest-dev libgmock-dev libsqlite3-dev sqlite3 libeigen3-dev libxgboost-dev
+  # Distributed measurement (tiletune tune --distributed=mpi).
+  openmpi-bin libopenmpi-dev
   # Python bindings and plotting (for Debian's /usr/bin/python3).
   python3 python3-dev pybind11-dev python3-numpy python3-matplotlib
   # Reference libraries for the benchmarks.

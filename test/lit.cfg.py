@@ -64,6 +64,17 @@ if os.path.exists(os.path.join(config.tiletune_tools_dir, "tiletune-bench-cpu"))
 # the plugin tests.
 if os.path.exists(os.path.join(config.llvm_tools_dir, "mlir-opt")):
     config.available_features.add("upstream-mlir-opt")
+# Distributed measurement (TILETUNE_ENABLE_MPI): %mpirun runs Open MPI's
+# launcher as root where needed, oversubscribed (the suite's machine has few
+# cores) and under a time limit, so that no test can hang on it.
+if config.tiletune_enable_mpi and os.path.exists(config.tiletune_mpirun or ""):
+    config.available_features.add("mpi")
+    config.substitutions.append(
+        ("%mpirun",
+         "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+         "timeout --kill-after=5 90 " + config.tiletune_mpirun +
+         " --oversubscribe"))
+    config.substitutions.append(("%mpi_launcher", config.tiletune_mpirun))
 if config.cuda_toolkit_found:
     config.available_features.add("cuda-toolkit")
     ptxas = os.path.join(config.cuda_bin_dir, "ptxas")

@@ -8,6 +8,7 @@
 
 #include "tiletune/Driver/Driver.h"
 
+#include "tiletune/Driver/Distributed.h"
 #include "tiletune/Driver/GPUDriver.h"
 #include "tiletune/Driver/WarmStart.h"
 #include "tiletune/Execution/Buffer.h"
@@ -108,6 +109,12 @@ createProblemMeasurer(MLIRContext *ctx, const Problem &problem,
       return reference.takeError();
     measureOptions.referenceConfig = printAttr(*reference);
   }
+  // Measured on the worker ranks of an MPI job: each decides itself
+  // whether a core is left for compiling ahead.
+  if (options.distributed == "mpi")
+    return createDistributedMeasurer(problem, space, kernelText,
+                                     measureOptions, options.overlapCompile,
+                                     options);
   // Overlap compilation with timing only when the timed kernels leave a
   // core idle.
   bool overlap = options.overlapCompile && threads < resolveThreads(0);
@@ -389,6 +396,10 @@ mlir::tiletune::tuneProblems(MLIRContext *ctx, const ProblemSet &set,
   } else {
     target = getCPUTarget(threads);
   }
+  // Every worker rank must measure this target.
+  if (options.distributed == "mpi")
+    if (llvm::Error err = connectDistributedWorkers(target, threads, options))
+      return std::move(err);
 
   // Every problem's space, pins, default and strategy before anything is
   // measured or recorded.

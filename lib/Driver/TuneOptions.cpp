@@ -173,6 +173,18 @@ llvm::Error mlir::tiletune::validateTuneOptions(const TuneOptions &options) {
     return llvm::createStringError(
         "a model time budget tunes on the cpu target only (the end-to-end "
         "run is JIT-compiled for this CPU)");
+  if (options.distributed != "none" && options.distributed != "mpi")
+    return llvm::createStringError("unknown distributed measurement '" +
+                                   options.distributed +
+                                   "' (known: none, mpi)");
+  if (options.distributed == "mpi" && options.target != kTargetCPU)
+    return llvm::createStringError(
+        "--distributed=mpi measures on the cpu target only");
+  if (options.distributed == "mpi" && options.timeBudgetSeconds > 0)
+    return llvm::createStringError(
+        "--distributed=mpi does not tune a whole model under --time-budget "
+        "(the model's end-to-end time is measured on one machine): give "
+        "--trials or --seconds per problem");
   if (options.trials == 0 && options.seconds == 0 &&
       options.timeBudgetSeconds == 0)
     return llvm::createStringError(

@@ -9,6 +9,7 @@
 
 #include "tiletune/Database/Database.h"
 #include "tiletune/Dialect/TileConfig.h"
+#include "tiletune/Driver/Distributed.h"
 #include "tiletune/Driver/Driver.h"
 #include "tiletune/TuningPasses/Passes.h"
 #include "tiletune/InitAll.h"
@@ -239,6 +240,15 @@ static cl::opt<bool> unpaired(
              "measurements does not reorder variants (costs about twice the "
              "timing time)"),
     cl::init(false), cl::sub(tuneCmd), cl::cat(category));
+static cl::opt<std::string> distributed(
+    "distributed",
+    cl::desc("Where the CPU variants are measured: none (worker processes "
+             "of this process) or mpi (under `mpirun -n N`, N >= 2: rank 0 "
+             "searches and writes the database, ranks 1..N-1 compile and "
+             "measure; every rank must have the same CPU; see "
+             "docs/Distributed.md)"),
+    cl::value_desc("none|mpi"), cl::init(kDefaults.distributed),
+    cl::sub(tuneCmd), cl::cat(category));
 static cl::opt<bool> noProgress("no-progress",
                                 cl::desc("Do not print the progress bar"),
                                 cl::init(false), cl::sub(tuneCmd),
@@ -418,6 +428,7 @@ static int runTune(MLIRContext &ctx) {
   options.timing.minSampleSeconds = minSampleMs * 1e-3;
   options.overlapCompile = !noOverlap;
   options.pairedTiming = !unpaired;
+  options.distributed = distributed;
   options.progress = (noProgress || quiet) ? nullptr : &llvm::errs();
   options.log = quiet ? nullptr : &llvm::errs();
   options.stopFlag = &stopRequested;
@@ -720,6 +731,22 @@ int main(int argc, char **argv) {
   MLIRContext ctx(MLIRContext::Threading::DISABLED);
   initializeContext(ctx);
 
+  if (tuneCmd && distributed == "mpi") {
+    // An MPI job (docs/Distributed.md): rank 0 tunes, the other ranks
+    // measure what it sends them.
+    llvm::Expected<int> rank = startDistributed(&argc, &argv);
+    if (!rank)
+      return fail(rank.takeError());
+    if (*rank != 0) {
+      llvm::Error err = runDistributedWorker(ctx);
+      int rc = err ? fail(std::move(err)) : 0;
+      endDistributed(rc);
+      return rc;
+    }
+    int rc = runTune(ctx);
+    endDistributed(rc, /*abort=*/stopRequested.load());
+    return rc;
+  }
   if (tuneCmd)
     return runTune(ctx);
   if (applyCmd)

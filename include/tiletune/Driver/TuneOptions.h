@@ -103,6 +103,10 @@ struct TuneOptions {
   /// machine's speed drifting between measurements does not reorder
   /// variants. Costs about twice the timing time.
   bool pairedTiming = true;
+  /// Where the CPU variants are measured: "none" (in worker processes of
+  /// this process) or "mpi" (on the worker ranks of the MPI job this
+  /// process is rank 0 of; see Distributed.h and docs/Distributed.md).
+  std::string distributed = "none";
   /// Stop flag polled by the tuner (e.g. set by SIGINT).
   const std::atomic<bool> *stopFlag = nullptr;
   /// Called after every recorded (or replayed) result of the problem with
