@@ -55,7 +55,7 @@ llvm::Error CPUProblemMeasurer::measure(ArrayRef<Config> batch,
   double compileLimit = request.compileTimeoutSeconds > 0
                             ? request.compileTimeoutSeconds
                             : options.timeoutSeconds;
-  SmallVector<CandidateText> candidates =
+  SmallVector<CandidateText, 0> candidates =
       convertBatch(ctx, problem, space, batch);
   // The winner's confirmation (role Final) is measured quietly: one worker,
   // nothing compiling on another core while a variant is timed, and each
