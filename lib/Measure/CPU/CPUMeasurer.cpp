@@ -395,7 +395,7 @@ InProcessCPUMeasurer::Impl::run(const std::function<void(StringRef)> &phase,
         "stopped early after {0} of {1} samples: the fastest took {2}, above "
         "the limit {3}",
         result.time.repeats, timingOptions.repeats,
-        formatDuration(result.time.min), formatDuration(stopAboveSeconds));
+        formatDuration(result.time.min), formatDuration(stopAboveSeconds)).str();
     result.message = result.message.empty() ? note
                                             : result.message + "; " + note;
   }
