@@ -152,8 +152,7 @@ mlir::tiletune::decodeMeasureResult(llvm::StringRef text) {
     r.phases.verifySeconds = phases->getNumber("verify").value_or(0);
     r.phases.timingSeconds = phases->getNumber("timing").value_or(0);
     r.phases.cacheHit = phases->getBoolean("hit").value_or(false);
-    r.phases.compileWaitSeconds =
-        phases->getNumber("compile_wait").value_or(0);
+    r.phases.compileWaitSeconds = phases->getNumber("compile_wait").value_or(0);
     r.phases.runWaitSeconds = phases->getNumber("run_wait").value_or(0);
   }
   return r;

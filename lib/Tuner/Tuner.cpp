@@ -660,12 +660,14 @@ std::string ThroughputStats::summary() const {
   std::string text =
       llvm::formatv(
           "{0} variants in {1:F1} s ({2:F2}/s); wall per variant: our passes "
-          "{3}, LLVM codegen {4}, measurement {5}, idle {6}; busy per variant: passes "
-      "{7}, codegen {8}, verify {9}, timing {10}",
-      measured, wallSeconds, variantsPerSecond(), ms(passWaitSeconds),
-      ms(codegenWaitSeconds), ms(measureWaitSeconds), ms(idleSeconds()),
-      ms(passSeconds), ms(codegenSeconds), ms(verifySeconds),
-      ms(timingSeconds)).str();
+          "{3}, LLVM codegen {4}, measurement {5}, idle {6}; busy per variant: "
+          "passes "
+          "{7}, codegen {8}, verify {9}, timing {10}",
+          measured, wallSeconds, variantsPerSecond(), ms(passWaitSeconds),
+          ms(codegenWaitSeconds), ms(measureWaitSeconds), ms(idleSeconds()),
+          ms(passSeconds), ms(codegenSeconds), ms(verifySeconds),
+          ms(timingSeconds))
+          .str();
   if (cacheHits)
     text += llvm::formatv("; {0} compiled variant{1} reused", cacheHits,
                           cacheHits == 1 ? "" : "s")

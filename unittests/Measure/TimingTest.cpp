@@ -195,7 +195,8 @@ TEST(TimingTest, EarlyStopEndsASlowSubjectAndKeepsItsSamples) {
 
   // Paired: the subject stops early, the reference keeps one sample more.
   opts.stopAboveSeconds = 1e-3;
-  auto paired = measurePaired(slow, [] {}, opts);
+  auto paired = measurePaired(
+      slow, [] {}, opts);
   ASSERT_TRUE(static_cast<bool>(paired));
   EXPECT_TRUE(paired->subject.stoppedEarly);
   EXPECT_EQ(paired->subject.repeats, 3u);

@@ -197,13 +197,14 @@ void InProcessCPUMeasurer::Impl::remember(StringRef attrText,
     return;
   if (cache.size() >= options.compileCacheSize) {
     // Evict a never-measured entry first, else the slowest.
-    auto worst = llvm::max_element(cache, [](const CacheEntry &a,
-                                             const CacheEntry &b) {
-      auto rank = [](const CacheEntry &e) {
-        return e.seconds > 0 ? e.seconds : std::numeric_limits<double>::max();
-      };
-      return rank(a) < rank(b);
-    });
+    auto worst =
+        llvm::max_element(cache, [](const CacheEntry &a, const CacheEntry &b) {
+          auto rank = [](const CacheEntry &e) {
+            return e.seconds > 0 ? e.seconds
+                                 : std::numeric_limits<double>::max();
+          };
+          return rank(a) < rank(b);
+        });
     cache.erase(worst);
   }
   cache.push_back({attrText.str(), variant, 0});
@@ -370,8 +371,8 @@ InProcessCPUMeasurer::Impl::run(const std::function<void(StringRef)> &phase,
   if (reference.kernel && !alone) {
     llvm::SmallVector<Buffer *> referenceArgs =
         harness->getRunArguments(referenceOut);
-    llvm::Expected<PairedTimeStats> timing = fn.timePaired(
-        args, *reference.kernel, referenceArgs, timingOptions);
+    llvm::Expected<PairedTimeStats> timing =
+        fn.timePaired(args, *reference.kernel, referenceArgs, timingOptions);
     if (!timing)
       return finish(MeasureResult::failure(MeasureStatus::RuntimeError,
                                            toString(timing.takeError())));
@@ -391,13 +392,15 @@ InProcessCPUMeasurer::Impl::run(const std::function<void(StringRef)> &phase,
       result.message = "timed alone: " + referenceError;
   }
   if (result.time.stoppedEarly) {
-    std::string note = llvm::formatv(
-        "stopped early after {0} of {1} samples: the fastest took {2}, above "
-        "the limit {3}",
-        result.time.repeats, timingOptions.repeats,
-        formatDuration(result.time.min), formatDuration(stopAboveSeconds)).str();
-    result.message = result.message.empty() ? note
-                                            : result.message + "; " + note;
+    std::string note = llvm::formatv("stopped early after {0} of {1} samples: "
+                                     "the fastest took {2}, above "
+                                     "the limit {3}",
+                                     result.time.repeats, timingOptions.repeats,
+                                     formatDuration(result.time.min),
+                                     formatDuration(stopAboveSeconds))
+                           .str();
+    result.message =
+        result.message.empty() ? note : result.message + "; " + note;
   }
   return finish(std::move(result));
 }
@@ -543,8 +546,8 @@ CPUMeasurer::CPUMeasurer(std::string kernelText,
         return encodeMeasureResult(*failed);
       return "ok";
     }
-    bool pinned = o.compileCPU >= 0 && o.timingCPU >= 0 &&
-                  o.compileCPU != o.timingCPU;
+    bool pinned =
+        o.compileCPU >= 0 && o.timingCPU >= 0 && o.compileCPU != o.timingCPU;
     if (request.consume_front("C")) {
       phase("compile");
       if (pinned)

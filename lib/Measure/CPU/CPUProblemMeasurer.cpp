@@ -133,8 +133,8 @@ llvm::Error CPUProblemMeasurer::measure(ArrayRef<Config> batch,
 }
 
 double CPUProblemMeasurer::stopAbove(const MeasureRequest &request) const {
-  if (request.role != MeasurementRole::Search || request.incumbentSeconds <= 0 ||
-      !(options.earlyStopFactor > 0))
+  if (request.role != MeasurementRole::Search ||
+      request.incumbentSeconds <= 0 || !(options.earlyStopFactor > 0))
     return 0;
   return options.earlyStopFactor * request.incumbentSeconds;
 }
