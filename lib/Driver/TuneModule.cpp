@@ -102,6 +102,10 @@ createProblemMeasurer(MLIRContext *ctx, const Problem &problem,
   measureOptions.timing = options.timing;
   measureOptions.seed = options.seed;
   measureOptions.verify = true;
+  measureOptions.earlyStopFactor = options.earlyStopFactor;
+  measureOptions.compileCacheSize = options.compileCacheSize;
+  measureOptions.jitOptLevel = options.jitOptLevel;
+  measureOptions.jitCodegenOptLevel = options.jitCodegenOptLevel;
   if (options.pairedTiming) {
     llvm::Expected<TileConfigAttr> reference =
         configToAttr(ctx, problem, space, defaultConfig);
@@ -118,6 +122,9 @@ createProblemMeasurer(MLIRContext *ctx, const Problem &problem,
   // Overlap compilation with timing only when the timed kernels leave a
   // core idle.
   bool overlap = options.overlapCompile && threads < resolveThreads(0);
+  if (overlap && options.pinCores)
+    pickPinnedCPUs(threads, measureOptions.compileCPU,
+                   measureOptions.timingCPU);
   // Each worker holds the operands, the reference output, the output a run
   // writes and (paired) the reference config's output.
   if (llvm::Error err = checkProblemFitsInMemory(
@@ -497,6 +504,9 @@ mlir::tiletune::tuneProblems(MLIRContext *ctx, const ProblemSet &set,
       else
         *options.log << "  no variant ran correctly; the ops are left "
                         "untouched\n";
+      if (result->throughput.measured > 0)
+        *options.log << "  throughput: " << result->throughput.summary()
+                     << "\n";
     }
     outcomes.push_back(std::move(outcome));
     if (result->status == RunStatus::Interrupted)

@@ -211,6 +211,23 @@ llvm::Error mlir::tiletune::validateTuneOptions(const TuneOptions &options) {
     return llvm::createStringError(llvm::formatv(
         "the warm start distance must be a finite number >= 0, got {0}",
         options.warmStartDistance));
+  if (!(options.earlyStopFactor == 0 ||
+        (options.earlyStopFactor >= 1 && options.earlyStopFactor <= 1000)))
+    return llvm::createStringError(llvm::formatv(
+        "the early-stop factor must be 0 (off) or between 1 and 1000, got {0}",
+        options.earlyStopFactor));
+  if (options.jitOptLevel > 3)
+    return llvm::createStringError(llvm::formatv(
+        "the JIT optimisation level must be between 0 and 3, got {0}",
+        options.jitOptLevel));
+  if (options.jitCodegenOptLevel < -1 || options.jitCodegenOptLevel > 3)
+    return llvm::createStringError(llvm::formatv(
+        "the JIT code generation level must be between 0 and 3, got {0}",
+        options.jitCodegenOptLevel));
+  if (options.compileCacheSize > 1024)
+    return llvm::createStringError(llvm::formatv(
+        "the compile cache must hold between 0 and 1024 variants, got {0}",
+        options.compileCacheSize));
   if (llvm::Error err = validateTimingOptions(options.timing))
     return err;
   if (llvm::Error err = validateFixedParameters(options.fixed, options.target))

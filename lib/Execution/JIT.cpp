@@ -104,6 +104,10 @@ llvm::Error mlir::tiletune::checkJITOptions(const JITOptions &options) {
     return llvm::createStringError(
         llvm::formatv("the optimisation level must be between 0 and 3, got {0}",
                       options.optLevel));
+  if (options.codegenOptLevel > 3 || options.codegenOptLevel < -1)
+    return llvm::createStringError(llvm::formatv(
+        "the code generation level must be between 0 and 3, got {0}",
+        options.codegenOptLevel));
   llvm::Expected<CPUDescription> cpu =
       describeTargetCPU(options.cpu, options.features);
   if (!cpu)
@@ -508,7 +512,9 @@ ExecutionModule::create(ModuleOp module, const JITOptions &options) {
     return resolved.takeError();
   TargetDescription target = std::move(*resolved);
   llvm::CodeGenOptLevel cgLevel =
-      llvm::CodeGenOpt::getLevel(static_cast<int>(options.optLevel))
+      llvm::CodeGenOpt::getLevel(options.codegenOptLevel >= 0
+                                     ? options.codegenOptLevel
+                                     : static_cast<int>(options.optLevel))
           .value_or(llvm::CodeGenOptLevel::Aggressive);
   llvm::orc::JITTargetMachineBuilder builder{llvm::Triple(target.triple)};
   builder.setCPU(target.cpu);

@@ -103,6 +103,15 @@ std::string mlir::tiletune::encodeMeasureResult(const MeasureResult &r) {
       {"cost", r.costSeconds},
       {"relative", r.relative},
       {"reference", r.referenceSeconds},
+      {"early", r.time.stoppedEarly},
+      {"phases",
+       llvm::json::Object{{"pass", r.phases.passSeconds},
+                          {"codegen", r.phases.codegenSeconds},
+                          {"verify", r.phases.verifySeconds},
+                          {"timing", r.phases.timingSeconds},
+                          {"hit", r.phases.cacheHit},
+                          {"compile_wait", r.phases.compileWaitSeconds},
+                          {"run_wait", r.phases.runWaitSeconds}}},
   };
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -136,5 +145,15 @@ mlir::tiletune::decodeMeasureResult(llvm::StringRef text) {
   r.costSeconds = obj->getNumber("cost").value_or(0);
   r.relative = obj->getNumber("relative").value_or(0);
   r.referenceSeconds = obj->getNumber("reference").value_or(0);
+  r.time.stoppedEarly = obj->getBoolean("early").value_or(false);
+  if (const llvm::json::Object *phases = obj->getObject("phases")) {
+    r.phases.passSeconds = phases->getNumber("pass").value_or(0);
+    r.phases.codegenSeconds = phases->getNumber("codegen").value_or(0);
+    r.phases.verifySeconds = phases->getNumber("verify").value_or(0);
+    r.phases.timingSeconds = phases->getNumber("timing").value_or(0);
+    r.phases.cacheHit = phases->getBoolean("hit").value_or(false);
+    r.phases.compileWaitSeconds = phases->getNumber("compile_wait").value_or(0);
+    r.phases.runWaitSeconds = phases->getNumber("run_wait").value_or(0);
+  }
   return r;
 }

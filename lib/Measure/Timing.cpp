@@ -90,6 +90,15 @@ mlir::tiletune::validateTimingOptions(const TimingOptions &options) {
   if (options.maxCallsPerSample == 0)
     return llvm::createStringError(
         "the maximum number of calls per sample must be at least 1");
+  if (!(options.stopAboveSeconds >= 0.0 &&
+        std::isfinite(options.stopAboveSeconds)))
+    return llvm::createStringError(llvm::formatv(
+        "the early-stop threshold must be a finite number of seconds >= 0, "
+        "got {0}",
+        options.stopAboveSeconds));
+  if (options.stopAfterRepeats == 0)
+    return llvm::createStringError(
+        "the samples before an early stop must be at least 1");
   return llvm::Error::success();
 }
 
@@ -117,6 +126,16 @@ static unsigned warmUpAndCalibrate(llvm::function_ref<void()> fn,
   return calls;
 }
 
+/// Whether the early stop of `options` ends a timing whose samples so far
+/// are `samples`.
+static bool shouldStopEarly(llvm::ArrayRef<double> samples,
+                            const TimingOptions &options) {
+  if (options.stopAboveSeconds <= 0 ||
+      samples.size() < options.stopAfterRepeats)
+    return false;
+  return *llvm::min_element(samples) > options.stopAboveSeconds;
+}
+
 /// One sample: `calls` back-to-back calls, seconds per call.
 static double sample(llvm::function_ref<void()> fn, unsigned calls) {
   auto start = Clock::now();
@@ -133,9 +152,14 @@ mlir::tiletune::measure(llvm::function_ref<void()> fn,
   unsigned calls = warmUpAndCalibrate(fn, options);
   llvm::SmallVector<double> samples;
   samples.reserve(options.repeats);
-  for (unsigned r = 0; r < options.repeats; ++r)
+  bool stopped = false;
+  for (unsigned r = 0; r < options.repeats && !stopped; ++r) {
     samples.push_back(sample(fn, calls));
-  return TimeStats::fromSamples(samples, calls);
+    stopped = r + 1 < options.repeats && shouldStopEarly(samples, options);
+  }
+  TimeStats stats = TimeStats::fromSamples(samples, calls);
+  stats.stoppedEarly = stopped;
+  return stats;
 }
 
 llvm::Expected<PairedTimeStats>
@@ -148,14 +172,18 @@ mlir::tiletune::measurePaired(llvm::function_ref<void()> subject,
   unsigned subjectCalls = warmUpAndCalibrate(subject, options);
   llvm::SmallVector<double> subjectSamples, referenceSamples, ratios;
   referenceSamples.push_back(sample(reference, referenceCalls));
-  for (unsigned r = 0; r < options.repeats; ++r) {
+  bool stopped = false;
+  for (unsigned r = 0; r < options.repeats && !stopped; ++r) {
     subjectSamples.push_back(sample(subject, subjectCalls));
     referenceSamples.push_back(sample(reference, referenceCalls));
     double around = 0.5 * (referenceSamples[r] + referenceSamples[r + 1]);
     ratios.push_back(around > 0 ? subjectSamples.back() / around : 0.0);
+    stopped =
+        r + 1 < options.repeats && shouldStopEarly(subjectSamples, options);
   }
   PairedTimeStats stats;
   stats.subject = TimeStats::fromSamples(subjectSamples, subjectCalls);
+  stats.subject.stoppedEarly = stopped;
   stats.reference = TimeStats::fromSamples(referenceSamples, referenceCalls);
   stats.ratio = TimeStats::fromSamples(ratios);
   return stats;

@@ -21,6 +21,7 @@
 #include "Resume.h"
 
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
 #include <chrono>
@@ -101,6 +102,22 @@ private:
     return opts.stopFlag && opts.stopFlag->load(std::memory_order_relaxed);
   }
   void printProgress(bool final);
+  /// Adds the phases of a measurement made now to `throughput`.
+  void noteThroughput(const MeasureResult &result) {
+    const MeasurePhases &p = result.phases;
+    ++throughput.measured;
+    throughput.passSeconds += p.passSeconds;
+    throughput.codegenSeconds += p.codegenSeconds;
+    throughput.verifySeconds += p.verifySeconds;
+    throughput.timingSeconds += p.timingSeconds;
+    double compile = p.passSeconds + p.codegenSeconds;
+    double passShare = compile > 0 ? p.passSeconds / compile : 0.5;
+    throughput.passWaitSeconds += p.compileWaitSeconds * passShare;
+    throughput.codegenWaitSeconds += p.compileWaitSeconds * (1 - passShare);
+    throughput.measureWaitSeconds += p.runWaitSeconds;
+    throughput.cacheHits += p.cacheHit ? 1 : 0;
+    throughput.stoppedEarly += result.ok() && result.time.stoppedEarly;
+  }
 
   /// The database id of the run (0 before it was started or resumed).
   int64_t runId() const { return journal.getRun().id; }
@@ -126,6 +143,8 @@ private:
   int64_t sinceImprovement = 0;
   int64_t measuredNow = 0;
   int64_t replayedCount = 0;
+  /// Phases of this session's measurements.
+  ThroughputStats throughput;
   Clock::time_point sessionStart = Clock::now();
   Clock::time_point lastCheckpoint = Clock::now();
   bool stopRequested = false;
@@ -250,6 +269,11 @@ Tuner::Impl::obtain(llvm::ArrayRef<Config> batch, MeasurementRole role,
   request.role = role;
   request.runTimeoutSeconds = runTimeout();
   request.compileTimeoutSeconds = opts.compileTimeoutSeconds;
+  // A search candidate may be stopped early once clearly slower than the
+  // best so far (the measurer decides how much slower; it records what it
+  // measured, with fewer samples).
+  if (role == MeasurementRole::Search && bestIndex)
+    request.incumbentSeconds = records[*bestIndex].result.time.seconds();
 
   auto sink = [&](size_t j, const MeasureResult &result) -> bool {
     if (sinkError)
@@ -261,6 +285,7 @@ Tuner::Impl::obtain(llvm::ArrayRef<Config> batch, MeasurementRole role,
       return false;
     }
     reported[j] = true;
+    noteThroughput(result);
     size_t i = liveIndex[j];
     MeasurementRecord record;
     record.runId = runId();
@@ -615,10 +640,43 @@ Expected<TuneResult> Tuner::Impl::run(const Config &defaultConfig) {
   result.replayed = replayedCount;
   result.elapsedSeconds = elapsed();
   result.variantsPerSecond = variantsPerSecond();
+  result.throughput = throughput;
+  result.throughput.wallSeconds = sessionSeconds();
   printProgress(/*final=*/true);
   if (opts.showProgress)
     progress.summarize(result);
   return result;
+}
+
+//===----------------------------------------------------------------------===//
+// ThroughputStats
+//===----------------------------------------------------------------------===//
+
+std::string ThroughputStats::summary() const {
+  double n = measured > 0 ? double(measured) : 1.0;
+  auto ms = [&](double seconds) {
+    return llvm::formatv("{0:F0} ms", seconds / n * 1e3).str();
+  };
+  std::string text =
+      llvm::formatv(
+          "{0} variants in {1:F1} s ({2:F2}/s); wall per variant: our passes "
+          "{3}, LLVM codegen {4}, measurement {5}, idle {6}; busy per variant: "
+          "passes "
+          "{7}, codegen {8}, verify {9}, timing {10}",
+          measured, wallSeconds, variantsPerSecond(), ms(passWaitSeconds),
+          ms(codegenWaitSeconds), ms(measureWaitSeconds), ms(idleSeconds()),
+          ms(passSeconds), ms(codegenSeconds), ms(verifySeconds),
+          ms(timingSeconds))
+          .str();
+  if (cacheHits)
+    text += llvm::formatv("; {0} compiled variant{1} reused", cacheHits,
+                          cacheHits == 1 ? "" : "s")
+                .str();
+  if (stoppedEarly)
+    text += llvm::formatv("; {0} timing{1} stopped early", stoppedEarly,
+                          stoppedEarly == 1 ? "" : "s")
+                .str();
+  return text;
 }
 
 //===----------------------------------------------------------------------===//

@@ -249,6 +249,39 @@ static cl::opt<std::string> distributed(
              "docs/Distributed.md)"),
     cl::value_desc("none|mpi"), cl::init(kDefaults.distributed),
     cl::sub(tuneCmd), cl::cat(category));
+static cl::opt<double> earlyStop(
+    "early-stop",
+    cl::desc(keepText(
+        "CPU: stop timing a search candidate once its fastest sample (after " +
+        std::to_string(kDefaults.timing.stopAfterRepeats) +
+        ") is slower than this many times the best median so far; it is "
+        "recorded with the samples it took. 0: off (default " +
+        llvm::formatv("{0}", kDefaults.earlyStopFactor).str() + ")")),
+    cl::init(kDefaults.earlyStopFactor), cl::sub(tuneCmd), cl::cat(category));
+static cl::opt<unsigned> compileCache(
+    "compile-cache",
+    cl::desc(keepText("CPU: compiled variants each worker keeps by config, "
+                      "reused when a config is measured again (the winner's "
+                      "confirmation); 0: off (default " +
+                      std::to_string(kDefaults.compileCacheSize) + ")")),
+    cl::init(kDefaults.compileCacheSize), cl::sub(tuneCmd), cl::cat(category));
+static cl::opt<unsigned> jitOptLevel(
+    "jit-opt-level",
+    cl::desc(keepText("CPU: LLVM optimisation level of the variants' JIT, "
+                      "0-3 (default " +
+                      std::to_string(kDefaults.jitOptLevel) + ")")),
+    cl::init(kDefaults.jitOptLevel), cl::sub(tuneCmd), cl::cat(category));
+static cl::opt<int> jitCodegenOptLevel(
+    "jit-codegen-opt-level",
+    cl::desc("CPU: LLVM code generation level of the variants' JIT, 0-3 "
+             "(default: --jit-opt-level)"),
+    cl::init(kDefaults.jitCodegenOptLevel), cl::sub(tuneCmd),
+    cl::cat(category));
+static cl::opt<bool> noPin(
+    "no-pin",
+    cl::desc("CPU: do not pin the timing worker and the compiling worker to "
+             "different cores when compilation overlaps with timing"),
+    cl::init(false), cl::sub(tuneCmd), cl::cat(category));
 static cl::opt<bool> noProgress("no-progress",
                                 cl::desc("Do not print the progress bar"),
                                 cl::init(false), cl::sub(tuneCmd),
@@ -429,6 +462,11 @@ static int runTune(MLIRContext &ctx) {
   options.overlapCompile = !noOverlap;
   options.pairedTiming = !unpaired;
   options.distributed = distributed;
+  options.earlyStopFactor = earlyStop;
+  options.compileCacheSize = compileCache;
+  options.jitOptLevel = jitOptLevel;
+  options.jitCodegenOptLevel = jitCodegenOptLevel;
+  options.pinCores = !noPin;
   options.progress = (noProgress || quiet) ? nullptr : &llvm::errs();
   options.log = quiet ? nullptr : &llvm::errs();
   options.stopFlag = &stopRequested;

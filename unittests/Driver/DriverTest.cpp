@@ -411,6 +411,84 @@ TEST_F(DriverTest, MeasuresVariantsInAWorker) {
   EXPECT_EQ(ok.referenceSeconds, 0.0);
 }
 
+/// A config measured again in the same worker reuses its compiled variant
+/// (no passes, no codegen), is measured again for real, and the phases of
+/// each measurement say where its time went.
+TEST_F(DriverTest, RepeatedConfigHitsTheCompileCache) {
+  FailureOr<ProblemSet> set = collectProblems(*module, "cpu");
+  ASSERT_TRUE(succeeded(set));
+  const Problem &p = set->problems[0];
+  llvm::Expected<Space> space = buildProblemSpace(p);
+  ASSERT_TRUE(bool(space));
+  CPUMeasureOptions options;
+  options.threads = 1;
+  options.timing.repeats = 2;
+  options.timing.minSampleSeconds = 1e-4;
+  CPUMeasurer measurer(p, options);
+  Config def = getDefaultConfig(&ctx, p, *space, 1);
+  llvm::Expected<TileConfigAttr> attr = configToAttr(&ctx, p, *space, def);
+  ASSERT_TRUE(bool(attr));
+  MeasureResult first = measurer.measure(printAttr(*attr));
+  ASSERT_EQ(first.status, MeasureStatus::Ok) << first.message;
+  EXPECT_FALSE(first.phases.cacheHit);
+  EXPECT_GT(first.phases.passSeconds, 0.0);
+  EXPECT_GT(first.phases.codegenSeconds, 0.0);
+  EXPECT_GT(first.phases.timingSeconds, 0.0);
+  EXPECT_GT(first.phases.compileWaitSeconds, 0.0);
+  EXPECT_GT(first.phases.runWaitSeconds, 0.0);
+  MeasureResult again = measurer.measure(printAttr(*attr));
+  ASSERT_EQ(again.status, MeasureStatus::Ok) << again.message;
+  EXPECT_TRUE(again.phases.cacheHit);
+  EXPECT_EQ(again.phases.passSeconds, 0.0);
+  EXPECT_EQ(again.phases.codegenSeconds, 0.0);
+  EXPECT_EQ(again.time.repeats, 2u);
+  EXPECT_GT(again.time.median, 0.0);
+
+  // Without a cache it is compiled again.
+  options.compileCacheSize = 0;
+  CPUMeasurer uncached(p, options);
+  EXPECT_FALSE(uncached.measure(printAttr(*attr)).phases.cacheHit);
+  MeasureResult rebuilt = uncached.measure(printAttr(*attr));
+  EXPECT_FALSE(rebuilt.phases.cacheHit);
+  EXPECT_GT(rebuilt.phases.codegenSeconds, 0.0);
+}
+
+/// A candidate slower than the early-stop limit is stopped after
+/// stopAfterRepeats samples and recorded with those samples, saying so.
+TEST_F(DriverTest, SlowCandidateIsStoppedEarlyWithItsSamples) {
+  FailureOr<ProblemSet> set = collectProblems(*module, "cpu");
+  ASSERT_TRUE(succeeded(set));
+  const Problem &p = set->problems[0];
+  llvm::Expected<Space> space = buildProblemSpace(p);
+  ASSERT_TRUE(bool(space));
+  CPUMeasureOptions options;
+  options.threads = 1;
+  options.timing.repeats = 10;
+  options.timing.stopAfterRepeats = 3;
+  options.timing.minSampleSeconds = 1e-4;
+  CPUMeasurer measurer(p, options);
+  Config def = getDefaultConfig(&ctx, p, *space, 1);
+  llvm::Expected<TileConfigAttr> attr = configToAttr(&ctx, p, *space, def);
+  ASSERT_TRUE(bool(attr));
+  // A limit of 1 ns: every real kernel is "clearly slower".
+  MeasureResult stopped = measurer.measure(printAttr(*attr), 0, 0,
+                                           /*alone=*/false, 1e-9);
+  ASSERT_EQ(stopped.status, MeasureStatus::Ok) << stopped.message;
+  EXPECT_TRUE(stopped.time.stoppedEarly);
+  EXPECT_EQ(stopped.time.repeats, 3u);
+  EXPECT_GT(stopped.time.median, 0.0);
+  EXPECT_NE(stopped.message.find("stopped early after 3 of 10 samples"),
+            std::string::npos)
+      << stopped.message;
+  // Under a generous limit it takes all its samples.
+  MeasureResult full = measurer.measure(printAttr(*attr), 0, 0,
+                                        /*alone=*/false, 10.0);
+  ASSERT_EQ(full.status, MeasureStatus::Ok) << full.message;
+  EXPECT_FALSE(full.time.stoppedEarly);
+  EXPECT_EQ(full.time.repeats, 10u);
+  EXPECT_TRUE(full.message.empty()) << full.message;
+}
+
 /// A matmul with prime sizes: its CPU space factorizes the padded loops, the
 /// configs built from its points pad the op, they convert back to the same
 /// points, and the padded variants measure Ok (verified) in a worker.

@@ -67,9 +67,25 @@ TEST(MeasureResultCodec, RoundTrips) {
   r.costSeconds = 0.25;
   r.relative = 1.25;
   r.referenceSeconds = 1.2e-3;
+  r.time.stoppedEarly = true;
+  r.phases.passSeconds = 0.01;
+  r.phases.codegenSeconds = 0.05;
+  r.phases.verifySeconds = 0.002;
+  r.phases.timingSeconds = 0.2;
+  r.phases.cacheHit = true;
+  r.phases.compileWaitSeconds = 0.03;
+  r.phases.runWaitSeconds = 0.21;
   llvm::Expected<MeasureResult> back =
       decodeMeasureResult(encodeMeasureResult(r));
   ASSERT_TRUE(bool(back));
+  EXPECT_TRUE(back->time.stoppedEarly);
+  EXPECT_DOUBLE_EQ(back->phases.passSeconds, 0.01);
+  EXPECT_DOUBLE_EQ(back->phases.codegenSeconds, 0.05);
+  EXPECT_DOUBLE_EQ(back->phases.verifySeconds, 0.002);
+  EXPECT_DOUBLE_EQ(back->phases.timingSeconds, 0.2);
+  EXPECT_TRUE(back->phases.cacheHit);
+  EXPECT_DOUBLE_EQ(back->phases.compileWaitSeconds, 0.03);
+  EXPECT_DOUBLE_EQ(back->phases.runWaitSeconds, 0.21);
   EXPECT_EQ(back->status, MeasureStatus::Ok);
   EXPECT_DOUBLE_EQ(back->relative, 1.25);
   EXPECT_DOUBLE_EQ(back->referenceSeconds, 1.2e-3);

@@ -164,6 +164,57 @@ TEST(TimingTest, PairedTimingCalibratesEachSideAndRanksBySleepRatio) {
   llvm::consumeError(bad.takeError());
 }
 
+TEST(TimingTest, EarlyStopEndsASlowSubjectAndKeepsItsSamples) {
+  // A 2 ms call against a 1 ms limit: stopped after the 3 samples the early
+  // stop waits for; the statistics are those of the 3 samples measured.
+  unsigned calls = 0;
+  TimingOptions opts;
+  opts.warmupRuns = 1;
+  opts.repeats = 10;
+  opts.minSampleSeconds = 0;
+  opts.stopAboveSeconds = 1e-3;
+  opts.stopAfterRepeats = 3;
+  auto slow = [&] {
+    ++calls;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  };
+  auto stats = measure(slow, opts);
+  ASSERT_TRUE(static_cast<bool>(stats));
+  EXPECT_TRUE(stats->stoppedEarly);
+  EXPECT_EQ(stats->repeats, 3u);
+  EXPECT_EQ(stats->samples.size(), 3u);
+  EXPECT_EQ(calls, 1u + 3u);
+  EXPECT_GE(stats->min, 1.5e-3);
+
+  // The same call under a limit it does not exceed takes every sample.
+  opts.stopAboveSeconds = 1.0;
+  stats = measure(slow, opts);
+  ASSERT_TRUE(static_cast<bool>(stats));
+  EXPECT_FALSE(stats->stoppedEarly);
+  EXPECT_EQ(stats->repeats, 10u);
+
+  // Paired: the subject stops early, the reference keeps one sample more.
+  opts.stopAboveSeconds = 1e-3;
+  auto paired = measurePaired(
+      slow, [] {}, opts);
+  ASSERT_TRUE(static_cast<bool>(paired));
+  EXPECT_TRUE(paired->subject.stoppedEarly);
+  EXPECT_EQ(paired->subject.repeats, 3u);
+  EXPECT_EQ(paired->reference.repeats, 4u);
+  EXPECT_EQ(paired->ratio.repeats, 3u);
+
+  // Bad thresholds are refused.
+  opts.stopAboveSeconds = -1;
+  llvm::Error err = validateTimingOptions(opts);
+  EXPECT_TRUE(static_cast<bool>(err));
+  llvm::consumeError(std::move(err));
+  opts.stopAboveSeconds = 0;
+  opts.stopAfterRepeats = 0;
+  err = validateTimingOptions(opts);
+  EXPECT_TRUE(static_cast<bool>(err));
+  llvm::consumeError(std::move(err));
+}
+
 TEST(TimingTest, GFlopsAndFormatting) {
   EXPECT_DOUBLE_EQ(computeGFlops(2e9, 0.5), 4.0);
   EXPECT_EQ(computeGFlops(1.0, 0.0), 0.0);

@@ -511,6 +511,11 @@ TEST_F(TunerTest, TimeoutsScaleWithTheBestTime) {
     const MeasureRequest &request = measurer.requests[i];
     EXPECT_DOUBLE_EQ(request.runTimeoutSeconds, 1000 * best) << "batch " << i;
     EXPECT_DOUBLE_EQ(request.compileTimeoutSeconds, 33);
+    // Search candidates may stop early against the best median so far; the
+    // confirmation never does.
+    EXPECT_DOUBLE_EQ(request.incumbentSeconds,
+                     request.role == MeasurementRole::Search ? best : 0.0)
+        << "batch " << i;
     // Advance `best` over this batch's records.
     size_t batch = request.role == MeasurementRole::Final ? 2 : 4;
     for (size_t k = 0; k < batch && trial < recorded.size(); ++k, ++trial)
@@ -519,6 +524,12 @@ TEST_F(TunerTest, TimeoutsScaleWithTheBestTime) {
         best = std::min(best, recorded[trial].median);
   }
   EXPECT_EQ(measurer.requests.back().role, MeasurementRole::Final);
+  EXPECT_DOUBLE_EQ(measurer.requests[0].incumbentSeconds, 0.0);
+  // Every measurement of the session is in the throughput breakdown.
+  EXPECT_EQ(result->throughput.measured, int64_t(recorded.size()));
+  EXPECT_GT(result->throughput.wallSeconds, 0.0);
+  EXPECT_NE(result->throughput.summary().find("variants in"),
+            std::string::npos);
 }
 
 TEST_F(TunerTest, PatienceStopsTheSearch) {

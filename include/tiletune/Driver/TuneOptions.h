@@ -107,6 +107,21 @@ struct TuneOptions {
   /// this process) or "mpi" (on the worker ranks of the MPI job this
   /// process is rank 0 of; see Distributed.h and docs/Distributed.md).
   std::string distributed = "none";
+  /// CPU: a search candidate's timing stops once its fastest sample (after
+  /// timing.stopAfterRepeats samples) is slower than this many times the
+  /// best median so far; it is recorded as measured, with its fewer samples
+  /// (0: every candidate takes all its repeats).
+  double earlyStopFactor = 2.0;
+  /// CPU: compiled variants each worker keeps by config, so that the
+  /// winner's confirmation does not compile them again (0: none).
+  unsigned compileCacheSize = 8;
+  /// CPU: LLVM optimisation level of the JIT's IR passes (0-3) and of its
+  /// code generation (0-3; -1: the same as jitOptLevel).
+  unsigned jitOptLevel = 3;
+  int jitCodegenOptLevel = -1;
+  /// CPU, when compilation overlaps with timing: pin the worker that times
+  /// to one core and compiles to another (docs/Tuning.md, "Throughput").
+  bool pinCores = true;
   /// Stop flag polled by the tuner (e.g. set by SIGINT).
   const std::atomic<bool> *stopFlag = nullptr;
   /// Called after every recorded (or replayed) result of the problem with

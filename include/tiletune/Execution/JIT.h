@@ -81,6 +81,9 @@ llvm::Error setOpenMPNumThreads(int numThreads,
 struct JITOptions {
   /// LLVM IR optimisation level (0-3) and code generation level.
   unsigned optLevel = 3;
+  /// Code generation level (0-3) when it differs from `optLevel` (-1: the
+  /// same). Instruction selection and register allocation change with it.
+  int codegenOptLevel = -1;
   /// Target CPU name (LLVM's, as `mcpu`); `cpu` and `features` both empty
   /// mean the process's default target (getDefaultTargetCPU(): the host
   /// unless a tool chose another).

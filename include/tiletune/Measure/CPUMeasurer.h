@@ -22,6 +22,7 @@
 #include "tiletune/Problem/Problem.h"
 #include "tiletune/Space/Space.h"
 
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -62,6 +63,27 @@ struct CPUMeasureOptions {
   /// Time limit of building and checking the reference in a worker, in
   /// seconds; <= 0: the candidate's compile limit plus timeoutSeconds.
   double referenceTimeoutSeconds = 0;
+  /// LLVM optimisation level of the JIT (IR passes and code generation,
+  /// JITOptions::optLevel). What our passes emit is already tiled,
+  /// vectorised and unrolled; docs/Tuning.md ("Throughput") has what each
+  /// level costs and gives.
+  unsigned jitOptLevel = 3;
+  /// Code generation level of the JIT (-1: jitOptLevel).
+  int jitCodegenOptLevel = -1;
+  /// Compiled variants a worker keeps by config, so that a config measured
+  /// again (the winner's confirmation) is not compiled again (0: none).
+  unsigned compileCacheSize = 8;
+  /// Early stop of a search candidate: with MeasureRequest::incumbentSeconds
+  /// t > 0, its timing stops once its fastest sample exceeds
+  /// earlyStopFactor x t after timing.stopAfterRepeats samples; it is
+  /// recorded with the samples it took (0: never stop early).
+  double earlyStopFactor = 2.0;
+  /// Core pinning of a pipelined measurer (both >= 0 and different: on):
+  /// a worker moves to `compileCPU` while it compiles and to `timingCPU`
+  /// while it verifies and times, so the next candidate's compilation
+  /// never runs on the core that times (-1: the OS schedules).
+  int compileCPU = -1;
+  int timingCPU = -1;
 };
 
 /// Measures configs of one problem inside the calling process (no
@@ -95,8 +117,14 @@ public:
   std::optional<MeasureResult> compile(llvm::StringRef attrText);
   /// The second half: verifies and times the variant compiled last (paired
   /// with the reference when it is built, unless `alone`).
+  /// `stopAboveSeconds` > 0: the timing stops early once the fastest sample
+  /// is slower than that (TimingOptions::stopAboveSeconds).
   MeasureResult run(std::function<void(llvm::StringRef)> phase = {},
-                    bool alone = false);
+                    bool alone = false, double stopAboveSeconds = 0);
+
+  /// The phases of the last compile() (MeasurePhases::cacheHit when the
+  /// variant came from the cache of compiled variants).
+  const MeasurePhases &getCompilePhases() const;
 
   class Impl;
 
@@ -104,6 +132,12 @@ private:
   explicit InProcessCPUMeasurer(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl;
 };
+
+/// Chooses the cores of a pipelined measurer (CPUMeasureOptions::compileCPU
+/// and timingCPU) among those this process may run on: with 1 kernel thread
+/// and at least 2 allowed cores, timing on the last, compiling on the first;
+/// otherwise both -1 (no pinning).
+void pickPinnedCPUs(unsigned threads, int &compileCPU, int &timingCPU);
 
 /// The kernel module built from `problem` alone, as text (empty when it
 /// cannot be built).
@@ -129,14 +163,18 @@ public:
   /// the worker machinery come back as failed results.
   MeasureResult measure(llvm::StringRef attrText,
                         double compileTimeoutSeconds = 0,
-                        double runTimeoutSeconds = 0, bool alone = false);
+                        double runTimeoutSeconds = 0, bool alone = false,
+                        double stopAboveSeconds = 0);
 
   /// The two halves of measure(), for callers that pipeline them: compile
   /// keeps the variant in the worker (returns std::nullopt on success or the
-  /// failed result); run verifies and times the variant compiled last.
+  /// failed result); run verifies and times the variant compiled last
+  /// (stopping early above `stopAboveSeconds` per call, when > 0), its
+  /// phases including those of the compile.
   std::optional<MeasureResult> compile(llvm::StringRef attrText,
                                        double timeoutSeconds = 0);
-  MeasureResult run(double timeoutSeconds = 0, bool alone = false);
+  MeasureResult run(double timeoutSeconds = 0, bool alone = false,
+                    double stopAboveSeconds = 0);
 
   /// Starts the worker process now (before the caller starts threads).
   llvm::Error start();
@@ -173,6 +211,8 @@ private:
   std::string referenceError;
   /// getNumStarts() of the worker that built the reference (0: none).
   unsigned referenceWorkerStart = 0;
+  /// Wall clock of the last compile() call, seconds.
+  double lastCompileWait = 0;
 };
 
 
@@ -198,6 +238,8 @@ private:
   /// Notes the reference's time of a paired result (for time limits) and
   /// returns the result unchanged.
   MeasureResult noted(MeasureResult result);
+  /// The early-stop threshold of a request (0: none).
+  double stopAbove(const MeasureRequest &request) const;
 
   MLIRContext *ctx;
   Problem problem;
@@ -208,6 +250,9 @@ private:
   CPUMeasurer worker;
   /// The second worker when compilation overlaps with timing.
   std::unique_ptr<CPUMeasurer> secondWorker;
+  /// Config (attribute text) -> the worker (0 or 1) that compiled it last,
+  /// whose cache holds it: a re-measurement goes to that worker.
+  llvm::StringMap<unsigned> compiledBy;
   /// Paired timing: the reference's median time per call in the latest
   /// paired result (0 before the first); it bounds the reference's time
   /// limit, nothing else.

@@ -30,10 +30,10 @@ struct CandidateText {
 
 /// Converts every config of `batch` once (configToAttr, then printed: the
 /// text crosses into the worker process or a compile thread's context).
-inline llvm::SmallVector<CandidateText>
+inline llvm::SmallVector<CandidateText, 0>
 convertBatch(MLIRContext *ctx, const Problem &problem, const Space &space,
              llvm::ArrayRef<Config> batch) {
-  llvm::SmallVector<CandidateText> out(batch.size());
+  llvm::SmallVector<CandidateText, 0> out(batch.size());
   for (auto [i, config] : llvm::enumerate(batch)) {
     llvm::Expected<TileConfigAttr> attr =
         configToAttr(ctx, problem, space, config);

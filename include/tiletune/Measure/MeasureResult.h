@@ -67,6 +67,30 @@ llvm::StringRef stringifyMeasurementRole(MeasurementRole role);
 /// Parses a name produced by stringifyMeasurementRole.
 std::optional<MeasurementRole> parseMeasurementRole(llvm::StringRef name);
 
+/// Where the time of one measurement went, seconds of wall clock. The
+/// worker fills the busy times of its phases; the measurer that drives the
+/// worker adds how long the tuner waited for the compile and for the run
+/// (in a pipelined measurer a compile mostly overlaps the previous
+/// candidate's timing, so its wait is shorter than its busy time). The tuner
+/// sums them into its throughput breakdown (TuneResult::throughput).
+struct MeasurePhases {
+  /// Our MLIR passes: parsing the config, the tiletune-lower-cpu pipeline.
+  double passSeconds = 0;
+  /// LLVM: translation to LLVM IR, IR optimisation, code generation (JIT).
+  double codegenSeconds = 0;
+  /// The verified run against the reference.
+  double verifySeconds = 0;
+  /// Warm-up and timed samples (with paired timing, the reference's too).
+  double timingSeconds = 0;
+  /// The compiled variant came from the worker's cache (no passes, no
+  /// codegen).
+  bool cacheHit = false;
+  /// Wall clock the caller waited for the compile, and for the run (verify +
+  /// timing + worker round trips); 0 where the measurer does not say.
+  double compileWaitSeconds = 0;
+  double runWaitSeconds = 0;
+};
+
 /// The full result of measuring one configuration.
 struct MeasureResult {
   MeasureStatus status = MeasureStatus::Invalid;
@@ -91,6 +115,8 @@ struct MeasureResult {
   std::string message;
   /// Wall-clock seconds this measurement cost in total (build + runs).
   double costSeconds = 0;
+  /// Where that time went (not stored in the database).
+  MeasurePhases phases;
 
   bool ok() const { return status == MeasureStatus::Ok; }
 

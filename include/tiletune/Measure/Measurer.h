@@ -32,6 +32,12 @@ struct MeasureRequest {
   double runTimeoutSeconds = 0;
   /// Limit for building one variant, in seconds (<= 0: none).
   double compileTimeoutSeconds = 0;
+  /// The best (lowest) measured median time per call so far, seconds (0:
+  /// none, or no early stop wanted). A measurer may stop timing a candidate
+  /// once it is clearly slower than this (CPUMeasureOptions::earlyStopFactor)
+  /// and report it with the samples it took (TimeStats::stoppedEarly); the
+  /// tuner sets it for search candidates only.
+  double incumbentSeconds = 0;
 };
 
 /// Called by a Measurer for each result as soon as it is known: the index of

@@ -35,6 +35,15 @@ struct TimingOptions {
   double minSampleSeconds = 1e-3;
   /// Upper bound on the calls of one batch.
   unsigned maxCallsPerSample = 1u << 20;
+  /// Early stop: once `stopAfterRepeats` samples are taken, sampling stops
+  /// as soon as the fastest sample so far took more than this many seconds
+  /// per call (0: never). The statistics then summarise the samples taken
+  /// (TimeStats::repeats < repeats); nothing is extrapolated. The tuner sets
+  /// it to a multiple of the best time so far, so a candidate that is
+  /// clearly slower costs a few samples instead of all of them.
+  double stopAboveSeconds = 0;
+  /// Samples taken before the early stop may end the timing (at least 1).
+  unsigned stopAfterRepeats = 3;
 };
 
 /// The ranges validateTimingOptions accepts. They keep every derived limit
@@ -61,6 +70,9 @@ struct TimeStats {
   unsigned repeats = 0;
   /// Calls timed together in each sample (1 when unknown).
   unsigned callsPerSample = 1;
+  /// The timing stopped early (TimingOptions::stopAboveSeconds): `repeats`
+  /// samples were taken instead of the number asked for.
+  bool stoppedEarly = false;
   /// Time per call of every sample, in the order measured. Kept by the
   /// timing functions; empty where only the summary travels (worker
   /// protocol, database).

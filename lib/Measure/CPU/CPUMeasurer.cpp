@@ -20,10 +20,17 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
+
+#ifdef __linux__
+#include <sched.h>
+#endif
 
 using namespace mlir;
 using namespace mlir::tiletune;
@@ -44,16 +51,31 @@ public:
       : kernelText(kernelText.str()), options(options),
         ctx(MLIRContext::Threading::DISABLED) {}
 
-  /// A JIT-compiled variant.
+  /// A JIT-compiled variant (shared by the cache, the current variant and
+  /// the reference).
   struct Compiled {
-    std::unique_ptr<ExecutionModule> module;
+    std::shared_ptr<ExecutionModule> module;
     std::optional<Kernel> kernel;
+  };
+  /// A compiled variant kept for a later request of the same config.
+  struct CacheEntry {
+    std::string attrText;
+    Compiled compiled;
+    /// Its fastest measured median so far (0: not measured Ok yet).
+    double seconds = 0;
   };
 
   llvm::Error init();
   std::optional<MeasureResult> compile(StringRef attrText);
   MeasureResult run(const std::function<void(StringRef)> &phase,
-                    bool alone = false);
+                    bool alone = false, double stopAboveSeconds = 0);
+  /// The cached variant of `attrText`, or null.
+  CacheEntry *lookup(StringRef attrText);
+  /// Keeps `compiled` as the variant of `attrText`, evicting the entry that
+  /// is least likely to be asked for again when the cache is full: one never
+  /// measured Ok, else the slowest (the tuner's confirmation asks again for
+  /// the fastest ones).
+  void remember(StringRef attrText, const Compiled &compiled);
 
   /// Builds the variant of `attrText` into `out`; the failed result or
   /// std::nullopt.
@@ -70,9 +92,13 @@ public:
   /// reference, if built) back to back for options.firstWarmupSeconds.
   void warmUpOnce(const Kernel &kernel, ArrayRef<Buffer *> args);
 
-  /// The variant compiled last (for run()).
+  /// The variant compiled last (for run()), its config and phases.
   Compiled compiled;
+  std::string compiledAttr;
   double compileSeconds = 0;
+  MeasurePhases compilePhases;
+  /// Compiled variants by config (options.compileCacheSize at most).
+  std::vector<CacheEntry> cache;
   /// The reference variant of paired timing and its own output buffer.
   Compiled reference;
   Buffer referenceOut;
@@ -157,14 +183,63 @@ void InProcessCPUMeasurer::Impl::warmUpOnce(const Kernel &kernel,
   }
 }
 
+InProcessCPUMeasurer::Impl::CacheEntry *
+InProcessCPUMeasurer::Impl::lookup(StringRef attrText) {
+  for (CacheEntry &entry : cache)
+    if (entry.attrText == attrText)
+      return &entry;
+  return nullptr;
+}
+
+void InProcessCPUMeasurer::Impl::remember(StringRef attrText,
+                                          const Compiled &variant) {
+  if (options.compileCacheSize == 0 || lookup(attrText))
+    return;
+  if (cache.size() >= options.compileCacheSize) {
+    // Evict a never-measured entry first, else the slowest.
+    auto worst =
+        llvm::max_element(cache, [](const CacheEntry &a, const CacheEntry &b) {
+          auto rank = [](const CacheEntry &e) {
+            return e.seconds > 0 ? e.seconds
+                                 : std::numeric_limits<double>::max();
+          };
+          return rank(a) < rank(b);
+        });
+    cache.erase(worst);
+  }
+  cache.push_back({attrText.str(), variant, 0});
+}
+
 std::optional<MeasureResult>
 InProcessCPUMeasurer::Impl::compile(StringRef attrText) {
   double start = now();
   compiled = Compiled();
+  compiledAttr.clear();
+  compilePhases = MeasurePhases();
+  // A config compiled before (the tuner's confirmation re-measures the
+  // winner, the runner-up and the default) is not built again; the paired
+  // reference is the default config, built once per worker.
+  if (CacheEntry *entry = lookup(attrText)) {
+    compiled = entry->compiled;
+  } else if (options.compileCacheSize > 0 && reference.kernel &&
+             attrText == options.referenceConfig) {
+    compiled = reference;
+    remember(attrText, compiled);
+  }
+  if (compiled.kernel) {
+    compiledAttr = attrText.str();
+    compilePhases.cacheHit = true;
+    compileSeconds = now() - start;
+    return std::nullopt;
+  }
   if (std::optional<MeasureResult> failed = build(attrText, compiled)) {
     failed->costSeconds = now() - start;
+    failed->phases = compilePhases;
+    compiled = Compiled();
     return failed;
   }
+  compiledAttr = attrText.str();
+  remember(attrText, compiled);
   compileSeconds = now() - start;
   return std::nullopt;
 }
@@ -190,6 +265,10 @@ InProcessCPUMeasurer::Impl::build(StringRef attrText, Compiled &out) {
   // The config was verified against the op once, where it was made
   // (configToAttr); a config that does not fit fails the tiling pass, whose
   // reason becomes the CompileError's message.
+  double passStart = now();
+  // Whatever build() spends: passes until the JIT starts, codegen after.
+  llvm::scope_exit notePasses(
+      [&] { compilePhases.passSeconds = now() - passStart; });
   OwningOpRef<ModuleOp> variant = kernel->clone();
   setConfig(getKernelOp(*variant), attr);
   if (llvm::Error err = prepareForExecution(*variant, /*strict=*/true))
@@ -205,8 +284,16 @@ InProcessCPUMeasurer::Impl::build(StringRef attrText, Compiled &out) {
   if (failed(pm.run(*variant)))
     return finish(MeasureResult::failure(
         MeasureStatus::CompileError, "lowering failed: " + diagText));
+  notePasses.release();
+  compilePhases.passSeconds = now() - passStart;
+  double codegenStart = now();
+  llvm::scope_exit noteCodegen(
+      [&] { compilePhases.codegenSeconds = now() - codegenStart; });
+  JITOptions jit;
+  jit.optLevel = options.jitOptLevel;
+  jit.codegenOptLevel = options.jitCodegenOptLevel;
   llvm::Expected<std::unique_ptr<ExecutionModule>> module =
-      ExecutionModule::create(*variant);
+      ExecutionModule::create(*variant, jit);
   if (!module)
     return finish(
         MeasureResult::failure(MeasureStatus::CompileError,
@@ -241,10 +328,21 @@ InProcessCPUMeasurer::Impl::runAndVerify(const Kernel &kernel, Buffer &out) {
 
 MeasureResult
 InProcessCPUMeasurer::Impl::run(const std::function<void(StringRef)> &phase,
-                                bool alone) {
+                                bool alone, double stopAboveSeconds) {
   double start = now();
+  MeasurePhases phases = compilePhases;
+  double timingStart = 0;
   auto finish = [&](MeasureResult r) {
-    r.costSeconds = now() - start + compileSeconds;
+    double end = now();
+    r.costSeconds = end - start + compileSeconds;
+    if (timingStart > 0)
+      phases.timingSeconds = end - timingStart;
+    phases.verifySeconds = (timingStart > 0 ? timingStart : end) - start;
+    r.phases = phases;
+    if (r.ok() && !compiledAttr.empty())
+      if (CacheEntry *entry = lookup(compiledAttr))
+        if (entry->seconds <= 0 || r.time.seconds() < entry->seconds)
+          entry->seconds = r.time.seconds();
     return r;
   };
   if (!compiled.kernel)
@@ -262,15 +360,19 @@ InProcessCPUMeasurer::Impl::run(const std::function<void(StringRef)> &phase,
   if (std::optional<MeasureResult> failed = runAndVerify(fn, out))
     return finish(std::move(*failed));
   setPhase("time");
+  timingStart = now();
   llvm::SmallVector<Buffer *> args = harness->getRunArguments(out);
   warmUpOnce(fn, args);
   double flops = harness->getProblem().flops;
+  TimingOptions timingOptions = options.timing;
+  if (stopAboveSeconds > 0)
+    timingOptions.stopAboveSeconds = stopAboveSeconds;
   MeasureResult result;
   if (reference.kernel && !alone) {
     llvm::SmallVector<Buffer *> referenceArgs =
         harness->getRunArguments(referenceOut);
-    llvm::Expected<PairedTimeStats> timing = fn.timePaired(
-        args, *reference.kernel, referenceArgs, options.timing);
+    llvm::Expected<PairedTimeStats> timing =
+        fn.timePaired(args, *reference.kernel, referenceArgs, timingOptions);
     if (!timing)
       return finish(MeasureResult::failure(MeasureStatus::RuntimeError,
                                            toString(timing.takeError())));
@@ -280,7 +382,7 @@ InProcessCPUMeasurer::Impl::run(const std::function<void(StringRef)> &phase,
     result.relative = timing->ratio.median;
     result.referenceSeconds = timing->reference.median;
   } else {
-    llvm::Expected<TimeStats> timing = fn.time(args, options.timing);
+    llvm::Expected<TimeStats> timing = fn.time(args, timingOptions);
     if (!timing)
       return finish(MeasureResult::failure(MeasureStatus::RuntimeError,
                                            toString(timing.takeError())));
@@ -288,6 +390,17 @@ InProcessCPUMeasurer::Impl::run(const std::function<void(StringRef)> &phase,
         *timing, computeGFlops(flops, timing->median));
     if (!referenceError.empty() && !alone)
       result.message = "timed alone: " + referenceError;
+  }
+  if (result.time.stoppedEarly) {
+    std::string note = llvm::formatv("stopped early after {0} of {1} samples: "
+                                     "the fastest took {2}, above "
+                                     "the limit {3}",
+                                     result.time.repeats, timingOptions.repeats,
+                                     formatDuration(result.time.min),
+                                     formatDuration(stopAboveSeconds))
+                           .str();
+    result.message =
+        result.message.empty() ? note : result.message + "; " + note;
   }
   return finish(std::move(result));
 }
@@ -319,6 +432,10 @@ InProcessCPUMeasurer::measure(StringRef attrText,
   return impl->run(phase);
 }
 
+const MeasurePhases &InProcessCPUMeasurer::getCompilePhases() const {
+  return impl->compilePhases;
+}
+
 std::optional<MeasureResult> InProcessCPUMeasurer::prepareReference() {
   return impl->setUpReference();
 }
@@ -329,8 +446,8 @@ InProcessCPUMeasurer::compile(StringRef attrText) {
 }
 
 MeasureResult InProcessCPUMeasurer::run(std::function<void(StringRef)> phase,
-                                        bool alone) {
-  return impl->run(phase, alone);
+                                        bool alone, double stopAboveSeconds) {
+  return impl->run(phase, alone, stopAboveSeconds);
 }
 
 //===----------------------------------------------------------------------===//
@@ -342,9 +459,49 @@ static constexpr llvm::StringLiteral kPhaseMarker = "tiletune-worker-phase: ";
 
 /// Worker protocol: "P" builds and checks the reference of paired timing
 /// (answer: "ok" or an encoded failed result); "C<attr text>" compiles a
-/// variant (answer: "ok" or an encoded failed result); "R" verifies and
-/// times it (answer: an encoded result), paired when this worker holds the
-/// reference; "A" verifies and times it alone.
+/// variant (answer: an encoded result, Ok with its phases or failed); "R"
+/// verifies and times it (answer: an encoded result), paired when this
+/// worker holds the reference; "A" verifies and times it alone. "R" and "A"
+/// may be followed by the early-stop threshold in seconds ("R0.0125").
+
+void mlir::tiletune::pickPinnedCPUs(unsigned threads, int &compileCPU,
+                                    int &timingCPU) {
+  compileCPU = timingCPU = -1;
+#ifdef __linux__
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (threads != 1 || sched_getaffinity(0, sizeof(set), &set) != 0)
+    return;
+  int first = -1, last = -1;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+    if (CPU_ISSET(cpu, &set)) {
+      if (first < 0)
+        first = cpu;
+      last = cpu;
+    }
+  if (first >= 0 && last != first) {
+    compileCPU = first;
+    timingCPU = last;
+  }
+#else
+  (void)threads;
+#endif
+}
+
+/// Pins the calling process to `cpu` (< 0: nothing); best effort.
+static void pinToCPU(int cpu) {
+#ifdef __linux__
+  if (cpu < 0 || cpu >= CPU_SETSIZE)
+    return;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  (void)sched_setaffinity(0, sizeof(set), &set);
+#else
+  (void)cpu;
+#endif
+}
+
 std::string mlir::tiletune::getProblemKernelText(const Problem &problem) {
   MLIRContext ctx(MLIRContext::Threading::DISABLED);
   initializeContext(ctx);
@@ -389,13 +546,27 @@ CPUMeasurer::CPUMeasurer(std::string kernelText,
         return encodeMeasureResult(*failed);
       return "ok";
     }
+    bool pinned =
+        o.compileCPU >= 0 && o.timingCPU >= 0 && o.compileCPU != o.timingCPU;
     if (request.consume_front("C")) {
       phase("compile");
+      if (pinned)
+        pinToCPU(o.compileCPU);
       if (std::optional<MeasureResult> failed = (*state)->compile(request))
         return encodeMeasureResult(*failed);
-      return "ok";
+      MeasureResult compiled = MeasureResult::success(TimeStats());
+      compiled.phases = (*state)->getCompilePhases();
+      return encodeMeasureResult(compiled);
     }
-    return encodeMeasureResult((*state)->run(phase, request == "A"));
+    bool alone = request.consume_front("A");
+    if (!alone)
+      request.consume_front("R");
+    double stopAbove = 0;
+    if (!request.empty() && request.getAsDouble(stopAbove))
+      stopAbove = 0;
+    if (pinned)
+      pinToCPU(o.timingCPU);
+    return encodeMeasureResult((*state)->run(phase, alone, stopAbove));
   };
   WorkerOptions workerOptions;
   workerOptions.timeoutSeconds = options.timeoutSeconds;
@@ -502,31 +673,42 @@ std::optional<MeasureResult> CPUMeasurer::compile(StringRef attrText,
   double limit = timeoutSeconds > 0 ? timeoutSeconds : options.timeoutSeconds;
   ensureReference(limit);
   MeasureResult result = call(("C" + attrText).str(), limit);
+  lastCompileWait = now() - start;
   if (result.ok())
     return std::nullopt;
-  result.costSeconds = now() - start;
+  result.costSeconds = lastCompileWait;
+  result.phases.compileWaitSeconds = lastCompileWait;
   return result;
 }
 
-MeasureResult CPUMeasurer::run(double timeoutSeconds, bool alone) {
-  MeasureResult result =
-      call(alone ? "A" : "R",
-           timeoutSeconds > 0 ? timeoutSeconds : options.timeoutSeconds);
+MeasureResult CPUMeasurer::run(double timeoutSeconds, bool alone,
+                               double stopAboveSeconds) {
+  std::string request = alone ? "A" : "R";
+  if (stopAboveSeconds > 0)
+    request += llvm::formatv("{0:e}", stopAboveSeconds).str();
+  double start = now();
+  MeasureResult result = call(
+      request, timeoutSeconds > 0 ? timeoutSeconds : options.timeoutSeconds);
+  result.phases.runWaitSeconds = now() - start;
+  result.phases.compileWaitSeconds = lastCompileWait;
   return alone ? result : saidAlone(std::move(result));
 }
 
 MeasureResult CPUMeasurer::measure(StringRef attrText,
                                    double compileTimeoutSeconds,
-                                   double runTimeoutSeconds, bool alone) {
+                                   double runTimeoutSeconds, bool alone,
+                                   double stopAboveSeconds) {
   double start = now();
   if (compileTimeoutSeconds <= 0)
     compileTimeoutSeconds = options.timeoutSeconds;
   if (runTimeoutSeconds <= 0)
     runTimeoutSeconds = options.timeoutSeconds;
-  ensureReference(compileTimeoutSeconds);
-  MeasureResult result = call(("C" + attrText).str(), compileTimeoutSeconds);
-  if (result.ok())
-    result = run(runTimeoutSeconds, alone);
+  if (std::optional<MeasureResult> failed =
+          compile(attrText, compileTimeoutSeconds)) {
+    failed->costSeconds = now() - start;
+    return *failed;
+  }
+  MeasureResult result = run(runTimeoutSeconds, alone, stopAboveSeconds);
   result.costSeconds = now() - start;
   return result;
 }

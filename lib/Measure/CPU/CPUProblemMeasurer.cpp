@@ -12,6 +12,7 @@
 #include "tiletune/Measure/Candidates.h"
 
 #include <algorithm>
+#include <chrono>
 #include <thread>
 
 using namespace mlir;
@@ -54,7 +55,7 @@ llvm::Error CPUProblemMeasurer::measure(ArrayRef<Config> batch,
   double compileLimit = request.compileTimeoutSeconds > 0
                             ? request.compileTimeoutSeconds
                             : options.timeoutSeconds;
-  SmallVector<CandidateText> candidates =
+  SmallVector<CandidateText, 0> candidates =
       convertBatch(ctx, problem, space, batch);
   // The winner's confirmation (role Final) is measured quietly: one worker,
   // nothing compiling on another core while a variant is timed, and each
@@ -63,14 +64,22 @@ llvm::Error CPUProblemMeasurer::measure(ArrayRef<Config> batch,
   // reference between the samples would evict part of a large kernel's
   // working set before each sample).
   bool quiet = request.role == MeasurementRole::Final;
+  double stopAboveSeconds = stopAbove(request);
+  CPUMeasurer *workers[2] = {&worker, secondWorker.get()};
   if (!secondWorker || quiet) {
     for (size_t i = 0; i < batch.size(); ++i) {
       const CandidateText &candidate = candidates[i];
+      // A config measured before goes to the worker that compiled it: its
+      // cache still holds the variant.
+      unsigned w = secondWorker ? compiledBy.lookup(candidate.attrText) : 0;
       MeasureResult result =
           candidate.invalid
               ? *candidate.invalid
-              : noted(worker.measure(candidate.attrText, compileLimit, runLimit,
-                                     /*alone=*/quiet));
+              : noted(workers[w]->measure(candidate.attrText, compileLimit,
+                                          runLimit, /*alone=*/quiet,
+                                          stopAboveSeconds));
+      if (!candidate.invalid)
+        compiledBy[candidate.attrText] = w;
       if (!sink(i, result))
         break;
     }
@@ -78,13 +87,21 @@ llvm::Error CPUProblemMeasurer::measure(ArrayRef<Config> batch,
   }
   // Pipelined: candidate i is compiled by worker i % 2; while it is timed,
   // the other worker compiles candidate i + 1 on another core.
-  CPUMeasurer *workers[2] = {&worker, secondWorker.get()};
   auto compileAt = [&](size_t i) -> std::optional<MeasureResult> {
     if (candidates[i].invalid)
       return candidates[i].invalid;
     return workers[i % 2]->compile(candidates[i].attrText, compileLimit);
   };
+  auto clock = [] {
+    return std::chrono::duration<double>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  };
+  // Wall clock the loop waited for the compile of the candidate it times
+  // next: all of the first one's, then what outlasted the previous timing.
+  double compileStart = clock();
   std::optional<MeasureResult> compiled = compileAt(0);
+  double compileWait = clock() - compileStart;
   for (size_t i = 0; i < batch.size(); ++i) {
     std::optional<MeasureResult> nextCompiled;
     std::thread next;
@@ -98,14 +115,28 @@ llvm::Error CPUProblemMeasurer::measure(ArrayRef<Config> batch,
       next = std::thread([&, i] { nextCompiled = compileAt(i + 1); });
     }
     MeasureResult result =
-        compiled ? *compiled : noted(workers[i % 2]->run(runLimit));
+        compiled ? *compiled
+                 : noted(workers[i % 2]->run(runLimit, /*alone=*/false,
+                                             stopAboveSeconds));
+    result.phases.compileWaitSeconds = compileWait;
+    if (!candidates[i].invalid)
+      compiledBy[candidates[i].attrText] = unsigned(i % 2);
+    double joinStart = clock();
     if (next.joinable())
       next.join();
+    compileWait = clock() - joinStart;
     if (!sink(i, result))
       break;
     compiled = std::move(nextCompiled);
   }
   return llvm::Error::success();
+}
+
+double CPUProblemMeasurer::stopAbove(const MeasureRequest &request) const {
+  if (request.role != MeasurementRole::Search ||
+      request.incumbentSeconds <= 0 || !(options.earlyStopFactor > 0))
+    return 0;
+  return options.earlyStopFactor * request.incumbentSeconds;
 }
 
 MeasureResult CPUProblemMeasurer::noted(MeasureResult result) {

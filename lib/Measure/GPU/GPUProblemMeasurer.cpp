@@ -89,7 +89,7 @@ llvm::Error GPUProblemMeasurer::measure(ArrayRef<Config> batch,
   runOptions.runTimeoutSeconds = request.runTimeoutSeconds;
   size_t n = batch.size();
   // Attribute texts (parsed again in each compile thread's context).
-  SmallVector<CandidateText> candidates =
+  SmallVector<CandidateText, 0> candidates =
       convertBatch(ctx, problem, space, batch);
   // Compile threads take the next unprepared index; this thread runs the
   // variants in order as soon as each is ready.
