@@ -188,7 +188,7 @@ py::tuple tuneText(const std::string &text, const std::string &algorithm,
                const py::object &algorithmOptions,
                const py::object &callback, const std::string &mcpu,
                const std::string &mattr, const std::string &warmStart,
-               const py::object &timeBudget) {
+               const py::object &timeBudget, const std::string &protocol) {
   TuningOptions options;
   options.mcpu = checkNoNul("mcpu", mcpu);
   options.mattr = checkNoNul("mattr", mattr);
@@ -219,6 +219,7 @@ py::tuple tuneText(const std::string &text, const std::string &algorithm,
   options.resume = resume;
   options.strategyOptions = toStrategyOptions(algorithmOptions);
   options.warmStartFrom = checkNoNul("warm_start", warmStart);
+  options.protocol = checkNoNul("protocol", protocol);
   options.progress = progress ? &llvm::errs() : nullptr;
   options.log = progress ? &llvm::errs() : nullptr;
   if (!callback.is_none() && !PyCallable_Check(callback.ptr()))
@@ -401,6 +402,7 @@ void mlir::tiletune::python::addTuneBindings(py::module_ &m) {
         py::arg("mattr") = defaults.mattr,
         py::arg("warm_start") = defaults.warmStartFrom,
         py::arg("time_budget") = py::none(),
+        py::arg("protocol") = defaults.protocol,
         "Tunes every tunable op of the module (MLIR text) by measuring real "
         "variants, exactly as `tiletune tune` does (the C++ API's tune()), "
         "records the results in the database `db` (default: the user's "
@@ -414,7 +416,8 @@ void mlir::tiletune::python::addTuneBindings(py::module_ &m) {
         "database, 'none' does not. `time_budget` (seconds or a duration such "
         "as '10m') tunes the whole model under that budget and returns a "
         "third element: the model's end-to-end times before and after (else "
-        "None).");
+        "None). protocol='paper' runs every algorithm as its paper's "
+        "experiments did (docs/Search.md), 'default' with our defaults.");
   m.attr("__version__") = getTileTuneVersion().str();
   m.attr("__git_revision__") = getTileTuneGitRevision().str();
   m.def("apply", &apply, py::arg("mlir"), py::arg("db") = "",

@@ -146,7 +146,8 @@ static llvm::Error seedFromDatabase(TileTuneDatabase &db,
                                    const TuneOptions &options,
                                    StrategyOptions &strategyOptions,
                                    llvm::raw_ostream *log) {
-  if (options.warmStartFrom != "db" || strategyOptions.count("seed_configs"))
+  if (options.warmStartFrom != "db" || options.protocol == "paper" ||
+      strategyOptions.count("seed_configs"))
     return llvm::Error::success();
   if (options.resume) {
     llvm::Expected<std::optional<RunInfo>> run = db.findResumableRun(
@@ -246,9 +247,14 @@ prepareProblem(MLIRContext *ctx, const Problem &problem, Operation *firstOp,
       getDefaultConfig(ctx, problem, *prepared.space, threads, log);
   prepared.strategyOptions = options.strategyOptions;
   StrategyOptions &strategyOptions = prepared.strategyOptions;
+  if (llvm::Error err =
+          applyProtocol(options.algorithm, options.protocol, strategyOptions))
+    return std::move(err);
   // Warm start: the strategy starts from the default config (measured
-  // first anyway) instead of its paper's start state.
-  if (options.warmStart && !strategyOptions.count("start_config") &&
+  // first anyway) instead of its paper's start state; never under the
+  // paper protocol.
+  if (options.warmStart && options.protocol != "paper" &&
+      !strategyOptions.count("start_config") &&
       prepared.searchSpace->isValid(prepared.defaultConfig))
     strategyOptions["start_config"] =
         prepared.searchSpace->getKey(prepared.defaultConfig);

@@ -11,6 +11,7 @@
 #include "tiletune/Support/ProblemSpec.h"
 #include "tiletune/Support/TilingTemplates.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -232,7 +233,18 @@ llvm::Error mlir::tiletune::validateTuneOptions(const TuneOptions &options) {
     return err;
   if (llvm::Error err = validateFixedParameters(options.fixed, options.target))
     return err;
-  return validateStrategyOptions(options.algorithm, options.strategyOptions,
+  if (!llvm::is_contained(getProtocols(), llvm::StringRef(options.protocol)))
+    return llvm::createStringError("unknown protocol '" + options.protocol +
+                                   "' (known: default, paper)");
+  if (llvm::Error err = validateStrategyOptions(
+          options.algorithm, options.strategyOptions, options.target))
+    return err;
+  // The protocol's presets must be accepted too.
+  StrategyOptions withProtocol = options.strategyOptions;
+  if (llvm::Error err =
+          applyProtocol(options.algorithm, options.protocol, withProtocol))
+    return err;
+  return validateStrategyOptions(options.algorithm, withProtocol,
                                  options.target);
 }
 

@@ -23,9 +23,10 @@ namespace {
 class GBFSStrategy : public Strategy {
 public:
   GBFSStrategy(const Space &space, const StrategyOptions &options,
-               uint64_t seed, unsigned rho, bool randomStart, bool restart)
+               uint64_t seed, unsigned rho, bool randomStart, bool restart,
+               bool expandOne)
       : Strategy("gbfs", space, options, seed), rho(rho),
-        randomStart(randomStart), restart(restart) {}
+        randomStart(randomStart), restart(restart), expandOne(expandOne) {}
 
 protected:
   void proposeImpl(unsigned maxCount, SmallVectorImpl<Config> &out) override {
@@ -63,6 +64,10 @@ protected:
       if (fresh(c))
         emit(std::move(c));
     }
+    // expand=one (Algorithm 1 exactly): the next state is popped only once
+    // every neighbour of the previous one was measured, whatever the batch.
+    if (expandOne && (!out.empty() || !carry.empty() || getNumPending() > 0))
+      return;
 
     SmallVector<Config> neighbors;
     while (out.size() < maxCount) {
@@ -107,6 +112,11 @@ protected:
         else if (llvm::find(carry, c) == carry.end())
           carry.push_back(std::move(c));
       }
+      // One state per batch: stop once this state gave something to measure
+      // (a state whose sampled neighbours were all visited gives nothing;
+      // Algorithm 1 then pops the next one at once).
+      if (expandOne && (!out.empty() || !carry.empty()))
+        return;
     }
   }
 
@@ -169,6 +179,8 @@ private:
   unsigned rho;
   bool randomStart;
   bool restart;
+  /// expand=one: pop one state per batch (Algorithm 1 at any driver batch).
+  bool expandOne;
   /// (cost, trial id) of measured, not yet popped states.
   std::set<std::pair<double, uint64_t>> queue;
   std::map<uint64_t, Config> queueConfigs;
@@ -191,7 +203,16 @@ void mlir::tiletune::registerGBFSStrategy(StrategyRegistry &registry) {
        "multi-level tiling [[m,1,1,1],[k,1],[n,1,1,1]] (paper), or 'random'"},
       {"restart", "true",
        "when the queue runs empty, continue from a random unvisited state "
-       "instead of stopping (the paper stops)"}};
+       "instead of stopping (the paper stops)"},
+      {"expand", "fill",
+       "'fill': pop states until a batch is full (several states are "
+       "expanded before their neighbours' results return); 'one': pop one "
+       "state, measure its sampled neighbours, then pop the next "
+       "(Algorithm 1 at any batch size; batches are at most rho)"}};
+  // Algorithm 1 as in the paper's experiments (Sec. 4): rho = 5, the
+  // untiled start, no restart, one popped state per measured batch.
+  info.paperOptions = {
+      {"rho", "5"}, {"start", "default"}, {"restart", "false"}, {"expand", "one"}};
   info.create = [](const Space &space, const StrategyOptions &options,
                    uint64_t seed) -> Expected<std::unique_ptr<Strategy>> {
     auto rho = getIntOption(options, "rho");
@@ -207,8 +228,14 @@ void mlir::tiletune::registerGBFSStrategy(StrategyRegistry &registry) {
     if (start != "default" && start != "random")
       return createStringError(inconvertibleErrorCode(),
                                "gbfs: 'start' must be 'default' or 'random'");
+    const std::string &expand = options.at("expand");
+    if (expand != "fill" && expand != "one")
+      return createStringError(inconvertibleErrorCode(),
+                               "gbfs: 'expand' must be 'fill' or 'one', got '" +
+                                   expand + "'");
     return std::make_unique<GBFSStrategy>(space, options, seed, *rho,
-                                          start == "random", *restart);
+                                          start == "random", *restart,
+                                          expand == "one");
   };
   cantFail(registry.add(std::move(info)));
 }

@@ -826,6 +826,12 @@ void mlir::tiletune::registerNA2CStrategy(StrategyRegistry &registry) {
       {"normalize_advantage", "false",
        "standardise the advantages of each minibatch before the actor step"},
   };
+  // The paper's experiments: T = 3 fixed (no soft start, no growth), the
+  // untiled start s0.
+  info.paperOptions = {{"steps", "3"},
+                       {"soft_start_steps", "3"},
+                       {"max_steps", "3"},
+                       {"start", "default"}};
   info.create = [](const Space &space, const StrategyOptions &options,
                    uint64_t seed) -> Expected<std::unique_ptr<Strategy>> {
     using namespace learned;

@@ -232,6 +232,8 @@ void mlir::tiletune::registerOpEvoStrategy(StrategyRegistry &registry) {
       {"max_retries", "100",
        "re-mutations of a child that was already sampled before a random "
        "unvisited config is used instead"}};
+  // OpEvo's appendix B: lambda = rho = 8, q = 0.5 (also our defaults).
+  info.paperOptions = {{"lambda", "8"}, {"rho", "8"}, {"q", "0.5"}};
   info.create = [](const Space &space, const StrategyOptions &options,
                    uint64_t seed) -> Expected<std::unique_ptr<Strategy>> {
     auto lambda = getIntOption(options, "lambda");

@@ -400,6 +400,15 @@ Error StrategyRegistry::add(StrategyInfo info) {
     return createStringError(inconvertibleErrorCode(),
                              "strategy '" + info.name +
                                  "' is already registered");
+  for (const auto &entry : info.paperOptions) {
+    const std::string &key = entry.first;
+    if (llvm::none_of(info.options,
+                      [&](const OptionInfo &o) { return o.name == key; }))
+      return createStringError(inconvertibleErrorCode(),
+                               "strategy '" + info.name +
+                                   "': paper option '" + key +
+                                   "' is not one of its options");
+  }
   std::string name = info.name;
   infos.emplace(std::move(name), std::move(info));
   return Error::success();
@@ -484,6 +493,26 @@ StrategyRegistry::create(StringRef name, const Space &space,
     return createStringError(inconvertibleErrorCode(),
                              "cannot search an empty space");
   return info->create(space, resolved, seed);
+}
+
+static constexpr StringLiteral kProtocols[] = {"default", "paper"};
+
+ArrayRef<StringLiteral> mlir::tiletune::getProtocols() { return kProtocols; }
+
+Error mlir::tiletune::applyProtocol(StringRef algorithm, StringRef protocol,
+                                    StrategyOptions &options) {
+  if (!llvm::is_contained(kProtocols, protocol))
+    return createStringError(inconvertibleErrorCode(),
+                             "unknown protocol '" + protocol +
+                                 "' (known: default, paper)");
+  const StrategyInfo *info = StrategyRegistry::get().lookup(algorithm);
+  if (!info)
+    return createStringError(inconvertibleErrorCode(),
+                             "unknown search strategy '" + algorithm + "'");
+  if (protocol == "paper")
+    for (const auto &[key, value] : info->paperOptions)
+      options.emplace(key, value); // keeps an explicit value
+  return Error::success();
 }
 
 Expected<std::unique_ptr<Strategy>>

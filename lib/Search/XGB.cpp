@@ -10,7 +10,9 @@
 //   every plan, configs are drawn uniformly at random (never repeated);
 // - every plan_size observed results (and once at least one succeeded), an
 //   XGBoost model (rank:pairwise by default) is fitted on
-//   all observations, features = the space's encoding, target = normalised
+//   all observations, features = the loop-nest ("itervar") features of the
+//   space's op (AutoTVM's default; LoopNestFeatures.h) or, with
+//   features=knob or on a space without an op, the space's encoding, target = normalised
 //   throughput bestCost / cost (failures 0), and parallel simulated
 //   annealing over the space's neighbourhood picks the plan_size
 //   best-predicted configs not proposed yet; proposals follow that plan.
@@ -28,6 +30,7 @@
 #include "CostModelSearch.h"
 #include "StrategyRegistration.h"
 #include "tiletune/Search/CostModel.h"
+#include "tiletune/Space/LoopNestFeatures.h"
 
 #include "llvm/Support/ErrorHandling.h"
 
@@ -194,6 +197,8 @@ struct XGBStrategyOptions {
   AnnealingOptions annealing;
   bool persistent;
   XGBoostOptions model;
+  /// features=itervar (loop-nest features) rather than knob.
+  bool itervar = true;
 };
 
 class XGBStrategy : public Strategy {
@@ -201,7 +206,16 @@ public:
   XGBStrategy(const Space &space, const StrategyOptions &options, uint64_t seed,
               XGBStrategyOptions opts)
       : Strategy("xgb", space, options, seed), opts(std::move(opts)),
-        nextRefitAt(this->opts.planSize) {}
+        nextRefitAt(this->opts.planSize) {
+    // Loop-nest features need the space's op; abstract spaces (the paper
+    // space, synthetic landscapes without an op) use the knob encoding.
+    if (this->opts.itervar) {
+      if (auto f = LoopNestFeaturizer::create(space))
+        featurizer.emplace(std::move(*f));
+      else
+        consumeError(f.takeError());
+    }
+  }
 
 protected:
   void proposeImpl(unsigned maxCount, SmallVectorImpl<Config> &out) override;
@@ -211,8 +225,11 @@ protected:
 
 private:
   Error refit();
+  /// The feature matrix of `configs` (loop-nest or knob features).
+  FeatureMatrix encode(ArrayRef<Config> configs) const;
 
   XGBStrategyOptions opts;
+  std::optional<LoopNestFeaturizer> featurizer;
   std::vector<Config> plan;
   size_t planPos = 0;
   unsigned numFits = 0;
@@ -257,6 +274,20 @@ void XGBStrategy::proposeImpl(unsigned maxCount, SmallVectorImpl<Config> &out) {
     setExhausted();
 }
 
+FeatureMatrix XGBStrategy::encode(ArrayRef<Config> configs) const {
+  if (!featurizer)
+    return learned::encodeConfigs(getSpace(), configs);
+  FeatureMatrix m(configs.size(), featurizer->getNumFeatures());
+  SmallVector<double> row;
+  for (size_t i = 0; i < configs.size(); ++i) {
+    row.clear();
+    featurizer->encode(configs[i], row);
+    for (size_t j = 0; j < row.size(); ++j)
+      m(i, j) = static_cast<float>(row[j]);
+  }
+  return m;
+}
+
 Error XGBStrategy::refit() {
   const Space &space = getSpace();
   ArrayRef<TrialResult> history = getHistory();
@@ -266,12 +297,12 @@ Error XGBStrategy::refit() {
   XGBoostOptions modelOpts = opts.model;
   modelOpts.recallK = opts.planSize;
   XGBoostModel model(modelOpts);
-  if (Error e = model.fit(learned::encodeConfigs(space, configs),
+  if (Error e = model.fit(encode(configs),
                           learned::throughputTargets(history)))
     return e;
   ConfigScorer scorer =
       [&](ArrayRef<Config> cs) -> Expected<std::vector<float>> {
-    return model.predict(learned::encodeConfigs(space, cs));
+    return model.predict(encode(cs));
   };
   auto newPlan = annealOnModel(
       space, scorer, opts.planSize,
@@ -346,8 +377,8 @@ Error XGBStrategy::loadImpl(const json::Object &state) {
 void mlir::tiletune::registerXGBStrategy(StrategyRegistry &registry) {
   StrategyInfo info;
   info.name = "xgb";
-  info.summary = "AutoTVM-style baseline: XGBoost rank model over config "
-                 "features + parallel simulated annealing over the "
+  info.summary = "AutoTVM-style baseline: XGBoost rank model over loop-nest "
+                 "(itervar) or knob features + parallel simulated annealing over the "
                  "neighbourhood, epsilon-greedy (Chen et al. 2018; baseline "
                  "of papers 000-004)";
   info.options = {
@@ -356,6 +387,12 @@ void mlir::tiletune::registerXGBStrategy(StrategyRegistry &registry) {
        "configs (AutoTVM default)"},
       {"epsilon", "0.05",
        "fraction of each plan replaced by random picks (AutoTVM's last 5%)"},
+      {"features", "itervar",
+       "'itervar' (AutoTVM's default): loop-nest features of the config's "
+       "loop nest (extents, annotations, per operand the stride, bytes "
+       "touched and reuse of every loop; LoopNestFeatures.h); spaces "
+       "without an op (the paper space) use 'knob'. 'knob': the space's "
+       "encoding of the parameter values"},
       {"loss", "rank",
        "'rank' (rank:pairwise, AutoTVM default) or 'reg' "
        "(reg:squarederror)"},
@@ -378,6 +415,11 @@ void mlir::tiletune::registerXGBStrategy(StrategyRegistry &registry) {
        "continue the chains from their last positions at the next plan "
        "(AutoTVM)"},
   };
+  // AutoTVM's XGBTuner defaults (the baseline the papers ran): loop-nest
+  // features, rank loss, plan 64, 5% random, persistent annealing.
+  info.paperOptions = {{"features", "itervar"}, {"loss", "rank"},
+                       {"plan_size", "64"},      {"epsilon", "0.05"},
+                       {"sa_persistent", "true"}};
   info.create = [](const Space &space, const StrategyOptions &options,
                    uint64_t seed) -> Expected<std::unique_ptr<Strategy>> {
     using namespace learned;
@@ -400,6 +442,13 @@ void mlir::tiletune::registerXGBStrategy(StrategyRegistry &registry) {
       return createStringError(inconvertibleErrorCode(),
                                "option 'loss' must be 'rank' or 'reg', got '" +
                                    loss + "'");
+    StringRef features = options.at("features");
+    if (features != "itervar" && features != "knob")
+      return createStringError(inconvertibleErrorCode(),
+                               "option 'features' must be 'itervar' or "
+                               "'knob', got '" +
+                                   features + "'");
+    o.itervar = features == "itervar";
     if (Error err = learned::readXGBoostOptions(options, seed, o.model))
       return std::move(err);
     auto chains = getIntOptionInRange(options, "sa_chains", 1, big);

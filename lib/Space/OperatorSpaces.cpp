@@ -67,15 +67,11 @@ makeOptionParameter(const OptionSpec &spec, const ProblemSpec &problem) {
   return nullptr;
 }
 
-/// Index of the innermost reduction dim used by `unroll` (k for matmuls, c
-/// for convolutions).
-static StringRef getUnrollDim(OpKind opKind) {
+StringRef mlir::tiletune::getUnrollDim(OpKind opKind) {
   return isConv(opKind) ? "c" : "k";
 }
 
-/// The vectorized dim: the innermost parallel dim in memory of the output
-/// (n for matmuls, f for NHWC, ow for NCHW).
-static StringRef getVectorDim(OpKind opKind) {
+StringRef mlir::tiletune::getVectorDim(OpKind opKind) {
   if (opKind == OpKind::ConvNhwcHwcf || opKind == OpKind::ConvNhwcFhwc)
     return "f";
   if (opKind == OpKind::ConvNchwFchw)
@@ -115,6 +111,7 @@ Expected<Space> mlir::tiletune::buildSpace(const ProblemSpec &problem,
   for (size_t i = 0; i < problem.dims.size(); ++i)
     name += (i ? "x" : " ") + std::to_string(problem.dims[i].size);
   Space space(name);
+  space.setProblem(problem);
   for (const ProblemDim &d : problem.dims)
     space.addParameter(std::make_shared<FactorizationParam>(
         d.name, d.size, getNumFactors(problem.target, problem.opKind, d.role)));

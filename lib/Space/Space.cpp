@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tiletune/Space/Space.h"
+#include "tiletune/Support/ProblemSpec.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
@@ -27,6 +28,10 @@ unsigned Space::addParameter(std::shared_ptr<const Parameter> param) {
 
 void Space::addConstraint(Constraint constraint) {
   constraints.push_back(std::move(constraint));
+}
+
+void Space::setProblem(const ProblemSpec &spec) {
+  problem = std::make_shared<const ProblemSpec>(spec);
 }
 
 Space Space::withConstraint(Constraint constraint) const {

@@ -106,7 +106,9 @@ def tune(mlir, *args, callback=None, **kwargs):
     dict (``{"rho": 3}``) or a ``"name=value,..."`` string (``tiletune
     algorithms`` lists them), and ``warm_start``: ``"db"`` (default) seeds
     each problem's search with the adapted best configs of similar problems
-    in the database, ``"none"`` does not (as ``--warm-start``).
+    in the database, ``"none"`` does not (as ``--warm-start``), and
+    ``protocol``: ``"default"``, or ``"paper"`` to run every algorithm as
+    its paper's experiments did (as ``--protocol``).
 
     `callback(progress)`: called with a ``Progress`` after every measured
     variant; returning False stops the run (what was measured stays in the

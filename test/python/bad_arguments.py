@@ -112,6 +112,9 @@ attempt("tune threads=-1", lambda: tiletune.tune(module, threads=-1, db=db))
 # CHECK: tune warm_start=bogus -> ValueError: unknown warm start 'bogus' (known: none, db)
 attempt("tune warm_start=bogus",
         lambda: tiletune.tune(module, warm_start="bogus", db=db))
+# CHECK: tune protocol=bogus -> ValueError: unknown protocol 'bogus' (known: default, paper)
+attempt("tune protocol=bogus",
+        lambda: tiletune.tune(module, protocol="bogus", db=db))
 # CHECK: default_config threads=2**31 -> ValueError: threads must be between 0 and 1024 (0: all cores), got 2147483648
 attempt("default_config threads=2**31",
         lambda: tiletune.default_config(module, threads=2**31))

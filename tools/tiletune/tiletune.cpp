@@ -143,6 +143,16 @@ static cl::opt<bool> paperStart(
     cl::desc("Start the search from each algorithm's paper start state (e.g. "
              "G-BFS's untiled config) instead of the default config"),
     cl::init(false), cl::sub(tuneCmd), cl::cat(category));
+static cl::opt<std::string> protocol(
+    "protocol",
+    cl::desc("Experiment protocol: 'default' (our defaults, warm start), or "
+             "'paper': every algorithm runs as in its paper's experiments "
+             "(G-BFS one state per batch and no restart, N-A2C T = 3, "
+             "OpEvo lambda = rho = 8 and q = 0.5, AutoTVM's XGBoost "
+             "settings; each from its paper's start state, no warm start); "
+             "--algorithm-options still override (docs/Search.md)"),
+    cl::value_desc("default|paper"), cl::init(kDefaults.protocol),
+    cl::sub(tuneCmd), cl::cat(category));
 static cl::opt<std::string> warmStartFrom(
     "warm-start",
     cl::desc("Seed each problem's search with the best configs of similar "
@@ -435,6 +445,7 @@ static int runTune(MLIRContext &ctx) {
   options.strategyOptions = *parsedOptions;
   options.fixed = fixParams;
   options.warmStart = !paperStart;
+  options.protocol = protocol;
   options.warmStartFrom = warmStartFrom;
   options.warmStartProblems = warmStartProblems;
   options.warmStartDistance = warmStartDistance;

@@ -60,6 +60,12 @@ struct TuneOptions {
   /// Start the strategies from the default config (strategy option
   /// "start_config") instead of their papers' start states.
   bool warmStart = true;
+  /// Experiment protocol (getProtocols()): "default", or "paper": every
+  /// algorithm's options default to its paper's experiments
+  /// (StrategyInfo::paperOptions; explicit strategy options still win), it
+  /// starts from its paper's start state (no warm start from the default
+  /// config or the database). docs/Search.md lists the differences.
+  std::string protocol = "default";
   /// Warm start from the database: "db" seeds the search of a problem with
   /// the best configs of similar problems recorded for the same target
   /// (findWarmStartSeeds, strategy option "seed_configs"; not when that

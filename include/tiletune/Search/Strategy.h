@@ -234,9 +234,26 @@ struct StrategyInfo {
   std::string summary;
   /// Documented options (the common options are added implicitly).
   llvm::SmallVector<OptionInfo> options;
+  /// Protocol "paper": the option values under which the strategy runs as
+  /// its paper's experiments did. Only options whose default differs from
+  /// (or is not stated to be) the paper's value are listed; all must be
+  /// documented options.
+  StrategyOptions paperOptions;
   /// Builds an instance.
   StrategyFactory create;
 };
+
+/// The experiment protocols: "default" (our defaults) and "paper" (each
+/// algorithm's options as its paper's experiments; the driver then also
+/// starts from the paper's start state instead of a warm start).
+llvm::ArrayRef<llvm::StringLiteral> getProtocols();
+
+/// Adds the options of `protocol` for `algorithm` that `options` does not
+/// set (explicit options win): nothing for "default",
+/// StrategyInfo::paperOptions for "paper". Errors name an unknown protocol
+/// (listing the known ones) or algorithm.
+llvm::Error applyProtocol(llvm::StringRef algorithm, llvm::StringRef protocol,
+                          StrategyOptions &options);
 
 /// Registry of strategies by name. The built-in strategies are registered
 /// on first use (see lib/Search/Strategies.def); users may add their own.

@@ -35,6 +35,14 @@ namespace mlir::tiletune {
 /// `#tiletune.config` (see docs/Search.md).
 unsigned getNumFactors(llvm::StringRef target, OpKind opKind, DimRole role);
 
+/// The CPU dim the `unroll` option steps (the innermost reduction: k for
+/// matmuls, c for convolutions).
+llvm::StringRef getUnrollDim(OpKind opKind);
+
+/// The CPU dim the register tile is vectorized along: the innermost parallel
+/// dim in memory of the output (n for matmuls, f for NHWC, ow for NCHW).
+llvm::StringRef getVectorDim(OpKind opKind);
+
 /// Knobs of the operator spaces.
 struct SpaceOptions {
   /// CPU: most elements of the register tile (product of the register

@@ -29,6 +29,8 @@
 
 namespace mlir::tiletune {
 
+struct ProblemSpec;
+
 /// The value of one parameter: a small vector of integer slots. Its meaning
 /// depends on the parameter kind (factors, permutation entries or an index
 /// into a list of values).
@@ -416,6 +418,13 @@ public:
   llvm::StringRef getName() const { return name; }
   void setName(llvm::StringRef newName) { name = newName.str(); }
 
+  /// The op the space was built for (buildSpace attaches it), or null for an
+  /// abstract space (e.g. buildPaperMatmulSpace). Copies keep it, so pinned
+  /// and filtered spaces know their op too; loop-nest features
+  /// (LoopNestFeatures.h) need it.
+  const ProblemSpec *getProblem() const { return problem.get(); }
+  void setProblem(const ProblemSpec &spec);
+
   /// Appends a parameter (its name must be new); returns its index.
   unsigned addParameter(std::shared_ptr<const Parameter> param);
   /// Appends a constraint.
@@ -523,6 +532,7 @@ private:
   llvm::SmallVector<unsigned> offsets;
   unsigned width = 0;
   llvm::SmallVector<Constraint> constraints;
+  std::shared_ptr<const ProblemSpec> problem;
 };
 
 /// Prime factorization of `n` >= 1 as (prime, exponent), ascending.
