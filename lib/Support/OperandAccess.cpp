@@ -32,19 +32,32 @@ mlir::tiletune::getOperandAccesses(const ProblemSpec &problem, bool asNHWC) {
     a.indices = std::move(dims);
     return a;
   };
+  if (std::optional<MatmulForm> form = getMatmulForm(problem.opKind)) {
+    // Operands as stored: a transposed A is [k][m], a transposed B [n][k].
+    SmallVector<Dim, 4> a, b, c;
+    if (form->batched) {
+      a.push_back(one("b"));
+      b.push_back(one("b"));
+      c.push_back(one("b"));
+    }
+    a.append(form->transposeA ? SmallVector<Dim, 4>{one("k"), one("m")}
+                              : SmallVector<Dim, 4>{one("m"), one("k")});
+    b.append(form->transposeB ? SmallVector<Dim, 4>{one("n"), one("k")}
+                              : SmallVector<Dim, 4>{one("k"), one("n")});
+    c.append({one("m"), one("n")});
+    return {make("A", false, std::move(a)), make("B", false, std::move(b)),
+            make("C", true, std::move(c))};
+  }
   switch (problem.opKind) {
-  case OpKind::Matmul:
-    return {make("A", false, {one("m"), one("k")}),
-            make("B", false, {one("k"), one("n")}),
-            make("C", true, {one("m"), one("n")})};
-  case OpKind::BatchMatmul:
-    return {make("A", false, {one("b"), one("m"), one("k")}),
-            make("B", false, {one("b"), one("k"), one("n")}),
-            make("C", true, {one("b"), one("m"), one("n")})};
   case OpKind::ConvNhwcHwcf:
+  case OpKind::ConvNhwcFhwc:
   case OpKind::ConvNchwFchw: {
     Dim h{{"oh", problem.strides[0]}, {"kh", problem.dilations[0]}};
     Dim w{{"ow", problem.strides[1]}, {"kw", problem.dilations[1]}};
+    if (problem.opKind == OpKind::ConvNhwcFhwc)
+      return {make("input", false, {one("n"), h, w, one("c")}),
+              make("filter", false, {one("f"), one("kh"), one("kw"), one("c")}),
+              make("output", true, {one("n"), one("oh"), one("ow"), one("f")})};
     if (problem.opKind == OpKind::ConvNhwcHwcf || asNHWC)
       return {make("input", false, {one("n"), h, w, one("c")}),
               make("filter", false, {one("kh"), one("kw"), one("c"), one("f")}),
@@ -53,6 +66,8 @@ mlir::tiletune::getOperandAccesses(const ProblemSpec &problem, bool asNHWC) {
             make("filter", false, {one("f"), one("c"), one("kh"), one("kw")}),
             make("output", true, {one("n"), one("f"), one("oh"), one("ow")})};
   }
+  default:
+    break;
   }
   return {};
 }
