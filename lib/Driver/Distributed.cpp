@@ -95,7 +95,12 @@ static llvm::json::Value encodeCPUOptions(const CPUMeasureOptions &o) {
       {"verify", o.verify},
       {"timeout_seconds", o.timeoutSeconds},
       {"reference_config", o.referenceConfig},
-      {"reference_timeout_seconds", o.referenceTimeoutSeconds}};
+      {"reference_timeout_seconds", o.referenceTimeoutSeconds},
+      {"jit_opt_level", int64_t(o.jitOptLevel)},
+      {"jit_codegen_opt_level", int64_t(o.jitCodegenOptLevel)},
+      {"compile_cache_size", int64_t(o.compileCacheSize)},
+      {"early_stop_factor", o.earlyStopFactor},
+      {"stop_after_repeats", int64_t(o.timing.stopAfterRepeats)}};
 }
 
 static llvm::Expected<CPUMeasureOptions>
@@ -113,7 +118,19 @@ decodeCPUOptions(const llvm::json::Object &obj) {
   std::optional<llvm::StringRef> reference = obj.getString("reference_config");
   std::optional<double> referenceTimeout =
       obj.getNumber("reference_timeout_seconds");
+  std::optional<int64_t> jitOpt = obj.getInteger("jit_opt_level");
+  std::optional<int64_t> jitCodegenOpt =
+      obj.getInteger("jit_codegen_opt_level");
+  std::optional<int64_t> cacheSize = obj.getInteger("compile_cache_size");
+  std::optional<double> earlyStop = obj.getNumber("early_stop_factor");
+  std::optional<int64_t> stopAfter = obj.getInteger("stop_after_repeats");
   uint64_t seedValue = 0;
+  if (!jitOpt || *jitOpt < 0 || *jitOpt > 3 || !jitCodegenOpt ||
+      *jitCodegenOpt < -1 || *jitCodegenOpt > 3 || !cacheSize ||
+      *cacheSize < 0 || !earlyStop || !(*earlyStop >= 0) || !stopAfter ||
+      *stopAfter < 1)
+    return llvm::createStringError(
+        "the job's measurement options are incomplete or out of range");
   if (!threads || *threads < 1 || *threads > kMaxThreads || !warmup ||
       *warmup < 0 || !repeats || *repeats < 1 || !minSample || !maxCalls ||
       *maxCalls < 1 || !firstWarmup || !seed ||
@@ -126,6 +143,7 @@ decodeCPUOptions(const llvm::json::Object &obj) {
   o.timing.repeats = unsigned(*repeats);
   o.timing.minSampleSeconds = *minSample;
   o.timing.maxCallsPerSample = unsigned(*maxCalls);
+  o.timing.stopAfterRepeats = unsigned(*stopAfter);
   if (llvm::Error err = validateTimingOptions(o.timing))
     return std::move(err);
   o.firstWarmupSeconds = *firstWarmup;
@@ -134,6 +152,10 @@ decodeCPUOptions(const llvm::json::Object &obj) {
   o.timeoutSeconds = *timeout;
   o.referenceConfig = reference->str();
   o.referenceTimeoutSeconds = *referenceTimeout;
+  o.jitOptLevel = unsigned(*jitOpt);
+  o.jitCodegenOptLevel = int(*jitCodegenOpt);
+  o.compileCacheSize = unsigned(*cacheSize);
+  o.earlyStopFactor = *earlyStop;
   return o;
 }
 

@@ -121,6 +121,7 @@ std::string mlir::tiletune::encodeMPIMeasureChunk(const MPIMeasureChunk &c) {
       {"role", stringifyMeasurementRole(c.request.role)},
       {"run_timeout", c.request.runTimeoutSeconds},
       {"compile_timeout", c.request.compileTimeoutSeconds},
+      {"incumbent", c.request.incumbentSeconds},
       {"configs", std::move(configs)}});
 }
 
@@ -137,6 +138,7 @@ mlir::tiletune::decodeMPIMeasureChunk(llvm::StringRef text) {
       roleName ? parseMeasurementRole(*roleName) : std::nullopt;
   std::optional<double> runTimeout = obj->getNumber("run_timeout");
   std::optional<double> compileTimeout = obj->getNumber("compile_timeout");
+  std::optional<double> incumbent = obj->getNumber("incumbent");
   const llvm::json::Array *configs = obj->getArray("configs");
   if (!chunk || *chunk < 0)
     return missing("measure", "chunk");
@@ -148,6 +150,8 @@ mlir::tiletune::decodeMPIMeasureChunk(llvm::StringRef text) {
     return missing("measure", "run_timeout");
   if (!compileTimeout)
     return missing("measure", "compile_timeout");
+  if (!incumbent)
+    return missing("measure", "incumbent");
   if (!configs)
     return missing("measure", "configs");
   c.chunk = uint64_t(*chunk);
@@ -155,6 +159,7 @@ mlir::tiletune::decodeMPIMeasureChunk(llvm::StringRef text) {
   c.request.role = *role;
   c.request.runTimeoutSeconds = *runTimeout;
   c.request.compileTimeoutSeconds = *compileTimeout;
+  c.request.incumbentSeconds = *incumbent;
   for (const Value &entry : *configs) {
     const Object *config = entry.getAsObject();
     std::optional<int64_t> index =
