@@ -143,7 +143,8 @@ def main():
         "training": {"data": args.data, "seed": args.seed,
                      "rounds": args.rounds, "params": params,
                      "report": report},
-        "booster": json.loads(booster.save_raw("json").decode()),
+        # XGBoost's own JSON, as text (ComputeModel hands it to XGBoost).
+        "booster": booster.save_raw("json").decode(),
     }
     with open(args.model, "w") as f:
         json.dump(model, f)

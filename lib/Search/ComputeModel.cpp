@@ -122,20 +122,20 @@ Expected<ComputeModel> ComputeModel::parse(StringRef text,
     model.computes.push_back(name->str());
   }
   model.threads = root->getInteger("threads").value_or(0);
-  const json::Value *booster = root->get("booster");
-  if (!booster || !booster->getAsObject())
-    return modelError("compute model without a \"booster\" (XGBoost JSON)");
-  std::string boosterText;
-  raw_string_ostream os(boosterText);
-  os << *booster;
-  os.flush();
+  // The booster is XGBoost's own JSON as a string: reprinting it through
+  // another JSON library would turn its floats 0.0 into integers, which
+  // XGBoost refuses.
+  std::optional<StringRef> boosterText = root->getString("booster");
+  if (!boosterText)
+    return modelError("compute model without a \"booster\" (XGBoost JSON "
+                      "text)");
   BoosterHandle handle = nullptr;
   if (XGBoosterCreate(nullptr, 0, &handle) != 0)
     return modelError(Twine("xgboost: XGBoosterCreate failed: ") +
                       XGBGetLastError());
   model.booster = handle;
-  if (XGBoosterLoadModelFromBuffer(handle, boosterText.data(),
-                                   boosterText.size()) != 0)
+  if (XGBoosterLoadModelFromBuffer(handle, boosterText->data(),
+                                   boosterText->size()) != 0)
     return modelError(Twine("compute model: unreadable booster: ") +
                       XGBGetLastError());
   // The classifier must have one output per compute.
