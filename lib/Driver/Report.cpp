@@ -60,7 +60,7 @@ mlir::tiletune::checkProblemsTuned(ArrayRef<ProblemOutcome> outcomes) {
 
 llvm::Error mlir::tiletune::printSpaces(ModuleOp module, StringRef target,
                                         unsigned threads, llvm::raw_ostream &os,
-                                        StringRef fixed) {
+                                        StringRef fixed, StringRef algorithm) {
   FailureOr<ProblemSet> set = collectProblems(module, target);
   if (failed(set))
     return llvm::createStringError(
@@ -115,6 +115,26 @@ llvm::Error mlir::tiletune::printSpaces(ModuleOp module, StringRef target,
     Config def =
         getDefaultConfig(module.getContext(), problem, *space, threads);
     os << "  default config: " << space->getKey(def) << "\n";
+    if (algorithm.empty())
+      continue;
+    llvm::Expected<Space> search =
+        getSearchSpace(algorithm, problem, *space, threads, &def);
+    if (!search)
+      return search.takeError();
+    if (search->getName() == space->getName())
+      continue;
+    os << "  " << algorithm << " search space: " << search->getName() << "\n";
+    os << "    constraints:";
+    for (const Constraint &c : search->getConstraints())
+      os << " " << c.name;
+    os << "\n    product size: " << search->countProduct() << "\n";
+    llvm::Expected<uint64_t> searchValid = search->countValid(2000000);
+    if (searchValid)
+      os << "    valid configs: " << *searchValid << "\n";
+    else {
+      llvm::consumeError(searchValid.takeError());
+      os << "    valid configs: (too many to enumerate)\n";
+    }
   }
   return llvm::Error::success();
 }

@@ -238,13 +238,14 @@ prepareProblem(MLIRContext *ctx, const Problem &problem, Operation *firstOp,
   if (!space)
     return space.takeError();
   prepared.space = std::make_unique<Space>(std::move(*space));
+  prepared.defaultConfig =
+      getDefaultConfig(ctx, problem, *prepared.space, threads, log);
   llvm::Expected<Space> searchSpace =
-      getSearchSpace(options.algorithm, problem, *prepared.space, threads);
+      getSearchSpace(options.algorithm, problem, *prepared.space, threads,
+                     &prepared.defaultConfig);
   if (!searchSpace)
     return searchSpace.takeError();
   prepared.searchSpace = std::make_unique<Space>(std::move(*searchSpace));
-  prepared.defaultConfig =
-      getDefaultConfig(ctx, problem, *prepared.space, threads, log);
   prepared.strategyOptions = options.strategyOptions;
   StrategyOptions &strategyOptions = prepared.strategyOptions;
   if (llvm::Error err =

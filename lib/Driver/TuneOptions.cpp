@@ -132,6 +132,9 @@ mlir::tiletune::validateStrategyOptions(llvm::StringRef algorithm,
   // problem's space and is checked when each problem's strategy is built).
   StrategyOptions probeOptions = options;
   probeOptions.erase("start_config");
+  // automcl's compute model is read (or refused, with a message) for each
+  // problem's space; the probe is not a problem.
+  probeOptions.erase("compute_model");
   std::vector<Space> probes = getProbeSpaces(target);
   if (probes.empty() || probeOptions.empty())
     return llvm::Error::success();

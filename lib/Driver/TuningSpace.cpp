@@ -201,7 +201,8 @@ llvm::Expected<Space> mlir::tiletune::buildTuningSpace(MLIRContext *ctx,
 llvm::Expected<Space> mlir::tiletune::getSearchSpace(StringRef algorithm,
                                                      const Problem &problem,
                                                      const Space &space,
-                                                     unsigned threads) {
+                                                     unsigned threads,
+                                                     const Config *start) {
   if (algorithm != "automcl" || problem.target != kTargetCPU)
     return space;
   ProblemSpec spec = toProblemSpec(problem);
@@ -209,6 +210,38 @@ llvm::Expected<Space> mlir::tiletune::getSearchSpace(StringRef algorithm,
       restrictToThreadGrid(space, spec, resolveThreads(threads));
   if (!grid)
     return grid.takeError();
-  CacheModel model; // The CPU target's L2, line size and vector width.
-  return filterByIdealCacheModel(*grid, spec, model);
+  // The CPU target's L1 and L2, line size and vector width.
+  CacheModel model;
+  llvm::Expected<Space> filtered = filterByIdealCacheModel(*grid, spec, model);
+  if (!filtered || !start || !space.isValid(*start))
+    return filtered;
+  // AutoMCL's configuration space is "solely formed by different tiling
+  // sizes" (paper 001, Sec. 3): the schedule options are the compute's
+  // template, here the default config's, except `pack`, which is the
+  // compute itself.
+  std::string pins;
+  for (unsigned i = 0, e = space.getNumParameters(); i < e; ++i) {
+    const Parameter &param = space.getParameter(i);
+    if (isa<FactorizationParam>(param) || param.getName() == "pack" ||
+        param.count() == 1)
+      continue;
+    if (!pins.empty())
+      pins += ";";
+    llvm::raw_string_ostream os(pins);
+    os << param.getName() << "=";
+    param.print(space.getValue(*start, i), os);
+  }
+  if (pins.empty())
+    return filtered;
+  llvm::Expected<Space> pinned = filtered->withPinned(pins);
+  if (!pinned) {
+    llvm::consumeError(pinned.takeError());
+    return filtered;
+  }
+  std::mt19937_64 rng(0);
+  if (!pinned->sampleValidIf(rng, [](const Config &) { return true; }))
+    return filtered;
+  std::string name = filtered->getName().str() + " tile sizes";
+  pinned->setName(name);
+  return pinned;
 }

@@ -7,6 +7,7 @@
 #include "tiletune/Problem/ProblemSpace.h"
 #include "tiletune/Support/CPUDescription.h"
 #include "tiletune/Support/Padding.h"
+#include "tiletune/Support/TilingTemplates.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/IR/Builders.h"
@@ -178,6 +179,15 @@ llvm::Expected<Config> mlir::tiletune::attrToConfig(const Problem &problem,
     }
     point.options[name.str()] = value;
   }
+  // A named AutoMCL compute is the packing the space searches.
+  if (auto compute = dyn_cast_or_null<StringAttr>(attr.getOption("compute")))
+    if (std::optional<StringRef> pack = getPackOfCompute(compute.getValue()))
+      if (space.lookup("pack") && !point.options.count("pack")) {
+        OptionValue value;
+        value.kind = OptionValue::Kind::String;
+        value.stringValue = pack->str();
+        point.options["pack"] = value;
+      }
   return fromSpacePoint(space, point);
 }
 

@@ -26,12 +26,24 @@
 // The model is not serialised: N, the refill count and the sampling state
 // are saved, and the model is only used while refilling N, so a resumed
 // search continues exactly.
+// The compute (the paper's schedule: `pack` of a cpu matmul space) is fixed
+// up front by AutoMCL's learned compute model (`compute_model`, Sec. 3
+// "Learning to choose schedules", see ComputeModel.h): G becomes the configs
+// with the predicted compute and no trial is spent on the others. Without a
+// usable model (none given, missing, stale, foreign, not a matmul space) the
+// compute stays a searched parameter, with a message saying why.
 //
 //===----------------------------------------------------------------------===//
 
 #include "CostModelSearch.h"
 #include "StrategyRegistration.h"
+#include "tiletune/Search/ComputeModel.h"
 #include "tiletune/Search/CostModel.h"
+#include "tiletune/Space/Space.h"
+#include "tiletune/Support/TilingTemplates.h"
+
+#include "llvm/Support/Casting.h"
+#include "llvm/Support/WithColor.h"
 
 #include <algorithm>
 #include <deque>
@@ -47,13 +59,73 @@ struct AutoMCLOptions {
   uint64_t enumerateLimit;
   unsigned sampleSize;
   XGBoostOptions model;
+  /// The compute model's path ("" = search the compute).
+  std::string computeModel;
 };
+
+/// What the compute model decided for a space.
+struct ComputeChoice {
+  /// The space restricted to the predicted compute, if one was predicted.
+  std::optional<Space> space;
+  /// The predicted compute ("" when the compute is searched).
+  std::string compute;
+  /// Why (the prediction, or why the compute is searched).
+  std::string note;
+};
+
+/// Applies the compute model at `path` to `space` (a cpu matmul space with
+/// factorizations m, n, k and a `pack` parameter).
+static ComputeChoice chooseCompute(const Space &space, StringRef path) {
+  ComputeChoice choice;
+  auto searched = [&](const Twine &why) {
+    choice.note = ("compute model '" + path + "' not used: " + why +
+                   "; searching the compute")
+                      .str();
+    return std::move(choice);
+  };
+  std::optional<unsigned> pack = space.lookup("pack");
+  std::optional<unsigned> m = space.lookup("m"), n = space.lookup("n"),
+                          k = space.lookup("k");
+  auto factorization = [&](std::optional<unsigned> i) {
+    return i ? llvm::dyn_cast<FactorizationParam>(&space.getParameter(*i)) : nullptr;
+  };
+  if (!pack || !factorization(m) || !factorization(n) || !factorization(k) ||
+      space.lookup("b"))
+    return searched("the space is not a cpu matmul space (the model chooses "
+                    "among matmul computes)");
+  Expected<ComputeModel> model =
+      ComputeModel::load(path, getDefaultTargetCPU());
+  if (!model)
+    return searched(toString(model.takeError()));
+  int64_t sm = factorization(m)->getTotal(), sn = factorization(n)->getTotal(),
+          sk = factorization(k)->getTotal();
+  Expected<std::string> compute = model->predict(sm, sn, sk);
+  if (!compute)
+    return searched(toString(compute.takeError()));
+  std::optional<StringRef> packValue = getPackOfCompute(*compute);
+  Expected<Space> pinned = space.withPinned(("pack=" + *packValue).str());
+  if (!pinned)
+    return searched(toString(pinned.takeError()));
+  std::mt19937_64 rng(0);
+  if (!pinned->sampleValidIf(rng, [](const Config &) { return true; }))
+    return searched("no config of the space has the predicted compute " +
+                    *compute);
+  choice.space = std::move(*pinned);
+  choice.compute = *compute;
+  choice.note = ("compute model '" + path + "' chose " + *compute +
+                 " (pack = " + *packValue + ") for " + Twine(sm) + "x" +
+                 Twine(sn) + "x" + Twine(sk) +
+                 "; no trials are spent on the compute")
+                    .str();
+  return choice;
+}
 
 class AutoMCLStrategy : public Strategy {
 public:
   AutoMCLStrategy(const Space &space, const StrategyOptions &options,
-                  uint64_t seed, AutoMCLOptions opts)
-      : Strategy("automcl", space, options, seed), opts(std::move(opts)) {}
+                  uint64_t seed, AutoMCLOptions opts, ComputeChoice choice)
+      : Strategy("automcl", space, options, seed), opts(std::move(opts)),
+        choice(std::move(choice)) {}
 
 protected:
   void proposeImpl(unsigned maxCount, SmallVectorImpl<Config> &out) override;
@@ -69,7 +141,13 @@ private:
   /// predicted exhaustively (computed once; deterministic).
   const std::vector<uint64_t> *getEnumeratedSpace();
 
+  /// G: the space, or its configs with the compute the model chose.
+  const Space &getG() const {
+    return choice.space ? *choice.space : getSpace();
+  }
+
   AutoMCLOptions opts;
+  ComputeChoice choice;
   bool started = false;
   std::deque<Config> queue;
   unsigned numRefills = 0;
@@ -84,7 +162,7 @@ private:
 const std::vector<uint64_t> *AutoMCLStrategy::getEnumeratedSpace() {
   if (!enumerated) {
     enumerated = true;
-    const Space &space = getSpace();
+    const Space &space = getG();
     uint64_t total = space.countProduct();
     if (total > opts.enumerateLimit) {
       tooLarge = true;
@@ -102,7 +180,7 @@ const std::vector<uint64_t> *AutoMCLStrategy::getEnumeratedSpace() {
 }
 
 void AutoMCLStrategy::fillRandom() {
-  const Space &space = getSpace();
+  const Space &space = getG();
   ConfigSet local;
   auto taken = [&](const Config &c) {
     return wasProposed(c) || local.count(c) != 0;
@@ -117,7 +195,7 @@ void AutoMCLStrategy::fillRandom() {
 }
 
 Error AutoMCLStrategy::fillFromModel() {
-  const Space &space = getSpace();
+  const Space &space = getG();
   ArrayRef<TrialResult> history = getHistory();
   std::vector<Config> seen;
   for (const TrialResult &r : history)
@@ -215,7 +293,9 @@ json::Object AutoMCLStrategy::saveImpl() const {
        learned::configsToJSON(getSpace(),
                               std::vector<Config>(queue.begin(), queue.end()))},
       {"refills", int64_t(numRefills)},
-      {"last_error", lastError}};
+      {"last_error", lastError},
+      {"compute", choice.compute},
+      {"compute_note", choice.note}};
 }
 
 Error AutoMCLStrategy::loadImpl(const json::Object &state) {
@@ -265,6 +345,11 @@ void mlir::tiletune::registerAutoMCLStrategy(StrategyRegistry &registry) {
       {"eta", "0.3", "XGBoost learning rate"},
       {"threads", "1",
        "XGBoost threads (1 = bit-reproducible; more is faster)"},
+      {"compute_model", "",
+       "AutoMCL's learned compute choice: a model file of "
+       "bench/automcl/train.py for this CPU; the predicted compute (pack) is "
+       "fixed for a cpu matmul; empty, missing, stale or foreign: the "
+       "compute is searched (with a message)"},
   };
   info.create = [](const Space &space, const StrategyOptions &options,
                    uint64_t seed) -> Expected<std::unique_ptr<Strategy>> {
@@ -299,8 +384,18 @@ void mlir::tiletune::registerAutoMCLStrategy(StrategyRegistry &registry) {
     if (Error err = learned::readXGBoostOptions(options, seed, o.model))
       return std::move(err);
     o.model.recallK = o.batch;
+    ComputeChoice choice;
+    auto modelPath = options.find("compute_model");
+    if (modelPath != options.end() && !modelPath->second.empty()) {
+      o.computeModel = modelPath->second;
+      choice = chooseCompute(space, o.computeModel);
+      if (choice.space)
+        WithColor::remark(errs(), "automcl") << choice.note << "\n";
+      else
+        WithColor::warning(errs(), "automcl") << choice.note << "\n";
+    }
     return std::make_unique<AutoMCLStrategy>(space, options, seed,
-                                             std::move(o));
+                                             std::move(o), std::move(choice));
   };
   cantFail(registry.add(std::move(info)));
 }

@@ -49,6 +49,10 @@ makeOptionParameter(const OptionSpec &spec, const ProblemSpec &problem) {
         0);
   }
   case OptionKind::Enum: {
+    // `compute` names a `pack` value (the searched parameter) or a compute
+    // the passes do not generate: not a parameter of its own.
+    if (spec.name == "compute")
+      return nullptr;
     SmallVector<std::string> choices;
     int64_t defaultIndex = 0;
     for (auto [index, value] : llvm::enumerate(spec.getLegalValues())) {
@@ -306,12 +310,16 @@ int64_t mlir::tiletune::getConvCacheLines(int64_t owt, int64_t ict,
 }
 
 /// Cache tile of a dim in a CPU config: the product of the factors inside
-/// the cache level (parallel: f2*f3; reduction: f1; batch: 1).
-static int64_t cacheTile(const Space &s, const Config &c, const ProblemDim &d) {
+/// the cache level (parallel: f2*f3; reduction: f1; batch: 1). With
+/// `innermost`, the innermost tile instead: the register tile f3 of a
+/// parallel dim (the reductions keep their cache tile, which a register
+/// tile's accumulation loops run over).
+static int64_t cacheTile(const Space &s, const Config &c, const ProblemDim &d,
+                         bool innermost = false) {
   ArrayRef<int64_t> f = s.getValue(c, d.name);
   switch (d.role) {
   case DimRole::Parallel:
-    return f[2] * f[3];
+    return innermost ? f[3] : f[2] * f[3];
   case DimRole::Reduction:
     return f[1];
   case DimRole::Batch:
@@ -327,7 +335,8 @@ Expected<Space> mlir::tiletune::filterByIdealCacheModel(
   if (problem.target != "cpu")
     return makeError("the ideal-cache-model filter applies to cpu spaces only");
   if (model.cacheBytes < model.lineBytes || model.lineBytes < 1 ||
-      model.vectorBytes < 1)
+      model.vectorBytes < 1 || model.innerCacheBytes < 0 ||
+      (model.innerCacheBytes > 0 && model.innerCacheBytes < model.lineBytes))
     return makeError("invalid cache model");
   for (const ProblemDim &d : problem.dims)
     if (!space.lookup(d.name) ||
@@ -337,33 +346,50 @@ Expected<Space> mlir::tiletune::filterByIdealCacheModel(
                        d.name + "'");
   int64_t cw = std::max<int64_t>(1, model.lineBytes / problem.elementBytes);
   int64_t vw = std::max<int64_t>(1, model.vectorBytes / problem.elementBytes);
-  int64_t lines = model.cacheBytes / model.lineBytes; // Z_w / C_w
   bool hasPack = space.lookup("pack").has_value();
   ProblemSpec p = problem;
-  Space result = space.withConstraint(
+  // T of Table 2 (by the config's `pack`) or Table 3 on the cache tile or
+  // the innermost tile.
+  auto linesTouched = [p, cw, hasPack](const Space &s, const Config &c,
+                                       bool innermost) {
+    auto tile = [&](StringRef name) {
+      return cacheTile(s, c, *p.lookup(name), innermost);
+    };
+    if (isConv(p.opKind))
+      return getConvCacheLines(tile("ow"), tile("c"), tile("f"), tile("kh"),
+                               tile("kw"), p.strides[1], p.dilations[1], cw);
+    MatmulSchedule sched = MatmulSchedule::TMM;
+    if (hasPack) {
+      StringRef pack =
+          cast<CategoricalParam>(s.getParameter(*s.lookup("pack")))
+              .getChoice(s.getValue(c, "pack"));
+      sched = pack == "a"    ? MatmulSchedule::LPMM
+              : pack == "b"  ? MatmulSchedule::RPMM
+              : pack == "ab" ? MatmulSchedule::DPMM
+                             : MatmulSchedule::TMM;
+    }
+    return getMatmulCacheLines(sched, tile("m"), tile("k"), tile("n"), cw);
+  };
+  Space result = space;
+  if (model.innerCacheBytes > 0) {
+    int64_t innerLines = model.innerCacheBytes / model.lineBytes;
+    result.addConstraint(
+        {"innermost-tile-fit",
+         [linesTouched, innerLines](
+             const Space &s, const Config &c) -> std::optional<std::string> {
+           int64_t t = linesTouched(s, c, /*innermost=*/true);
+           if (t < innerLines)
+             return std::nullopt;
+           return "innermost tile touches " + std::to_string(t) +
+                  " lines, the inner cache holds " + std::to_string(innerLines);
+         }});
+  }
+  int64_t lines = model.cacheBytes / model.lineBytes; // Z_w / C_w
+  result.addConstraint(
       {"ideal-cache-fit",
-       [p, cw, lines, hasPack](const Space &s,
-                               const Config &c) -> std::optional<std::string> {
-         auto tile = [&](StringRef name) {
-           return cacheTile(s, c, *p.lookup(name));
-         };
-         int64_t t;
-         if (isConv(p.opKind)) {
-           t = getConvCacheLines(tile("ow"), tile("c"), tile("f"), tile("kh"),
-                                 tile("kw"), p.strides[1], p.dilations[1], cw);
-         } else {
-           MatmulSchedule sched = MatmulSchedule::TMM;
-           if (hasPack) {
-             StringRef pack = cast<CategoricalParam>(
-                                  s.getParameter(*s.lookup("pack")))
-                                  .getChoice(s.getValue(c, "pack"));
-             sched = pack == "a"    ? MatmulSchedule::LPMM
-                     : pack == "b"  ? MatmulSchedule::RPMM
-                     : pack == "ab" ? MatmulSchedule::DPMM
-                                    : MatmulSchedule::TMM;
-           }
-           t = getMatmulCacheLines(sched, tile("m"), tile("k"), tile("n"), cw);
-         }
+       [linesTouched, lines](const Space &s,
+                             const Config &c) -> std::optional<std::string> {
+         int64_t t = linesTouched(s, c, /*innermost=*/false);
          if (t < lines)
            return std::nullopt;
          return "cache tile touches " + std::to_string(t) +

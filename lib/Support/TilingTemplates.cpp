@@ -304,3 +304,33 @@ const OptionSpec *mlir::tiletune::lookupOptionSpec(StringRef target,
       return &spec;
   return nullptr;
 }
+
+//===----------------------------------------------------------------------===//
+// AutoMCL computes
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct ComputePack {
+  StringRef compute;
+  StringRef pack;
+};
+} // namespace
+
+/// The computes of paper 001 (Table 1) that the CPU passes generate, by the
+/// operand packing that generates them.
+static const ComputePack kComputePacks[] = {
+    {"tmm", "none"}, {"lpmm", "a"}, {"rpmmv", "b"}, {"dpmm", "ab"}};
+
+std::optional<StringRef> mlir::tiletune::getPackOfCompute(StringRef compute) {
+  for (const ComputePack &entry : kComputePacks)
+    if (entry.compute == compute)
+      return entry.pack;
+  return std::nullopt;
+}
+
+std::optional<StringRef> mlir::tiletune::getComputeOfPack(StringRef pack) {
+  for (const ComputePack &entry : kComputePacks)
+    if (entry.pack == pack)
+      return entry.compute;
+  return std::nullopt;
+}

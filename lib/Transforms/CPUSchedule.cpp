@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tiletune/Transforms/CPUSchedule.h"
+#include "tiletune/Support/TilingTemplates.h"
 
 #include "TilingUtils.h"
 
@@ -81,7 +82,11 @@ FailureOr<CPUSchedule> tiletune::decodeCPUSchedule(Operation *op,
   schedule.registerTiles.assign(numLoops, 0);
   schedule.vectorize = config.getBoolOption("vectorize");
   schedule.unroll = config.getIntOption("unroll");
+  // A named compute (verified above) stands for its packing.
   StringRef pack = config.getStringOption("pack");
+  if (std::optional<StringRef> computePack =
+          getPackOfCompute(config.getStringOption("compute")))
+    pack = *computePack;
   schedule.packLhs = pack == "a" || pack == "ab";
   schedule.packRhs = pack == "b" || pack == "ab";
   if (schedule.unroll < 1)

@@ -239,7 +239,8 @@ LogicalResult writeAction(Operation *op, TileConfigAttr config,
 
   // 3. Packing.
   if (s.packLhs || s.packRhs)
-    os << "    // Not included: pack = " << config.getStringOption("pack")
+    os << "    // Not included: pack = "
+       << (s.packLhs ? (s.packRhs ? "ab" : "a") : "b")
        << " (TileTune copies the operand tiles into contiguous panels; no "
           "upstream transform op does that copy). The loops are the same; "
           "the operands are read in place.\n";

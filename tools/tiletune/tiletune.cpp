@@ -131,7 +131,7 @@ static cl::opt<std::string>
                                 "; `tiletune algorithms` lists them with "
                                 "their options)")),
               cl::init(kDefaults.algorithm), cl::sub(tuneCmd),
-              cl::cat(category));
+              cl::sub(spaceCmd), cl::cat(category));
 static cl::alias algorithmAlias("a", cl::desc("Alias for --algorithm"),
                                 cl::aliasopt(algorithm));
 static cl::opt<std::string>
@@ -590,13 +590,15 @@ static int runSpace(MLIRContext &ctx) {
     return fail(std::move(err));
   if (llvm::Error err = validateFixedParameters(fixParams, target))
     return fail(std::move(err));
+  if (llvm::Error err = validateStrategyOptions(algorithm, {}, target))
+    return fail(std::move(err));
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &ctx);
   OwningOpRef<ModuleOp> module = parseInput(ctx, sourceMgr);
   if (!module)
     return 1;
   if (llvm::Error err = printSpaces(*module, target, threads, llvm::outs(),
-                                      fixParams))
+                                      fixParams, algorithm))
     return fail(std::move(err));
   return 0;
 }

@@ -297,6 +297,7 @@ TEST(AutoMCL, IdealCacheFilter) {
   ProblemSpec p = problemOrDie("matmul", "cpu", {64, 64, 64});
   Space s = buildOrDie(p);
   CacheModel model;
+  model.innerCacheBytes = 0;    // only the cache tile (see below)
   model.cacheBytes = 32 * 1024; // 512 lines
   model.lineBytes = model.vectorBytes = 64; // pinned: not the host's
   auto f = filterByIdealCacheModel(s, p, model);
@@ -337,6 +338,54 @@ TEST(AutoMCL, IdealCacheFilter) {
   auto cf = filterByIdealCacheModel(buildOrDie(cp), cp, model);
   ASSERT_TRUE(bool(cf));
   EXPECT_TRUE(cf->sampleValid(rng, 100000).has_value());
+}
+
+// The paper's inequality on the innermost tile (register tile of m and n,
+// cache tile of k) against the inner cache, on top of the cache tile's.
+TEST(AutoMCL, IdealCacheFilterInnermostTile) {
+  ProblemSpec p = problemOrDie("matmul", "cpu", {64, 64, 64});
+  Space s = buildOrDie(p);
+  CacheModel model;
+  model.innerCacheBytes = 4 * 1024; // 64 lines
+  model.cacheBytes = 32 * 1024;     // 512 lines
+  model.lineBytes = model.vectorBytes = 64; // pinned: not the host's
+  auto f = filterByIdealCacheModel(s, p, model);
+  ASSERT_TRUE(bool(f)) << llvm::toString(f.takeError());
+  std::vector<std::string> names;
+  for (const Constraint &c : f->getConstraints())
+    names.push_back(c.name);
+  EXPECT_TRUE(llvm::is_contained(names, "innermost-tile-fit"));
+  std::mt19937_64 rng(5);
+  unsigned kept = 0, innerOnly = 0;
+  auto &pack = llvm::cast<CategoricalParam>(s.getParameter(*s.lookup("pack")));
+  for (int i = 0; i < 2000; ++i) {
+    Config c = s.sample(rng);
+    if (!s.isValid(c))
+      continue;
+    llvm::StringRef pk = pack.getChoice(s.getValue(c, "pack"));
+    MatmulSchedule sched = pk == "a"    ? MatmulSchedule::LPMM
+                           : pk == "b"  ? MatmulSchedule::RPMM
+                           : pk == "ab" ? MatmulSchedule::DPMM
+                                        : MatmulSchedule::TMM;
+    auto m = s.getValue(c, "m"), n = s.getValue(c, "n");
+    int64_t kt = s.getValue(c, "k")[1];
+    bool inner = getMatmulCacheLines(sched, m[3], kt, n[3], 16) < 64;
+    bool outer = getMatmulCacheLines(sched, m[2] * m[3], kt, n[2] * n[3], 16) <
+                 512;
+    bool vec = llvm::cast<CategoricalParam>(s.getParameter(4))
+                       .getChoice(s.getValue(c, "vectorize")) == "false" ||
+               n[3] >= 16;
+    EXPECT_EQ(f->isValid(c), inner && outer && vec) << s.getKey(c);
+    kept += inner && outer && vec;
+    innerOnly += outer && vec && !inner;
+  }
+  EXPECT_GT(kept, 0u);
+  EXPECT_GT(innerOnly, 0u); // the innermost check removes configs of its own
+  // An inner cache smaller than a line is not a cache.
+  model.innerCacheBytes = 16;
+  auto bad = filterByIdealCacheModel(s, p, model);
+  ASSERT_FALSE(bool(bad));
+  EXPECT_EQ(llvm::toString(bad.takeError()), "invalid cache model");
 }
 
 TEST(Conversion, RoundTrip) {

@@ -85,4 +85,24 @@ TEST(TilingTemplatesTest, Options) {
   EXPECT_EQ(lookupOptionSpec("cuda", "unroll"), nullptr);
 }
 
+// The AutoMCL computes the cpu passes generate are packings, both ways.
+TEST(TilingTemplatesTest, Computes) {
+  const OptionSpec *compute = lookupOptionSpec("cpu", "compute");
+  ASSERT_NE(compute, nullptr);
+  EXPECT_TRUE(compute->appliesTo(OpKind::Matmul));
+  EXPECT_TRUE(compute->appliesTo(OpKind::BatchMatmul));
+  EXPECT_FALSE(compute->appliesTo(OpKind::ConvNhwcHwcf));
+  EXPECT_EQ(compute->defaultValue, "");
+  for (llvm::StringRef pack : lookupOptionSpec("cpu", "pack")->getLegalValues()) {
+    std::optional<llvm::StringRef> name = getComputeOfPack(pack);
+    ASSERT_TRUE(name.has_value()) << pack.str();
+    EXPECT_TRUE(compute->isLegalValue(*name));
+    EXPECT_EQ(getPackOfCompute(*name), pack);
+  }
+  EXPECT_EQ(getPackOfCompute("rpmmv"), llvm::StringRef("b"));
+  EXPECT_FALSE(getPackOfCompute("ttmm").has_value());
+  EXPECT_FALSE(getPackOfCompute("dnmm332").has_value());
+  EXPECT_FALSE(getComputeOfPack("c").has_value());
+}
+
 } // namespace

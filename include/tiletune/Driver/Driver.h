@@ -176,10 +176,13 @@ llvm::Expected<TargetInfo> selectApplyTarget(TileTuneDatabase &db,
                                              llvm::StringRef key = "");
 
 /// Prints, for each unique problem of `module`, the space's parameters and
-/// size (exact valid count when it can be enumerated quickly).
+/// size (exact valid count when it can be enumerated quickly); with an
+/// `algorithm` that searches a space of its own (automcl), that space's name
+/// and size too.
 llvm::Error printSpaces(ModuleOp module, llvm::StringRef target,
                         unsigned threads, llvm::raw_ostream &os,
-                        llvm::StringRef fixed = "");
+                        llvm::StringRef fixed = "",
+                        llvm::StringRef algorithm = "");
 
 /// Prints the per-problem report of `db`: best config, GFLOP/s, speed-up
 /// over the default config, trials and time used, per algorithm. Restricted

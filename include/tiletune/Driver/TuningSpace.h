@@ -55,11 +55,17 @@ Space withGPUKernelLimits(MLIRContext *ctx, const Problem &problem,
 llvm::Expected<Space> buildTuningSpace(MLIRContext *ctx, const Problem &problem,
                                        llvm::StringRef fixed = "");
 
-/// The space a strategy searches: `space` itself, or for "automcl" the
-/// AutoMCL pfactor + ideal-cache-model filtered space.
+/// The space a strategy searches: `space` itself, or for "automcl" on the
+/// CPU the AutoMCL space: pfactor thread grid + ideal-cache-model filter
+/// (innermost tile in L1, cache tile in L2 of the CPU target) and, as in the
+/// paper, tile sizes only: when `start` (the default config) is given, the
+/// schedule options other than `pack` (the compute, chosen by AutoMCL's
+/// compute model or searched) are pinned to its values, unless that leaves
+/// no valid config.
 llvm::Expected<Space> getSearchSpace(llvm::StringRef algorithm,
                                      const Problem &problem, const Space &space,
-                                     unsigned threads);
+                                     unsigned threads,
+                                     const Config *start = nullptr);
 
 } // namespace mlir::tiletune
 

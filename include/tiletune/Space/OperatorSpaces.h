@@ -87,11 +87,16 @@ llvm::Expected<Space> restrictToThreadGrid(const Space &space,
 /// The thread count restrictToThreadGrid() requires for `numThreads`.
 int64_t getPFactorThreads(const ProblemSpec &problem, int64_t numThreads);
 
-/// Parameters of the ideal cache model. Defaults: the L2 of one core, the
-/// line size and the vector width in use of the process's CPU target
-/// (getDefaultTargetCPU(): the host unless --mcpu/--mattr chose another).
+/// Parameters of the ideal cache model, applied at two levels. Defaults: the
+/// L1 data cache and the L2 of one core, the line size and the vector width
+/// in use of the process's CPU target (getDefaultTargetCPU(): the host
+/// unless --mcpu/--mattr chose another).
 struct CacheModel {
-  /// Cache size Z in bytes.
+  /// Size Z in bytes of the cache the innermost tile (register tile of the
+  /// parallel dims over the cache tile of the reductions) must fit; 0 skips
+  /// the check.
+  int64_t innerCacheBytes = getDefaultTargetCPU().caches.l1Bytes;
+  /// Size Z in bytes of the cache the cache-level tile must fit.
   int64_t cacheBytes = getDefaultTargetCPU().caches.l2Bytes;
   /// Cache line size C_l in bytes.
   int64_t lineBytes = getDefaultTargetCPU().caches.lineBytes;
@@ -119,10 +124,14 @@ int64_t getMatmulCacheLines(MatmulSchedule schedule, int64_t mt, int64_t kt,
 int64_t getConvCacheLines(int64_t owt, int64_t ict, int64_t oct, int64_t kh,
                           int64_t kw, int64_t s2, int64_t d2, int64_t cw);
 
-/// AutoMCL's tiling-size filter: keeps configs whose cache tile fits the
-/// ideal cache (T < Z_w / C_w, T from Table 2 or 3) and whose vectorized
-/// register tile is at least min(dim size, V_w) when vectorize is on. Adds
-/// the constraints "ideal-cache-fit" and "vector-width".
+/// AutoMCL's tiling-size filter: keeps configs whose innermost tile fits the
+/// inner ideal cache and whose cache tile fits the outer one (T < Z_w / C_w,
+/// T from Table 2 or 3; the innermost tile is the register tile of the
+/// parallel dims with the cache tile of the reductions, the loops a register
+/// tile's accumulation runs over), and whose vectorized register tile is at
+/// least min(dim size, V_w) when vectorize is on. Adds the constraints
+/// "innermost-tile-fit" (when model.innerCacheBytes > 0), "ideal-cache-fit"
+/// and "vector-width".
 llvm::Expected<Space> filterByIdealCacheModel(const Space &space,
                                               const ProblemSpec &problem,
                                               const CacheModel &model = {});

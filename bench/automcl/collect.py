@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""Measures each AutoMCL compute of a matmul over a set of sizes.
+
+The dataset of AutoMCL's learned compute choice (paper 001, Sec. 3
+"Learning to choose schedules", Sec. 4 "Evaluation of automatic schedule
+chosen"): for every size, the default config of the compiler
+(tiletune-default-config) is compiled once per compute (tmm, lpmm, rpmmv,
+dpmm: the `compute` option, i.e. the packing), verified against the C++
+reference and timed with tiletune-run. One JSON line per size; a size already
+in the output file is skipped, so an interrupted run resumes.
+
+  python3 bench/automcl/collect.py --bin build/bin --out data.jsonl --sizes 80
+
+Sizes (the paper's rule scaled to this machine): each dimension from small
+{1, 8, 16}, medium {64, 256} and large {512} (6^3 = 216 combinations, a
+random subset), plus sizes with every dimension uniform in 1..512. Run it
+under the build lock on a shared machine (docs/Search.md).
+"""
+
+import argparse
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+COMPUTES = ["tmm", "lpmm", "rpmmv", "dpmm"]
+PACKS = {"tmm": "none", "lpmm": "a", "rpmmv": "b", "dpmm": "ab"}
+SCALES = [1, 8, 16, 64, 256, 512]
+
+
+def kernel(m, n, k):
+    return f"""func.func @mm(%a: tensor<{m}x{k}xf32>, %b: tensor<{k}x{n}xf32>,
+              %c: tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32> {{
+  %r = linalg.matmul ins(%a, %b : tensor<{m}x{k}xf32>, tensor<{k}x{n}xf32>)
+                     outs(%c : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
+  return %r : tensor<{m}x{n}xf32>
+}}
+"""
+
+
+def pick_sizes(count, seed):
+    rng = random.Random(seed)
+    grid = [(m, n, k) for m in SCALES for n in SCALES for k in SCALES]
+    rng.shuffle(grid)
+    n_grid = (count * 3) // 4
+    sizes = grid[:n_grid]
+    while len(sizes) < count:
+        size = tuple(rng.randint(1, 512) for _ in range(3))
+        if size not in sizes:
+            sizes.append(size)
+    return sizes
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, capture_output=True, text=True, **kw)
+
+
+def target_of(tiletune_run):
+    """The CPU target as the compute model records it."""
+    out = run([tiletune_run, "--print-target"]).stdout
+    cpu = re.search(r"^cpu: (\S+)", out, re.M).group(1)
+    isa = re.search(r"^isa: (\S+)", out, re.M).group(1)
+    bits = int(re.search(r"^vector width: (\d+) bits", out, re.M).group(1))
+    caches = re.search(r"^caches: (.*)$", out, re.M).group(1)
+    return {"cpu": cpu, "isa": isa, "vector_bits": bits, "caches": caches}
+
+
+def measure(args, m, n, k):
+    """GFLOP/s (median) and wall seconds of each compute of one size."""
+    opt = os.path.join(args.bin, "tiletune-opt")
+    runner = os.path.join(args.bin, "tiletune-run")
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, "mm.mlir")
+        with open(src, "w") as f:
+            f.write(kernel(m, n, k))
+        res = run([opt, src, f"--tiletune-default-config=threads={args.threads}"])
+        if res.returncode != 0:
+            raise RuntimeError(f"default config of {m}x{n}x{k}: {res.stderr}")
+        configured = res.stdout
+        if not re.search(r"pack = \w+", configured):
+            raise RuntimeError(f"no pack in the default config of {m}x{n}x{k}")
+        default_pack = re.search(r"pack = (\w+)", configured).group(1)
+        result = {"m": m, "n": n, "k": k, "default_pack": default_pack,
+                  "gflops": {}, "seconds": {}, "config": {}}
+        for compute in COMPUTES:
+            name = (f"compute = {compute}" if args.spelling == "compute"
+                    else f"pack = {PACKS[compute]}")
+            text = re.sub(r"pack = \w+", name, configured)
+            path = os.path.join(tmp, f"{compute}.mlir")
+            with open(path, "w") as f:
+                f.write(text)
+            start = time.time()
+            res = run([runner, path, "--pipeline=tiletune-lower-cpu",
+                       "--verify", f"--repeats={args.repeats}",
+                       f"--num-threads={args.threads}"])
+            wall = time.time() - start
+            if res.returncode != 0 or "verify: PASSED" not in res.stdout:
+                raise RuntimeError(f"{compute} on {m}x{n}x{k} failed:\n"
+                                   f"{res.stdout}{res.stderr}")
+            g = re.search(r"gflops: mean [0-9.]+, median ([0-9.]+)", res.stdout)
+            result["gflops"][compute] = float(g.group(1))
+            result["seconds"][compute] = round(wall, 3)
+            result["config"][compute] = re.search(
+                r"#tiletune\.config<[^>]*>", text).group(0)
+        return result
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--bin", default="build/bin",
+                    help="directory of tiletune-opt and tiletune-run")
+    ap.add_argument("--spelling", choices=["compute", "pack"],
+                    default="compute",
+                    help="name each compute by `compute` (default) or by the "
+                         "equivalent `pack` (for builds before `compute`)")
+    ap.add_argument("--out", required=True, help="output JSON lines")
+    ap.add_argument("--sizes", type=int, default=80, help="number of sizes")
+    ap.add_argument("--seed", type=int, default=1, help="seed of the sizes")
+    ap.add_argument("--threads", type=int, default=1, help="kernel threads")
+    ap.add_argument("--repeats", type=int, default=5, help="timed samples")
+    args = ap.parse_args()
+    if args.sizes < 1 or args.threads < 1 or args.repeats < 1:
+        sys.exit("collect.py: --sizes, --threads and --repeats must be >= 1")
+    runner = os.path.join(args.bin, "tiletune-run")
+    if not os.path.exists(runner):
+        sys.exit(f"collect.py: no {runner} (build first, or pass --bin)")
+    target = target_of(runner)
+    done = set()
+    if os.path.exists(args.out):
+        with open(args.out) as f:
+            for line in f:
+                r = json.loads(line)
+                if r["target"] != target or r["threads"] != args.threads:
+                    sys.exit(f"collect.py: {args.out} holds measurements of "
+                             "another target or thread count")
+                done.add((r["m"], r["n"], r["k"]))
+    sizes = pick_sizes(args.sizes, args.seed)
+    with open(args.out, "a") as out:
+        for i, (m, n, k) in enumerate(sizes):
+            if (m, n, k) in done:
+                continue
+            r = measure(args, m, n, k)
+            r["target"] = target
+            r["threads"] = args.threads
+            out.write(json.dumps(r, sort_keys=True) + "\n")
+            out.flush()
+            best = max(r["gflops"], key=r["gflops"].get)
+            print(f"[{i + 1}/{len(sizes)}] {m}x{n}x{k}: best {best} "
+                  + " ".join(f"{c}={g:.1f}" for c, g in r["gflops"].items()),
+                  flush=True)
+
+
+if __name__ == "__main__":
+    main()
