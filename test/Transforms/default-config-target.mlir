@@ -78,3 +78,25 @@ func.func @matmul_1024(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>, %c:
   %0 = linalg.matmul ins(%a, %b : tensor<1024x1024xf32>, tensor<1024x1024xf32>) outs(%c : tensor<1024x1024xf32>) -> tensor<1024x1024xf32>
   return %0 : tensor<1024x1024xf32>
 }
+
+// Every op kind, sized by the register file: a register tile of r rows x v
+// vectors needs r*v accumulators + v + 1 operand registers (AVX2: 6 x 2
+// vectors on 16 registers; AVX-512: up to 12 x 2 on 32), and with 2 threads
+// the parallel level splits batch_matmul's batch and conv's batch, output
+// rows or filters.
+func.func @bmm_attention(%a: tensor<12x128x64xf32>, %b: tensor<12x64x128xf32>, %c: tensor<12x128x128xf32>) -> tensor<12x128x128xf32> {
+  %0 = linalg.batch_matmul ins(%a, %b : tensor<12x128x64xf32>, tensor<12x64x128xf32>) outs(%c : tensor<12x128x128xf32>) -> tensor<12x128x128xf32>
+  return %0 : tensor<12x128x128xf32>
+}
+func.func @bert_ffn(%a: tensor<384x768xf32>, %b: tensor<768x3072xf32>, %c: tensor<384x3072xf32>) -> tensor<384x3072xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<384x768xf32>, tensor<768x3072xf32>) outs(%c : tensor<384x3072xf32>) -> tensor<384x3072xf32>
+  return %0 : tensor<384x3072xf32>
+}
+func.func @conv_nhwc_resnet(%i: tensor<1x58x58x64xf32>, %f: tensor<3x3x64x64xf32>, %o: tensor<1x56x56x64xf32>) -> tensor<1x56x56x64xf32> {
+  %0 = linalg.conv_2d_nhwc_hwcf {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>} ins(%i, %f : tensor<1x58x58x64xf32>, tensor<3x3x64x64xf32>) outs(%o : tensor<1x56x56x64xf32>) -> tensor<1x56x56x64xf32>
+  return %0 : tensor<1x56x56x64xf32>
+}
+func.func @conv_nchw_b8(%i: tensor<8x256x14x14xf32>, %f: tensor<1024x256x1x1xf32>, %o: tensor<8x1024x14x14xf32>) -> tensor<8x1024x14x14xf32> {
+  %0 = linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>} ins(%i, %f : tensor<8x256x14x14xf32>, tensor<1024x256x1x1xf32>) outs(%o : tensor<8x1024x14x14xf32>) -> tensor<8x1024x14x14xf32>
+  return %0 : tensor<8x1024x14x14xf32>
+}
