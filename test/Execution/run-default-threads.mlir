@@ -14,14 +14,23 @@
 // RUN: tiletune-run %s --entry=conv_nchw_batch --mcpu=haswell --pipeline="tiletune-lower-cpu{default-configs=true threads=2}" --num-threads=2 --verify --repeats=1 | FileCheck %s
 // CHECK: verify: PASSED
 
-// The splits (AVX2 target, caches pinned): batch first, then rows.
+// The splits (AVX2 target, caches pinned): batch first, then rows; a conv
+// whose batch, rows, filters and columns are all prime to 2 (conv_nhwc_prime)
+// has no even split and runs its one trip (the parallel tiles divide their
+// loops).
 // RUN: tiletune-opt %s --tiletune-default-config="threads=2 mcpu=haswell caches=32K,1M" | FileCheck %s --check-prefix=SPLIT
 // SPLIT-LABEL: func.func @bmm_odd
+// SPLIT: parallel = {b = 2, m = 40, n = 32}
 // SPLIT-LABEL: func.func @bmm_rows
+// SPLIT: parallel = {b = 3, m = 48, n = 40}
 // SPLIT-LABEL: func.func @bmm_ones
+// SPLIT: parallel = {b = 1, m = 1, n = 1}
 // SPLIT-LABEL: func.func @conv_nhwc_rows
+// SPLIT: parallel = {f = 24, n = 1, oh = 5, ow = 13}
 // SPLIT-LABEL: func.func @conv_nhwc_prime
+// SPLIT: parallel = {f = 7, n = 1, oh = 7, ow = 11}
 // SPLIT-LABEL: func.func @conv_nchw_batch
+// SPLIT: parallel = {f = 6, n = 1, oh = 5, ow = 4}
 
 func.func @bmm_odd(%a: tensor<4x37x13xf32>, %b: tensor<4x13x29xf32>,
                    %c: tensor<4x37x29xf32>) -> tensor<4x37x29xf32> {

@@ -79,9 +79,43 @@ func.func @matmul_1024(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>, %c:
   return %0 : tensor<1024x1024xf32>
 }
 
+
+// AVX2-LABEL: func.func @bmm_attention
+//            AVX2: tiletune.config = #tiletune.config<cpu, parallel = {b = 12, m = 128, n = 128}, cache = {k = 64, m = 64, n = 128}, register = {m = 4, n = 16}, order = [n, k, m], pack = ab, unroll = 4, vectorize = true>
+// AVX2-T2-LABEL: func.func @bmm_attention
+//               AVX2-T2: tiletune.config = #tiletune.config<cpu, parallel = {b = 6, m = 128, n = 128}, cache = {k = 64, m = 64, n = 128}, register = {m = 4, n = 16}, order = [n, k, m], pack = ab, unroll = 4, vectorize = true>
+// AVX512-LABEL: func.func @bmm_attention
+//              AVX512: tiletune.config = #tiletune.config<cpu, parallel = {b = 12, m = 128, n = 128}, cache = {k = 64, m = 64, n = 128}, register = {m = 8, n = 32}, order = [n, k, m], pack = ab, unroll = 4, vectorize = true>
+// AVX512-T2-LABEL: func.func @bmm_attention
+//                 AVX512-T2: tiletune.config = #tiletune.config<cpu, parallel = {b = 6, m = 128, n = 128}, cache = {k = 64, m = 64, n = 128}, register = {m = 8, n = 32}, order = [n, k, m], pack = ab, unroll = 4, vectorize = true>
+// AVX2-LABEL: func.func @bert_ffn
+//            AVX2: tiletune.config = #tiletune.config<cpu, parallel = {m = 384, n = 3072}, cache = {k = 256, m = 48, n = 512}, register = {m = 6, n = 16}, order = [n, k, m], pack = ab, unroll = 4, vectorize = true>
+// AVX2-T2-LABEL: func.func @bert_ffn
+//               AVX2-T2: tiletune.config = #tiletune.config<cpu, parallel = {m = 384, n = 1536}, cache = {k = 256, m = 48, n = 512}, register = {m = 6, n = 16}, order = [n, k, m], pack = ab, unroll = 4, vectorize = true>
+// AVX512-LABEL: func.func @bert_ffn
+//              AVX512: tiletune.config = #tiletune.config<cpu, parallel = {m = 384, n = 3072}, cache = {k = 128, m = 48, n = 512}, register = {m = 12, n = 32}, order = [n, k, m], pack = ab, unroll = 4, vectorize = true>
+// AVX512-T2-LABEL: func.func @bert_ffn
+//                 AVX512-T2: tiletune.config = #tiletune.config<cpu, parallel = {m = 384, n = 1536}, cache = {k = 256, m = 48, n = 512}, register = {m = 12, n = 32}, order = [n, k, m], pack = ab, unroll = 4, vectorize = true>
+// AVX2-LABEL: func.func @conv_nhwc_resnet
+//            AVX2: tiletune.config = #tiletune.config<cpu, parallel = {f = 64, n = 1, oh = 56, ow = 56}, cache = {c = 64, f = 64, kh = 3, kw = 3, oh = 4, ow = 56}, register = {f = 16, oh = 1, ow = 4}, order = [f, oh, ow, kh, kw, c], pack = none, unroll = 1, vectorize = true>
+// AVX2-T2-LABEL: func.func @conv_nhwc_resnet
+//               AVX2-T2: tiletune.config = #tiletune.config<cpu, parallel = {f = 64, n = 1, oh = 28, ow = 56}, cache = {c = 64, f = 64, kh = 3, kw = 3, oh = 4, ow = 56}, register = {f = 16, oh = 1, ow = 4}, order = [f, oh, ow, kh, kw, c], pack = none, unroll = 1, vectorize = true>
+// AVX512-LABEL: func.func @conv_nhwc_resnet
+//              AVX512: tiletune.config = #tiletune.config<cpu, parallel = {f = 64, n = 1, oh = 56, ow = 56}, cache = {c = 64, f = 64, kh = 3, kw = 3, oh = 4, ow = 56}, register = {f = 32, oh = 1, ow = 8}, order = [f, oh, ow, kh, kw, c], pack = none, unroll = 1, vectorize = true>
+// AVX512-T2-LABEL: func.func @conv_nhwc_resnet
+//                 AVX512-T2: tiletune.config = #tiletune.config<cpu, parallel = {f = 64, n = 1, oh = 28, ow = 56}, cache = {c = 64, f = 64, kh = 3, kw = 3, oh = 4, ow = 56}, register = {f = 32, oh = 1, ow = 8}, order = [f, oh, ow, kh, kw, c], pack = none, unroll = 1, vectorize = true>
+// AVX2-LABEL: func.func @conv_nchw_b8
+//            AVX2: tiletune.config = #tiletune.config<cpu, parallel = {f = 1024, n = 8, oh = 14, ow = 14}, cache = {c = 64, f = 64, kh = 1, kw = 1, oh = 2, ow = 14}, register = {f = 16, oh = 1, ow = 2}, layout = nhwc, order = [f, oh, ow, kh, kw, c], pack = none, unroll = 1, vectorize = true>
+// AVX2-T2-LABEL: func.func @conv_nchw_b8
+//               AVX2-T2: tiletune.config = #tiletune.config<cpu, parallel = {f = 1024, n = 4, oh = 14, ow = 14}, cache = {c = 64, f = 64, kh = 1, kw = 1, oh = 2, ow = 14}, register = {f = 16, oh = 1, ow = 2}, layout = nhwc, order = [f, oh, ow, kh, kw, c], pack = none, unroll = 1, vectorize = true>
+// AVX512-LABEL: func.func @conv_nchw_b8
+//              AVX512: tiletune.config = #tiletune.config<cpu, parallel = {f = 1024, n = 8, oh = 14, ow = 14}, cache = {c = 64, f = 64, kh = 1, kw = 1, oh = 2, ow = 14}, register = {f = 32, oh = 1, ow = 7}, layout = nhwc, order = [f, oh, ow, kh, kw, c], pack = none, unroll = 1, vectorize = true>
+// AVX512-T2-LABEL: func.func @conv_nchw_b8
+//                 AVX512-T2: tiletune.config = #tiletune.config<cpu, parallel = {f = 1024, n = 4, oh = 14, ow = 14}, cache = {c = 64, f = 64, kh = 1, kw = 1, oh = 2, ow = 14}, register = {f = 32, oh = 1, ow = 7}, layout = nhwc, order = [f, oh, ow, kh, kw, c], pack = none, unroll = 1, vectorize = true>
+
 // Every op kind, sized by the register file: a register tile of r rows x v
-// vectors needs r*v accumulators + v + 1 operand registers (AVX2: 6 x 2
-// vectors on 16 registers; AVX-512: up to 12 x 2 on 32), and with 2 threads
+// vectors needs r*v accumulators + v + 1 operand registers (6 x 2 vectors
+// on the 16 registers of haswell, up to 12 x 2 on the 32 of znver4), and with 2 threads
 // the parallel level splits batch_matmul's batch and conv's batch, output
 // rows or filters.
 func.func @bmm_attention(%a: tensor<12x128x64xf32>, %b: tensor<12x64x128xf32>, %c: tensor<12x128x128xf32>) -> tensor<12x128x128xf32> {
