@@ -93,7 +93,7 @@ def TileTuneDefaultConfig : Pass<"tiletune-default-config"> {
     12 x 32 f32, AVX2: 6 x 16; largest divisors otherwise), cache tiles that
     keep the packed operand tiles inside the target's L1 and L2, loop order
     `n, k, m` for matmuls, and splits the parallel level across `threads`
-    (matmul: M then N; batch_matmul: batch, M, N; conv: batch, output rows,
+    (matmuls: the batch, then the longer of M and N; conv: batch, output rows,
     filters, output columns); `threads=0` sizes it for every core of the
     process, which is what `tiletune-lower-cpu` asks for when it runs with
     OpenMP's default thread count. The result always verifies,
