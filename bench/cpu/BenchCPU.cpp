@@ -21,6 +21,7 @@
 #include "tiletune/Support/CPUDescription.h"
 #include "tiletune/Support/Target.h"
 #include "tiletune/Transforms/Pipelines.h"
+#include "tiletune/TuningPasses/Passes.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -29,6 +30,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/WithColor.h"
@@ -37,8 +39,10 @@
 #include <cblas.h>
 #include <oneapi/dnnl/dnnl.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <optional>
 #include <random>
 #include <string>
@@ -93,6 +97,37 @@ cl::opt<bool> noReexec(
     cl::desc("Do not re-execute with OPENBLAS_CORETYPE and the LLVM OpenMP "
              "runtime set up (see docs/Benchmarks.md)"),
     cl::init(false), cl::cat(benchCategory));
+
+cl::opt<std::string> suite(
+    "suite",
+    cl::desc("What to measure: 'classic' (the matmul of --matmul-shape, "
+             "AlexNet C2 and a ResNet-50 3x3 conv; the default) or 'models' "
+             "(ResNet-50, BERT-base, attention, GPT-2, ViT-B/16 and odd "
+             "shapes, with geomean ratios per family; docs/Benchmarks.md)"),
+    cl::init("classic"), cl::cat(benchCategory));
+cl::opt<std::string> jsonFile(
+    "json",
+    cl::desc("models suite: also write every measurement and the per-family "
+             "geomeans to this JSON file"),
+    cl::init(""), cl::cat(benchCategory));
+cl::opt<std::string> shapeFilter(
+    "filter",
+    cl::desc("models suite: only the shapes whose 'family/name' contains one "
+             "of these comma-separated substrings (e.g. bert,odd)"),
+    cl::init(""), cl::cat(benchCategory));
+cl::opt<bool> quick("quick",
+                    cl::desc("models suite: one or two shapes per family"),
+                    cl::init(false), cl::cat(benchCategory));
+cl::opt<bool> listShapes(
+    "list",
+    cl::desc("models suite: print the shapes that would run, then exit"),
+    cl::init(false), cl::cat(benchCategory));
+cl::opt<std::string> tunedDb(
+    "db",
+    cl::desc("models suite: tuning database; shapes it holds a config for "
+             "(tuned with the same thread count, tiletune-apply-db) are also "
+             "measured with that config"),
+    cl::init(""), cl::cat(benchCategory));
 
 cl::opt<std::string> cpuName(
     "mcpu",
@@ -194,9 +229,15 @@ struct OurKernel {
 
 /// Builds the kernel module for `opText` (a func.func with one op carrying
 /// `configBody`, or no config), lowers it with the CPU pipeline (`tile`) and
-/// JIT-compiles it.
-OurKernel compileOurs(MLIRContext &context, llvm::StringRef funcTemplate,
-                      llvm::StringRef configBody, bool tile) {
+/// JIT-compiles it. Without a config the op gets the default config for
+/// `threads` threads (the thread count it is timed with), or, with `db`,
+/// the config tuned for it with `threads` threads: std::nullopt when the
+/// database has none.
+std::optional<OurKernel> compileOursOrNone(MLIRContext &context,
+                                           llvm::StringRef funcTemplate,
+                                           llvm::StringRef configBody,
+                                           bool tile, int threads,
+                                           llvm::StringRef db = "") {
   std::string attr;
   if (tile && !configBody.empty())
     attr = ("{tiletune.config = #tiletune.config<cpu, " + configBody + ">}")
@@ -209,9 +250,26 @@ OurKernel compileOurs(MLIRContext &context, llvm::StringRef funcTemplate,
     die("cannot parse the kernel (bad config?):\n" + source);
   check(prepareForExecution(*module, /*strict=*/true), "prepare");
 
-  // Without a config, the heuristic picks one first (so it can be printed).
-  if (tile && configBody.empty())
-    check(runPassPipeline(*module, "tiletune-default-config"),
+  // Without a config, the database or the heuristic picks one first (so it
+  // can be printed), for the thread count the kernel runs with.
+  if (tile && configBody.empty() && !db.empty()) {
+    PassManager apply(&context, ModuleOp::getOperationName());
+    TileTuneApplyDBOptions options;
+    options.database = db.str();
+    options.threads = threads;
+    apply.addPass(createTileTuneApplyDB(options));
+    if (failed(apply.run(*module)))
+      die("tiletune-apply-db failed with --db=" + db);
+    bool tuned = false;
+    module->walk([&](Operation *op) { tuned |= bool(getConfig(op)); });
+    if (!tuned)
+      return std::nullopt;
+  }
+  if (tile && configBody.empty() && db.empty())
+    check(runPassPipeline(*module,
+                          llvm::formatv("tiletune-default-config{{threads={0}}",
+                                        threads)
+                              .str()),
           "tiletune-default-config");
   PassManager pm(&context, ModuleOp::getOperationName());
   CPULoweringOptions options;
@@ -230,8 +288,19 @@ OurKernel compileOurs(MLIRContext &context, llvm::StringRef funcTemplate,
   result.module = check(ExecutionModule::create(*module), "JIT");
   result.kernel = check(result.module->getKernel("kernel"), "lookup");
   if (tile && configBody.empty())
-    result.config += " (tiletune-default-config heuristic)";
+    result.config += db.empty() ? llvm::formatv(
+                                      " (tiletune-default-config heuristic, "
+                                      "threads={0})",
+                                      threads)
+                                      .str()
+                                : " (tuned, from --db)";
   return result;
+}
+
+OurKernel compileOurs(MLIRContext &context, llvm::StringRef funcTemplate,
+                      llvm::StringRef configBody, bool tile, int threads = 1) {
+  return std::move(
+      *compileOursOrNone(context, funcTemplate, configBody, tile, threads));
 }
 
 /// Runs `kernel` once on copies of `args` and compares its output (result
@@ -331,11 +400,11 @@ void benchMatmul(MLIRContext &context, Summary &summary) {
   c.fillRandom(3);
   Buffer expected = c.clone();
   check(referenceMatmul(a, b, expected), "reference");
+  // Timing accumulates into C: verification starts from this copy.
+  Buffer c0 = c.clone();
+  SmallVector<Buffer *> verifyArgs = {&a, &b, &c0};
 
-  OurKernel tiled = compileOurs(context, kernelTemplate, matmulConfig, true);
-  llvm::outs() << "  config: " << tiled.config << "\n";
   SmallVector<Buffer *> args = {&a, &b, &c};
-  verifyOurs(*tiled.kernel, args, 2, expected, k, "tiled matmul");
 
   if (!skipUntiled) {
     OurKernel untiled = compileOurs(context, kernelTemplate, "", false);
@@ -353,6 +422,11 @@ void benchMatmul(MLIRContext &context, Summary &summary) {
 
   double ours1 = 0;
   for (int threads : threadCounts) {
+    // The default config is computed for the thread count it runs with.
+    OurKernel tiled =
+        compileOurs(context, kernelTemplate, matmulConfig, true, threads);
+    llvm::outs() << "  config: " << tiled.config << "\n";
+    verifyOurs(*tiled.kernel, verifyArgs, 2, expected, k, "tiled matmul");
     setThreads(threads);
     auto oursStats =
         check(tiled.kernel->time(args, timingOptions()), "time ours");
@@ -396,8 +470,8 @@ void benchMatmul(MLIRContext &context, Summary &summary) {
       summary.lines.push_back(llvm::formatv(
           "matmul ours {0} threads / ours 1 thread = {1:f2}x{2}", threads,
           ours / ours1,
-          threads == 2 ? (ours / ours1 >= 1.7 ? "  [target >= 1.7x: met]"
-                                              : "  [target >= 1.7x: NOT met]")
+          threads == 2 ? (ours / ours1 >= 1.8 ? "  [target >= 1.8x: met]"
+                                              : "  [target >= 1.8x: NOT met]")
                        : ""));
   }
 }
@@ -412,18 +486,25 @@ struct ConvProblem {
   const cl::opt<std::string> *config;
 };
 
+/// The dims of a square-kernel 2-D convolution with symmetric padding.
+struct ConvDims {
+  int64_t n, c, h, w, f, k, pad, stride;
+  int64_t outH() const { return (h + 2 * pad - k) / stride + 1; }
+  int64_t outW() const { return (w + 2 * pad - k) / stride + 1; }
+};
+
 /// oneDNN forward-inference convolution with `any` formats (oneDNN picks
 /// its blocked layout), no bias. Owns its objects.
 class DnnlConv {
 public:
-  explicit DnnlConv(const ConvProblem &p) {
+  explicit DnnlConv(const ConvDims &p) {
     checkDnnl(dnnl_engine_create(&engine, dnnl_cpu, 0), "engine");
     checkDnnl(dnnl_stream_create(&stream, engine, dnnl_stream_default_flags),
               "stream");
-    int64_t oh = p.h + 2 * p.pad - p.k + 1, ow = p.w + 2 * p.pad - p.k + 1;
+    int64_t oh = p.outH(), ow = p.outW();
     dnnl_dims_t src = {p.n, p.c, p.h, p.w}, wei = {p.f, p.c, p.k, p.k},
                 dst = {p.n, p.f, oh, ow};
-    dnnl_dims_t strides = {1, 1}, pad = {p.pad, p.pad};
+    dnnl_dims_t strides = {p.stride, p.stride}, pad = {p.pad, p.pad};
     dnnl_memory_desc_t srcMd, weiMd, dstMd;
     checkDnnl(dnnl_memory_desc_init_by_tag(&srcMd, 4, src, dnnl_f32,
                                            dnnl_format_tag_any),
@@ -511,8 +592,6 @@ func.func @kernel(%I: {0}, %F: {1}, %O: {2}) -> {2} {{
 }
 )mlir",
                                      t[0], t[1], t[2]);
-  OurKernel ours = compileOurs(context, source, *p.config, true);
-  llvm::outs() << "  config: " << ours.config << "\n";
   Buffer in = check(Buffer::create(ElementType::F32, {p.n, hp, wp, p.c}), "alloc");
   Buffer flt = check(Buffer::create(ElementType::F32, {p.k, p.k, p.c, p.f}), "alloc");
   Buffer out = check(Buffer::create(ElementType::F32, {p.n, oh, ow, p.f}), "alloc");
@@ -528,13 +607,21 @@ func.func @kernel(%I: {0}, %F: {1}, %O: {2}) -> {2} {{
   Buffer expected = out.clone();
   check(referenceConv2DNhwcHwcf(in, flt, expected), "reference");
   SmallVector<Buffer *> args = {&in, &flt, &out};
-  verifyOurs(*ours.kernel, args, 2, expected, p.k * p.k * p.c, p.name);
+  // Timing accumulates into the output: verification starts from this copy.
+  Buffer out0 = out.clone();
+  SmallVector<Buffer *> verifyArgs = {&in, &flt, &out0};
 
+  double ours1 = 0;
   for (int threads : threadCounts) {
+    // The default config is computed for the thread count it runs with.
+    OurKernel ours = compileOurs(context, source, *p.config, true, threads);
+    llvm::outs() << "  config: " << ours.config << "\n";
+    verifyOurs(*ours.kernel, verifyArgs, 2, expected, p.k * p.k * p.c,
+               p.name);
     setThreads(threads);
     // oneDNN fixes a primitive's thread partition when it is created: build
     // it under the thread count it is timed with.
-    DnnlConv dnnl(p);
+    DnnlConv dnnl(ConvDims{p.n, p.c, p.h, p.w, p.f, p.k, p.pad, 1});
     auto oursStats = check(ours.kernel->time(args, timingOptions()), "time ours");
     double g = report("ours, tiled (nhwc)", threads, oursStats, flops);
     auto dnnlStats =
@@ -547,7 +634,619 @@ func.func @kernel(%I: {0}, %F: {1}, %O: {2}) -> {2} {{
         "conv {0} {1} thread(s): ours {2:f1}, oneDNN {3:f1} GFLOP/s; "
         "ours/oneDNN = {4:f3}",
         p.name, threads, g, d, g / d));
+    if (threads == 1)
+      ours1 = g;
+    else if (ours1 > 0)
+      summary.lines.push_back(llvm::formatv(
+          "conv {0} ours {1} threads / ours 1 thread = {2:f2}x{3}", p.name,
+          threads, g / ours1,
+          threads == 2 ? (g / ours1 >= 1.8 ? "  [target >= 1.8x: met]"
+                                           : "  [target >= 1.8x: NOT met]")
+                       : ""));
   }
+}
+
+//===----------------------------------------------------------------------===//
+// The models suite (--suite=models).
+//===----------------------------------------------------------------------===//
+
+/// One shape of the models suite. GEMMs: C[batch] (m x n) += A (m x k) *
+/// B (k x n); convolutions: `batch` images of c x h x w, f filters k x k.
+struct ModelShape {
+  enum Kind { Gemm, BatchGemm, Conv } kind = Gemm;
+  std::string family, name;
+  int64_t batch = 1, m = 0, n = 0, k = 0;
+  ConvDims conv{};
+  bool nchw = false;
+  bool quick = false;
+
+  std::string key() const { return family + "/" + name; }
+  double flops() const {
+    if (kind == Conv)
+      return usefulConvFlops(conv.n, conv.c, conv.h, conv.w, conv.f, conv.k,
+                             conv.k, conv.pad, conv.stride);
+    return 2.0 * batch * m * n * k;
+  }
+  /// The reduction length (for the verification tolerance).
+  int64_t reduction() const {
+    return kind == Conv ? conv.k * conv.k * conv.c : k;
+  }
+};
+
+/// Input rows/columns our conv kernels read: exactly what the output needs,
+/// the zero padding included (it is not part of the timed kernel).
+int64_t convInputSize(int64_t out, int64_t k, int64_t stride) {
+  return (out - 1) * stride + k;
+}
+
+std::vector<ModelShape> getModelShapes() {
+  std::vector<ModelShape> shapes;
+  auto gemm = [&](std::string family, std::string name, int64_t m, int64_t n,
+                  int64_t k, bool isQuick = false) {
+    ModelShape s;
+    s.family = std::move(family);
+    s.name = std::move(name) + llvm::formatv(" {0}x{1}x{2}", m, n, k).str();
+    s.m = m, s.n = n, s.k = k, s.quick = isQuick;
+    shapes.push_back(s);
+  };
+  // Square: the figure of issue 12's table (and its 2-thread target).
+  gemm("square", "matmul", 1024, 1024, 1024, true);
+  // BERT-base (hidden 768, FFN 3072), one sequence of 128 or 384 tokens;
+  // names give M x N x K.
+  for (int64_t seq : {128, 384}) {
+    std::string family = "bert-s" + std::to_string(seq);
+    gemm(family, "qkv", seq, 3 * 768, 768);
+    gemm(family, "attn-out", seq, 768, 768);
+    gemm(family, "ffn-up", seq, 3072, 768, seq == 128);
+    gemm(family, "ffn-down", seq, 768, 3072);
+  }
+  // Attention of BERT-base: 12 heads of 64, 128 tokens: Q.K^T and P.V.
+  {
+    ModelShape s;
+    s.kind = ModelShape::BatchGemm;
+    s.family = "attention";
+    s.batch = 12, s.m = 128, s.n = 128, s.k = 64, s.quick = true;
+    s.name = "q.kT 12x128x128x64";
+    shapes.push_back(s);
+    s.n = 64, s.k = 128, s.quick = false;
+    s.name = "p.v 12x128x64x128";
+    shapes.push_back(s);
+  }
+  // GPT-2 (small) MLP over its 1024-token context.
+  gemm("gpt2-mlp", "fc", 1024, 3072, 768, true);
+  gemm("gpt2-mlp", "proj", 1024, 768, 3072);
+  // ViT-B/16: 197 tokens (196 patches + class token).
+  gemm("vit-b16", "qkv", 197, 3 * 768, 768);
+  gemm("vit-b16", "proj", 197, 768, 768);
+  gemm("vit-b16", "fc1", 197, 3072, 768, true);
+  gemm("vit-b16", "fc2", 197, 768, 3072);
+  // Odd and prime sizes, and the nearest divisible shapes they are compared
+  // with (issue 12: within 10%).
+  gemm("odd", "one-row", 1, 768, 768);
+  gemm("odd", "prime", 7, 7, 7);
+  gemm("odd", "prime", 127, 127, 127);
+  gemm("odd", "prime", 197, 197, 197);
+  gemm("odd", "mixed", 257, 511, 129, true);
+  gemm("odd", "round", 1000, 1000, 1000);
+  gemm("divisible", "near-7", 8, 8, 8);
+  gemm("divisible", "near-127", 128, 128, 128);
+  gemm("divisible", "near-197", 192, 192, 192);
+  gemm("divisible", "near-257x511x129", 256, 512, 128, true);
+  // (1000^3's nearest divisible shape is the square family's 1024^3.)
+
+  // ResNet-50 v1.5 (stride in the 3x3 convs): every distinct convolution.
+  struct ResNetConv {
+    const char *name;
+    int64_t c, hw, f, k, stride, pad;
+    bool isQuick;
+  };
+  static const ResNetConv resnet[] = {
+      {"conv1 7x7/2", 3, 224, 64, 7, 2, 3, false},
+      {"l1 1x1 64-64", 64, 56, 64, 1, 1, 0, false},
+      {"l1 3x3 64", 64, 56, 64, 3, 1, 1, true},
+      {"l1 1x1 64-256", 64, 56, 256, 1, 1, 0, false},
+      {"l1 1x1 256-64", 256, 56, 64, 1, 1, 0, true},
+      {"l2 1x1 256-128", 256, 56, 128, 1, 1, 0, false},
+      {"l2 3x3/2 128", 128, 56, 128, 3, 2, 1, false},
+      {"l2 1x1 128-512", 128, 28, 512, 1, 1, 0, false},
+      {"l2 down 1x1/2 256-512", 256, 56, 512, 1, 2, 0, false},
+      {"l2 1x1 512-128", 512, 28, 128, 1, 1, 0, false},
+      {"l2 3x3 128", 128, 28, 128, 3, 1, 1, false},
+      {"l3 1x1 512-256", 512, 28, 256, 1, 1, 0, false},
+      {"l3 3x3/2 256", 256, 28, 256, 3, 2, 1, false},
+      {"l3 1x1 256-1024", 256, 14, 1024, 1, 1, 0, false},
+      {"l3 down 1x1/2 512-1024", 512, 28, 1024, 1, 2, 0, false},
+      {"l3 1x1 1024-256", 1024, 14, 256, 1, 1, 0, false},
+      {"l3 3x3 256", 256, 14, 256, 3, 1, 1, false},
+      {"l4 1x1 1024-512", 1024, 14, 512, 1, 1, 0, false},
+      {"l4 3x3/2 512", 512, 14, 512, 3, 2, 1, false},
+      {"l4 1x1 512-2048", 512, 7, 2048, 1, 1, 0, false},
+      {"l4 down 1x1/2 1024-2048", 1024, 14, 2048, 1, 2, 0, false},
+      {"l4 1x1 2048-512", 2048, 7, 512, 1, 1, 0, false},
+      {"l4 3x3 512", 512, 7, 512, 3, 1, 1, false},
+  };
+  for (int64_t batch : {1, 8})
+    for (bool nchw : {false, true})
+      for (const ResNetConv &r : resnet) {
+        ModelShape s;
+        s.kind = ModelShape::Conv;
+        s.family = llvm::formatv("resnet50-b{0}-{1}", batch,
+                                 nchw ? "nchw" : "nhwc")
+                       .str();
+        s.name = r.name;
+        s.conv = {batch, r.c, r.hw, r.hw, r.f, r.k, r.pad, r.stride};
+        s.nchw = nchw;
+        s.quick = r.isQuick && batch == 1;
+        shapes.push_back(s);
+      }
+  return shapes;
+}
+
+/// The kernel of `s` with a `$CONFIG` placeholder.
+std::string modelKernelTemplate(const ModelShape &s) {
+  if (s.kind == ModelShape::Gemm)
+    return matmulTemplate(s.m, s.n, s.k);
+  if (s.kind == ModelShape::BatchGemm)
+    return llvm::formatv(R"mlir(
+func.func @kernel(%A: tensor<{0}x{1}x{3}xf32>, %B: tensor<{0}x{3}x{2}xf32>,
+                  %C: tensor<{0}x{1}x{2}xf32>) -> tensor<{0}x{1}x{2}xf32> {{
+  %r = linalg.batch_matmul $CONFIG
+      ins(%A, %B : tensor<{0}x{1}x{3}xf32>, tensor<{0}x{3}x{2}xf32>)
+      outs(%C : tensor<{0}x{1}x{2}xf32>) -> tensor<{0}x{1}x{2}xf32>
+  return %r : tensor<{0}x{1}x{2}xf32>
+}
+)mlir",
+                         s.batch, s.m, s.n, s.k)
+        .str();
+  const ConvDims &d = s.conv;
+  int64_t oh = d.outH(), ow = d.outW();
+  int64_t ih = convInputSize(oh, d.k, d.stride),
+          iw = convInputSize(ow, d.k, d.stride);
+  std::string in, flt, out, op;
+  if (s.nchw) {
+    in = llvm::formatv("tensor<{0}x{1}x{2}x{3}xf32>", d.n, d.c, ih, iw);
+    flt = llvm::formatv("tensor<{0}x{1}x{2}x{2}xf32>", d.f, d.c, d.k);
+    out = llvm::formatv("tensor<{0}x{1}x{2}x{3}xf32>", d.n, d.f, oh, ow);
+    op = "linalg.conv_2d_nchw_fchw";
+  } else {
+    in = llvm::formatv("tensor<{0}x{1}x{2}x{3}xf32>", d.n, ih, iw, d.c);
+    flt = llvm::formatv("tensor<{0}x{0}x{1}x{2}xf32>", d.k, d.c, d.f);
+    out = llvm::formatv("tensor<{0}x{1}x{2}x{3}xf32>", d.n, oh, ow, d.f);
+    op = "linalg.conv_2d_nhwc_hwcf";
+  }
+  return llvm::formatv(R"mlir(
+func.func @kernel(%I: {0}, %F: {1}, %O: {2}) -> {2} {{
+  %r = {3} $CONFIG {{strides = dense<{4}> : tensor<2xi64>,
+                    dilations = dense<1> : tensor<2xi64>}
+      ins(%I, %F : {0}, {1}) outs(%O : {2}) -> {2}
+  return %r : {2}
+}
+)mlir",
+                       in, flt, out, op, d.stride)
+      .str();
+}
+
+/// The buffers of one shape (inputs random, convolution padding zero) and
+/// the reference result, computed on first use.
+struct ModelData {
+  SmallVector<Buffer> buffers; // A, B, C or input, filter, output
+  /// The initial output: timing accumulates into buffers[2].
+  std::optional<Buffer> initialOutput;
+  std::optional<Buffer> expected;
+
+  /// The arguments to verify with (the initial output).
+  SmallVector<Buffer *> getVerifyArgs() {
+    if (!initialOutput)
+      initialOutput = buffers[2].clone();
+    return {&buffers[0], &buffers[1], &*initialOutput};
+  }
+
+  explicit ModelData(const ModelShape &s) {
+    auto alloc = [&](ArrayRef<int64_t> shape, uint64_t seed) {
+      Buffer b = check(Buffer::create(ElementType::F32, shape), "alloc");
+      b.fillRandom(seed);
+      buffers.push_back(std::move(b));
+    };
+    if (s.kind == ModelShape::Gemm) {
+      alloc({s.m, s.k}, 1), alloc({s.k, s.n}, 2), alloc({s.m, s.n}, 3);
+      return;
+    }
+    if (s.kind == ModelShape::BatchGemm) {
+      alloc({s.batch, s.m, s.k}, 1), alloc({s.batch, s.k, s.n}, 2);
+      alloc({s.batch, s.m, s.n}, 3);
+      return;
+    }
+    const ConvDims &d = s.conv;
+    int64_t oh = d.outH(), ow = d.outW();
+    int64_t ih = convInputSize(oh, d.k, d.stride),
+            iw = convInputSize(ow, d.k, d.stride);
+    if (s.nchw) {
+      alloc({d.n, d.c, ih, iw}, 4), alloc({d.f, d.c, d.k, d.k}, 5);
+      alloc({d.n, d.f, oh, ow}, 6);
+    } else {
+      alloc({d.n, ih, iw, d.c}, 4), alloc({d.k, d.k, d.c, d.f}, 5);
+      alloc({d.n, oh, ow, d.f}, 6);
+    }
+    // Zero the padding border (rows/columns outside [pad, pad + h)).
+    float *p = buffers[0].getData<float>();
+    auto isPad = [&](int64_t y, int64_t x) {
+      return y < d.pad || y >= d.pad + d.h || x < d.pad || x >= d.pad + d.w;
+    };
+    for (int64_t b = 0; b < d.n; ++b)
+      for (int64_t ch = 0; ch < d.c; ++ch)
+        for (int64_t y = 0; y < ih; ++y)
+          for (int64_t x = 0; x < iw; ++x)
+            if (isPad(y, x)) {
+              int64_t index = s.nchw ? ((b * d.c + ch) * ih + y) * iw + x
+                                     : ((b * ih + y) * iw + x) * d.c + ch;
+              p[index] = 0.0f;
+            }
+    initialOutput = buffers[2].clone();
+  }
+
+  const Buffer &getExpected(const ModelShape &s) {
+    if (expected)
+      return *expected;
+    Buffer out = getVerifyArgs()[2]->clone();
+    Conv2DParams params;
+    params.strides = {s.conv.stride, s.conv.stride};
+    if (s.kind == ModelShape::Gemm)
+      check(referenceMatmul(buffers[0], buffers[1], out), "reference");
+    else if (s.kind == ModelShape::BatchGemm)
+      check(referenceBatchMatmul(buffers[0], buffers[1], out), "reference");
+    else if (s.nchw)
+      check(referenceConv2DNchwFchw(buffers[0], buffers[1], out, params),
+            "reference");
+    else
+      check(referenceConv2DNhwcHwcf(buffers[0], buffers[1], out, params),
+            "reference");
+    expected = std::move(out);
+    return *expected;
+  }
+};
+
+/// oneDNN batched matmul primitive (plain row-major abc layouts) over the
+/// buffers of a batch GEMM. Owns its objects.
+class DnnlBatchMatmul {
+public:
+  DnnlBatchMatmul(int64_t batch, int64_t m, int64_t n, int64_t k, float *a,
+                  float *b, float *c) {
+    checkDnnl(dnnl_engine_create(&engine, dnnl_cpu, 0), "engine");
+    checkDnnl(dnnl_stream_create(&stream, engine, dnnl_stream_default_flags),
+              "stream");
+    dnnl_dims_t src = {batch, m, k}, wei = {batch, k, n}, dst = {batch, m, n};
+    dnnl_memory_desc_t srcMd, weiMd, dstMd;
+    checkDnnl(dnnl_memory_desc_init_by_tag(&srcMd, 3, src, dnnl_f32, dnnl_abc),
+              "src md");
+    checkDnnl(dnnl_memory_desc_init_by_tag(&weiMd, 3, wei, dnnl_f32, dnnl_abc),
+              "weights md");
+    checkDnnl(dnnl_memory_desc_init_by_tag(&dstMd, 3, dst, dnnl_f32, dnnl_abc),
+              "dst md");
+    dnnl_matmul_desc_t desc;
+    checkDnnl(dnnl_matmul_desc_init(&desc, &srcMd, &weiMd, nullptr, &dstMd),
+              "matmul desc");
+    checkDnnl(dnnl_primitive_desc_create(&pd, &desc, nullptr, engine, nullptr),
+              "primitive desc");
+    const char *impl = nullptr;
+    checkDnnl(dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0,
+                                        &impl),
+              "impl query");
+    implName = impl ? impl : "?";
+    float *data[3] = {a, b, c};
+    const dnnl_memory_desc_t *mds[3] = {&srcMd, &weiMd, &dstMd};
+    int argIds[3] = {DNNL_ARG_SRC, DNNL_ARG_WEIGHTS, DNNL_ARG_DST};
+    for (int i = 0; i < 3; ++i) {
+      checkDnnl(dnnl_memory_create(&mem[i], mds[i], engine, data[i]),
+                "memory");
+      args[i] = {argIds[i], mem[i]};
+    }
+    checkDnnl(dnnl_primitive_create(&prim, pd), "primitive");
+  }
+  ~DnnlBatchMatmul() {
+    dnnl_primitive_destroy(prim);
+    for (dnnl_memory_t m : mem)
+      dnnl_memory_destroy(m);
+    dnnl_primitive_desc_destroy(pd);
+    dnnl_stream_destroy(stream);
+    dnnl_engine_destroy(engine);
+  }
+  void run() {
+    dnnl_primitive_execute(prim, stream, 3, args);
+    dnnl_stream_wait(stream);
+  }
+  std::string implName;
+
+private:
+  dnnl_engine_t engine = nullptr;
+  dnnl_stream_t stream = nullptr;
+  dnnl_primitive_desc_t pd = nullptr;
+  dnnl_primitive_t prim = nullptr;
+  dnnl_memory_t mem[3] = {};
+  dnnl_exec_arg_t args[3];
+};
+
+/// One row of the models table: a shape at one thread count.
+struct ModelResult {
+  const ModelShape *shape;
+  int threads;
+  double peak = 0, ours = 0;
+  std::optional<double> tuned, openblas, onednn;
+  std::string config, tunedConfig, onednnImpl;
+
+  double bestLibrary() const {
+    return std::max(openblas.value_or(0), onednn.value_or(0));
+  }
+  llvm::StringRef bestLibraryName() const {
+    return openblas.value_or(0) >= onednn.value_or(0) ? "OpenBLAS" : "oneDNN";
+  }
+};
+
+ModelResult measureModelShape(MLIRContext &context, const ModelShape &s,
+                              ModelData &data, int threads) {
+  ModelResult r;
+  r.shape = &s;
+  r.threads = threads;
+  r.peak = getDefaultTargetCPU().getPeakGFlops(threads);
+  std::string kernelTemplate = modelKernelTemplate(s);
+  SmallVector<Buffer *> args;
+  for (Buffer &b : data.buffers)
+    args.push_back(&b);
+  const double flops = s.flops();
+  auto gflops = [&](const TimeStats &stats) {
+    return computeGFlops(flops, stats.median);
+  };
+
+  // Ours: the default config for this thread count, then the tuned one.
+  OurKernel ours = compileOurs(context, kernelTemplate, "", true, threads);
+  r.config = ours.config;
+  verifyOurs(*ours.kernel, data.getVerifyArgs(), 2, data.getExpected(s),
+             s.reduction(), "default config");
+  setThreads(threads);
+  r.ours = gflops(check(ours.kernel->time(args, timingOptions()), "time"));
+  if (!tunedDb.empty()) {
+    if (std::optional<OurKernel> tuned = compileOursOrNone(
+            context, kernelTemplate, "", true, threads, tunedDb)) {
+      r.tunedConfig = tuned->config;
+      verifyOurs(*tuned->kernel, data.getVerifyArgs(), 2, data.getExpected(s),
+                 s.reduction(), "tuned config");
+      setThreads(threads);
+      r.tuned =
+          gflops(check(tuned->kernel->time(args, timingOptions()), "time"));
+    }
+  }
+
+  // The libraries, on the same buffers.
+  float *a = data.buffers[0].getData<float>();
+  float *b = data.buffers[1].getData<float>();
+  float *c = data.buffers[2].getData<float>();
+  setThreads(threads);
+  if (s.kind == ModelShape::Gemm) {
+    int64_t m = s.m, n = s.n, k = s.k;
+    r.openblas = gflops(check(
+        measure(
+            [&] {
+              cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k,
+                          1.0f, a, k, b, n, 1.0f, c, n);
+            },
+            timingOptions()),
+        "time openblas"));
+    r.onednn = gflops(check(
+        measure(
+            [&] {
+              dnnl_sgemm('N', 'N', m, n, k, 1.0f, a, k, b, n, 1.0f, c, n);
+            },
+            timingOptions()),
+        "time onednn"));
+    r.onednnImpl = "dnnl_sgemm";
+  } else if (s.kind == ModelShape::BatchGemm) {
+    int64_t m = s.m, n = s.n, k = s.k;
+    // OpenBLAS has no batched sgemm here: one call per batch entry.
+    r.openblas = gflops(check(
+        measure(
+            [&] {
+              for (int64_t i = 0; i < s.batch; ++i)
+                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n,
+                            k, 1.0f, a + i * m * k, k, b + i * k * n, n, 1.0f,
+                            c + i * m * n, n);
+            },
+            timingOptions()),
+        "time openblas"));
+    Buffer scratch = data.buffers[2].clone();
+    DnnlBatchMatmul dnnl(s.batch, m, n, k, a, b, scratch.getData<float>());
+    r.onednn = gflops(check(measure([&] { dnnl.run(); }, timingOptions()),
+                            "time onednn"));
+    r.onednnImpl = "matmul " + dnnl.implName;
+  } else {
+    // oneDNN with its preferred (blocked) layouts for either of ours.
+    DnnlConv dnnl(s.conv);
+    r.onednn = gflops(check(measure([&] { dnnl.run(); }, timingOptions()),
+                            "time onednn"));
+    r.onednnImpl = dnnl.implName;
+  }
+
+  auto cell = [](std::optional<double> v) {
+    return v ? llvm::formatv("{0,8:f1}", *v).str() : std::string("       -");
+  };
+  llvm::outs() << llvm::formatv(
+      "  {0,-26} {1,2} thr  ours {2,8:f1} ({3,3:f0}% peak)  tuned {4}  "
+      "OpenBLAS {5}  oneDNN {6}  ours/best {7,5:f2}{8}\n",
+      s.name, threads, r.ours, 100 * r.ours / r.peak, cell(r.tuned),
+      cell(r.openblas), cell(r.onednn), r.ours / r.bestLibrary(),
+      r.tuned ? llvm::formatv("  tuned/best {0,5:f2}",
+                              *r.tuned / r.bestLibrary())
+                    .str()
+              : "");
+  llvm::outs() << "      config: " << r.config << "\n";
+  if (r.tuned)
+    llvm::outs() << "      tuned: " << r.tunedConfig << "\n";
+  return r;
+}
+
+double geomean(ArrayRef<double> values) {
+  if (values.empty())
+    return 0;
+  double sum = 0;
+  for (double v : values)
+    sum += std::log(v);
+  return std::exp(sum / values.size());
+}
+
+int runModelsSuite(MLIRContext &context, const CPUDescription &target) {
+  std::vector<ModelShape> shapes = getModelShapes();
+  SmallVector<StringRef> filters;
+  StringRef(shapeFilter).split(filters, ',', -1, /*KeepEmpty=*/false);
+  std::vector<const ModelShape *> selected;
+  for (const ModelShape &s : shapes) {
+    if (quick && !s.quick)
+      continue;
+    if (!filters.empty() && llvm::none_of(filters, [&](StringRef f) {
+          return StringRef(s.key()).contains(f.trim());
+        }))
+      continue;
+    selected.push_back(&s);
+  }
+  if (selected.empty())
+    die("--filter '" + shapeFilter + "'" + (quick ? " with --quick" : "") +
+        " selects no shape of the models suite (--list shows them)");
+  if (listShapes) {
+    for (const ModelShape *s : selected)
+      llvm::outs() << s->key() << "  ("
+                   << llvm::formatv("{0:e2}", s->flops()) << " FLOP)\n";
+    llvm::outs() << selected.size() << " of " << shapes.size()
+                 << " shapes\n";
+    return 0;
+  }
+
+  std::vector<ModelResult> results;
+  std::string family;
+  for (const ModelShape *s : selected) {
+    if (s->family != family) {
+      family = s->family;
+      llvm::outs() << "\n== " << family << " ==\n";
+    }
+    ModelData data(*s);
+    for (int threads : threadCounts)
+      results.push_back(measureModelShape(context, *s, data, threads));
+  }
+
+  // Geomeans per family and thread count.
+  struct FamilyStats {
+    SmallVector<double> defaultRatios, tunedRatios, speedups;
+  };
+  std::map<std::pair<std::string, int>, FamilyStats> families;
+  std::map<std::string, double> oneThread;
+  for (const ModelResult &r : results) {
+    FamilyStats &f = families[{r.shape->family, r.threads}];
+    f.defaultRatios.push_back(r.ours / r.bestLibrary());
+    if (r.tuned)
+      f.tunedRatios.push_back(*r.tuned / r.bestLibrary());
+    if (r.threads == 1)
+      oneThread[r.shape->key()] = r.ours;
+    else if (oneThread.count(r.shape->key()))
+      f.speedups.push_back(r.ours / oneThread[r.shape->key()]);
+  }
+  llvm::outs() << "\n== geomean per family (ours / best library) ==\n";
+  for (auto &[key, f] : families) {
+    llvm::outs() << llvm::formatv("  {0,-20} {1,2} thr  default {2:f2}",
+                                  key.first, key.second,
+                                  geomean(f.defaultRatios));
+    if (!f.tunedRatios.empty())
+      llvm::outs() << llvm::formatv("  tuned {0:f2} ({1} shapes)",
+                                    geomean(f.tunedRatios),
+                                    f.tunedRatios.size());
+    if (!f.speedups.empty())
+      llvm::outs() << llvm::formatv("  ours vs 1 thread {0:f2}x",
+                                    geomean(f.speedups));
+    llvm::outs() << "  (" << f.defaultRatios.size() << " shapes)\n";
+  }
+
+  if (jsonFile.empty())
+    return 0;
+  std::error_code ec;
+  llvm::raw_fd_ostream file(jsonFile, ec);
+  if (ec)
+    die("--json: cannot write '" + jsonFile + "': " + ec.message());
+  llvm::json::OStream json(file, 2);
+  auto optional = [&](llvm::StringRef name, std::optional<double> v) {
+    if (v)
+      json.attribute(name, *v);
+    else
+      json.attribute(name, nullptr);
+  };
+  json.object([&] {
+    json.attribute("suite", "models");
+    json.attribute("target", target.toJSON(/*peak=*/true));
+    json.attribute("host_cpu", getHostTarget().cpu);
+    json.attribute("openblas_core", openblas_get_corename());
+    json.attributeArray("results", [&] {
+      for (const ModelResult &r : results)
+        json.object([&] {
+          const ModelShape &s = *r.shape;
+          json.attribute("family", s.family);
+          json.attribute("name", s.name);
+          json.attribute("op", s.kind == ModelShape::Conv
+                                   ? (s.nchw ? "conv_2d_nchw_fchw"
+                                             : "conv_2d_nhwc_hwcf")
+                               : s.kind == ModelShape::BatchGemm
+                                   ? "batch_matmul"
+                                   : "matmul");
+          if (s.kind == ModelShape::Conv) {
+            json.attributeObject("conv", [&] {
+              json.attribute("n", s.conv.n);
+              json.attribute("c", s.conv.c);
+              json.attribute("h", s.conv.h);
+              json.attribute("w", s.conv.w);
+              json.attribute("f", s.conv.f);
+              json.attribute("k", s.conv.k);
+              json.attribute("stride", s.conv.stride);
+              json.attribute("pad", s.conv.pad);
+            });
+          } else {
+            json.attribute("batch", s.batch);
+            json.attribute("m", s.m);
+            json.attribute("n", s.n);
+            json.attribute("k", s.k);
+          }
+          json.attribute("threads", r.threads);
+          json.attribute("flop", s.flops());
+          json.attribute("peak_gflops", r.peak);
+          json.attribute("ours_default_gflops", r.ours);
+          json.attribute("ours_default_config", r.config);
+          optional("ours_tuned_gflops", r.tuned);
+          json.attribute("ours_tuned_config", r.tunedConfig);
+          optional("openblas_gflops", r.openblas);
+          optional("onednn_gflops", r.onednn);
+          json.attribute("onednn_impl", r.onednnImpl);
+          json.attribute("best_library", r.bestLibraryName());
+          json.attribute("default_percent_of_peak", 100 * r.ours / r.peak);
+          json.attribute("default_over_best", r.ours / r.bestLibrary());
+          optional("tuned_over_best",
+                   r.tuned ? std::optional<double>(*r.tuned / r.bestLibrary())
+                           : std::nullopt);
+        });
+    });
+    json.attributeArray("families", [&] {
+      for (auto &[key, f] : families)
+        json.object([&] {
+          json.attribute("family", key.first);
+          json.attribute("threads", key.second);
+          json.attribute("shapes", int64_t(f.defaultRatios.size()));
+          json.attribute("geomean_default_over_best",
+                         geomean(f.defaultRatios));
+          optional("geomean_tuned_over_best",
+                   f.tunedRatios.empty()
+                       ? std::nullopt
+                       : std::optional<double>(geomean(f.tunedRatios)));
+          optional("geomean_speedup_over_1_thread",
+                   f.speedups.empty()
+                       ? std::nullopt
+                       : std::optional<double>(geomean(f.speedups)));
+        });
+    });
+  });
+  file << "\n";
+  llvm::outs() << "\nwrote " << jsonFile << "\n";
+  return 0;
 }
 
 } // namespace
@@ -561,8 +1260,11 @@ int main(int argc, char **argv) {
       "OpenBLAS and oneDNN on this CPU (see docs/Benchmarks.md)\n");
   // Every option is checked before anything runs (or is re-executed).
   if (threadCounts.empty()) {
+    // 1 thread and all threads (the classic figures: 1 and 2).
     threadCounts.push_back(1);
-    threadCounts.push_back(2);
+    unsigned all = suite == "models" ? getHostCPUDescription().cores : 2;
+    if (all > 1)
+      threadCounts.push_back(all);
   }
   for (int t : threadCounts)
     if (t < 1 || t > kMaxThreads)
@@ -573,6 +1275,13 @@ int main(int argc, char **argv) {
     die(llvm::toString(std::move(err)));
   if (!only.empty() && only != "matmul" && only != "conv")
     die("--only must be 'matmul' or 'conv'");
+  if (suite != "classic" && suite != "models")
+    die("--suite must be 'classic' or 'models', got '" + suite + "'");
+  if (suite != "models" && (!jsonFile.empty() || !shapeFilter.empty() ||
+                            quick || listShapes || !tunedDb.empty()))
+    die("--json, --filter, --quick, --list and --db need --suite=models");
+  if (!tunedDb.empty() && !llvm::sys::fs::exists(tunedDb))
+    die("--db: no tuning database '" + tunedDb + "'");
   // The target: checked (the host must run it) before anything runs; the
   // default configs and the JIT use it as the process's default.
   CPUDescription target = check(describeRunnableCPU(cpuName, cpuFeatures),
@@ -629,6 +1338,9 @@ int main(int argc, char **argv) {
   MLIRContext context;
   initializeContext(context);
   registerAllTileTunePasses();
+
+  if (suite == "models")
+    return runModelsSuite(context, target);
 
   Summary summary;
   if (only.empty() || only == "matmul")

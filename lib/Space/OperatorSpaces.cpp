@@ -106,6 +106,105 @@ static Error checkProblem(const ProblemSpec &problem) {
   return Error::success();
 }
 
+/// Value of categorical option `name` of config `c`, or `fallback` when the
+/// space has no such parameter.
+static StringRef getChoice(const Space &s, const Config &c, StringRef name,
+                           StringRef fallback) {
+  std::optional<unsigned> index = s.lookup(name);
+  if (!index)
+    return fallback;
+  return cast<CategoricalParam>(s.getParameter(*index))
+      .getChoice(s.getValue(c, *index));
+}
+
+/// The dim on the vector lanes of a CPU config: the layout option computes
+/// an NCHW conv as NHWC (filters on the lanes).
+static StringRef getVectorDim(const Space &s, const Config &c,
+                              OpKind opKind) {
+  if (opKind == OpKind::ConvNchwFchw &&
+      getChoice(s, c, "layout", "native") == "nhwc")
+    return "f";
+  return getVectorDim(opKind);
+}
+
+/// Elements of the operand and result tiles of one cache tile of `p`
+/// (cache tile sizes from `tile`): A + B + C for matmuls (per batch),
+/// input window + filter + output for convolutions.
+template <typename TileFn>
+static int64_t getCacheTileElements(const ProblemSpec &p, TileFn tile) {
+  if (!isConv(p.opKind)) {
+    int64_t m = tile("m"), n = tile("n"), k = tile("k");
+    return m * k + k * n + m * n;
+  }
+  int64_t oh = tile("oh"), ow = tile("ow"), f = tile("f"), c = tile("c"),
+          kh = tile("kh"), kw = tile("kw");
+  int64_t ih = (oh - 1) * p.strides[0] + (kh - 1) * p.dilations[0] + 1;
+  int64_t iw = (ow - 1) * p.strides[1] + (kw - 1) * p.dilations[1] + 1;
+  return ih * iw * c + kh * kw * c * f + oh * ow * f;
+}
+
+/// Adds the constraints that size a CPU space by its target: "register-file"
+/// (a vectorized register tile needs no more vector registers than the
+/// target has) and "cache-fit" (a cache tile's operands fit the L2).
+static void addCPUTargetConstraints(Space &space, const ProblemSpec &problem,
+                                    const SpaceOptions &options) {
+  SmallVector<std::string> parallel;
+  for (const ProblemDim &d : problem.dims)
+    if (d.role == DimRole::Parallel)
+      parallel.push_back(d.name);
+  OpKind kind = problem.opKind;
+  if (options.vectorRegisters > 0 && options.vectorBytes > 0) {
+    int64_t registers = options.vectorRegisters;
+    int64_t lanes =
+        std::max<int64_t>(1, options.vectorBytes / problem.elementBytes);
+    space.addConstraint(
+        {"register-file",
+         [parallel, kind, registers,
+          lanes](const Space &s, const Config &c) -> std::optional<std::string> {
+           if (getChoice(s, c, "vectorize", "true") != "true")
+             return std::nullopt;
+           StringRef vdim = getVectorDim(s, c, kind);
+           int64_t rows = 1, vectors = 1;
+           for (const std::string &d : parallel) {
+             int64_t reg = s.getValue(c, d).back();
+             if (d == vdim)
+               vectors = (reg + lanes - 1) / lanes;
+             else
+               rows *= reg;
+           }
+           int64_t need =
+               CPUDescription::getRegisterTileRegisters(rows, vectors);
+           if (need <= registers)
+             return std::nullopt;
+           return "register tile of " + std::to_string(rows) + " x " +
+                  std::to_string(vectors) + " vectors needs " +
+                  std::to_string(need) + " vector registers, the target has " +
+                  std::to_string(registers);
+         }});
+  }
+  if (options.cacheBytes > 0) {
+    int64_t limit = options.cacheBytes / problem.elementBytes;
+    ProblemSpec p = problem;
+    space.addConstraint(
+        {"cache-fit",
+         [p, limit](const Space &s,
+                    const Config &c) -> std::optional<std::string> {
+           auto tile = [&](StringRef name) -> int64_t {
+             const ProblemDim *d = p.lookup(name);
+             ArrayRef<int64_t> f = s.getValue(c, d->name);
+             return d->role == DimRole::Parallel ? f[2] * f[3]
+                    : d->role == DimRole::Reduction ? f[1]
+                                                    : 1;
+           };
+           int64_t elements = getCacheTileElements(p, tile);
+           if (elements <= limit)
+             return std::nullopt;
+           return "cache tile holds " + std::to_string(elements) +
+                  " elements, the L2 " + std::to_string(limit);
+         }});
+  }
+}
+
 Expected<Space> mlir::tiletune::buildSpace(const ProblemSpec &problem,
                                            const SpaceOptions &options) {
   if (Error e = checkProblem(problem))
@@ -166,6 +265,7 @@ Expected<Space> mlir::tiletune::buildSpace(const ProblemSpec &problem,
                     " elements, more than " + std::to_string(limit);
            }});
     }
+    addCPUTargetConstraints(space, problem, options);
     return space;
   }
 

@@ -580,6 +580,17 @@ int64_t CPUDescription::getAccumulatorElements(int64_t elementBytes) const {
   return vectorRegisters * 3 / 4 * getLanes(elementBytes);
 }
 
+int64_t CPUDescription::getRegisterTileRegisters(int64_t rows,
+                                                 int64_t vectors) {
+  return rows * vectors + vectors + 1;
+}
+
+int64_t CPUDescription::getMaxRegisterRows(int64_t registers,
+                                           int64_t vectors) {
+  vectors = std::max<int64_t>(1, vectors);
+  return std::max<int64_t>(1, (registers - vectors - 1) / vectors);
+}
+
 double CPUDescription::getFlopsPerCycle(int64_t elementBytes) const {
   return static_cast<double>(getLanes(elementBytes)) * 2 * fmaPerCycle;
 }

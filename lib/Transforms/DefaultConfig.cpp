@@ -93,6 +93,7 @@ CPUTarget CPUTarget::get(const CPUDescription &cpu, int64_t threads) {
   target.threads = threads;
   target.vectorBytes = cpu.vectorBits / 8;
   target.maxRegisterBytes = cpu.getAccumulatorElements(/*elementBytes=*/1);
+  target.vectorRegisters = cpu.vectorRegisters;
   target.l1Bytes = cpu.caches.l1Bytes;
   target.l2Bytes = cpu.caches.l2Bytes;
   return target;
@@ -130,6 +131,18 @@ TileConfigAttr tiletune::computeDefaultCPUConfig(MLIRContext *ctx,
       if (dim.role != DimRole::Batch)
         dim.size = getCPUPaddedSize(dim.name, dim.size, lanes);
   auto size = [&](StringRef name) { return op.lookup(name)->size; };
+  // Rows of a register tile `width` elements wide on the lanes: as many as
+  // fit the register file with the operands (the spaces' "register-file"
+  // bound), at most 12 (the BLAS micro-kernels' 6-12 rows; 14 x 2 measured
+  // no faster than 12 x 2 or 8 x 2 on AVX-512), and within the
+  // accumulator budget.
+  auto rowCap = [&](int64_t width) {
+    int64_t vectors = (width + lanes - 1) / lanes;
+    return std::max<int64_t>(
+        1, std::min({int64_t(12), registerElements / width,
+                     CPUDescription::getMaxRegisterRows(target.vectorRegisters,
+                                                        vectors)}));
+  };
   Plan plan;
   SmallVector<StringRef> order;
   StringRef pack = "none";
@@ -138,15 +151,22 @@ TileConfigAttr tiletune::computeDefaultCPUConfig(MLIRContext *ctx,
   bool matmulLike = !isConv(op.kind);
   if (matmulLike) {
     int64_t rn = pickVectorTile(size("n"), lanes);
-    int64_t rowCap = std::max<int64_t>(
-        1, std::min<int64_t>(12, registerElements / rn));
-    int64_t rm = largestDivisorAtMost(size("m"), rowCap);
+    int64_t rm = largestDivisorAtMost(size("m"), rowCap(rn));
     plan.reg["m"] = rm;
     plan.reg["n"] = rn;
+    // Threads split the batch first (independent problems), then the
+    // longer of M and N in register tiles: every thread packs the B panels
+    // of its N range and the A tiles of its M range, so splitting the
+    // longer dim duplicates the least packing (BERT's 128 x 3072 x 768 FFN
+    // packs its 9 MiB B twice when M is split).
+    SmallVector<StringRef> splitOrder;
     if (isBatchedMatmul(op.kind))
-      splitThreads(op, plan, {"b", "m", "n"}, target.threads);
+      splitOrder.push_back("b");
+    if (size("n") / rn > size("m") / rm)
+      splitOrder.append({"n", "m"});
     else
-      splitThreads(op, plan, {"m", "n"}, target.threads);
+      splitOrder.append({"m", "n"});
+    splitThreads(op, plan, splitOrder, target.threads);
     // K tile: the packed B panel (Kc x rn) takes two thirds of L1, the B
     // cache tile (Kc x Nc) at most half of L2.
     int64_t kc = largestDivisorAtMost(
@@ -179,10 +199,8 @@ TileConfigAttr tiletune::computeDefaultCPUConfig(MLIRContext *ctx,
     // Convolutions: output width x filters form the register tile, filters
     // on the vector lanes; one output row at a time.
     int64_t rf = pickVectorTile(size("f"), lanes);
-    int64_t rowCap = std::max<int64_t>(
-        1, std::min<int64_t>(12, registerElements / rf));
     plan.reg["f"] = rf;
-    plan.reg["ow"] = largestDivisorAtMost(size("ow"), rowCap);
+    plan.reg["ow"] = largestDivisorAtMost(size("ow"), rowCap(rf));
     plan.reg["oh"] = 1;
     splitThreads(op, plan, {"n", "oh", "f", "ow"}, target.threads);
     plan.cache["kh"] = size("kh");
@@ -244,9 +262,10 @@ struct DefaultConfigPass
   void runOnOperation() override {
     // At the module's location: an error on the module op would print the
     // whole module as a note.
-    if (threads < 1 || threads > kMaxThreads) {
+    if (threads < 0 || threads > kMaxThreads) {
       emitError(getOperation()->getLoc())
-          << "tiletune-default-config: threads must be between 1 and "
+          << "tiletune-default-config: threads must be between 0 (every "
+             "core) and "
           << kMaxThreads << ", got " << static_cast<int64_t>(threads);
       return signalPassFailure();
     }
@@ -269,7 +288,8 @@ struct DefaultConfigPass
           << "tiletune-default-config: target\n"
           << StringRef(text).rtrim();
     }
-    CPUTarget target = CPUTarget::get(*cpu, threads);
+    CPUTarget target = CPUTarget::get(
+        *cpu, threads > 0 ? int64_t(threads) : int64_t(cpu->cores));
     bool anyError = false;
     forEachOpToConfigure(getOperation(), overwrite, getArgument(),
                          [&](Operation *op, const TunableOp &t) {

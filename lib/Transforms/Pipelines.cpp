@@ -42,7 +42,9 @@ void tiletune::buildCPULoweringPipeline(OpPassManager &pm,
     pm.addNestedPass<func::FuncOp>(LLVM::createLLVMRequestCWrappersPass());
   if (options.defaultConfigs) {
     TileTuneDefaultConfigOptions defaults;
-    defaults.threads = std::max<int64_t>(1, options.threads);
+    // Sized for the threads the kernel runs with: 0 (OpenMP's default)
+    // stands for every core this process may run on.
+    defaults.threads = std::max<int64_t>(0, options.threads);
     defaults.mcpu = options.mcpu;
     defaults.mattr = options.mattr;
     defaults.caches = options.caches;

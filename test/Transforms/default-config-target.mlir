@@ -78,3 +78,59 @@ func.func @matmul_1024(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>, %c:
   %0 = linalg.matmul ins(%a, %b : tensor<1024x1024xf32>, tensor<1024x1024xf32>) outs(%c : tensor<1024x1024xf32>) -> tensor<1024x1024xf32>
   return %0 : tensor<1024x1024xf32>
 }
+
+
+// AVX2-LABEL: func.func @bmm_attention
+//            AVX2: tiletune.config = #tiletune.config<cpu, parallel = {b = 12, m = 128, n = 128}, cache = {k = 64, m = 64, n = 128}, register = {m = 4, n = 16}, order = [n, k, m], pack = ab, unroll = 4, vectorize = true>
+// AVX2-T2-LABEL: func.func @bmm_attention
+//               AVX2-T2: tiletune.config = #tiletune.config<cpu, parallel = {b = 6, m = 128, n = 128}, cache = {k = 64, m = 64, n = 128}, register = {m = 4, n = 16}, order = [n, k, m], pack = ab, unroll = 4, vectorize = true>
+// AVX512-LABEL: func.func @bmm_attention
+//              AVX512: tiletune.config = #tiletune.config<cpu, parallel = {b = 12, m = 128, n = 128}, cache = {k = 64, m = 64, n = 128}, register = {m = 8, n = 32}, order = [n, k, m], pack = ab, unroll = 4, vectorize = true>
+// AVX512-T2-LABEL: func.func @bmm_attention
+//                 AVX512-T2: tiletune.config = #tiletune.config<cpu, parallel = {b = 6, m = 128, n = 128}, cache = {k = 64, m = 64, n = 128}, register = {m = 8, n = 32}, order = [n, k, m], pack = ab, unroll = 4, vectorize = true>
+// AVX2-LABEL: func.func @bert_ffn
+//            AVX2: tiletune.config = #tiletune.config<cpu, parallel = {m = 384, n = 3072}, cache = {k = 256, m = 48, n = 512}, register = {m = 6, n = 16}, order = [n, k, m], pack = ab, unroll = 4, vectorize = true>
+// AVX2-T2-LABEL: func.func @bert_ffn
+//               AVX2-T2: tiletune.config = #tiletune.config<cpu, parallel = {m = 384, n = 1536}, cache = {k = 256, m = 48, n = 512}, register = {m = 6, n = 16}, order = [n, k, m], pack = ab, unroll = 4, vectorize = true>
+// AVX512-LABEL: func.func @bert_ffn
+//              AVX512: tiletune.config = #tiletune.config<cpu, parallel = {m = 384, n = 3072}, cache = {k = 128, m = 48, n = 512}, register = {m = 12, n = 32}, order = [n, k, m], pack = ab, unroll = 4, vectorize = true>
+// AVX512-T2-LABEL: func.func @bert_ffn
+//                 AVX512-T2: tiletune.config = #tiletune.config<cpu, parallel = {m = 384, n = 1536}, cache = {k = 256, m = 48, n = 512}, register = {m = 12, n = 32}, order = [n, k, m], pack = ab, unroll = 4, vectorize = true>
+// AVX2-LABEL: func.func @conv_nhwc_resnet
+//            AVX2: tiletune.config = #tiletune.config<cpu, parallel = {f = 64, n = 1, oh = 56, ow = 56}, cache = {c = 64, f = 64, kh = 3, kw = 3, oh = 4, ow = 56}, register = {f = 16, oh = 1, ow = 4}, order = [f, oh, ow, kh, kw, c], pack = none, unroll = 1, vectorize = true>
+// AVX2-T2-LABEL: func.func @conv_nhwc_resnet
+//               AVX2-T2: tiletune.config = #tiletune.config<cpu, parallel = {f = 64, n = 1, oh = 28, ow = 56}, cache = {c = 64, f = 64, kh = 3, kw = 3, oh = 4, ow = 56}, register = {f = 16, oh = 1, ow = 4}, order = [f, oh, ow, kh, kw, c], pack = none, unroll = 1, vectorize = true>
+// AVX512-LABEL: func.func @conv_nhwc_resnet
+//              AVX512: tiletune.config = #tiletune.config<cpu, parallel = {f = 64, n = 1, oh = 56, ow = 56}, cache = {c = 64, f = 64, kh = 3, kw = 3, oh = 4, ow = 56}, register = {f = 32, oh = 1, ow = 8}, order = [f, oh, ow, kh, kw, c], pack = none, unroll = 1, vectorize = true>
+// AVX512-T2-LABEL: func.func @conv_nhwc_resnet
+//                 AVX512-T2: tiletune.config = #tiletune.config<cpu, parallel = {f = 64, n = 1, oh = 28, ow = 56}, cache = {c = 64, f = 64, kh = 3, kw = 3, oh = 4, ow = 56}, register = {f = 32, oh = 1, ow = 8}, order = [f, oh, ow, kh, kw, c], pack = none, unroll = 1, vectorize = true>
+// AVX2-LABEL: func.func @conv_nchw_b8
+//            AVX2: tiletune.config = #tiletune.config<cpu, parallel = {f = 1024, n = 8, oh = 14, ow = 14}, cache = {c = 64, f = 64, kh = 1, kw = 1, oh = 2, ow = 14}, register = {f = 16, oh = 1, ow = 2}, layout = nhwc, order = [f, oh, ow, kh, kw, c], pack = none, unroll = 1, vectorize = true>
+// AVX2-T2-LABEL: func.func @conv_nchw_b8
+//               AVX2-T2: tiletune.config = #tiletune.config<cpu, parallel = {f = 1024, n = 4, oh = 14, ow = 14}, cache = {c = 64, f = 64, kh = 1, kw = 1, oh = 2, ow = 14}, register = {f = 16, oh = 1, ow = 2}, layout = nhwc, order = [f, oh, ow, kh, kw, c], pack = none, unroll = 1, vectorize = true>
+// AVX512-LABEL: func.func @conv_nchw_b8
+//              AVX512: tiletune.config = #tiletune.config<cpu, parallel = {f = 1024, n = 8, oh = 14, ow = 14}, cache = {c = 64, f = 64, kh = 1, kw = 1, oh = 2, ow = 14}, register = {f = 32, oh = 1, ow = 7}, layout = nhwc, order = [f, oh, ow, kh, kw, c], pack = none, unroll = 1, vectorize = true>
+// AVX512-T2-LABEL: func.func @conv_nchw_b8
+//                 AVX512-T2: tiletune.config = #tiletune.config<cpu, parallel = {f = 1024, n = 4, oh = 14, ow = 14}, cache = {c = 64, f = 64, kh = 1, kw = 1, oh = 2, ow = 14}, register = {f = 32, oh = 1, ow = 7}, layout = nhwc, order = [f, oh, ow, kh, kw, c], pack = none, unroll = 1, vectorize = true>
+
+// Every op kind, sized by the register file: a register tile of r rows x v
+// vectors needs r*v accumulators + v + 1 operand registers (6 x 2 vectors
+// on the 16 registers of haswell, up to 12 x 2 on the 32 of znver4), and with 2 threads
+// the parallel level splits batch_matmul's batch and conv's batch, output
+// rows or filters.
+func.func @bmm_attention(%a: tensor<12x128x64xf32>, %b: tensor<12x64x128xf32>, %c: tensor<12x128x128xf32>) -> tensor<12x128x128xf32> {
+  %0 = linalg.batch_matmul ins(%a, %b : tensor<12x128x64xf32>, tensor<12x64x128xf32>) outs(%c : tensor<12x128x128xf32>) -> tensor<12x128x128xf32>
+  return %0 : tensor<12x128x128xf32>
+}
+func.func @bert_ffn(%a: tensor<384x768xf32>, %b: tensor<768x3072xf32>, %c: tensor<384x3072xf32>) -> tensor<384x3072xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<384x768xf32>, tensor<768x3072xf32>) outs(%c : tensor<384x3072xf32>) -> tensor<384x3072xf32>
+  return %0 : tensor<384x3072xf32>
+}
+func.func @conv_nhwc_resnet(%i: tensor<1x58x58x64xf32>, %f: tensor<3x3x64x64xf32>, %o: tensor<1x56x56x64xf32>) -> tensor<1x56x56x64xf32> {
+  %0 = linalg.conv_2d_nhwc_hwcf {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>} ins(%i, %f : tensor<1x58x58x64xf32>, tensor<3x3x64x64xf32>) outs(%o : tensor<1x56x56x64xf32>) -> tensor<1x56x56x64xf32>
+  return %0 : tensor<1x56x56x64xf32>
+}
+func.func @conv_nchw_b8(%i: tensor<8x256x14x14xf32>, %f: tensor<1024x256x1x1xf32>, %o: tensor<8x1024x14x14xf32>) -> tensor<8x1024x14x14xf32> {
+  %0 = linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>} ins(%i, %f : tensor<8x256x14x14xf32>, tensor<1024x256x1x1xf32>) outs(%o : tensor<8x1024x14x14xf32>) -> tensor<8x1024x14x14xf32>
+  return %0 : tensor<8x1024x14x14xf32>
+}

@@ -8,13 +8,16 @@
 // Options that are not numbers are still refused by the option parser.
 // RUN: not tiletune-opt %s --tiletune-lower-cpu=threads=two 2>&1 | FileCheck %s --check-prefix=NAN
 // NAN: 'two' value invalid
-// The threads option of tiletune-default-config is 1..1024; the error is at
-// the module's location, without the module printed as a note.
-// RUN: not tiletune-opt %s --tiletune-default-config=threads=0 2>&1 | FileCheck %s --check-prefix=DEFZERO
-// DEFZERO: error: tiletune-default-config: threads must be between 1 and 1024, got 0
-// DEFZERO-NOT: see current operation
+// The threads option of tiletune-default-config is 0..1024 (0: every core
+// of this process); the error is at the module's location, without the
+// module printed as a note.
+// RUN: not tiletune-opt %s --tiletune-default-config=threads=-1 2>&1 | FileCheck %s --check-prefix=DEFNEG
+// DEFNEG: error: tiletune-default-config: threads must be between 0 (every core) and 1024, got -1
+// DEFNEG-NOT: see current operation
 // RUN: not tiletune-opt %s --tiletune-default-config=threads=5000 2>&1 | FileCheck %s --check-prefix=DEFMANY
-// DEFMANY: error: tiletune-default-config: threads must be between 1 and 1024, got 5000
+// DEFMANY: error: tiletune-default-config: threads must be between 0 (every core) and 1024, got 5000
+// RUN: tiletune-opt %s --tiletune-default-config=threads=0 | FileCheck %s --check-prefix=DEFZERO
+// DEFZERO: linalg.matmul {tiletune.config = #tiletune.config<cpu
 // In range, the pipeline runs.
 // RUN: tiletune-opt %s --tiletune-lower-cpu=threads=2 | FileCheck %s --check-prefix=OK
 // OK: llvm.func @f

@@ -19,7 +19,17 @@ using llvm::SmallVector;
 
 namespace {
 
-Space buildOrDie(const ProblemSpec &p, const SpaceOptions &o = {}) {
+/// Options without the bounds of the host's CPU target (register file,
+/// L2), so that counts do not depend on the machine; the target bounds have
+/// tests of their own with explicit registers and caches.
+SpaceOptions untargeted() {
+  SpaceOptions o;
+  o.vectorRegisters = 0;
+  o.cacheBytes = 0;
+  return o;
+}
+
+Space buildOrDie(const ProblemSpec &p, const SpaceOptions &o = untargeted()) {
   auto s = buildSpace(p, o);
   if (!s) {
     ADD_FAILURE() << llvm::toString(s.takeError());
@@ -115,7 +125,7 @@ TEST(CpuSpace, RegisterLimitMessage) {
 
 TEST(CpuSpace, ConstrainedCountMatchesBruteForce) {
   ProblemSpec p = problemOrDie("matmul", "cpu", {16, 16, 8});
-  SpaceOptions o;
+  SpaceOptions o = untargeted();
   o.maxRegisterTile = 64;
   Space s = buildOrDie(p, o);
   uint64_t brute = 0;
@@ -129,6 +139,63 @@ TEST(CpuSpace, ConstrainedCountMatchesBruteForce) {
   auto counted = s.countValid();
   ASSERT_TRUE(bool(counted)) << llvm::toString(counted.takeError());
   EXPECT_EQ(*counted, brute);
+}
+
+TEST(CpuSpace, RegisterFileBoundMatchesBruteForce) {
+  // An AVX2-like target: 16 registers of 8 f32 lanes. A vectorized tile of
+  // r rows x v vectors needs r*v + v + 1 registers; unvectorized ones are
+  // not bounded.
+  ProblemSpec p = problemOrDie("matmul", "cpu", {16, 16, 8});
+  SpaceOptions o = untargeted();
+  o.vectorRegisters = 16;
+  o.vectorBytes = 32;
+  Space s = buildOrDie(p, o);
+  uint64_t brute = 0;
+  for (auto &m : tuples(16, 4))
+    for (auto &n : tuples(16, 4))
+      for (auto &k : tuples(8, 2))
+        for (int64_t unroll : {1, 2, 4, 8}) {
+          if (k[1] % unroll != 0)
+            continue;
+          int64_t vectors = (n[3] + 7) / 8;
+          bool fits = m[3] * vectors + vectors + 1 <= 16;
+          brute += (fits ? 2 : 1) * 6 * 4; // vectorize, order, pack
+        }
+  auto counted = s.countValid();
+  ASSERT_TRUE(bool(counted)) << llvm::toString(counted.takeError());
+  EXPECT_EQ(*counted, brute);
+
+  Space wide = buildOrDie(problemOrDie("matmul", "cpu", {64, 64, 64}), o);
+  Config c = *wide.parseKey("m=[1,1,8,8];n=[1,1,2,32];k=[1,64];order=[n,k,m];"
+                            "vectorize=true;pack=none;unroll=1");
+  std::string why;
+  EXPECT_FALSE(wide.isValid(c, &why));
+  EXPECT_EQ(why, "register-file: register tile of 8 x 4 vectors needs 37 "
+                 "vector registers, the target has 16");
+  // 6 x 16 (OpenBLAS's Haswell kernel) fits: 12 + 2 + 1 = 15.
+  Space six = buildOrDie(problemOrDie("matmul", "cpu", {48, 64, 64}), o);
+  Config d = *six.parseKey("m=[1,1,8,6];n=[1,1,4,16];k=[1,64];order=[n,k,m];"
+                           "vectorize=true;pack=none;unroll=1");
+  EXPECT_TRUE(six.isValid(d, &why)) << why;
+  // The same tile is fine with AVX-512's 32 registers of 16 lanes.
+  o.vectorRegisters = 32;
+  o.vectorBytes = 64;
+  EXPECT_TRUE(
+      buildOrDie(problemOrDie("matmul", "cpu", {64, 64, 64}), o).isValid(c));
+}
+
+TEST(CpuSpace, CacheFitMessage) {
+  SpaceOptions o = untargeted();
+  o.cacheBytes = 1 << 20; // 262144 f32
+  Space s = buildOrDie(problemOrDie("matmul", "cpu", {1024, 1024, 1024}), o);
+  Config c = *s.parseKey("m=[1,16,8,8];n=[1,2,16,32];k=[1,1024];order=[n,k,m];"
+                         "vectorize=true;pack=ab;unroll=4");
+  std::string why;
+  EXPECT_FALSE(s.isValid(c, &why));
+  EXPECT_EQ(why, "cache-fit: cache tile holds 622592 elements, the L2 262144");
+  Config d = *s.parseKey("m=[1,16,8,8];n=[1,2,16,32];k=[4,256];order=[n,k,m];"
+                         "vectorize=true;pack=ab;unroll=4");
+  EXPECT_TRUE(s.isValid(d, &why)) << why;
 }
 
 TEST(CpuSpace, BatchAndConvSchema) {

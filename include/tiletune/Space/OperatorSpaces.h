@@ -48,6 +48,19 @@ struct SpaceOptions {
   /// CPU: most elements of the register tile (product of the register
   /// sizes of the parallel dims); 0 disables the constraint.
   int64_t maxRegisterTile = 1024;
+  /// CPU: the register file a vectorized register tile must fit without
+  /// spilling (constraint "register-file", 0 registers disables it):
+  /// rows x vectors accumulators plus vectors + 1 operand registers
+  /// (CPUDescription::getRegisterTileRegisters), where vectors =
+  /// ceil(register tile of the vectorized dim / lanes) and rows is the
+  /// product of the other parallel register tiles. Defaults: the process's
+  /// CPU target (getDefaultTargetCPU(): the host unless --mcpu/--mattr chose
+  /// another).
+  int64_t vectorRegisters = getDefaultTargetCPU().vectorRegisters;
+  int64_t vectorBytes = getDefaultTargetCPU().vectorBits / 8;
+  /// CPU: bytes the operand and result tiles of one cache tile may occupy
+  /// (constraint "cache-fit", 0 disables it): the target's L2 of one core.
+  int64_t cacheBytes = getDefaultTargetCPU().caches.l2Bytes;
   /// CUDA: most threads per block (product of the thread factors of the
   /// parallel dims); 0 disables the constraint.
   int64_t maxThreadsPerBlock = 1024;
@@ -60,8 +73,10 @@ struct SpaceOptions {
 /// Builds the space of `problem` on its target. Parameters: one
 /// factorization per dim (named like the dim), then the options
 /// (cpu: order, vectorize, pack, unroll; cuda conv: explicit_unroll,
-/// max_unroll). CPU constraints: "unroll-divides-cache-tile" and
-/// "register-tile-limit"; CUDA: "threads-per-block".
+/// max_unroll). CPU constraints: "unroll-divides-cache-tile",
+/// "register-tile-limit", "register-file" (vectorized register tiles that
+/// would spill) and "cache-fit" (cache tiles larger than the L2); CUDA:
+/// "threads-per-block".
 llvm::Expected<Space> buildSpace(const ProblemSpec &problem,
                                  const SpaceOptions &options = {});
 

@@ -109,6 +109,17 @@ struct CPUDescription {
   /// quarters of the vector registers hold accumulators (12 of 16, 24 of
   /// 32), the rest hold operands.
   int64_t getAccumulatorElements(int64_t elementBytes = 4) const;
+  /// Vector registers a register tile of `rows` x `vectors` needs (the
+  /// micro-kernel of the BLAS libraries: `rows` x `vectors` accumulators,
+  /// one register per loaded vector of the lane operand and one broadcast
+  /// of the other operand): rows * vectors + vectors + 1. A tile spills
+  /// when this exceeds vectorRegisters.
+  static int64_t getRegisterTileRegisters(int64_t rows, int64_t vectors);
+  /// Most rows of a register tile `vectors` vectors wide that fit
+  /// `registers` vector registers (getRegisterTileRegisters <= registers;
+  /// at least 1): AVX-512 (32 registers) 14 x 2, 9 x 3, 6 x 4; AVX2 (16)
+  /// 14 x 1, 6 x 2, 4 x 3.
+  static int64_t getMaxRegisterRows(int64_t registers, int64_t vectors);
   /// Peak FLOP/s per cycle and core for elements of `elementBytes`.
   double getFlopsPerCycle(int64_t elementBytes = 4) const;
   /// Peak GFLOP/s with `threads` threads (0: all cores): flops per cycle x

@@ -33,6 +33,10 @@ struct CPUTarget {
   /// (CPUDescription::getAccumulatorElements: three quarters of the
   /// registers).
   int64_t maxRegisterBytes = getDefaultTargetCPU().getAccumulatorElements(1);
+  /// Vector registers: a register tile of r rows x v vectors must fit them
+  /// with its operands (CPUDescription::getRegisterTileRegisters), as the
+  /// tuning spaces' "register-file" constraint requires.
+  int64_t vectorRegisters = getDefaultTargetCPU().vectorRegisters;
   int64_t l1Bytes = getDefaultTargetCPU().caches.l1Bytes;
   int64_t l2Bytes = getDefaultTargetCPU().caches.l2Bytes;
 };

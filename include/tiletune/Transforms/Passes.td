@@ -96,11 +96,15 @@ def TileTuneDefaultConfig : Pass<"tiletune-default-config"> {
     kept. The heuristic sizes everything for the CPU target
     (`Support/CPUDescription.h`: the host, or `mcpu`/`mattr` in LLVM's
     names): a register tile of up to two vectors of the vector width in use
-    by as many rows as three quarters of the vector registers hold as
-    accumulators (AVX-512: 8 x 32 f32, AVX2: 6 x 16; largest divisors
-    otherwise), cache tiles that keep the packed operand tiles inside the
-    target's L1 and L2, loop order `n, k, m` for matmuls, and splits the
-    outermost parallel dims across `threads`. The result always verifies,
+    by as many rows (at most 12) as fit the vector registers together with
+    their operands (rows x vectors accumulators + vectors + 1; AVX-512:
+    12 x 32 f32, AVX2: 6 x 16; largest divisors otherwise), cache tiles that
+    keep the packed operand tiles inside the target's L1 and L2, loop order
+    `n, k, m` for matmuls, and splits the parallel level across `threads`
+    (matmuls: the batch, then the longer of M and N; conv: batch, output rows,
+    filters, output columns); `threads=0` sizes it for every core of the
+    process, which is what `tiletune-lower-cpu` asks for when it runs with
+    OpenMP's default thread count. The result always verifies,
     for any static shape (primes and 1 included). The target need not be
     able to run here (only compiled); an unknown CPU or feature name is an
     error.
@@ -116,7 +120,9 @@ def TileTuneDefaultConfig : Pass<"tiletune-default-config"> {
   }];
   let options = [
     Option<"threads", "threads", "int64_t", /*default=*/"1",
-           "Number of cores the parallel level is split across">,
+           "Number of threads the parallel level is split across (0: every "
+           "core this process may run on, what an OpenMP run uses by "
+           "default)">,
     Option<"overwrite", "overwrite", "bool", /*default=*/"false",
            "Replace existing configs too (default: keep them)">,
     Option<"mcpu", "mcpu", "std::string", /*default=*/"",
