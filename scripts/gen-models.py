@@ -341,11 +341,16 @@ def linear(e, x, out_dim, what):
 
 
 def gelu(e, x):
-    # 0.5 x (1 + erf(x / sqrt(2))), the exact GELU.
-    r = e.shape[x]
-    t = e.unary("erf", e.mul(x, e.splat([1] * len(r), 1 / math.sqrt(2))))
-    t = e.add(t, e.splat([1] * len(r), 1.0))
-    return e.mul(e.mul(x, t), e.splat([1] * len(r), 0.5))
+    # The tanh approximation of GELU (the original BERT's):
+    #   0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+    #   = x * sigmoid(2 sqrt(2/pi) (x + 0.044715 x^3)).
+    # (tosa.erf and tosa.tanh lower to math.erf/math.tanh, which upstream's
+    # CPU lowering to LLVM does not convert; tosa.sigmoid lowers to math.exp.)
+    r = [1] * len(e.shape[x])
+    x3 = e.mul(e.mul(x, x), x)
+    inner = e.add(x, e.mul(x3, e.splat(r, 0.044715)))
+    inner = e.mul(inner, e.splat(r, 2 * math.sqrt(2 / math.pi)))
+    return e.mul(x, e.unary("sigmoid", inner))
 
 
 def attention(e, x, heads):
@@ -383,7 +388,7 @@ def bert(name, seq, hidden, heads, ffn):
     y = layer_norm(e, e.add(f, h))
     header = [f"BERT-style encoder layer '{name}': batch 1, sequence {seq}, "
               f"hidden {hidden}, {heads} heads of {hidden // heads}, "
-              f"feed-forward {ffn}, post-norm, exact GELU."]
+              f"feed-forward {ffn}, post-norm, GELU (tanh approximation)."]
     return e, y, header
 
 
