@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tiletune/Dialect/Coverage.h"
 #include "tiletune/Driver/Driver.h"
 
 #include "tiletune/Driver/Distributed.h"
@@ -739,6 +740,9 @@ mlir::tiletune::tuneModel(ModuleOp module, const TuneOptions &options) {
                           numOps, numOps == 1 ? "" : "s",
                           set.problems.size(),
                           set.problems.size() == 1 ? "" : "s", budget);
+    // Which matmul/conv FLOPs go through the tiling at all (ops of those
+    // families in forms TileTune does not tile stay untiled, tuned or not).
+    analyzeMatmulConvCoverage(module).print(*log, "model: ");
     for (const SkippedOps &s : outcome.skipped) {
       *log << llvm::formatv("model: not tuned: {0} {1} op{2} ({3})", s.count,
                             s.opName, s.count == 1 ? "" : "s", s.reason);

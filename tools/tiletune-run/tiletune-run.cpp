@@ -3,11 +3,13 @@
 // An mlir-runner-like driver for TileTune kernels: reads a module, lowers it
 // with an optional pass pipeline, JIT-compiles it for the host, runs the
 // entry function on seeded random inputs, optionally verifies the output
-// against the C++ reference of its single linalg op, and prints the time per
-// call and the GFLOP/s.
+// against the C++ reference of its single linalg op, or any module (a whole
+// model) against the same module lowered by the untiled upstream pipeline,
+// and prints the time per call and the GFLOP/s.
 //
 //===----------------------------------------------------------------------===//
 
+#include "tiletune/Dialect/Coverage.h"
 #include "tiletune/Execution/JIT.h"
 #include "tiletune/Execution/KernelInfo.h"
 #include "tiletune/Execution/Lowering.h"
@@ -30,6 +32,7 @@
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
 #include <optional>
 
 using namespace mlir;
@@ -63,6 +66,20 @@ cl::opt<bool> verifyOutput(
     cl::desc("Compare the output with the C++ reference (the entry function "
              "must hold exactly one linalg.matmul, batch_matmul, "
              "conv_2d_nhwc_hwcf or conv_2d_nchw_fchw)"),
+    cl::init(false), cl::cat(runCategory));
+cl::opt<bool> verifyUntiled(
+    "verify-untiled",
+    cl::desc("Compare every output with the same module lowered by the "
+             "upstream pipeline without tiling (any module, e.g. a whole "
+             "model; within factor * longest matmul/conv reduction * "
+             "epsilon, relative and relative to the output's largest "
+             "magnitude)"),
+    cl::init(false), cl::cat(runCategory));
+cl::opt<bool> printCoverage(
+    "coverage",
+    cl::desc("Print how many matmul/conv ops and FLOPs of the entry "
+             "function TileTune tiles and which it leaves to the untiled "
+             "lowering, with the reason"),
     cl::init(false), cl::cat(runCategory));
 cl::opt<double> toleranceFactor(
     "tolerance-factor",
@@ -158,6 +175,15 @@ llvm::Error validateOptions() {
     return err;
   // -O, --mcpu and --mattr: a clear error here, not an LLVM abort or an
   // illegal instruction later. --print-target only describes the target.
+  if (verifyOutput && verifyUntiled)
+    return llvm::createStringError(
+        "--verify and --verify-untiled are mutually exclusive (--verify "
+        "compares one op with its C++ reference, --verify-untiled the whole "
+        "module with its untiled lowering)");
+  if (verifyUntiled && untiled)
+    return llvm::createStringError(
+        "--verify-untiled compares with the untiled lowering: give the "
+        "lowering to check with --pipeline, not --untiled");
   if (printTarget)
     return describeCPU(cpuName, cpuFeatures).takeError();
   if (llvm::Error err = checkJITOptions(getJITOptions()))
@@ -235,10 +261,23 @@ int runMain() {
       llvm::consumeError(analysis.takeError());
   } else if (!isa<LLVM::LLVMFuncOp>(symbol)) {
     return fail("@" + *entry + " is not a function");
-  } else if (verifyOutput) {
-    return fail("--verify needs the op, which is recognised before lowering: "
-                "give the linalg module and a --pipeline");
+  } else if (verifyOutput || verifyUntiled || printCoverage) {
+    return fail(llvm::Twine(verifyOutput     ? "--verify"
+                            : verifyUntiled ? "--verify-untiled"
+                                            : "--coverage") +
+                " needs the module before lowering: give the linalg module "
+                "and a --pipeline");
   }
+  MatmulConvCoverage coverage;
+  if (func)
+    coverage = analyzeMatmulConvCoverage(func);
+  if (printCoverage)
+    coverage.print(llvm::outs());
+  // The reference of --verify-untiled: the module as read, lowered without
+  // tiling.
+  OwningOpRef<ModuleOp> referenceModule;
+  if (verifyUntiled)
+    referenceModule = module->clone();
 
   // Lower.
   std::string passes = pipeline;
@@ -262,6 +301,28 @@ int runMain() {
   if (!kernel)
     return fail(kernel.takeError());
   const KernelSignature &sig = kernel->getSignature();
+  std::unique_ptr<ExecutionModule> referenceCompiled;
+  std::optional<Kernel> referenceKernel;
+  if (verifyUntiled) {
+    if (llvm::Error err = prepareForExecution(*referenceModule))
+      return fail(std::move(err));
+    if (llvm::Error err = runPassPipeline(*referenceModule,
+                                          getUntiledLoweringPipeline()))
+      return fail("lowering the reference: " + llvm::toString(std::move(err)));
+    auto created = ExecutionModule::create(*referenceModule, getJITOptions());
+    if (!created)
+      return fail("compiling the reference: " +
+                  llvm::toString(created.takeError()));
+    referenceCompiled = std::move(*created);
+    auto refKernel = referenceCompiled->getKernel(*entry);
+    if (!refKernel)
+      return fail("the reference: " + llvm::toString(refKernel.takeError()));
+    if (refKernel->getSignature().str() != sig.str())
+      return fail("the lowered module and its untiled lowering have different "
+                  "signatures: " +
+                  sig.str() + " vs " + refKernel->getSignature().str());
+    referenceKernel = std::move(*refKernel);
+  }
   llvm::outs() << "kernel: " << sig.str() << "\n";
   llvm::outs() << "target: " << (*compiled)->getTarget().cpu << " ("
                << (*compiled)->getTarget().triple << ")\n";
@@ -276,7 +337,7 @@ int runMain() {
   std::optional<KernelHarness> harness;
   SmallVector<Buffer> unknownOpArgs;
   llvm::MutableArrayRef<Buffer> args;
-  if (problem) {
+  if (problem && !verifyUntiled) {
     llvm::Expected<KernelHarness> created =
         KernelHarness::create(*problem, sig.args, seed, verifyOutput);
     if (!created)
@@ -296,7 +357,7 @@ int runMain() {
     argPtrs.push_back(&buffer);
 
   int exitCode = 0;
-  if (problem)
+  if (problem && !verifyUntiled)
     llvm::outs() << "op: " << problem->getOpName() << ", "
                  << llvm::formatv("{0:e3}", problem->flops) << " FLOP\n";
   if (verifyOutput) {
@@ -317,6 +378,77 @@ int runMain() {
       return fail(cmp.takeError());
     llvm::outs() << "verify: " << cmp->summary() << "\n";
     if (!cmp->passed)
+      exitCode = kExitVerifyFailed;
+  }
+  if (verifyUntiled) {
+    // Both lowerings on the same seeded inputs (a copy each: outputs may be
+    // written in place); every output buffer and every result compared.
+    SmallVector<Buffer> refArgs;
+    for (Buffer &buffer : args)
+      refArgs.push_back(buffer.clone());
+    SmallVector<Buffer *> refArgPtrs;
+    for (Buffer &buffer : refArgs)
+      refArgPtrs.push_back(&buffer);
+    SmallVector<Buffer> results, refResults;
+    if (llvm::Error err = kernel->run(argPtrs, &results))
+      return fail(std::move(err));
+    if (llvm::Error err = referenceKernel->run(refArgPtrs, &refResults))
+      return fail("running the reference: " + llvm::toString(std::move(err)));
+    if (results.size() != refResults.size())
+      return fail("the two lowerings return different numbers of results");
+    int64_t length = std::max<int64_t>(coverage.maxReductionLength, 1);
+    SmallVector<std::pair<std::string, std::pair<Buffer *, Buffer *>>> outputs;
+    for (auto [i, pair] : llvm::enumerate(llvm::zip(results, refResults)))
+      outputs.push_back({llvm::formatv("result {0}", i).str(),
+                         {&std::get<0>(pair), &std::get<1>(pair)}});
+    // In-place outputs (memref arguments and out-parameters); inputs
+    // compare equal.
+    for (unsigned i = 0; i < args.size(); ++i)
+      outputs.push_back({llvm::formatv("argument {0}", i).str(),
+                         {&args[i], &refArgs[i]}});
+    bool allPassed = true;
+    for (auto [index, output] : llvm::enumerate(outputs)) {
+      const std::string &what = output.first;
+      Buffer &actual = *output.second.first;
+      Buffer &expected = *output.second.second;
+      // The scale of the output: an element's error is bounded relative
+      // to itself or to the largest magnitude (values that cancel to
+      // almost zero carry the error of the large terms they came from).
+      double scale = 0;
+      bool finite = true;
+      for (int64_t j = 0; j < expected.getNumElements(); ++j) {
+        double v = expected.getElementType() == ElementType::F32
+                       ? double(expected.getData<float>()[j])
+                       : expected.getData<double>()[j];
+        finite &= std::isfinite(v);
+        scale = std::max(scale, std::fabs(v));
+      }
+      if (!finite)
+        return fail("--verify-untiled: the untiled lowering's " + what +
+                    " holds NaN or infinity; the comparison would be "
+                    "meaningless");
+      Tolerance tolerance = Tolerance::forReduction(
+          expected.getElementType(), length, toleranceFactor.getValue());
+      tolerance.absTol *= std::max(scale, 1e-30);
+      auto cmp = compareBuffers(actual, expected, tolerance);
+      if (!cmp)
+        return fail(cmp.takeError());
+      // Results and out-parameters are reported; other arguments (inputs,
+      // or outputs written in place) only when they differ.
+      bool isArgument = index >= results.size();
+      bool isOutParam = isArgument &&
+                        index - results.size() >= numOriginalArgs;
+      if (!isArgument || isOutParam || !cmp->passed)
+        llvm::outs() << "verify: " << what
+                     << " against the untiled lowering: " << cmp->summary()
+                     << "\n";
+      allPassed &= cmp->passed;
+    }
+    llvm::outs() << llvm::formatv(
+        "verify: {0} against the untiled lowering ({1} buffers compared, "
+        "tolerance for reductions of {2})\n",
+        allPassed ? "passed" : "FAILED", outputs.size(), length);
+    if (!allPassed)
       exitCode = kExitVerifyFailed;
   }
 

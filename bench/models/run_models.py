@@ -1,0 +1,191 @@
+#!/usr/bin/env python3
+"""End-to-end model benchmark: upstream's untiled lowering, TileTune's
+default configs, TileTune tuned, and the sum of oneDNN's per-op times.
+
+For each model of scripts/gen-models.py (TOSA lowered to linalg with
+upstream mlir-opt), on this machine:
+
+  untiled   tiletune-run --untiled            (upstream MLIR's lowering with
+                                               no tiling: linalg to loops)
+  default   tiletune-run --pipeline=tiletune-lower-cpu (default configs)
+  tuned     the same on the module with the configs of a tuning database
+            (--db; `tiletune apply`) or of a whole-model tuning run
+            (--tune-budget; `tiletune tune --time-budget`)
+  oneDNN    tiletune-bench-cpu --model-ops: oneDNN's time for every
+            matmul/conv of the model, summed (the library reference; the
+            model's other ops are not in it)
+
+plus the matmul/conv coverage (how many FLOPs go through TileTune's tiling;
+tiletune-run --coverage). Every timing of our code is of the whole model
+(every op, lowered, JIT-compiled, run). With --verify, the default-config
+run is also checked against the untiled lowering (tiletune-run
+--verify-untiled). Prints a Markdown table (docs/Models.md).
+
+Run it under the build lock on a shared machine:
+  flock /tmp/tiletune-build.lock bench/models/run_models.py --bindir build/bin
+"""
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+DEFAULT_MODELS = ["bert-s128", "bert-s384", "vit-b16", "resnet50-b1",
+                  "resnet50-b8"]
+UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
+
+
+def run(cmd, log):
+    log.write("$ " + " ".join(cmd) + "\n")
+    log.flush()
+    start = time.time()
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True)
+    log.write(proc.stdout)
+    log.write(f"[exit {proc.returncode}, {time.time() - start:.1f} s]\n")
+    log.flush()
+    if proc.returncode != 0:
+        sys.exit(f"run_models.py: error: command failed ({proc.returncode}): "
+                 f"{' '.join(cmd)}\n{proc.stdout[-3000:]}")
+    return proc.stdout
+
+
+def median_seconds(output):
+    m = re.search(r"^time: .*?median ([0-9.]+) (s|ms|us|ns)", output, re.M)
+    if not m:
+        sys.exit("run_models.py: error: no 'time:' line in:\n" + output)
+    return float(m.group(1)) * UNITS[m.group(2)]
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("models", nargs="*",
+                   help="models (default: " + " ".join(DEFAULT_MODELS) + ")")
+    p.add_argument("--bindir", default=None,
+                   help="directory of tiletune, tiletune-run and "
+                        "tiletune-bench-cpu (default: the one of tiletune-run "
+                        "on PATH, else build/bin)")
+    p.add_argument("--out", default=os.path.join(ROOT, "build", "models"),
+                   help="where the models and logs go (default: "
+                        "build/models)")
+    p.add_argument("--threads", type=int, default=1,
+                   help="threads for our kernels and oneDNN (default 1; the "
+                        "untiled lowering is sequential)")
+    p.add_argument("--repeats", type=int, default=5,
+                   help="timed samples per measurement (default 5)")
+    p.add_argument("--untiled-repeats", type=int, default=1,
+                   help="timed samples of the untiled lowering (default 1; "
+                        "it takes seconds to minutes)")
+    p.add_argument("--skip-untiled", action="store_true",
+                   help="do not time the untiled lowering")
+    p.add_argument("--db", default=None,
+                   help="tuning database: 'tuned' is the model with its "
+                        "best configs (tiletune apply)")
+    p.add_argument("--tune-budget", default=None,
+                   help="tune each model first (tiletune tune "
+                        "--time-budget=<this> --db=<--db or <out>/models.db>)")
+    p.add_argument("--verify", action="store_true",
+                   help="also verify the default-config model against the "
+                        "untiled lowering")
+    args = p.parse_args()
+
+    bindir = args.bindir
+    if not bindir:
+        found = shutil.which("tiletune-run")
+        bindir = (os.path.dirname(found) if found
+                  else os.path.join(ROOT, "build", "bin"))
+    out = args.out
+    os.makedirs(out, exist_ok=True)
+    models = args.models or DEFAULT_MODELS
+    log = open(os.path.join(out, "run_models.log"), "a")
+    tool = lambda name: os.path.join(bindir, name)
+    for t in ["tiletune-run", "tiletune", "tiletune-bench-cpu"]:
+        if not os.path.exists(tool(t)):
+            sys.exit(f"run_models.py: error: {tool(t)} not built")
+    if args.threads < 1:
+        sys.exit("run_models.py: error: --threads must be at least 1")
+    db = args.db
+    if args.tune_budget and not db:
+        db = os.path.join(out, "models.db")
+
+    run([sys.executable, os.path.join(ROOT, "scripts", "gen-models.py"),
+         "--out", out] + models, log)
+    timing = ["--repeats", str(args.repeats), "--warmup", "1",
+              "--num-threads", str(args.threads)]
+    rows = []
+    for name in models:
+        mlir = os.path.join(out, name + ".mlir")
+        row = {"model": name}
+        cov = run([tool("tiletune-run"), mlir, "--coverage", "--repeats=0",
+                   "--pipeline=tiletune-lower-cpu"], log)
+        m = re.search(r"matmul/conv coverage: (\d+) of (\d+) op\(s\) tiled by "
+                      r"TileTune, ([0-9.]+) of ([0-9.]+) GFLOP \(([0-9.]+)%\)",
+                      cov)
+        row["coverage"] = (f"{m.group(1)}/{m.group(2)} ops, "
+                           f"{m.group(5)}% of {float(m.group(4)):.2f} GFLOP")
+        row["gflop"] = float(m.group(4))
+        row["untouched"] = "; ".join(
+            re.findall(r"untouched: (\d+ x [a-z_.0-9]+)", cov))
+        if not args.skip_untiled:
+            o = run([tool("tiletune-run"), mlir, "--untiled", "--repeats",
+                     str(args.untiled_repeats), "--warmup", "0",
+                     "--num-threads", "1"], log)
+            row["untiled"] = median_seconds(o)
+        extra = ["--verify-untiled"] if args.verify else []
+        o = run([tool("tiletune-run"), mlir, "--pipeline=tiletune-lower-cpu"]
+                + timing + extra, log)
+        row["default"] = median_seconds(o)
+        if args.verify:
+            row["verified"] = "verify: passed" in o
+        if args.tune_budget:
+            tuned = os.path.join(out, name + ".tuned.mlir")
+            run([tool("tiletune"), "tune", mlir, "--time-budget=" +
+                 args.tune_budget, "--threads", str(args.threads), "--db", db,
+                 "--no-progress", "-o", tuned], log)
+        elif db:
+            tuned = os.path.join(out, name + ".tuned.mlir")
+            run([tool("tiletune"), "apply", mlir, "--db", db, "-o", tuned], log)
+        else:
+            tuned = None
+        if tuned:
+            o = run([tool("tiletune-run"), tuned,
+                     "--pipeline=tiletune-lower-cpu"] + timing, log)
+            row["tuned"] = median_seconds(o)
+        o = run([tool("tiletune-bench-cpu"), "--model-ops", mlir,
+                 "--num-threads", str(args.threads), "--repeats",
+                 str(args.repeats), "--warmup", "1"], log)
+        m = re.search(r"oneDNN per-op sum at \d+ thread\(s\): ([0-9.]+) ms", o)
+        row["onednn"] = float(m.group(1)) * 1e-3
+        rows.append(row)
+        print(f"{name}: " + ", ".join(
+            f"{k} {v * 1e3:.1f} ms" if isinstance(v, float) and k not in
+            ("gflop",) else f"{k} {v}" for k, v in row.items()
+            if k != "model"), flush=True)
+
+    ms = lambda r, k: f"{r[k] * 1e3:.1f}" if k in r else "—"
+    print()
+    print(f"| model | matmul/conv tiled by TileTune | untiled (ms) | default "
+          f"(ms) | tuned (ms) | oneDNN per-op sum (ms) | default / oneDNN |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
+    for r in rows:
+        ratio = r["default"] / r["onednn"]
+        print(f"| {r['model']} | {r['coverage']} | {ms(r, 'untiled')} | "
+              f"{ms(r, 'default')} | {ms(r, 'tuned')} | {ms(r, 'onednn')} | "
+              f"{ratio:.2f}x |")
+    print(f"\nthreads: {args.threads}; medians of {args.repeats} samples "
+          f"(untiled: {args.untiled_repeats}); log: "
+          f"{os.path.join(out, 'run_models.log')}")
+    for r in rows:
+        if r["untouched"]:
+            print(f"{r['model']}: left to the untiled lowering: "
+                  f"{r['untouched']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
