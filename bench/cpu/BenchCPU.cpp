@@ -662,104 +662,6 @@ func.func @kernel(%I: {0}, %F: {1}, %O: {2}) -> {2} {{
 }
 
 //===----------------------------------------------------------------------===//
-// The matmul/conv ops of a model against oneDNN (--model-ops).
-//===----------------------------------------------------------------------===//
-
-/// One oneDNN primitive (matmul or convolution) with its own memory filled
-/// with random values; the engine and stream are shared.
-class DnnlOp {
-public:
-  /// A (batched) matmul: [b x] m x k times [b x] k x n, row-major (the
-  /// operands as the linalg op reads them, transposes resolved by the
-  /// strides of the memory descriptors).
-  static std::unique_ptr<DnnlOp> matmul(int64_t b, int64_t m, int64_t n,
-                                        int64_t k, bool transA, bool transB) {
-    auto op = std::unique_ptr<DnnlOp>(new DnnlOp());
-    dnnl_dims_t src = {b, m, k}, wei = {b, k, n}, dst = {b, m, n};
-    dnnl_dims_t srcStrides = {m * k, transA ? 1 : k, transA ? m : 1};
-    dnnl_dims_t weiStrides = {k * n, transB ? 1 : n, transB ? k : 1};
-    dnnl_memory_desc_t srcMd, weiMd, dstMd;
-    checkDnnl(dnnl_memory_desc_init_by_strides(&srcMd, 3, src, dnnl_f32,
-                                               srcStrides),
-              "matmul src md");
-    checkDnnl(dnnl_memory_desc_init_by_strides(&weiMd, 3, wei, dnnl_f32,
-                                               weiStrides),
-              "matmul weights md");
-    checkDnnl(dnnl_memory_desc_init_by_tag(&dstMd, 3, dst, dnnl_f32,
-                                           dnnl_abc),
-              "matmul dst md");
-    dnnl_matmul_desc_t desc;
-    checkDnnl(dnnl_matmul_desc_init(&desc, &srcMd, &weiMd, nullptr, &dstMd),
-              "matmul desc");
-    op->create(&desc);
-    return op;
-  }
-
-  /// A 2-D convolution in oneDNN's preferred (blocked) layout.
-  static std::unique_ptr<DnnlOp> conv(int64_t n, int64_t c, int64_t h,
-                                      int64_t w, int64_t f, int64_t kh,
-                                      int64_t kw, std::array<int64_t, 2> stride,
-                                      std::array<int64_t, 4> pad) {
-    auto op = std::unique_ptr<DnnlOp>(new DnnlOp());
-    int64_t oh = (h + pad[0] + pad[1] - kh) / stride[0] + 1;
-    int64_t ow = (w + pad[2] + pad[3] - kw) / stride[1] + 1;
-    dnnl_dims_t src = {n, c, h, w}, wei = {f, c, kh, kw},
-                dst = {n, f, oh, ow};
-    dnnl_dims_t strides = {stride[0], stride[1]};
-    dnnl_dims_t padL = {pad[0], pad[2]}, padR = {pad[1], pad[3]};
-    dnnl_memory_desc_t srcMd, weiMd, dstMd;
-    checkDnnl(dnnl_memory_desc_init_by_tag(&srcMd, 4, src, dnnl_f32,
-                                           dnnl_format_tag_any),
-              "conv src md");
-    checkDnnl(dnnl_memory_desc_init_by_tag(&weiMd, 4, wei, dnnl_f32,
-                                           dnnl_format_tag_any),
-              "conv weights md");
-    checkDnnl(dnnl_memory_desc_init_by_tag(&dstMd, 4, dst, dnnl_f32,
-                                           dnnl_format_tag_any),
-              "conv dst md");
-    dnnl_convolution_desc_t desc;
-    checkDnnl(dnnl_convolution_forward_desc_init(
-                  &desc, dnnl_forward_inference, dnnl_convolution_direct,
-                  &srcMd, &weiMd, nullptr, &dstMd, strides, padL, padR),
-              "convolution desc");
-    op->create(&desc);
-    return op;
-  }
-
-  ~DnnlOp() {
-    dnnl_primitive_destroy(prim);
-    for (dnnl_memory_t m : mem)
-      dnnl_memory_destroy(m);
-    dnnl_primitive_desc_destroy(pd);
-  }
-  void run() {
-    dnnl_primitive_execute(prim, stream(), 3, args);
-    dnnl_stream_wait(stream());
-  }
-  std::string implName;
-
-private:
-  DnnlOp() = default;
-  static dnnl_engine_t engine() {
-    static dnnl_engine_t e = [] {
-      dnnl_engine_t created = nullptr;
-      checkDnnl(dnnl_engine_create(&created, dnnl_cpu, 0), "engine");
-      return created;
-    }();
-    return e;
-  }
-  static dnnl_stream_t stream() {
-    static dnnl_stream_t s = [] {
-      dnnl_stream_t created = nullptr;
-      checkDnnl(dnnl_stream_create(&created, engine(),
-                                   dnnl_stream_default_flags),
-                "stream");
-      return created;
-    }();
-    return s;
-  }
-  void create(const void *desc) {
-    checkDnnl(dnnl_primitive_desc_create(&pd, desc, nullptr, engine(), nullptr),
 // The models suite (--suite=models).
 //===----------------------------------------------------------------------===//
 
@@ -1045,21 +947,6 @@ public:
                                         &impl),
               "impl query");
     implName = impl ? impl : "?";
-    dnnl_query_t queries[3] = {dnnl_query_src_md, dnnl_query_weights_md,
-                               dnnl_query_dst_md};
-    int argIds[3] = {DNNL_ARG_SRC, DNNL_ARG_WEIGHTS, DNNL_ARG_DST};
-    for (int i = 0; i < 3; ++i) {
-      const dnnl_memory_desc_t *md =
-          dnnl_primitive_desc_query_md(pd, queries[i], 0);
-      checkDnnl(dnnl_memory_create(&mem[i], md, engine(), DNNL_MEMORY_ALLOCATE),
-                "memory");
-      void *data = nullptr;
-      checkDnnl(dnnl_memory_get_data_handle(mem[i], &data), "data handle");
-      size_t count = dnnl_memory_desc_get_size(md) / sizeof(float);
-      std::mt19937_64 rng(10 + i);
-      std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-      for (size_t j = 0; j < count; ++j)
-        static_cast<float *>(data)[j] = dist(rng);
     float *data[3] = {a, b, c};
     const dnnl_memory_desc_t *mds[3] = {&srcMd, &weiMd, &dstMd};
     int argIds[3] = {DNNL_ARG_SRC, DNNL_ARG_WEIGHTS, DNNL_ARG_DST};
@@ -1070,7 +957,6 @@ public:
     }
     checkDnnl(dnnl_primitive_create(&prim, pd), "primitive");
   }
-
   ~DnnlBatchMatmul() {
     dnnl_primitive_destroy(prim);
     for (dnnl_memory_t m : mem)
@@ -1094,210 +980,6 @@ private:
   dnnl_exec_arg_t args[3];
 };
 
-/// One distinct matmul/conv of a model: what oneDNN runs, how often the
-/// model runs it, and its FLOPs (2 per multiply-add of the linalg op).
-struct ModelOp {
-  std::string key;
-  std::string opName;
-  bool isConv = false;
-  int64_t b = 1, m = 0, n = 0, k = 0;
-  bool transA = false, transB = false;
-  int64_t cn = 0, cc = 0, ch = 0, cw = 0, cf = 0, ckh = 0, ckw = 0;
-  std::array<int64_t, 2> stride = {1, 1};
-  std::array<int64_t, 4> pad = {0, 0, 0, 0};
-  int64_t count = 0;
-  double flops = 0;
-};
-
-/// The static size of loop `dim` of `op`.
-int64_t loopSize(linalg::LinalgOp op, unsigned dim) {
-  return op.getStaticLoopRanges()[dim];
-}
-
-/// A matmul/batch_matmul-like contraction: one m, n, k dim (and at most one
-/// batch dim); the transposes from the position of k in the operand maps.
-std::optional<ModelOp> matchModelMatmul(linalg::LinalgOp op) {
-  if (!linalg::isaContractionOpInterface(op))
-    return std::nullopt;
-  FailureOr<linalg::ContractionDimensions> dims =
-      linalg::inferContractionDims(op);
-  if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
-      dims->k.size() != 1 || dims->batch.size() > 1)
-    return std::nullopt;
-  ModelOp result;
-  result.opName = op->getName().getStringRef().str();
-  result.m = loopSize(op, dims->m[0]);
-  result.n = loopSize(op, dims->n[0]);
-  result.k = loopSize(op, dims->k[0]);
-  result.b = dims->batch.empty() ? 1 : loopSize(op, dims->batch[0]);
-  // Aᵀ when k is not A's last result dim; Bᵀ when k is B's last.
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  auto lastDim = [](AffineMap map) -> int64_t {
-    auto expr = dyn_cast<AffineDimExpr>(map.getResult(map.getNumResults() - 1));
-    return expr ? expr.getPosition() : -1;
-  };
-  result.transA = lastDim(maps[0]) != int64_t(dims->k[0]);
-  result.transB = lastDim(maps[1]) == int64_t(dims->k[0]);
-  result.flops = 2.0 * result.b * result.m * result.n * result.k;
-  result.key = llvm::formatv("matmul b{0} {1}x{2}x{3}{4}{5}", result.b,
-                             result.m, result.n, result.k,
-                             result.transA ? " At" : "",
-                             result.transB ? " Bt" : "");
-  return result;
-}
-
-/// A 2-D convolution with one batch, output-channel and input-channel dim
-/// and 2-D windows (conv_2d_nhwc_hwcf/fhwc, nchw_fchw or a generic of that
-/// form). An input produced by a static tensor.pad is seen through: the
-/// padding becomes oneDNN's (which skips the zero taps).
-std::optional<ModelOp> matchModelConv(linalg::LinalgOp op) {
-  if (!linalg::isaConvolutionOpInterface(op) ||
-      !llvm::any_of(op.getBlock()->without_terminator(),
-                    [](Operation &inner) { return isa<arith::MulFOp>(inner); }))
-    return std::nullopt;
-  FailureOr<linalg::ConvolutionDimensions> dims =
-      linalg::inferConvolutionDims(op);
-  if (failed(dims) || dims->batch.size() != 1 ||
-      dims->outputImage.size() != 2 || dims->filterLoop.size() != 2 ||
-      dims->outputChannel.size() != 1 || dims->inputChannel.size() != 1 ||
-      !dims->depth.empty() ||
-      llvm::any_of(dims->dilations, [](int64_t d) { return d != 1; }))
-    return std::nullopt;
-  ModelOp result;
-  result.isConv = true;
-  result.opName = op->getName().getStringRef().str();
-  result.cn = loopSize(op, dims->batch[0]);
-  result.cf = loopSize(op, dims->outputChannel[0]);
-  result.cc = loopSize(op, dims->inputChannel[0]);
-  result.ckh = loopSize(op, dims->filterLoop[0]);
-  result.ckw = loopSize(op, dims->filterLoop[1]);
-  int64_t oh = loopSize(op, dims->outputImage[0]);
-  int64_t ow = loopSize(op, dims->outputImage[1]);
-  result.stride = {dims->strides[0], dims->strides[1]};
-  result.ch = (oh - 1) * result.stride[0] + result.ckh;
-  result.cw = (ow - 1) * result.stride[1] + result.ckw;
-  result.flops = 2.0 * result.cn * result.cf * result.cc * result.ckh *
-                 result.ckw * oh * ow;
-  // The padding of a tensor.pad producing the input (which spatial dims of
-  // the input are H and W: those indexed by the output image loops).
-  if (auto padOp = op.getDpsInputOperand(0)->get().getDefiningOp<tensor::PadOp>()) {
-    AffineMap inMap = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
-    SmallVector<int64_t> low = llvm::to_vector(padOp.getStaticLow());
-    SmallVector<int64_t> high = llvm::to_vector(padOp.getStaticHigh());
-    int found = 0;
-    for (unsigned r = 0; r < inMap.getNumResults() && r < low.size(); ++r) {
-      AffineExpr expr = inMap.getResult(r);
-      for (unsigned i = 0; i < 2; ++i)
-        if (expr.isFunctionOfDim(dims->outputImage[i]) &&
-            !ShapedType::isDynamic(low[r]) && !ShapedType::isDynamic(high[r])) {
-          // The padded size the op reads may be less than the padded
-          // tensor (a bottom row a stride never reaches).
-          int64_t padded = padOp.getResultType().getDimSize(r);
-          int64_t unpadded = padded - low[r] - high[r];
-          int64_t extent = (i == 0 ? result.ch : result.cw);
-          int64_t before = low[r];
-          int64_t after = std::max<int64_t>(extent - before - unpadded, 0);
-          (i == 0 ? result.ch : result.cw) = unpadded;
-          result.pad[2 * i] = before;
-          result.pad[2 * i + 1] = after;
-          ++found;
-        }
-    }
-    if (found != 2) {
-      result.ch = (oh - 1) * result.stride[0] + result.ckh;
-      result.cw = (ow - 1) * result.stride[1] + result.ckw;
-      result.pad = {0, 0, 0, 0};
-    }
-  }
-  result.key = llvm::formatv(
-      "conv {0}x{1}x{2}x{3} -> {4}, {5}x{6}/{7}, pad {8},{9},{10},{11}",
-      result.cn, result.cc, result.ch, result.cw, result.cf, result.ckh,
-      result.ckw, result.stride[0], result.pad[0], result.pad[1],
-      result.pad[2], result.pad[3]);
-  return result;
-}
-
-/// --model-ops: oneDNN on every distinct matmul/conv of the module, per
-/// thread count; prints each op and the sum over the model (ops times the
-/// number of times the model runs them).
-void benchModelOps(MLIRContext &context) {
-  std::string error;
-  auto file = mlir::openInputFile(modelOps, &error);
-  if (!file)
-    die("cannot open '" + modelOps + "': " + error);
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
-  if (!module)
-    die("cannot parse '" + modelOps + "'");
-  std::vector<ModelOp> ops;
-  int64_t skipped = 0;
-  module->walk([&](linalg::LinalgOp op) {
-    if (!op.hasPureTensorSemantics() && !op.hasPureBufferSemantics())
-      return;
-    if (llvm::any_of(op.getStaticLoopRanges(), ShapedType::isDynamic))
-      return;
-    if (!op.getDpsInputs().empty() &&
-        !cast<ShapedType>(op.getDpsInputs()[0].getType())
-             .getElementType()
-             .isF32())
-      return;
-    std::optional<ModelOp> one = matchModelMatmul(op);
-    if (!one)
-      one = matchModelConv(op);
-    if (!one) {
-      if (linalg::isaContractionOpInterface(op))
-        ++skipped;
-      return;
-    }
-    auto it = llvm::find_if(ops, [&](const ModelOp &o) { return o.key == one->key; });
-    if (it == ops.end()) {
-      ops.push_back(*one);
-      it = ops.end() - 1;
-    }
-    ++it->count;
-  });
-  if (ops.empty())
-    die("'" + modelOps + "' has no f32 matmul or 2-D convolution with static "
-        "shapes");
-  double modelFlops = 0;
-  int64_t numOps = 0;
-  for (const ModelOp &op : ops) {
-    modelFlops += op.flops * op.count;
-    numOps += op.count;
-  }
-  llvm::outs() << llvm::formatv(
-      "\n== oneDNN per-op reference for {0}: {1} matmul/conv ops ({2} "
-      "distinct), {3:F3} GFLOP ==\n",
-      modelOps, numOps, ops.size(), modelFlops * 1e-9);
-  if (skipped)
-    llvm::outs() << llvm::formatv("  ({0} contractions of other forms not "
-                                  "timed)\n",
-                                  skipped);
-  for (int threads : threadCounts) {
-    setThreads(threads);
-    double sum = 0;
-    for (const ModelOp &op : ops) {
-      // Built under the thread count it is timed with (see benchConv).
-      std::unique_ptr<DnnlOp> prim =
-          op.isConv ? DnnlOp::conv(op.cn, op.cc, op.ch, op.cw, op.cf, op.ckh,
-                                   op.ckw, op.stride, op.pad)
-                    : DnnlOp::matmul(op.b, op.m, op.n, op.k, op.transA,
-                                     op.transB);
-      TimeStats stats =
-          check(measure([&] { prim->run(); }, timingOptions()), "time onednn");
-      sum += stats.median * op.count;
-      llvm::outs() << llvm::formatv(
-          "  {0,-52} x{1,-3} {2,2} thr  median {3,9:f4} ms  {4,7:f1} GFLOP/s  "
-          "({5})\n",
-          op.key, op.count, threads, stats.median * 1e3,
-          computeGFlops(op.flops, stats.median), prim->implName);
-    }
-    llvm::outs() << llvm::formatv(
-        "oneDNN per-op sum at {0} thread(s): {1:F3} ms ({2} ops, {3:F1} "
-        "GFLOP/s over the model's matmul/conv FLOPs)\n",
-        threads, sum * 1e3, numOps, computeGFlops(modelFlops, sum));
-  }
 /// One row of the models table: a shape at one thread count.
 struct ModelResult {
   const ModelShape *shape;
@@ -1580,6 +1262,343 @@ int runModelsSuite(MLIRContext &context, const CPUDescription &target) {
   file << "\n";
   llvm::outs() << "\nwrote " << jsonFile << "\n";
   return 0;
+}
+
+//===----------------------------------------------------------------------===//
+// The matmul/conv ops of a model against oneDNN (--model-ops).
+//===----------------------------------------------------------------------===//
+
+/// One oneDNN primitive (matmul or convolution) with its own memory filled
+/// with random values; the engine and stream are shared.
+class DnnlOp {
+public:
+  /// A (batched) matmul: [b x] m x k times [b x] k x n, row-major (the
+  /// operands as the linalg op reads them, transposes resolved by the
+  /// strides of the memory descriptors).
+  static std::unique_ptr<DnnlOp> matmul(int64_t b, int64_t m, int64_t n,
+                                        int64_t k, bool transA, bool transB) {
+    auto op = std::unique_ptr<DnnlOp>(new DnnlOp());
+    dnnl_dims_t src = {b, m, k}, wei = {b, k, n}, dst = {b, m, n};
+    dnnl_dims_t srcStrides = {m * k, transA ? 1 : k, transA ? m : 1};
+    dnnl_dims_t weiStrides = {k * n, transB ? 1 : n, transB ? k : 1};
+    dnnl_memory_desc_t srcMd, weiMd, dstMd;
+    checkDnnl(dnnl_memory_desc_init_by_strides(&srcMd, 3, src, dnnl_f32,
+                                               srcStrides),
+              "matmul src md");
+    checkDnnl(dnnl_memory_desc_init_by_strides(&weiMd, 3, wei, dnnl_f32,
+                                               weiStrides),
+              "matmul weights md");
+    checkDnnl(dnnl_memory_desc_init_by_tag(&dstMd, 3, dst, dnnl_f32,
+                                           dnnl_abc),
+              "matmul dst md");
+    dnnl_matmul_desc_t desc;
+    checkDnnl(dnnl_matmul_desc_init(&desc, &srcMd, &weiMd, nullptr, &dstMd),
+              "matmul desc");
+    op->create(&desc);
+    return op;
+  }
+
+  /// A 2-D convolution in oneDNN's preferred (blocked) layout.
+  static std::unique_ptr<DnnlOp> conv(int64_t n, int64_t c, int64_t h,
+                                      int64_t w, int64_t f, int64_t kh,
+                                      int64_t kw, std::array<int64_t, 2> stride,
+                                      std::array<int64_t, 4> pad) {
+    auto op = std::unique_ptr<DnnlOp>(new DnnlOp());
+    int64_t oh = (h + pad[0] + pad[1] - kh) / stride[0] + 1;
+    int64_t ow = (w + pad[2] + pad[3] - kw) / stride[1] + 1;
+    dnnl_dims_t src = {n, c, h, w}, wei = {f, c, kh, kw},
+                dst = {n, f, oh, ow};
+    dnnl_dims_t strides = {stride[0], stride[1]};
+    dnnl_dims_t padL = {pad[0], pad[2]}, padR = {pad[1], pad[3]};
+    dnnl_memory_desc_t srcMd, weiMd, dstMd;
+    checkDnnl(dnnl_memory_desc_init_by_tag(&srcMd, 4, src, dnnl_f32,
+                                           dnnl_format_tag_any),
+              "conv src md");
+    checkDnnl(dnnl_memory_desc_init_by_tag(&weiMd, 4, wei, dnnl_f32,
+                                           dnnl_format_tag_any),
+              "conv weights md");
+    checkDnnl(dnnl_memory_desc_init_by_tag(&dstMd, 4, dst, dnnl_f32,
+                                           dnnl_format_tag_any),
+              "conv dst md");
+    dnnl_convolution_desc_t desc;
+    checkDnnl(dnnl_convolution_forward_desc_init(
+                  &desc, dnnl_forward_inference, dnnl_convolution_direct,
+                  &srcMd, &weiMd, nullptr, &dstMd, strides, padL, padR),
+              "convolution desc");
+    op->create(&desc);
+    return op;
+  }
+
+  ~DnnlOp() {
+    dnnl_primitive_destroy(prim);
+    for (dnnl_memory_t m : mem)
+      dnnl_memory_destroy(m);
+    dnnl_primitive_desc_destroy(pd);
+  }
+  void run() {
+    dnnl_primitive_execute(prim, stream(), 3, args);
+    dnnl_stream_wait(stream());
+  }
+  std::string implName;
+
+private:
+  DnnlOp() = default;
+  static dnnl_engine_t engine() {
+    static dnnl_engine_t e = [] {
+      dnnl_engine_t created = nullptr;
+      checkDnnl(dnnl_engine_create(&created, dnnl_cpu, 0), "engine");
+      return created;
+    }();
+    return e;
+  }
+  static dnnl_stream_t stream() {
+    static dnnl_stream_t s = [] {
+      dnnl_stream_t created = nullptr;
+      checkDnnl(dnnl_stream_create(&created, engine(),
+                                   dnnl_stream_default_flags),
+                "stream");
+      return created;
+    }();
+    return s;
+  }
+  void create(const void *desc) {
+    checkDnnl(dnnl_primitive_desc_create(&pd, desc, nullptr, engine(), nullptr),
+              "primitive desc");
+    const char *impl = nullptr;
+    checkDnnl(dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0,
+                                        &impl),
+              "impl query");
+    implName = impl ? impl : "?";
+    dnnl_query_t queries[3] = {dnnl_query_src_md, dnnl_query_weights_md,
+                               dnnl_query_dst_md};
+    int argIds[3] = {DNNL_ARG_SRC, DNNL_ARG_WEIGHTS, DNNL_ARG_DST};
+    for (int i = 0; i < 3; ++i) {
+      const dnnl_memory_desc_t *md =
+          dnnl_primitive_desc_query_md(pd, queries[i], 0);
+      checkDnnl(dnnl_memory_create(&mem[i], md, engine(), DNNL_MEMORY_ALLOCATE),
+                "memory");
+      void *data = nullptr;
+      checkDnnl(dnnl_memory_get_data_handle(mem[i], &data), "data handle");
+      size_t count = dnnl_memory_desc_get_size(md) / sizeof(float);
+      std::mt19937_64 rng(10 + i);
+      std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+      for (size_t j = 0; j < count; ++j)
+        static_cast<float *>(data)[j] = dist(rng);
+      args[i] = {argIds[i], mem[i]};
+    }
+    checkDnnl(dnnl_primitive_create(&prim, pd), "primitive");
+  }
+
+  dnnl_primitive_desc_t pd = nullptr;
+  dnnl_primitive_t prim = nullptr;
+  dnnl_memory_t mem[3] = {};
+  dnnl_exec_arg_t args[3];
+};
+
+/// One distinct matmul/conv of a model: what oneDNN runs, how often the
+/// model runs it, and its FLOPs (2 per multiply-add of the linalg op).
+struct ModelOp {
+  std::string key;
+  std::string opName;
+  bool isConv = false;
+  int64_t b = 1, m = 0, n = 0, k = 0;
+  bool transA = false, transB = false;
+  int64_t cn = 0, cc = 0, ch = 0, cw = 0, cf = 0, ckh = 0, ckw = 0;
+  std::array<int64_t, 2> stride = {1, 1};
+  std::array<int64_t, 4> pad = {0, 0, 0, 0};
+  int64_t count = 0;
+  double flops = 0;
+};
+
+/// The static size of loop `dim` of `op`.
+int64_t loopSize(linalg::LinalgOp op, unsigned dim) {
+  return op.getStaticLoopRanges()[dim];
+}
+
+/// A matmul/batch_matmul-like contraction: one m, n, k dim (and at most one
+/// batch dim); the transposes from the position of k in the operand maps.
+std::optional<ModelOp> matchModelMatmul(linalg::LinalgOp op) {
+  if (!linalg::isaContractionOpInterface(op))
+    return std::nullopt;
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
+      dims->k.size() != 1 || dims->batch.size() > 1)
+    return std::nullopt;
+  ModelOp result;
+  result.opName = op->getName().getStringRef().str();
+  result.m = loopSize(op, dims->m[0]);
+  result.n = loopSize(op, dims->n[0]);
+  result.k = loopSize(op, dims->k[0]);
+  result.b = dims->batch.empty() ? 1 : loopSize(op, dims->batch[0]);
+  // Aᵀ when k is not A's last result dim; Bᵀ when k is B's last.
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  auto lastDim = [](AffineMap map) -> int64_t {
+    auto expr = dyn_cast<AffineDimExpr>(map.getResult(map.getNumResults() - 1));
+    return expr ? expr.getPosition() : -1;
+  };
+  result.transA = lastDim(maps[0]) != int64_t(dims->k[0]);
+  result.transB = lastDim(maps[1]) == int64_t(dims->k[0]);
+  result.flops = 2.0 * result.b * result.m * result.n * result.k;
+  result.key = llvm::formatv("matmul b{0} {1}x{2}x{3}{4}{5}", result.b,
+                             result.m, result.n, result.k,
+                             result.transA ? " At" : "",
+                             result.transB ? " Bt" : "");
+  return result;
+}
+
+/// A 2-D convolution with one batch, output-channel and input-channel dim
+/// and 2-D windows (conv_2d_nhwc_hwcf/fhwc, nchw_fchw or a generic of that
+/// form). An input produced by a static tensor.pad is seen through: the
+/// padding becomes oneDNN's (which skips the zero taps).
+std::optional<ModelOp> matchModelConv(linalg::LinalgOp op) {
+  if (!linalg::isaConvolutionOpInterface(op) ||
+      !llvm::any_of(op.getBlock()->without_terminator(),
+                    [](Operation &inner) { return isa<arith::MulFOp>(inner); }))
+    return std::nullopt;
+  FailureOr<linalg::ConvolutionDimensions> dims =
+      linalg::inferConvolutionDims(op);
+  if (failed(dims) || dims->batch.size() != 1 ||
+      dims->outputImage.size() != 2 || dims->filterLoop.size() != 2 ||
+      dims->outputChannel.size() != 1 || dims->inputChannel.size() != 1 ||
+      !dims->depth.empty() ||
+      llvm::any_of(dims->dilations, [](int64_t d) { return d != 1; }))
+    return std::nullopt;
+  ModelOp result;
+  result.isConv = true;
+  result.opName = op->getName().getStringRef().str();
+  result.cn = loopSize(op, dims->batch[0]);
+  result.cf = loopSize(op, dims->outputChannel[0]);
+  result.cc = loopSize(op, dims->inputChannel[0]);
+  result.ckh = loopSize(op, dims->filterLoop[0]);
+  result.ckw = loopSize(op, dims->filterLoop[1]);
+  int64_t oh = loopSize(op, dims->outputImage[0]);
+  int64_t ow = loopSize(op, dims->outputImage[1]);
+  result.stride = {dims->strides[0], dims->strides[1]};
+  result.ch = (oh - 1) * result.stride[0] + result.ckh;
+  result.cw = (ow - 1) * result.stride[1] + result.ckw;
+  result.flops = 2.0 * result.cn * result.cf * result.cc * result.ckh *
+                 result.ckw * oh * ow;
+  // The padding of a tensor.pad producing the input (which spatial dims of
+  // the input are H and W: those indexed by the output image loops).
+  if (auto padOp = op.getDpsInputOperand(0)->get().getDefiningOp<tensor::PadOp>()) {
+    AffineMap inMap = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
+    SmallVector<int64_t> low = llvm::to_vector(padOp.getStaticLow());
+    SmallVector<int64_t> high = llvm::to_vector(padOp.getStaticHigh());
+    int found = 0;
+    for (unsigned r = 0; r < inMap.getNumResults() && r < low.size(); ++r) {
+      AffineExpr expr = inMap.getResult(r);
+      for (unsigned i = 0; i < 2; ++i)
+        if (expr.isFunctionOfDim(dims->outputImage[i]) &&
+            !ShapedType::isDynamic(low[r]) && !ShapedType::isDynamic(high[r])) {
+          // The padded size the op reads may be less than the padded
+          // tensor (a bottom row a stride never reaches).
+          int64_t padded = padOp.getResultType().getDimSize(r);
+          int64_t unpadded = padded - low[r] - high[r];
+          int64_t extent = (i == 0 ? result.ch : result.cw);
+          int64_t before = low[r];
+          int64_t after = std::max<int64_t>(extent - before - unpadded, 0);
+          (i == 0 ? result.ch : result.cw) = unpadded;
+          result.pad[2 * i] = before;
+          result.pad[2 * i + 1] = after;
+          ++found;
+        }
+    }
+    if (found != 2) {
+      result.ch = (oh - 1) * result.stride[0] + result.ckh;
+      result.cw = (ow - 1) * result.stride[1] + result.ckw;
+      result.pad = {0, 0, 0, 0};
+    }
+  }
+  result.key = llvm::formatv(
+      "conv {0}x{1}x{2}x{3} -> {4}, {5}x{6}/{7}, pad {8},{9},{10},{11}",
+      result.cn, result.cc, result.ch, result.cw, result.cf, result.ckh,
+      result.ckw, result.stride[0], result.pad[0], result.pad[1],
+      result.pad[2], result.pad[3]);
+  return result;
+}
+
+/// --model-ops: oneDNN on every distinct matmul/conv of the module, per
+/// thread count; prints each op and the sum over the model (ops times the
+/// number of times the model runs them).
+void benchModelOps(MLIRContext &context) {
+  std::string error;
+  auto file = mlir::openInputFile(modelOps, &error);
+  if (!file)
+    die("cannot open '" + modelOps + "': " + error);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    die("cannot parse '" + modelOps + "'");
+  std::vector<ModelOp> ops;
+  int64_t skipped = 0;
+  module->walk([&](linalg::LinalgOp op) {
+    if (!op.hasPureTensorSemantics() && !op.hasPureBufferSemantics())
+      return;
+    if (llvm::any_of(op.getStaticLoopRanges(), ShapedType::isDynamic))
+      return;
+    if (!op.getDpsInputs().empty() &&
+        !cast<ShapedType>(op.getDpsInputs()[0].getType())
+             .getElementType()
+             .isF32())
+      return;
+    std::optional<ModelOp> one = matchModelMatmul(op);
+    if (!one)
+      one = matchModelConv(op);
+    if (!one) {
+      if (linalg::isaContractionOpInterface(op))
+        ++skipped;
+      return;
+    }
+    auto it = llvm::find_if(ops, [&](const ModelOp &o) { return o.key == one->key; });
+    if (it == ops.end()) {
+      ops.push_back(*one);
+      it = ops.end() - 1;
+    }
+    ++it->count;
+  });
+  if (ops.empty())
+    die("'" + modelOps + "' has no f32 matmul or 2-D convolution with static "
+        "shapes");
+  double modelFlops = 0;
+  int64_t numOps = 0;
+  for (const ModelOp &op : ops) {
+    modelFlops += op.flops * op.count;
+    numOps += op.count;
+  }
+  llvm::outs() << llvm::formatv(
+      "\n== oneDNN per-op reference for {0}: {1} matmul/conv ops ({2} "
+      "distinct), {3:F3} GFLOP ==\n",
+      modelOps, numOps, ops.size(), modelFlops * 1e-9);
+  if (skipped)
+    llvm::outs() << llvm::formatv("  ({0} contractions of other forms not "
+                                  "timed)\n",
+                                  skipped);
+  for (int threads : threadCounts) {
+    setThreads(threads);
+    double sum = 0;
+    for (const ModelOp &op : ops) {
+      // Built under the thread count it is timed with (see benchConv).
+      std::unique_ptr<DnnlOp> prim =
+          op.isConv ? DnnlOp::conv(op.cn, op.cc, op.ch, op.cw, op.cf, op.ckh,
+                                   op.ckw, op.stride, op.pad)
+                    : DnnlOp::matmul(op.b, op.m, op.n, op.k, op.transA,
+                                     op.transB);
+      TimeStats stats =
+          check(measure([&] { prim->run(); }, timingOptions()), "time onednn");
+      sum += stats.median * op.count;
+      llvm::outs() << llvm::formatv(
+          "  {0,-52} x{1,-3} {2,2} thr  median {3,9:f4} ms  {4,7:f1} GFLOP/s  "
+          "({5})\n",
+          op.key, op.count, threads, stats.median * 1e3,
+          computeGFlops(op.flops, stats.median), prim->implName);
+    }
+    llvm::outs() << llvm::formatv(
+        "oneDNN per-op sum at {0} thread(s): {1:F3} ms ({2} ops, {3:F1} "
+        "GFLOP/s over the model's matmul/conv FLOPs)\n",
+        threads, sum * 1e3, numOps, computeGFlops(modelFlops, sum));
+  }
 }
 
 } // namespace
