@@ -1538,10 +1538,13 @@ void benchModelOps(MLIRContext &context) {
       return;
     if (llvm::any_of(op.getStaticLoopRanges(), ShapedType::isDynamic))
       return;
-    if (!op.getDpsInputs().empty() &&
-        !cast<ShapedType>(op.getDpsInputs()[0].getType())
-             .getElementType()
-             .isF32())
+    // Only f32 ops with shaped inputs (a linalg.fill's scalar input is not
+    // a matmul/conv operand).
+    auto firstInput =
+        op.getDpsInputs().empty()
+            ? ShapedType()
+            : dyn_cast<ShapedType>(op.getDpsInputs()[0].getType());
+    if (!firstInput || !firstInput.getElementType().isF32())
       return;
     std::optional<ModelOp> one = matchModelMatmul(op);
     if (!one)

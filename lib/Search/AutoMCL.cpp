@@ -71,6 +71,25 @@ struct ComputeChoice {
   std::string compute;
   /// Why (the prediction, or why the compute is searched).
   std::string note;
+  /// With a predicted compute: the slot of `pack` in a config and the index
+  /// of the predicted value among the full space's choices. A config of
+  /// `space` (where `pack` has the one choice 0) becomes a config of the
+  /// strategy's space by setting that slot, and back by clearing it.
+  unsigned packSlot = 0;
+  int64_t packIndex = 0;
+
+  /// `cfg` of G as a config of the strategy's space.
+  Config toFull(Config cfg) const {
+    if (space)
+      cfg.getSlots()[packSlot] = packIndex;
+    return cfg;
+  }
+  /// `cfg` of the strategy's space as a config of G.
+  Config toG(Config cfg) const {
+    if (space)
+      cfg.getSlots()[packSlot] = 0;
+    return cfg;
+  }
 };
 
 /// Applies the compute model at `path` to `space` (a cpu matmul space with
@@ -110,6 +129,13 @@ static ComputeChoice chooseCompute(const Space &space, StringRef path) {
   if (!pinned->sampleValidIf(rng, [](const Config &) { return true; }))
     return searched("no config of the space has the predicted compute " +
                     *compute);
+  auto &packParam = llvm::cast<CategoricalParam>(space.getParameter(*pack));
+  auto choices = packParam.getChoices();
+  auto it = llvm::find(choices, *packValue);
+  if (it == choices.end())
+    return searched("the space has no pack value " + *packValue);
+  choice.packSlot = space.getOffset(*pack);
+  choice.packIndex = int64_t(it - choices.begin());
   choice.space = std::move(*pinned);
   choice.compute = *compute;
   choice.note = ("compute model '" + path + "' chose " + *compute +
@@ -183,14 +209,14 @@ void AutoMCLStrategy::fillRandom() {
   const Space &space = getG();
   ConfigSet local;
   auto taken = [&](const Config &c) {
-    return wasProposed(c) || local.count(c) != 0;
+    return wasProposed(choice.toFull(c)) || local.count(c) != 0;
   };
   while (queue.size() < opts.batch) {
     std::optional<Config> c = learned::drawFreshConfig(space, getRng(), taken);
     if (!c)
       break;
     local.insert(*c);
-    queue.push_back(std::move(*c));
+    queue.push_back(choice.toFull(std::move(*c)));
   }
 }
 
@@ -199,7 +225,7 @@ Error AutoMCLStrategy::fillFromModel() {
   ArrayRef<TrialResult> history = getHistory();
   std::vector<Config> seen;
   for (const TrialResult &r : history)
-    seen.push_back(r.cfg);
+    seen.push_back(choice.toG(r.cfg));
   XGBoostModel model(opts.model);
   if (Error e = model.fit(learned::encodeConfigs(space, seen),
                           learned::throughputTargets(history)))
@@ -210,13 +236,13 @@ Error AutoMCLStrategy::fillFromModel() {
   if (const std::vector<uint64_t> *all = getEnumeratedSpace()) {
     for (uint64_t r : *all) {
       Config c = space.unrank(r);
-      if (!wasProposed(c))
+      if (!wasProposed(choice.toFull(c)))
         candidates.push_back(std::move(c));
     }
   } else {
     ConfigSet local;
     auto taken = [&](const Config &c) {
-      return wasProposed(c) || local.count(c) != 0;
+      return wasProposed(choice.toFull(c)) || local.count(c) != 0;
     };
     while (candidates.size() < opts.sampleSize) {
       std::optional<Config> c =
@@ -250,7 +276,7 @@ Error AutoMCLStrategy::fillFromModel() {
         return scores[a] > scores[b] || (scores[a] == scores[b] && a < b);
       });
   for (size_t i = 0; i < n; ++i)
-    queue.push_back(candidates[order[i]]);
+    queue.push_back(choice.toFull(candidates[order[i]]));
   return Error::success();
 }
 

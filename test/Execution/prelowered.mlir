@@ -14,7 +14,7 @@
 
 // RUN: mlir-opt %s --pass-pipeline="builtin.module(convert-linalg-to-loops,convert-scf-to-cf,finalize-memref-to-llvm,convert-to-llvm,reconcile-unrealized-casts)" \
 // RUN:   | not tiletune-run - --entry=add --verify 2>&1 | FileCheck %s --check-prefix=NOVERIFY
-// NOVERIFY: error: --verify needs the op, which is recognised before lowering
+// NOVERIFY: error: --verify needs the module before lowering: give the linalg module and a --pipeline
 
 func.func @add(%A: memref<64xf32>, %B: memref<64xf32>)
     attributes {llvm.emit_c_interface,

@@ -134,13 +134,13 @@ TEST(MPIProtocolTest, MeasureChunkRoundTrips) {
 
   llvm::Expected<MPIMeasureChunk> badRole = decodeMPIMeasureChunk(
       R"({"chunk":1,"problem":1,"role":"best","run_timeout":0,)"
-      R"("compile_timeout":0,"configs":[]})");
+      R"("compile_timeout":0,"incumbent":0,"configs":[]})");
   ASSERT_FALSE(static_cast<bool>(badRole));
   EXPECT_NE(llvm::toString(badRole.takeError()).find("'role'"),
             std::string::npos);
   llvm::Expected<MPIMeasureChunk> badConfig = decodeMPIMeasureChunk(
       R"({"chunk":1,"problem":1,"role":"search","run_timeout":0,)"
-      R"("compile_timeout":0,"configs":[{"index":-1,"key":"x"}]})");
+      R"("compile_timeout":0,"incumbent":0,"configs":[{"index":-1,"key":"x"}]})");
   ASSERT_FALSE(static_cast<bool>(badConfig));
   EXPECT_NE(llvm::toString(badConfig.takeError()).find("'configs'"),
             std::string::npos);

@@ -286,7 +286,12 @@ inline constexpr const char *kPaperOptimum = "m=[2,4,2,4];k=[8,8];n=[4,2,4,2]";
 /// A CPU matmul space with all four parameter kinds and constraints.
 inline Space cpuSpace() {
   auto p = makeProblemSpec("matmul", "cpu", {32, 32, 32});
-  return *buildSpace(*p);
+  // The same space on every CPU: without the host's register-file and cache
+  // bounds (the optimum and the landscapes are pinned to it).
+  SpaceOptions options;
+  options.vectorRegisters = 0;
+  options.cacheBytes = 0;
+  return *buildSpace(*p, options);
 }
 inline constexpr const char *kCpuOptimum =
     "m=[2,2,2,4];n=[1,2,2,8];k=[4,8];order=[n,k,m];vectorize=true;pack=b;"
