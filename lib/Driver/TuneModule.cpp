@@ -923,6 +923,13 @@ mlir::tiletune::tuneModel(ModuleOp module, const TuneOptions &options) {
                             scheduler.getObjective() * 1e3, elapsed(), budget);
   }
   outcome.stopped = userStopped;
+  // Nothing fitted in what the end-to-end run left of the budget.
+  if (outcome.rounds == 0 && !userStopped && !set.problems.empty())
+    return llvm::createStringError(llvm::formatv(
+        "the time budget of {0} s is too small: the model's end-to-end run "
+        "took {1:F1} s and left no time for one measurement; give a larger "
+        "--time-budget",
+        budget, elapsed()));
 
   // Finish every started run (winner re-measured against the default), set
   // the best configs on the ops.
