@@ -81,7 +81,10 @@ struct CPUMeasureOptions {
   /// Core pinning of a pipelined measurer (both >= 0 and different: on):
   /// a worker moves to `compileCPU` while it compiles and to `timingCPU`
   /// while it verifies and times, so the next candidate's compilation
-  /// never runs on the core that times (-1: the OS schedules).
+  /// never runs on the core that times (-1: the OS schedules). A variant
+  /// timed alone (the winner's confirmation, nothing compiling) runs on
+  /// every core the worker started with: pinned, a core kept busy by another
+  /// process would slow it down although another core is idle.
   int compileCPU = -1;
   int timingCPU = -1;
 };

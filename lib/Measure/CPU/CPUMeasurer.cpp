@@ -488,19 +488,48 @@ void mlir::tiletune::pickPinnedCPUs(unsigned threads, int &compileCPU,
 #endif
 }
 
-/// Pins the calling process to `cpu` (< 0: nothing); best effort.
-static void pinToCPU(int cpu) {
+namespace {
+/// The cores a worker runs on: pinned to one core while it compiles or
+/// times next to a compile, and back on every core it was started with when
+/// it times alone (the winner's confirmation), so that a core busy with
+/// another process cannot slow a quiet measurement the OS could have moved
+/// elsewhere. Best effort: a failing affinity call leaves things as they are.
+class CoreAffinity {
+public:
+  CoreAffinity() {
 #ifdef __linux__
-  if (cpu < 0 || cpu >= CPU_SETSIZE)
-    return;
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  CPU_SET(cpu, &set);
-  (void)sched_setaffinity(0, sizeof(set), &set);
-#else
-  (void)cpu;
+    CPU_ZERO(&original);
+    saved = sched_getaffinity(0, sizeof(original), &original) == 0;
 #endif
-}
+  }
+  /// Pins the calling process to `cpu` (< 0: nothing).
+  void pin(int cpu) {
+#ifdef __linux__
+    if (cpu < 0 || cpu >= CPU_SETSIZE)
+      return;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    (void)sched_setaffinity(0, sizeof(set), &set);
+#else
+    (void)cpu;
+#endif
+  }
+  /// Returns to the cores the worker started with.
+  void unpin() {
+#ifdef __linux__
+    if (saved)
+      (void)sched_setaffinity(0, sizeof(original), &original);
+#endif
+  }
+
+private:
+#ifdef __linux__
+  cpu_set_t original;
+  bool saved = false;
+#endif
+};
+} // namespace
 
 std::string mlir::tiletune::getProblemKernelText(const Problem &problem) {
   MLIRContext ctx(MLIRContext::Threading::DISABLED);
@@ -527,6 +556,8 @@ CPUMeasurer::CPUMeasurer(std::string kernelText,
       llvm::errs() << kPhaseMarker << name << "\n";
       llvm::errs().flush();
     };
+    // Created in the worker, before it pins itself anywhere.
+    static CoreAffinity affinity;
     if (!*state && initError->empty()) {
       phase("setup");
       llvm::Expected<std::unique_ptr<InProcessCPUMeasurer>> created =
@@ -551,7 +582,7 @@ CPUMeasurer::CPUMeasurer(std::string kernelText,
     if (request.consume_front("C")) {
       phase("compile");
       if (pinned)
-        pinToCPU(o.compileCPU);
+        affinity.pin(o.compileCPU);
       if (std::optional<MeasureResult> failed = (*state)->compile(request))
         return encodeMeasureResult(*failed);
       MeasureResult compiled = MeasureResult::success(TimeStats());
@@ -564,8 +595,10 @@ CPUMeasurer::CPUMeasurer(std::string kernelText,
     double stopAbove = 0;
     if (!request.empty() && request.getAsDouble(stopAbove))
       stopAbove = 0;
-    if (pinned)
-      pinToCPU(o.timingCPU);
+    if (pinned && alone)
+      affinity.unpin();
+    else if (pinned)
+      affinity.pin(o.timingCPU);
     return encodeMeasureResult((*state)->run(phase, alone, stopAbove));
   };
   WorkerOptions workerOptions;
