@@ -124,10 +124,13 @@ def agree(args):
         failures.append("the summary and the report disagree on whether the "
                         "default was kept")
 
-    # (a) The figures are what tiletune-run measures (one retry of the
-    # re-measurement: a shared CI machine may be busy for a while).
-    for attempt in range(2):
-        runs = fastest_medians(args, [default_mlir, best_mlir])
+    # (a) The figures are what tiletune-run measures (up to two more rounds
+    # of re-measurement, keeping the fastest median seen: a shared machine
+    # may be busy for a while, and load only slows a measurement down).
+    runs = {default_mlir: 0.0, best_mlir: 0.0}
+    for attempt in range(3):
+        more = fastest_medians(args, [default_mlir, best_mlir])
+        runs = {m: max(runs[m], more[m]) for m in runs}
         errors = []
         for what, mlir in (("default", default_mlir), ("best", best_mlir)):
             shown, real = row[what], runs[mlir]
