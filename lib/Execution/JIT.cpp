@@ -34,6 +34,9 @@
 
 #include <cstdlib>
 #include <mutex>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <utility>
 
 #ifndef TILETUNE_MLIR_LIB_DIR
@@ -463,9 +466,30 @@ llvm::Expected<KernelSignature> reconcileSignature(LLVM::LLVMFuncOp func,
 }
 } // namespace
 
+bool mlir::tiletune::keepFreedMemoryInProcess() {
+  static const bool kept = [] {
+    const char *env = std::getenv("TILETUNE_KEEP_FREED_MEMORY");
+    if (env && llvm::StringRef(env) == "0")
+      return false;
+#if defined(__GLIBC__)
+    // Measured on a 2-core VM: an NCHW ResNet-50 3x3 conv whose layout
+    // buffers (2.4 MB) were mapped and faulted in on every call ran at
+    // 21 GFLOP/s instead of 174.
+    constexpr int kMaxMmapThreshold = 32 << 20; // glibc's largest allowed.
+    bool ok = mallopt(M_MMAP_THRESHOLD, kMaxMmapThreshold) == 1;
+    ok &= mallopt(M_TRIM_THRESHOLD, 1 << 30) == 1;
+    return ok;
+#else
+    return false;
+#endif
+  }();
+  return kept;
+}
+
 llvm::Expected<std::unique_ptr<ExecutionModule>>
 ExecutionModule::create(ModuleOp module, const JITOptions &options) {
   initializeNativeTarget();
+  (void)keepFreedMemoryInProcess();
   if (llvm::Error err = checkJITOptions(options))
     return err;
 

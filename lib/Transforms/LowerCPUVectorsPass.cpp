@@ -53,8 +53,13 @@ struct LowerCPUVectorsPass
                                                      /*maxTransferRank=*/1);
       vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
       vector::populateVectorShapeCastLoweringPatterns(patterns);
+      // Transposes (layout conversions, transposed operands) become one
+      // shuffle of the flattened vector, which LLVM lowers to permutes: an
+      // NCHW 1x1 conv with its two layout transposes ran at 130 GFLOP/s
+      // instead of 100 with element-wise extract/insert, and compiled in
+      // 0.44 s instead of 0.59 (matmuls unchanged; docs/CPUSchedule.md).
       vector::populateVectorTransposeLoweringPatterns(
-          patterns, vector::VectorTransposeLowering::EltWise);
+          patterns, vector::VectorTransposeLowering::Shuffle1D);
       vector::populateVectorBroadcastLoweringPatterns(patterns);
       if (failed(applyPatternsGreedily(func, std::move(patterns))))
         return signalPassFailure();

@@ -73,6 +73,19 @@ TargetDescription getHostTarget();
 llvm::Error setOpenMPNumThreads(int numThreads,
                                 llvm::StringRef runtimePath = "");
 
+/// Makes the process keep the memory that kernels free (glibc: no mmap for
+/// blocks up to 32 MiB, no trimming of the heap below 1 GiB), so that a
+/// kernel's temporaries (layout and padding buffers, per-call allocations of
+/// the lowering) are reused by its next call instead of being mapped afresh
+/// and faulted in page by page; a framework's caching allocator does the
+/// same. ExecutionModule::create calls it once per process, so every figure
+/// the tools measure is of a kernel called in such a process.
+/// TILETUNE_KEEP_FREED_MEMORY=0 in the environment turns it off (to measure
+/// a kernel in a process that returns memory to the OS). Returns whether the
+/// setting is in effect. Processes that call JIT-compiled kernels on their
+/// own (embedders) can call it first.
+bool keepFreedMemoryInProcess();
+
 //===----------------------------------------------------------------------===//
 // Engines and kernels.
 //===----------------------------------------------------------------------===//
