@@ -18,6 +18,11 @@
 
 #include "gtest/gtest.h"
 
+#include <cstdlib>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 using namespace mlir;
 using namespace mlir::tiletune;
 
@@ -527,3 +532,23 @@ TEST_F(JITTest, SignaturesAndSingleOpAnalysis) {
 }
 
 } // namespace
+
+#if defined(__GLIBC__)
+// Once a process runs kernels, a block the size of a kernel's temporaries
+// (here 4 MiB) comes from the heap, not from a fresh mapping that every call
+// would fault in again; and freeing it keeps it.
+TEST(KeepFreedMemoryTest, LargeBlocksStayInTheHeap) {
+  const char *env = std::getenv("TILETUNE_KEEP_FREED_MEMORY");
+  if (env && std::string(env) == "0")
+    GTEST_SKIP() << "TILETUNE_KEEP_FREED_MEMORY=0";
+  ASSERT_TRUE(mlir::tiletune::keepFreedMemoryInProcess());
+  size_t mappedBefore = mallinfo2().hblkhd;
+  void *block = std::malloc(4 << 20);
+  ASSERT_NE(block, nullptr);
+  static_cast<volatile char *>(block)[0] = 1;
+  EXPECT_EQ(mallinfo2().hblkhd, mappedBefore);
+  size_t heapBefore = mallinfo2().arena;
+  std::free(block);
+  EXPECT_EQ(mallinfo2().arena, heapBefore);
+}
+#endif
