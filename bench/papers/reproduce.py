@@ -180,6 +180,13 @@ def option_overrides(args, algorithm):
         # after one trial; restart=true continues from a random unvisited
         # config instead (--strict-gbfs: the paper's restart=false).
         return {"restart": "false" if args.strict_gbfs else "true"}
+    if algorithm == "xgb" and args.plan_size:
+        # AutoTVM refits every plan_size = 64 results; at budgets below 64 it
+        # would never fit and be random search. Scaled with the budget.
+        return {"plan_size": str(args.plan_size)}
+    if algorithm == "automcl" and args.plan_size:
+        # AutoMCL's first batch n (64; the paper gives no value): the same.
+        return {"batch": str(args.plan_size)}
     return {}
 
 
@@ -350,7 +357,7 @@ def collect(args, ops, out):
     results = dict(machine=args.machine, threads=1, protocol="paper",
                    repeats=args.repeats, warmup=args.warmup,
                    timing="paired" if args.paired else "unpaired",
-                   gbfs_restart=not args.strict_gbfs, trials=args.trials,
+                   gbfs_restart=not args.strict_gbfs, plan_size=args.plan_size, trials=args.trials,
                    boxplot_trials=args.boxplot_trials, quick=args.quick,
                    bmm_batch=args.bmm_batch, conv_batch=args.conv_batch,
                    operators={})
@@ -402,6 +409,8 @@ def markdown(results):
                  f"`--threads=1`, `--repeats={results['repeats']}`, "
                  f"`--warmup={results['warmup']}`, {results['timing']} timing"
                  + (", G-BFS with `restart=true`" if results["gbfs_restart"] else "")
+                 + (f", xgb `plan_size={results['plan_size']}` and automcl "
+                    f"`batch={results['plan_size']}`" if results["plan_size"] else "")
                  + f"; {results['machine']}.")
     lines.append("")
     header = "| operator | ours (paper) | " + " | ".join(
@@ -538,7 +547,7 @@ def main():
     p.add_argument("--tiletune", default="tiletune", help="the tiletune binary")
     p.add_argument("--quick", action="store_true",
                    help="a tiny matmul, every algorithm, a few trials (for the test)")
-    p.add_argument("--operators", default="MM1,BMM1,C2",
+    p.add_argument("--operators", default="MM1,BMM1,BMM2,BMM3,C2",
                    help="table operators, from MM1,MM2,MM3,BMM1,BMM2,BMM3,C1,C2 or 'all'")
     p.add_argument("--algorithms", default=",".join(ALGORITHMS))
     p.add_argument("--seeds", type=int, default=3, help="seeds 1..N per table cell")
@@ -557,6 +566,9 @@ def main():
     p.add_argument("--paired", action="store_true",
                    help="time each variant paired with the default config (the tuner's "
                         "default; twice the timing time). Default: --unpaired, as the papers")
+    p.add_argument("--plan-size", type=int, default=8,
+                   help="xgb's plan_size and automcl's batch (AutoTVM's 64 is more than a "
+                        "small budget: the model would never be fitted); 0: the papers' 64")
     p.add_argument("--strict-gbfs", action="store_true",
                    help="G-BFS exactly as the paper (restart=false): it stops when the "
                         "untiled start fails")
@@ -568,6 +580,8 @@ def main():
                    help="measure nothing; tables and plots from the databases")
     args = p.parse_args()
 
+    if args.plan_size < 0:
+        p.error("--plan-size must not be negative")
     if args.warmup < 0:
         p.error("--warmup must not be negative")
     for name in ("trials", "boxplot_trials", "bmm_batch", "conv_batch", "repeats"):
@@ -584,6 +598,8 @@ def main():
         args.boxplot_trials = min(args.boxplot_trials, 3)
         args.repeats = min(args.repeats, 2)
         args.warmup = min(args.warmup, 1)
+        if args.plan_size:
+            args.plan_size = 2  # the cost models are fitted within 3 trials
     ops = operators(args.bmm_batch, args.conv_batch, args.quick)
     names = [o for o in ops if o != "MM1024"]
     args.operators = names if args.operators == "all" else args.operators.split(",")
