@@ -200,15 +200,20 @@ def matches(run, args, algorithm):
     return opts.get("measurement", "unpaired") == ("paired" if args.paired else "unpaired")
 
 
-def tune_command(args, mlir, db, algorithm, seed, trials):
+def tune_command(args, mlir, db, algorithm, seed, trials, resume):
     # --trials counts the default config's measurement (the pairing reference,
     # not a search trial): the search gets exactly `trials`.
     cmd = [args.tiletune, "tune", mlir, f"--algorithm={algorithm}", f"--seed={seed}",
            f"--trials={trials + 1}", "--threads=1", "--protocol=paper", f"--db={db}",
-           "--resume", "--no-progress", f"--repeats={args.repeats}",
+           "--no-progress", f"--repeats={args.repeats}",
            f"--warmup={args.warmup}"]
     if not args.paired:
         cmd.append("--unpaired")
+    if resume:
+        # Only when an unfinished run with these settings exists: --resume
+        # continues the most recent unfinished run and refuses one made with
+        # other settings (e.g. another plan_size).
+        cmd.append("--resume")
     options = option_overrides(args, algorithm)
     if algorithm == "automcl" and os.path.exists(args.compute_model):
         options["compute_model"] = args.compute_model
@@ -301,7 +306,7 @@ def measure(args, ops, out):
         db = os.path.join(out, "db", f"{op}.db")
         mlir = os.path.join(out, "ops", f"{op}.mlir")
         log_path = os.path.join(out, "logs", f"{op}-{algorithm}-s{seed}.log")
-        cmd = tune_command(args, mlir, db, algorithm, seed, trials)
+        cmd = tune_command(args, mlir, db, algorithm, seed, trials, resuming)
         what = "resume" if resuming else "run"
         print(f"[{i + 1}/{len(todo)}] {what} {op} {algorithm} seed {seed}, "
               f"{trials} search trials", flush=True)
@@ -480,6 +485,9 @@ def plots(results, out):
             ax.fill_between(xs, [m - s for m, s in zip(mean, std)],
                             [m + s for m, s in zip(mean, std)],
                             color=line.get_color(), alpha=0.15)
+        if entry.get("default_gflops_median"):
+            ax.axhline(entry["default_gflops_median"], color="gray", linestyle="--",
+                       linewidth=1, label="default config (not searched)")
         ax.set_xlabel("trials")
         ax.set_ylabel("best GFLOP/s so far")
         ax.set_title(f"{op}: {entry['our_shape']}", fontsize=9)
@@ -503,6 +511,10 @@ def plots(results, out):
             ax.boxplot(data, showmeans=True, whis=(0, 100))
             ax.set_xticks(range(1, len(labels) + 1))
             ax.set_xticklabels(labels, fontsize=8)
+            if box.get("default_gflops_median"):
+                ax.axhline(box["gflop"] / box["default_gflops_median"] * 1e3, color="gray",
+                           linestyle="--", linewidth=1, label="default config")
+                ax.legend(fontsize=7)
             ax.set_ylabel("best time found (ms)")
             ax.set_title(f"{box['our_shape']}, {box['budget']} trials "
                          "(whiskers min/max, triangle mean)", fontsize=9)
