@@ -442,7 +442,8 @@ def markdown(results):
     box = results["operators"].get("MM1024")
     if box:
         lines.append("")
-        lines.append(f"Fig. 8b-style: best time (ms) of {box['our_shape']} after "
+        lines.append("Fig. 8b-style: best time (ms; the op's FLOPs over the best measured "
+                     f"GFLOP/s) of {box['our_shape']} after "
                      f"{box['budget']} trials, per seed:")
         lines.append("")
         lines.append("| algorithm | min | median | mean | max | seeds | best GFLOP/s mean ± std |")
