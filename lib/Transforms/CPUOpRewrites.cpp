@@ -119,6 +119,32 @@ static FailureOr<Operation *> convertFilterToHwcf(RewriterBase &rewriter,
   return nhwc.getOperation();
 }
 
+/// Splits a layout transpose on tensors over the conv's threads: an
+/// scf.forall over its outermost dim that the thread count divides (so every
+/// piece stays static and is vectorized in blocks after bufferization, see
+/// vectorizeSmallCopies). A transpose of a dim no count divides stays whole.
+static void splitTransposeOverThreads(RewriterBase &rewriter,
+                                      linalg::TransposeOp transpose,
+                                      int64_t threads) {
+  if (threads <= 1)
+    return;
+  SmallVector<int64_t> ranges =
+      cast<linalg::LinalgOp>(transpose.getOperation()).getStaticLoopRanges();
+  SmallVector<int64_t> tiles(ranges.size(), 0);
+  for (auto [i, range] : llvm::enumerate(ranges)) {
+    if (range < threads || range % threads != 0)
+      continue;
+    tiles[i] = range / threads;
+    break;
+  }
+  if (llvm::all_of(tiles, [](int64_t t) { return t == 0; }))
+    return;
+  rewriter.setInsertionPoint(transpose);
+  (void)tileOneLevel(rewriter, transpose,
+                     getAsIndexOpFoldResult(rewriter.getContext(), tiles),
+                     scf::SCFTilingOptions::LoopType::ForallOp);
+}
+
 FailureOr<Operation *> tiletune::convertLayoutToConfig(RewriterBase &rewriter,
                                                        Operation *op,
                                                        std::string *reason) {
@@ -184,6 +210,11 @@ FailureOr<Operation *> tiletune::convertLayoutToConfig(RewriterBase &rewriter,
   if (onTensors) {
     Value result = transposed(nhwc->getResult(0), {0, 3, 1, 2});
     rewriter.replaceOp(op, result);
+    // As many threads as the conv's parallel level uses.
+    FailureOr<CPUSchedule> schedule = decodeCPUSchedule(nhwc, getConfig(nhwc));
+    int64_t threads = succeeded(schedule) ? schedule->getParallelTrips() : 1;
+    for (linalg::TransposeOp t : transposes)
+      splitTransposeOverThreads(rewriter, t, threads);
   } else {
     transposed(output, {0, 3, 1, 2}, init);
     rewriter.eraseOp(op);

@@ -12,13 +12,16 @@
 // DEFAULT-LABEL: func.func @untuned
 // DEFAULT: layout = nhwc
 // RUN: tiletune-opt %s --tiletune-tile-cpu | FileCheck %s --check-prefix=TILED
+// The config runs on 2 threads (batch 2 split in two): so do the layout
+// transposes (their outermost dim that 2 divides).
 // TILED-LABEL: func.func @tensors
-// TILED: linalg.transpose ins(%arg0 : tensor<2x16x18x18xf32>) outs(%{{.*}} : tensor<2x18x18x16xf32>) permutation = [0, 2, 3, 1]
-// TILED: linalg.transpose ins(%arg1 : tensor<32x16x3x3xf32>) outs(%{{.*}} : tensor<3x3x16x32xf32>) permutation = [2, 3, 1, 0]
-// TILED: linalg.transpose ins(%arg2 : tensor<2x32x16x16xf32>) outs(%{{.*}} : tensor<2x16x16x32xf32>) permutation = [0, 2, 3, 1]
+// TILED: scf.forall (%{{.*}}) in (2) {{.*}} -> (tensor<2x18x18x16xf32>)
+// TILED: linalg.transpose ins(%{{.*}} : tensor<1x16x18x18xf32>) outs(%{{.*}} : tensor<1x18x18x16xf32>) permutation = [0, 2, 3, 1]
+// TILED: linalg.transpose ins(%{{.*}} : tensor<32x8x3x3xf32>) outs(%{{.*}} : tensor<3x3x8x32xf32>) permutation = [2, 3, 1, 0]
+// TILED: linalg.transpose ins(%{{.*}} : tensor<1x32x16x16xf32>) outs(%{{.*}} : tensor<1x16x16x32xf32>) permutation = [0, 2, 3, 1]
 // TILED-NOT: linalg.conv_2d_nchw_fchw
 // TILED: vector.contract
-// TILED: linalg.transpose ins(%{{.*}} : tensor<2x16x16x32xf32>) outs(%{{.*}} : tensor<2x32x16x16xf32>) permutation = [0, 3, 1, 2]
+// TILED: linalg.transpose ins(%{{.*}} : tensor<1x16x16x32xf32>) outs(%{{.*}} : tensor<1x32x16x16xf32>) permutation = [0, 3, 1, 2]
 // TILED-NOT: tiletune.config
 
 // CHECK: verify: PASSED
