@@ -723,6 +723,11 @@ FailureOr<CPUTilingResult> tiletune::applyCPUConfig(RewriterBase &rewriter,
   FailureOr<Operation *> named = specializeGenericToConfig(rewriter, op, &reason);
   if (failed(named))
     return fail(op);
+  // Whether the op had an epilogue before the rewrites that may put a
+  // transpose or a slice between the op and its consumers.
+  bool hadEpilogue = fuseEpilogues && isa<linalg::LinalgOp>(*named) &&
+                     cast<linalg::LinalgOp>(*named).hasPureTensorSemantics() &&
+                     succeeded(findEpilogueChain(*named, /*reason=*/nullptr));
   FailureOr<Operation *> converted =
       convertLayoutToConfig(rewriter, *named, &reason);
   if (failed(converted))
@@ -740,6 +745,14 @@ FailureOr<CPUTilingResult> tiletune::applyCPUConfig(RewriterBase &rewriter,
   rewriter.setInsertionPoint(op);
   FailureOr<CPUTilingResult> result =
       tileAndVectorizeChecked(rewriter, op, *schedule, fuseEpilogues);
+  if (succeeded(result) && hadEpilogue && result->numEpilogueOps == 0) {
+    if (*padded != *converted)
+      result->epilogueNotFused = "the config pads the op (`pad`), so the "
+                                 "epilogue reads a slice of the padded result";
+    else if (*converted != *named)
+      result->epilogueNotFused = "the config's layout rewrite puts a "
+                                 "transpose between the op and the epilogue";
+  }
   if (failed(result) && error) {
     error->op = nullptr;
     error->reason = "tiling or vectorization failed";

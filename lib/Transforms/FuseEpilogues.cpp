@@ -59,13 +59,6 @@ static std::string whyNotElementwiseUser(Value value, Operation *user) {
     return "its user is a reduction";
   if (linalgOp.getNumDpsInits() != 1 || user->getNumResults() != 1)
     return "its user has several results";
-  auto type = cast<RankedTensorType>(value.getType());
-  if (user->getResult(0).getType() != type ||
-      linalgOp.getNumLoops() != static_cast<unsigned>(type.getRank()))
-    return "its user's result has another shape or element type";
-  if (!linalgOp.getIndexingMapMatchingResult(user->getOpResult(0))
-           .isIdentity())
-    return "its user writes its result through a permutation";
   for (OpOperand &operand : user->getOpOperands()) {
     AffineMap map = linalgOp.getMatchingIndexingMap(&operand);
     if (operand.get() == value && !map.isIdentity())
@@ -73,6 +66,13 @@ static std::string whyNotElementwiseUser(Value value, Operation *user) {
     if (!map.isProjectedPermutation())
       return "its user reads an operand through a non-projection map";
   }
+  auto type = cast<RankedTensorType>(value.getType());
+  if (user->getResult(0).getType() != type ||
+      linalgOp.getNumLoops() != static_cast<unsigned>(type.getRank()))
+    return "its user's result has another shape or element type";
+  if (!linalgOp.getIndexingMapMatchingResult(user->getOpResult(0))
+           .isIdentity())
+    return "its user writes its result through a permutation";
   if (!llvm::all_of(linalgOp.getBlock()->without_terminator(),
                     [](Operation &op) { return isMemoryEffectFree(&op); }))
     return "its user's body has side effects";
