@@ -16,6 +16,7 @@
 // RUN: tiletune-run %s --entry=conv_bias_relu --mcpu=haswell --pipeline="tiletune-lower-cpu{default-configs=1 threads=2 fuse-epilogues=1}" --num-threads=2 --verify-untiled --repeats=1 | FileCheck %s
 // RUN: tiletune-run %s --entry=conv_prime_bias_relu --pipeline="tiletune-lower-cpu{default-configs=1 threads=2 fuse-epilogues=1}" --num-threads=2 --verify-untiled --repeats=1 | FileCheck %s
 // RUN: tiletune-run %s --entry=conv_nchw_bias_relu --pipeline="tiletune-lower-cpu{default-configs=1 threads=2 fuse-epilogues=1}" --num-threads=2 --verify-untiled --repeats=1 | FileCheck %s
+// RUN: tiletune-run %s --entry=mm_gelu_tanh --pipeline="tiletune-lower-cpu{default-configs=1 threads=2 fuse-epilogues=1}" --num-threads=2 --verify-untiled --repeats=1 | FileCheck %s
 // RUN: tiletune-run %s --entry=not_fusable --pipeline="tiletune-lower-cpu{default-configs=1 threads=2 fuse-epilogues=1}" --num-threads=2 --verify-untiled --repeats=1 | FileCheck %s
 
 // CHECK: verify: passed against the untiled lowering
@@ -145,6 +146,33 @@ func.func @conv_nchw_bias_relu(%in: tensor<1x8x10x10xf32>, %w: tensor<16x8x3x3xf
     linalg.yield %r : f32
   } -> tensor<1x16x8x8xf32>
   return %1 : tensor<1x16x8x8xf32>
+}
+
+// GELU, tanh form: x * 0.5 * (1 + tanh(0.79788456 * (x + 0.044715 x^3))).
+func.func @mm_gelu_tanh(%a: tensor<64x48xf32>, %b: tensor<48x96xf32>) -> tensor<64x96xf32> {
+  %zero = arith.constant 0.0 : f32
+  %half = arith.constant 0.5 : f32
+  %one = arith.constant 1.0 : f32
+  %c = arith.constant 0.7978845608 : f32
+  %k = arith.constant 0.044715 : f32
+  %e = tensor.empty() : tensor<64x96xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<64x96xf32>) -> tensor<64x96xf32>
+  %0 = linalg.matmul ins(%a, %b : tensor<64x48xf32>, tensor<48x96xf32>) outs(%f : tensor<64x96xf32>) -> tensor<64x96xf32>
+  %1 = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%0 : tensor<64x96xf32>) outs(%e : tensor<64x96xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %x3 = arith.mulf %x, %x : f32
+    %x3b = arith.mulf %x3, %x : f32
+    %t0 = arith.mulf %x3b, %k : f32
+    %t1 = arith.addf %x, %t0 : f32
+    %t2 = arith.mulf %t1, %c : f32
+    %t3 = math.tanh %t2 : f32
+    %t4 = arith.addf %t3, %one : f32
+    %t5 = arith.mulf %t4, %half : f32
+    %y = arith.mulf %x, %t5 : f32
+    linalg.yield %y : f32
+  } -> tensor<64x96xf32>
+  return %1 : tensor<64x96xf32>
 }
 
 // Consumers that cannot be fused: a transposed read, a result with two uses
