@@ -564,9 +564,9 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
         threadExtents[loop] = s.cacheTiles[loop];
       }
     }
-    FailureOr<SmallVector<LoopLikeOpInterface>> loops = epilogue->fuse(
-        rewriter, prefixTiles, scf::SCFTilingOptions::LoopType::ForOp,
-        prefixOrder);
+    FailureOr<SmallVector<LoopLikeOpInterface>> loops =
+        epilogue->fuse(rewriter, prefixTiles,
+                       scf::SCFTilingOptions::LoopType::ForOp, prefixOrder);
     if (failed(loops))
       return failure();
     if (!loops->empty()) {
@@ -683,7 +683,8 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
   }
   if (epilogue)
     result.epilogueVectorized =
-        s.vectorize && succeeded(epilogue->vectorize(rewriter, s.registerTiles));
+        s.vectorize &&
+        succeeded(epilogue->vectorize(rewriter, s.registerTiles));
   cleanupAfterVectorization(root, /*lowerPermutations=*/false);
   if (onTensors) {
     IRRewriter hoister(ctx);

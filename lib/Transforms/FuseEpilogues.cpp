@@ -70,8 +70,7 @@ static std::string whyNotElementwiseUser(Value value, Operation *user) {
   if (user->getResult(0).getType() != type ||
       linalgOp.getNumLoops() != static_cast<unsigned>(type.getRank()))
     return "its user's result has another shape or element type";
-  if (!linalgOp.getIndexingMapMatchingResult(user->getOpResult(0))
-           .isIdentity())
+  if (!linalgOp.getIndexingMapMatchingResult(user->getOpResult(0)).isIdentity())
     return "its user writes its result through a permutation";
   if (!llvm::all_of(linalgOp.getBlock()->without_terminator(),
                     [](Operation &op) { return isMemoryEffectFree(&op); }))

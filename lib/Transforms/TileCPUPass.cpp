@@ -124,14 +124,13 @@ struct TileCPUPass : public tiletune::impl::TileTuneTileCPUBase<TileCPUPass> {
       if (emitRemarks && result->vectorizeRequested && !result->vectorized)
         emitRemark(loc) << "register tile left scalar: vectorization failed";
       if (fuseEpilogues && !result->epilogueNotFused.empty())
-        emitRemark(loc) << "epilogue not fused: "
-                        << result->epilogueNotFused
+        emitRemark(loc) << "epilogue not fused: " << result->epilogueNotFused
                         << "; it runs as a separate op";
       if (emitRemarks && result->numEpilogueOps > 0)
         emitRemark(loc) << "fused " << result->numEpilogueOps
                         << " elementwise op"
-                        << (result->numEpilogueOps == 1 ? "" : "s")
-                        << " at " << result->epilogueLevels << " loop level"
+                        << (result->numEpilogueOps == 1 ? "" : "s") << " at "
+                        << result->epilogueLevels << " loop level"
                         << (result->epilogueLevels == 1 ? "" : "s")
                         << (result->epilogueVectorized ? ", vectorized"
                                                        : ", left scalar");
