@@ -493,7 +493,7 @@ static void hoistVectorTransfersOnTensors(RewriterBase &rewriter,
 /// tileAndVectorizeForCPU once checkCPUTilingPreconditions has held.
 static FailureOr<CPUTilingResult>
 tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
-                        const CPUSchedule &s) {
+                        const CPUSchedule &s, bool fuseEpilogues) {
   MLIRContext *ctx = op->getContext();
   auto linalgOp = cast<linalg::LinalgOp>(op);
   bool onTensors = linalgOp.hasPureTensorSemantics();
@@ -510,6 +510,15 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
   rewriter.modifyOpInPlace(op, [&] { eraseConfig(op); });
   Operation *current = op;
 
+  // Epilogue fusion (FuseEpilogues.cpp): the forall and the cache loops
+  // outside the first reduction loop tile the chain's last op instead.
+  std::optional<EpilogueFusion> epilogue;
+  if (fuseEpilogues) {
+    epilogue = EpilogueFusion::create(op, &result.epilogueNotFused);
+    if (epilogue)
+      result.numEpilogueOps = epilogue->getChainLength();
+  }
+
   // 1. Parallel level: scf.forall over batch + parallel dims.
   SmallVector<int64_t> threadExtents(s.loopSizes);
   {
@@ -520,7 +529,13 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
         threadExtents[i] = tile;
       }
     SmallVector<OpFoldResult> sizes = getAsIndexOpFoldResult(ctx, tiles);
-    if (!allZero(sizes)) {
+    if (!allZero(sizes) && epilogue) {
+      if (failed(epilogue->fuse(rewriter, tiles,
+                                scf::SCFTilingOptions::LoopType::ForallOp)))
+        return failure();
+      result.numThreads = s.getParallelTrips();
+      current = epilogue->getTunedOp();
+    } else if (!allZero(sizes)) {
       FailureOr<scf::SCFTilingResult> tiled =
           tileOneLevel(rewriter, current, sizes,
                        scf::SCFTilingOptions::LoopType::ForallOp);
@@ -533,6 +548,33 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
 
   // 2. Cache level: scf.for loops in the config's order.
   Operation *cacheOuter = nullptr;
+  if (epilogue) {
+    // The cache loops before the first reduction loop tile the chain (the
+    // output tile is final after the reduction loops inside them).
+    SmallVector<utils::IteratorType> iterators =
+        cast<linalg::LinalgOp>(current).getIteratorTypesArray();
+    SmallVector<int64_t> prefixTiles(s.cacheTiles.size(), 0);
+    SmallVector<int64_t> prefixOrder;
+    for (int64_t loop : s.cacheOrder) {
+      if (iterators[loop] == utils::IteratorType::reduction)
+        break;
+      prefixOrder.push_back(loop);
+      if (s.cacheTiles[loop] < threadExtents[loop]) {
+        prefixTiles[loop] = s.cacheTiles[loop];
+        threadExtents[loop] = s.cacheTiles[loop];
+      }
+    }
+    FailureOr<SmallVector<LoopLikeOpInterface>> loops =
+        epilogue->fuse(rewriter, prefixTiles,
+                       scf::SCFTilingOptions::LoopType::ForOp, prefixOrder);
+    if (failed(loops))
+      return failure();
+    if (!loops->empty()) {
+      result.numCacheLoops = loops->size();
+      cacheOuter = loops->front().getOperation();
+      current = epilogue->getTunedOp();
+    }
+  }
   {
     SmallVector<OpFoldResult> sizes =
         relativeTileSizes(ctx, s.cacheTiles, threadExtents);
@@ -542,11 +584,14 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
                        scf::SCFTilingOptions::LoopType::ForOp, s.cacheOrder);
       if (failed(tiled))
         return failure();
-      result.numCacheLoops = tiled->loops.size();
-      cacheOuter = tiled->loops.front().getOperation();
+      result.numCacheLoops += tiled->loops.size();
+      if (!cacheOuter)
+        cacheOuter = tiled->loops.front().getOperation();
       current = tiled->tiledOps.back();
     }
   }
+  if (epilogue)
+    result.epilogueLevels = epilogue->getFusedLevels();
   // Per-thread buffers are allocated around the outermost cache-level op.
   Operation *bufferAnchor = cacheOuter ? cacheOuter : current;
 
@@ -636,6 +681,10 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
         all = false;
     result.vectorized = all;
   }
+  if (epilogue)
+    result.epilogueVectorized =
+        s.vectorize &&
+        succeeded(epilogue->vectorize(rewriter, s.registerTiles));
   cleanupAfterVectorization(root, /*lowerPermutations=*/false);
   if (onTensors) {
     IRRewriter hoister(ctx);
@@ -651,15 +700,16 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
 
 FailureOr<CPUTilingResult>
 tiletune::tileAndVectorizeForCPU(RewriterBase &rewriter, Operation *op,
-                                 const CPUSchedule &s) {
+                                 const CPUSchedule &s, bool fuseEpilogues) {
   if (failed(checkCPUTilingPreconditions(op, s)))
     return failure();
-  return tileAndVectorizeChecked(rewriter, op, s);
+  return tileAndVectorizeChecked(rewriter, op, s, fuseEpilogues);
 }
 
 FailureOr<CPUTilingResult> tiletune::applyCPUConfig(RewriterBase &rewriter,
                                                     Operation *op,
-                                                    CPUConfigError *error) {
+                                                    CPUConfigError *error,
+                                                    bool fuseEpilogues) {
   std::string reason;
   // Fails with `reason` at `current`, the op that still carries the config.
   auto fail = [&](Operation *current) -> FailureOr<CPUTilingResult> {
@@ -674,6 +724,11 @@ FailureOr<CPUTilingResult> tiletune::applyCPUConfig(RewriterBase &rewriter,
   FailureOr<Operation *> named = specializeGenericToConfig(rewriter, op, &reason);
   if (failed(named))
     return fail(op);
+  // Whether the op had an epilogue before the rewrites that may put a
+  // transpose or a slice between the op and its consumers.
+  bool hadEpilogue = fuseEpilogues && isa<linalg::LinalgOp>(*named) &&
+                     cast<linalg::LinalgOp>(*named).hasPureTensorSemantics() &&
+                     succeeded(findEpilogueChain(*named, /*reason=*/nullptr));
   FailureOr<Operation *> converted =
       convertLayoutToConfig(rewriter, *named, &reason);
   if (failed(converted))
@@ -690,7 +745,15 @@ FailureOr<CPUTilingResult> tiletune::applyCPUConfig(RewriterBase &rewriter,
     return fail(op);
   rewriter.setInsertionPoint(op);
   FailureOr<CPUTilingResult> result =
-      tileAndVectorizeChecked(rewriter, op, *schedule);
+      tileAndVectorizeChecked(rewriter, op, *schedule, fuseEpilogues);
+  if (succeeded(result) && hadEpilogue && result->numEpilogueOps == 0) {
+    if (*padded != *converted)
+      result->epilogueNotFused = "the config pads the op (`pad`), so the "
+                                 "epilogue reads a slice of the padded result";
+    else if (*converted != *named)
+      result->epilogueNotFused = "the config's layout rewrite puts a "
+                                 "transpose between the op and the epilogue";
+  }
   if (failed(result) && error) {
     error->op = nullptr;
     error->reason = "tiling or vectorization failed";

@@ -33,6 +33,7 @@ CPULoweringOptions CPULoweringPipelineOptions::toOptions() const {
   options.mattr = mattr;
   options.caches = caches;
   options.emitCInterface = emitCInterface;
+  options.fuseEpilogues = fuseEpilogues;
   return options;
 }
 
@@ -50,8 +51,11 @@ void tiletune::buildCPULoweringPipeline(OpPassManager &pm,
     defaults.caches = options.caches;
     pm.addPass(createTileTuneDefaultConfig(defaults));
   }
-  if (options.tile)
-    pm.addNestedPass<func::FuncOp>(createTileTuneTileCPU());
+  if (options.tile) {
+    TileTuneTileCPUOptions tiling;
+    tiling.fuseEpilogues = options.fuseEpilogues;
+    pm.addNestedPass<func::FuncOp>(createTileTuneTileCPU(tiling));
+  }
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 

@@ -99,7 +99,7 @@ struct TileCPUPass : public tiletune::impl::TileTuneTileCPUBase<TileCPUPass> {
       Location loc = next->getLoc();
       CPUConfigError error;
       FailureOr<CPUTilingResult> result =
-          applyCPUConfig(rewriter, next, &error);
+          applyCPUConfig(rewriter, next, &error, fuseEpilogues);
       if (failed(result) && error.tilingFailed) {
         emitError(loc) << "tiling by tiletune.config failed";
         return signalPassFailure();
@@ -123,6 +123,17 @@ struct TileCPUPass : public tiletune::impl::TileTuneTileCPUBase<TileCPUPass> {
       ++numTiled;
       if (emitRemarks && result->vectorizeRequested && !result->vectorized)
         emitRemark(loc) << "register tile left scalar: vectorization failed";
+      if (fuseEpilogues && !result->epilogueNotFused.empty())
+        emitRemark(loc) << "epilogue not fused: " << result->epilogueNotFused
+                        << "; it runs as a separate op";
+      if (emitRemarks && result->numEpilogueOps > 0)
+        emitRemark(loc) << "fused " << result->numEpilogueOps
+                        << " elementwise op"
+                        << (result->numEpilogueOps == 1 ? "" : "s") << " at "
+                        << result->epilogueLevels << " loop level"
+                        << (result->epilogueLevels == 1 ? "" : "s")
+                        << (result->epilogueVectorized ? ", vectorized"
+                                                       : ", left scalar");
     }
     if (emitRemarks && (numTiled > 0 || numUntouched > 0))
       func.emitRemark() << "tiletune-tile-cpu: tiled " << numTiled

@@ -20,6 +20,8 @@
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/Twine.h"
 
+#include <optional>
+
 #include <string>
 
 namespace mlir::tiletune {
@@ -101,6 +103,58 @@ LogicalResult tileAndVectorizeCopy(RewriterBase &rewriter, Operation *copy,
 /// 256 elements. Fails without changes when the innermost dim stays.
 LogicalResult tileAndVectorizeTranspose(RewriterBase &rewriter,
                                         linalg::TransposeOp transpose);
+
+//===----------------------------------------------------------------------===//
+// Epilogue fusion (FuseEpilogues.cpp)
+//===----------------------------------------------------------------------===//
+
+/// The elementwise chain after a tuned op on tensors (findEpilogueChain),
+/// fused level by level into the op's tiled loop nest by
+/// tileAndVectorizeForCPU, then vectorized.
+class EpilogueFusion {
+public:
+  /// The fusion of `op`'s epilogue chain; std::nullopt (with `reason`) when
+  /// the op has none that can be fused.
+  static std::optional<EpilogueFusion> create(Operation *op,
+                                              std::string *reason);
+
+  /// Tiles the chain's last op by `opLoopTiles` (per loop of the tuned op,
+  /// 0 = not tiled; mapped to the chain's dims through the op's output map)
+  /// in the order of `opLoopOrder` (op loops, outer to inner; empty: as is)
+  /// and fuses the chain, the tuned op and the fill of its init into the
+  /// loops. Returns the loops (none when every size is 0). On success
+  /// getTunedOp() is the tuned op's tiled clone.
+  FailureOr<SmallVector<LoopLikeOpInterface>>
+  fuse(RewriterBase &rewriter, ArrayRef<int64_t> opLoopTiles,
+       scf::SCFTilingOptions::LoopType loopType,
+       ArrayRef<int64_t> opLoopOrder = {});
+
+  /// The tuned op (its latest tiled clone). The caller owns it from here on:
+  /// once it tiles it further, call fuse() no more.
+  Operation *getTunedOp() const { return tuned; }
+
+  /// Tiles the chain into rows (the op's register tile of the loop the
+  /// innermost dim maps to; 1 elsewhere) and vectorizes every piece. Fails
+  /// when a piece stays scalar (correct, only slower).
+  LogicalResult vectorize(RewriterBase &rewriter,
+                          ArrayRef<int64_t> opRegisterTiles);
+
+  /// Number of ops in the chain and of levels it was fused at.
+  unsigned getChainLength() const { return chainLength; }
+  unsigned getFusedLevels() const { return fusedLevels; }
+
+private:
+  void mark();
+  void unmark();
+
+  Operation *tuned = nullptr;
+  Operation *fill = nullptr;
+  SmallVector<Operation *> chain;
+  /// The tuned op's loop of each dim of the chain's iteration space.
+  SmallVector<int64_t> opLoopOfDim;
+  unsigned chainLength = 0;
+  unsigned fusedLevels = 0;
+};
 
 //===----------------------------------------------------------------------===//
 // Hoisting (BufferCleanups.cpp)

@@ -18,6 +18,10 @@
 // DEFMANY: error: tiletune-default-config: threads must be between 0 (every core) and 1024, got 5000
 // RUN: tiletune-opt %s --tiletune-default-config=threads=0 | FileCheck %s --check-prefix=DEFZERO
 // DEFZERO: linalg.matmul {tiletune.config = #tiletune.config<cpu
+// fuse-epilogues is a boolean (off by default).
+// RUN: not tiletune-opt %s --tiletune-lower-cpu=fuse-epilogues=sometimes 2>&1 | FileCheck %s --check-prefix=FUSEBAD
+// FUSEBAD: 'sometimes' is invalid value for boolean argument
+// RUN: tiletune-opt %s --tiletune-lower-cpu="fuse-epilogues=1 default-configs=1" | FileCheck %s --check-prefix=OK
 // In range, the pipeline runs.
 // RUN: tiletune-opt %s --tiletune-lower-cpu=threads=2 | FileCheck %s --check-prefix=OK
 // OK: llvm.func @f

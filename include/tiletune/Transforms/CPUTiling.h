@@ -41,6 +41,15 @@ struct CPUTilingResult {
   bool vectorizeRequested = false;
   /// Whether every register tile was vectorized.
   bool vectorized = false;
+  /// Epilogue fusion (`fuseEpilogues`): the number of elementwise ops fused
+  /// after the op, the levels they were fused at (0: the chain was found
+  /// but no loop lies outside the reduction loops, so it runs after the op,
+  /// vectorized), whether the chain was vectorized, and why no chain was
+  /// fused (empty when one was, or when the op's result has no user).
+  unsigned numEpilogueOps = 0;
+  unsigned epilogueLevels = 0;
+  bool epilogueVectorized = false;
+  std::string epilogueNotFused;
 };
 
 /// Tiles `op` by `schedule` (forall / cache loops / packing / register loops)
@@ -49,7 +58,21 @@ struct CPUTilingResult {
 /// success.
 FailureOr<CPUTilingResult> tileAndVectorizeForCPU(RewriterBase &rewriter,
                                                   Operation *op,
-                                                  const CPUSchedule &schedule);
+                                                  const CPUSchedule &schedule,
+                                                  bool fuseEpilogues = false);
+
+/// The epilogue chain of a tunable op on tensors that `fuseEpilogues` fuses
+/// (FuseEpilogues.cpp): starting at the op's result, each value has a single
+/// user, an all-parallel linalg op on tensors without a config, with one
+/// result of the value's type written through the identity map, that reads
+/// the value through the identity map and its other operands through
+/// projections (broadcasts); the chain ends at the first value that does not
+/// (or at a value with no user). Fails with `reason` when the op's result
+/// itself does not qualify (several uses, a reduction, a transposed read,
+/// ...); the reason is empty when there is no epilogue at all (no user, or
+/// a single user that is no linalg op, e.g. a return).
+FailureOr<SmallVector<Operation *>> findEpilogueChain(Operation *op,
+                                                      std::string *reason);
 
 //===----------------------------------------------------------------------===//
 // Op-level rewrites a config asks for before tiling (CPUOpRewrites.cpp)
@@ -111,8 +134,11 @@ struct CPUConfigError {
 /// precondition check (once) and tileAndVectorizeForCPU. Fails without
 /// changes to the op to tile when the op has no CPU config or a precondition
 /// fails; `error` (when given) says which op and why.
+/// With `fuseEpilogues`, the op's elementwise epilogue chain
+/// (findEpilogueChain) is fused into its tiled loop nest.
 FailureOr<CPUTilingResult> applyCPUConfig(RewriterBase &rewriter, Operation *op,
-                                          CPUConfigError *error = nullptr);
+                                          CPUConfigError *error = nullptr,
+                                          bool fuseEpilogues = false);
 
 //===----------------------------------------------------------------------===//
 // Buffer cleanups (BufferCleanups.cpp, VectorizeCopies.cpp)

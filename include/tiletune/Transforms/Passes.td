@@ -59,6 +59,14 @@ def TileTuneTileCPU : Pass<"tiletune-tile-cpu", "func::FuncOp"> {
                 vector.transfer_write %r, ...
     ```
 
+    With `fuse-epilogues`, the chain of elementwise ops after a tiled op on
+    tensors (bias add, ReLU, clamp, residual add, scaling, ...) is fused
+    into its `scf.forall` and into the cache loops that come before the
+    first reduction loop, then vectorized in rows of the register tile
+    (docs/CPUSchedule.md, "Fused epilogues"); a consumer that cannot be
+    fused (several uses, a transposed read, a reduction, a padded op) stays
+    a separate op and gets a remark saying why.
+
     Ops without a config, or with a config of another target, are left
     untouched. A tunable op without a config always gets a remark (it will
     be lowered to naive loops); with `require-config` it is an error. So
@@ -74,6 +82,11 @@ def TileTuneTileCPU : Pass<"tiletune-tile-cpu", "func::FuncOp"> {
   let options = [
     Option<"requireConfig", "require-config", "bool", /*default=*/"false",
            "Report an error for a tunable op that has no CPU config">,
+    Option<"fuseEpilogues", "fuse-epilogues", "bool", /*default=*/"false",
+           "Fuse the chain of elementwise ops after a tuned op on tensors "
+           "(bias add, ReLU, clamp, residual add, scaling, ...) into its "
+           "tiled loop nest and vectorize it (docs/CPUSchedule.md); a "
+           "consumer that cannot be fused gets a remark">,
     Option<"emitRemarks", "emit-remarks", "bool", /*default=*/"false",
            "Emit a remark for every op that is left untouched and why (a "
            "tunable op without a config and a matmul/conv TileTune cannot "

@@ -37,6 +37,9 @@ struct CPULoweringOptions {
   /// Add `llvm.emit_c_interface` to every public function so that a JIT can
   /// call the `_mlir_ciface_<name>` wrappers with memref descriptors.
   bool emitCInterface = true;
+  /// Fuse elementwise epilogues into the tiled ops (tiletune-tile-cpu's
+  /// `fuse-epilogues`).
+  bool fuseEpilogues = false;
 };
 
 /// Appends the CPU lowering pipeline to `pm`, a pass manager on
@@ -74,6 +77,11 @@ struct CPULoweringPipelineOptions
       llvm::cl::desc("Cache sizes 'L1,L2[,L3]' the default configs are sized "
                      "for (default: the host's)"),
       llvm::cl::init("")};
+  Option<bool> fuseEpilogues{
+      *this, "fuse-epilogues",
+      llvm::cl::desc("Fuse the elementwise ops after each tiled op (bias, "
+                     "ReLU, residual add, ...) into its loop nest"),
+      llvm::cl::init(false)};
   Option<bool> emitCInterface{
       *this, "emit-c-interface",
       llvm::cl::desc("Add llvm.emit_c_interface to public functions"),

@@ -1,0 +1,309 @@
+//===- FuseEpilogues.cpp - Elementwise epilogues fused into CPU tiles -----===//
+//
+// The `fuse-epilogues` option of tiletune-tile-cpu: the chain of elementwise
+// consumers that follows a tuned op (bias add, ReLU, clamp, residual add,
+// scaling, GELU, ...) is computed inside the op's tiled loop nest, on the
+// output tile, right after the op's reduction loops have finished it.
+//
+// Producer fusion does the work: the LAST op of the chain is tiled with the
+// op's thread-level tile sizes (scf.forall) and the chain, the tuned op and
+// the linalg.fill of its init are fused into it; then the cache loops of the
+// config's `order` that come before the first reduction loop are made the
+// same way, and the tuned op's slice gets the remaining cache loops. Finally
+// the fused chain is tiled into rows of the op's register tile along its
+// innermost dim and vectorized.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TilingUtils.h"
+
+#include "tiletune/Transforms/CPUTiling.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/TilingInterface.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+using namespace mlir;
+using namespace mlir::tiletune;
+
+/// Discardable attributes that mark the ops of a fusion while it runs (tiled
+/// clones keep their attributes, so the clones are found by them).
+static constexpr StringLiteral kTunedMarker = "__tiletune_epilogue_tuned";
+static constexpr StringLiteral kChainMarker = "__tiletune_epilogue_chain";
+static constexpr StringLiteral kFillMarker = "__tiletune_epilogue_fill";
+
+//===----------------------------------------------------------------------===//
+// Finding the chain
+//===----------------------------------------------------------------------===//
+
+/// Why `user`, the single user of `value`, cannot join an epilogue chain
+/// (empty: it can).
+static std::string whyNotElementwiseUser(Value value, Operation *user) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(user);
+  if (!linalgOp)
+    return ("its user '" + user->getName().getStringRef() +
+            "' is not a linalg op")
+        .str();
+  if (getConfig(user))
+    return "its user carries a tiletune.config of its own";
+  if (!linalgOp.hasPureTensorSemantics())
+    return "its user does not work on tensors";
+  if (!isa<TilingInterface>(user))
+    return "its user cannot be tiled";
+  if (linalgOp.getNumReductionLoops() != 0)
+    return "its user is a reduction";
+  if (linalgOp.getNumDpsInits() != 1 || user->getNumResults() != 1)
+    return "its user has several results";
+  for (OpOperand &operand : user->getOpOperands()) {
+    AffineMap map = linalgOp.getMatchingIndexingMap(&operand);
+    if (operand.get() == value && !map.isIdentity())
+      return "its user reads it through a permutation (a transposed view)";
+    if (!map.isProjectedPermutation())
+      return "its user reads an operand through a non-projection map";
+  }
+  auto type = cast<RankedTensorType>(value.getType());
+  if (user->getResult(0).getType() != type ||
+      linalgOp.getNumLoops() != static_cast<unsigned>(type.getRank()))
+    return "its user's result has another shape or element type";
+  if (!linalgOp.getIndexingMapMatchingResult(user->getOpResult(0)).isIdentity())
+    return "its user writes its result through a permutation";
+  if (!llvm::all_of(linalgOp.getBlock()->without_terminator(),
+                    [](Operation &op) { return isMemoryEffectFree(&op); }))
+    return "its user's body has side effects";
+  return "";
+}
+
+FailureOr<SmallVector<Operation *>>
+tiletune::findEpilogueChain(Operation *op, std::string *reason) {
+  auto fail = [&](const Twine &why) -> FailureOr<SmallVector<Operation *>> {
+    (void)failWithReason(reason, why);
+    return failure();
+  };
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || op->getNumResults() != 1 ||
+      !linalgOp.hasPureTensorSemantics())
+    return fail("the op does not work on tensors");
+  if (!linalgOp.getIndexingMapMatchingResult(op->getOpResult(0))
+           .isProjectedPermutation())
+    return fail("the op writes its result through a non-projection map");
+  if (!isa<RankedTensorType>(op->getResult(0).getType()))
+    return fail("the op's result is not a ranked tensor");
+  SmallVector<Operation *> chain;
+  Value value = op->getResult(0);
+  while (true) {
+    if (value.use_empty())
+      break;
+    if (!value.hasOneUse()) {
+      if (chain.empty())
+        return fail("its result has several uses");
+      break;
+    }
+    Operation *user = value.getUses().begin()->getOwner();
+    if (chain.empty() && !isa<linalg::LinalgOp>(user))
+      return fail(""); // No epilogue at all (e.g. a return).
+    std::string why = whyNotElementwiseUser(value, user);
+    if (!why.empty()) {
+      if (chain.empty())
+        return fail(why);
+      break;
+    }
+    chain.push_back(user);
+    value = user->getResult(0);
+  }
+  if (chain.empty())
+    return fail(""); // No user.
+  return chain;
+}
+
+//===----------------------------------------------------------------------===//
+// EpilogueFusion
+//===----------------------------------------------------------------------===//
+
+std::optional<EpilogueFusion> EpilogueFusion::create(Operation *op,
+                                                     std::string *reason) {
+  FailureOr<SmallVector<Operation *>> chain = findEpilogueChain(op, reason);
+  if (failed(chain))
+    return std::nullopt;
+  EpilogueFusion fusion;
+  fusion.tuned = op;
+  fusion.chain = std::move(*chain);
+  fusion.chainLength = fusion.chain.size();
+  auto linalgOp = cast<linalg::LinalgOp>(op);
+  Value init = linalgOp.getDpsInitOperand(0)->get();
+  if (auto fill = init.getDefiningOp<linalg::FillOp>())
+    if (fill->hasOneUse() && fill.hasPureTensorSemantics())
+      fusion.fill = fill;
+  AffineMap outMap = linalgOp.getIndexingMapMatchingResult(op->getOpResult(0));
+  for (AffineExpr expr : outMap.getResults())
+    fusion.opLoopOfDim.push_back(cast<AffineDimExpr>(expr).getPosition());
+  return fusion;
+}
+
+/// Marks the ops of the fusion (their tiled clones inherit the marks).
+void EpilogueFusion::mark() {
+  MLIRContext *ctx = tuned->getContext();
+  tuned->setAttr(kTunedMarker, UnitAttr::get(ctx));
+  for (Operation *op : chain)
+    op->setAttr(kChainMarker, UnitAttr::get(ctx));
+  if (fill)
+    fill->setAttr(kFillMarker, UnitAttr::get(ctx));
+}
+
+void EpilogueFusion::unmark() {
+  for (Operation *op : chain)
+    op->removeAttr(kChainMarker);
+  if (tuned)
+    tuned->removeAttr(kTunedMarker);
+  if (fill)
+    fill->removeAttr(kFillMarker);
+}
+
+FailureOr<SmallVector<LoopLikeOpInterface>>
+EpilogueFusion::fuse(RewriterBase &rewriter, ArrayRef<int64_t> opLoopTiles,
+                     scf::SCFTilingOptions::LoopType loopType,
+                     ArrayRef<int64_t> opLoopOrder) {
+  size_t rank = opLoopOfDim.size();
+  SmallVector<int64_t> tiles(rank, 0);
+  for (size_t dim = 0; dim < rank; ++dim)
+    tiles[dim] = opLoopTiles[opLoopOfDim[dim]];
+  if (llvm::all_of(tiles, [](int64_t t) { return t == 0; }))
+    return SmallVector<LoopLikeOpInterface>();
+
+  scf::SCFTilingOptions tiling;
+  tiling.setLoopType(loopType);
+  tiling.setTileSizes(getAsIndexOpFoldResult(tuned->getContext(), tiles));
+  if (!opLoopOrder.empty()) {
+    // The chain's dims in the order of the op's loops they map to, then the
+    // rest (untiled) in their own order.
+    SmallVector<int64_t> interchange;
+    for (int64_t loop : opLoopOrder)
+      for (size_t dim = 0; dim < rank; ++dim)
+        if (opLoopOfDim[dim] == loop)
+          interchange.push_back(dim);
+    for (size_t dim = 0; dim < rank; ++dim)
+      if (!llvm::is_contained(interchange, static_cast<int64_t>(dim)))
+        interchange.push_back(dim);
+    tiling.setInterchange(interchange);
+  }
+  llvm::SmallPtrSet<Operation *, 8> fusable(chain.begin(), chain.end());
+  fusable.insert(tuned);
+  if (fill)
+    fusable.insert(fill);
+  scf::SCFTileAndFuseOptions options;
+  options.setTilingOptions(tiling);
+  options.setFusionControlFn(
+      [&](tensor::ExtractSliceOp, OpResult producer,
+          bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+        if (fusable.contains(producer.getOwner()))
+          return scf::SCFTileAndFuseOptions::ControlFnResult{};
+        return std::nullopt;
+      });
+
+  mark();
+  Operation *last = chain.back();
+  rewriter.setInsertionPoint(last);
+  FailureOr<scf::SCFTileAndFuseResult> fused =
+      scf::tileConsumerAndFuseProducersUsingSCF(
+          rewriter, cast<TilingInterface>(last), options);
+  if (failed(fused)) {
+    unmark();
+    return failure();
+  }
+  // Every op of the chain and the tuned op must have been fused; otherwise
+  // the tiled loop nest would not compute the chain from the tile.
+  Operation *newTuned = nullptr, *newFill = nullptr;
+  SmallVector<Operation *> newChain;
+  for (Operation *op : fused->tiledAndFusedOps) {
+    if (op->hasAttr(kTunedMarker))
+      newTuned = op;
+    else if (op->hasAttr(kFillMarker))
+      newFill = op;
+    else if (op->hasAttr(kChainMarker))
+      newChain.push_back(op);
+  }
+  // The results of the last op now come from the loop nest.
+  for (OpResult result : last->getResults()) {
+    auto it = fused->replacements.find(result);
+    if (it != fused->replacements.end())
+      rewriter.replaceAllUsesWith(result, it->second);
+  }
+  // The originals are dead: erase them, consumers first.
+  SmallVector<Operation *> originals(llvm::reverse(chain));
+  originals.push_back(tuned);
+  if (fill)
+    originals.push_back(fill);
+  for (Operation *op : originals)
+    if (op->use_empty())
+      rewriter.eraseOp(op);
+  tuned = newTuned;
+  fill = newFill;
+  // tiledAndFusedOps lists the consumer first, then its producers.
+  chain.assign(newChain.rbegin(), newChain.rend());
+  unmark();
+  if (!tuned || chain.empty())
+    return failure();
+  ++fusedLevels;
+  return fused->loops;
+}
+
+LogicalResult EpilogueFusion::vectorize(RewriterBase &rewriter,
+                                        ArrayRef<int64_t> opRegisterTiles) {
+  // Rows of the op's register tile along the innermost dim (the tile the
+  // config sized for the target's vectors), one element deep elsewhere.
+  auto type = cast<RankedTensorType>(chain.back()->getResult(0).getType());
+  size_t rank = opLoopOfDim.size();
+  SmallVector<int64_t> tiles(rank, 1);
+  int64_t inner = type.getDimSize(rank - 1);
+  int64_t width = opRegisterTiles[opLoopOfDim[rank - 1]];
+  tiles[rank - 1] = (width > 0 && inner % width == 0) ? width : inner;
+  for (size_t dim = 0; dim < rank; ++dim)
+    if (tiles[dim] >= type.getDimSize(dim))
+      tiles[dim] = 0;
+
+  SmallVector<Operation *> pieces(chain);
+  if (llvm::any_of(tiles, [](int64_t t) { return t != 0; })) {
+    scf::SCFTilingOptions tiling;
+    tiling.setTileSizes(
+        getAsIndexOpFoldResult(chain.back()->getContext(), tiles));
+    llvm::SmallPtrSet<Operation *, 8> fusable(chain.begin(), chain.end());
+    scf::SCFTileAndFuseOptions options;
+    options.setTilingOptions(tiling);
+    options.setFusionControlFn(
+        [&](tensor::ExtractSliceOp, OpResult producer, bool)
+            -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+          if (fusable.contains(producer.getOwner()))
+            return scf::SCFTileAndFuseOptions::ControlFnResult{};
+          return std::nullopt;
+        });
+    Operation *last = chain.back();
+    rewriter.setInsertionPoint(last);
+    FailureOr<scf::SCFTileAndFuseResult> fused =
+        scf::tileConsumerAndFuseProducersUsingSCF(
+            rewriter, cast<TilingInterface>(last), options);
+    if (failed(fused))
+      return failure();
+    for (OpResult result : last->getResults()) {
+      auto it = fused->replacements.find(result);
+      if (it != fused->replacements.end())
+        rewriter.replaceAllUsesWith(result, it->second);
+    }
+    for (Operation *op : llvm::reverse(chain))
+      if (op->use_empty())
+        rewriter.eraseOp(op);
+    pieces.assign(fused->tiledAndFusedOps.rbegin(),
+                  fused->tiledAndFusedOps.rend());
+  }
+  // A piece that does not vectorize stays scalar: correct, only slower.
+  bool all = true;
+  for (Operation *piece : pieces) {
+    if (failed(vectorizeAndReplace(rewriter, piece)))
+      all = false;
+  }
+  chain.clear();
+  return success(all);
+}
