@@ -533,7 +533,15 @@ TEST_F(JITTest, SignaturesAndSingleOpAnalysis) {
 
 } // namespace
 
-#if defined(__GLIBC__)
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TILETUNE_UNDER_ASAN 1
+#endif
+#endif
+
+// (Not under AddressSanitizer: its allocator replaces glibc's, so neither
+// mallopt nor mallinfo2 applies.)
+#if defined(__GLIBC__) && !defined(TILETUNE_UNDER_ASAN)
 // Once a process runs kernels, a block the size of a kernel's temporaries
 // (here 4 MiB) comes from the heap, not from a fresh mapping that every call
 // would fault in again; and freeing it keeps it.
