@@ -163,6 +163,36 @@ void EpilogueFusion::unmark() {
     fill->removeAttr(kFillMarker);
 }
 
+/// Tiles `last` with `tiling` and fuses into the loops the producers of
+/// `fusable` (and only those); the results of `last` are replaced by the
+/// loop nest's. The callers erase the originals that became dead.
+static FailureOr<scf::SCFTileAndFuseResult>
+tileAndFuseChain(RewriterBase &rewriter, Operation *last,
+                 const scf::SCFTilingOptions &tiling,
+                 const llvm::SmallPtrSetImpl<Operation *> &fusable) {
+  scf::SCFTileAndFuseOptions options;
+  options.setTilingOptions(tiling);
+  options.setFusionControlFn(
+      [&](tensor::ExtractSliceOp, OpResult producer,
+          bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+        if (fusable.contains(producer.getOwner()))
+          return scf::SCFTileAndFuseOptions::ControlFnResult{};
+        return std::nullopt;
+      });
+  rewriter.setInsertionPoint(last);
+  FailureOr<scf::SCFTileAndFuseResult> fused =
+      scf::tileConsumerAndFuseProducersUsingSCF(
+          rewriter, cast<TilingInterface>(last), options);
+  if (failed(fused))
+    return failure();
+  for (OpResult result : last->getResults()) {
+    auto it = fused->replacements.find(result);
+    if (it != fused->replacements.end())
+      rewriter.replaceAllUsesWith(result, it->second);
+  }
+  return fused;
+}
+
 FailureOr<SmallVector<LoopLikeOpInterface>>
 EpilogueFusion::fuse(RewriterBase &rewriter, ArrayRef<int64_t> opLoopTiles,
                      scf::SCFTilingOptions::LoopType loopType,
@@ -194,22 +224,10 @@ EpilogueFusion::fuse(RewriterBase &rewriter, ArrayRef<int64_t> opLoopTiles,
   fusable.insert(tuned);
   if (fill)
     fusable.insert(fill);
-  scf::SCFTileAndFuseOptions options;
-  options.setTilingOptions(tiling);
-  options.setFusionControlFn(
-      [&](tensor::ExtractSliceOp, OpResult producer,
-          bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
-        if (fusable.contains(producer.getOwner()))
-          return scf::SCFTileAndFuseOptions::ControlFnResult{};
-        return std::nullopt;
-      });
-
   mark();
   Operation *last = chain.back();
-  rewriter.setInsertionPoint(last);
   FailureOr<scf::SCFTileAndFuseResult> fused =
-      scf::tileConsumerAndFuseProducersUsingSCF(
-          rewriter, cast<TilingInterface>(last), options);
+      tileAndFuseChain(rewriter, last, tiling, fusable);
   if (failed(fused)) {
     unmark();
     return failure();
@@ -225,12 +243,6 @@ EpilogueFusion::fuse(RewriterBase &rewriter, ArrayRef<int64_t> opLoopTiles,
       newFill = op;
     else if (op->hasAttr(kChainMarker))
       newChain.push_back(op);
-  }
-  // The results of the last op now come from the loop nest.
-  for (OpResult result : last->getResults()) {
-    auto it = fused->replacements.find(result);
-    if (it != fused->replacements.end())
-      rewriter.replaceAllUsesWith(result, it->second);
   }
   // The originals are dead: erase them, consumers first.
   SmallVector<Operation *> originals(llvm::reverse(chain));
@@ -271,27 +283,10 @@ LogicalResult EpilogueFusion::vectorize(RewriterBase &rewriter,
     tiling.setTileSizes(
         getAsIndexOpFoldResult(chain.back()->getContext(), tiles));
     llvm::SmallPtrSet<Operation *, 8> fusable(chain.begin(), chain.end());
-    scf::SCFTileAndFuseOptions options;
-    options.setTilingOptions(tiling);
-    options.setFusionControlFn(
-        [&](tensor::ExtractSliceOp, OpResult producer, bool)
-            -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
-          if (fusable.contains(producer.getOwner()))
-            return scf::SCFTileAndFuseOptions::ControlFnResult{};
-          return std::nullopt;
-        });
-    Operation *last = chain.back();
-    rewriter.setInsertionPoint(last);
     FailureOr<scf::SCFTileAndFuseResult> fused =
-        scf::tileConsumerAndFuseProducersUsingSCF(
-            rewriter, cast<TilingInterface>(last), options);
+        tileAndFuseChain(rewriter, chain.back(), tiling, fusable);
     if (failed(fused))
       return failure();
-    for (OpResult result : last->getResults()) {
-      auto it = fused->replacements.find(result);
-      if (it != fused->replacements.end())
-        rewriter.replaceAllUsesWith(result, it->second);
-    }
     for (Operation *op : llvm::reverse(chain))
       if (op->use_empty())
         rewriter.eraseOp(op);
