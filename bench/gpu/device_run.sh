@@ -32,6 +32,8 @@ for d in /usr/local/cuda/lib64 \
   [ -d "$d" ] && LIBS=$LIBS:$d
 done
 export TILETUNE_CUDA_RUNTIME=$T/lib/libtiletune_cuda_runtime.so
+# The JIT's run-time libraries come with the pack (no LLVM install there).
+export TILETUNE_MLIR_LIB_DIR=$T/lib TILETUNE_OPENMP_RUNTIME=$T/lib/libomp.so
 if [ -z "${TILETUNE_PTXAS:-}" ]; then
   for p in "$(command -v ptxas 2>/dev/null)" /usr/local/cuda/bin/ptxas; do
     [ -n "$p" ] && [ -x "$p" ] && { export TILETUNE_PTXAS=$p; break; }

@@ -54,9 +54,19 @@ clang-22 -shared -fPIC -Wl,-soname,libxml2.so.2 \
   "$STAGE/xml2.c"
 rm "$STAGE"/z3.c "$STAGE"/xml2.c "$STAGE"/xml2.map
 
+# The libraries the JIT opens at run time (the host side of every GPU variant
+# runs through it): MLIR's C runner utilities and the OpenMP runtime, under
+# the names the device script points TILETUNE_MLIR_LIB_DIR and
+# TILETUNE_OPENMP_RUNTIME at.
+MLIR_LIB_DIR=$(sed -n 's/^TILETUNE_MLIR_LIB_DIR:PATH=//p' "$BUILD_DIR/CMakeCache.txt")
+OPENMP=$(sed -n 's/^TILETUNE_OPENMP_RUNTIME:FILEPATH=//p' "$BUILD_DIR/CMakeCache.txt")
+cp -L "${MLIR_LIB_DIR:-/usr/lib/llvm-22/lib}/libmlir_c_runner_utils.so" "$STAGE/lib/"
+cp -L "${OPENMP:-/usr/lib/llvm-22/lib/libomp.so}" "$STAGE/lib/libomp.so"
+
 # Every other library the binaries load, and the loader itself.
-for f in "$STAGE"/bin/* "$STAGE/lib/libtiletune_cuda_runtime.so"; do
-  ldd "$f" | awk '/=>/ { print $3 } /ld-linux/ && !/=>/ { print $1 }'
+for f in "$STAGE"/bin/* "$STAGE"/lib/libtiletune_cuda_runtime.so \
+         "$STAGE"/lib/libmlir_c_runner_utils.so "$STAGE"/lib/libomp.so; do
+  LD_LIBRARY_PATH=${MLIR_LIB_DIR:-/usr/lib/llvm-22/lib} ldd "$f" | awk '/=>/ { print $3 } /ld-linux/ && !/=>/ { print $1 }'
 done | sort -u | while read -r lib; do
   [ -z "$lib" ] || [ ! -e "$lib" ] && continue
   base=$(basename "$lib")
