@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 
 using namespace mlir::tiletune;
 
@@ -99,6 +100,11 @@ mlir::tiletune::validateTimingOptions(const TimingOptions &options) {
   if (options.stopAfterRepeats == 0)
     return llvm::createStringError(
         "the samples before an early stop must be at least 1");
+  if (!(options.stopAboveRatio >= 0 &&
+        options.stopAboveRatio < std::numeric_limits<double>::infinity()))
+    return llvm::createStringError(llvm::formatv(
+        "the early-stop ratio must be a finite number >= 0, got {0}",
+        options.stopAboveRatio));
   return llvm::Error::success();
 }
 
@@ -178,8 +184,11 @@ mlir::tiletune::measurePaired(llvm::function_ref<void()> subject,
     referenceSamples.push_back(sample(reference, referenceCalls));
     double around = 0.5 * (referenceSamples[r] + referenceSamples[r + 1]);
     ratios.push_back(around > 0 ? subjectSamples.back() / around : 0.0);
-    stopped =
-        r + 1 < options.repeats && shouldStopEarly(subjectSamples, options);
+    stopped = r + 1 < options.repeats &&
+              (shouldStopEarly(subjectSamples, options) ||
+               (options.stopAboveRatio > 0 &&
+                ratios.size() >= options.stopAfterRepeats &&
+                *llvm::min_element(ratios) > options.stopAboveRatio));
   }
   PairedTimeStats stats;
   stats.subject = TimeStats::fromSamples(subjectSamples, subjectCalls);

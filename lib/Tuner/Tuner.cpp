@@ -272,8 +272,10 @@ Tuner::Impl::obtain(llvm::ArrayRef<Config> batch, MeasurementRole role,
   // A search candidate may be stopped early once clearly slower than the
   // best so far (the measurer decides how much slower; it records what it
   // measured, with fewer samples).
-  if (role == MeasurementRole::Search && bestIndex)
+  if (role == MeasurementRole::Search && bestIndex) {
     request.incumbentSeconds = records[*bestIndex].result.time.seconds();
+    request.incumbentRelative = records[*bestIndex].result.relative;
+  }
 
   auto sink = [&](size_t j, const MeasureResult &result) -> bool {
     if (sinkError)

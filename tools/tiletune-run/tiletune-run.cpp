@@ -103,6 +103,12 @@ cl::opt<int> threads("num-threads",
                      cl::init(0), cl::cat(runCategory));
 cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimisation level (0-3)"),
                            cl::init(3), cl::Prefix, cl::cat(runCategory));
+cl::opt<int> codegenOptLevel(
+    "codegen-opt-level",
+    cl::desc("LLVM code generation level, 0-3, when it differs from -O "
+             "(instruction selection, scheduling, register allocation; the "
+             "tuner's --jit-codegen-opt-level)"),
+    cl::init(-1), cl::cat(runCategory));
 cl::opt<std::string> cpuName(
     "mcpu",
     cl::desc("Target CPU, LLVM's name, e.g. haswell (default: the host CPU); "
@@ -152,6 +158,7 @@ TimingOptions getTimingOptions() {
 JITOptions getJITOptions() {
   JITOptions jitOptions;
   jitOptions.optLevel = optLevel;
+  jitOptions.codegenOptLevel = codegenOptLevel;
   jitOptions.cpu = cpuName;
   jitOptions.features = cpuFeatures;
   return jitOptions;

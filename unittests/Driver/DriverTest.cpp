@@ -472,7 +472,7 @@ TEST_F(DriverTest, SlowCandidateIsStoppedEarlyWithItsSamples) {
   ASSERT_TRUE(bool(attr));
   // A limit of 1 ns: every real kernel is "clearly slower".
   MeasureResult stopped = measurer.measure(printAttr(*attr), 0, 0,
-                                           /*alone=*/false, 1e-9);
+                                           /*alone=*/false, EarlyStop{1e-9, 0});
   ASSERT_EQ(stopped.status, MeasureStatus::Ok) << stopped.message;
   EXPECT_TRUE(stopped.time.stoppedEarly);
   EXPECT_EQ(stopped.time.repeats, 3u);
@@ -482,11 +482,30 @@ TEST_F(DriverTest, SlowCandidateIsStoppedEarlyWithItsSamples) {
       << stopped.message;
   // Under a generous limit it takes all its samples.
   MeasureResult full = measurer.measure(printAttr(*attr), 0, 0,
-                                        /*alone=*/false, 10.0);
+                                        /*alone=*/false, EarlyStop{10.0, 0});
   ASSERT_EQ(full.status, MeasureStatus::Ok) << full.message;
   EXPECT_FALSE(full.time.stoppedEarly);
   EXPECT_EQ(full.time.repeats, 10u);
   EXPECT_TRUE(full.message.empty()) << full.message;
+
+  // Paired timing stops on the ratio to the reference (through the worker
+  // protocol): the default config against itself has a ratio near 1, above
+  // a limit of 0.01 and far below one of 100.
+  options.referenceConfig = printAttr(*attr);
+  CPUMeasurer paired(p, options);
+  MeasureResult byRatio = paired.measure(printAttr(*attr), 0, 0,
+                                         /*alone=*/false, EarlyStop{0, 0.01});
+  ASSERT_EQ(byRatio.status, MeasureStatus::Ok) << byRatio.message;
+  EXPECT_TRUE(byRatio.time.stoppedEarly);
+  EXPECT_EQ(byRatio.time.repeats, 3u);
+  EXPECT_GT(byRatio.relative, 0.0);
+  EXPECT_NE(byRatio.message.find("ratio to the reference"), std::string::npos)
+      << byRatio.message;
+  MeasureResult notByRatio = paired.measure(
+      printAttr(*attr), 0, 0, /*alone=*/false, EarlyStop{0, 100.0});
+  ASSERT_EQ(notByRatio.status, MeasureStatus::Ok) << notByRatio.message;
+  EXPECT_FALSE(notByRatio.time.stoppedEarly);
+  EXPECT_EQ(notByRatio.time.repeats, 10u);
 }
 
 /// A matmul with prime sizes: its CPU space factorizes the padded loops, the

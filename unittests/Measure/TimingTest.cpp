@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <thread>
 
 using namespace mlir::tiletune;
@@ -213,6 +214,47 @@ TEST(TimingTest, EarlyStopEndsASlowSubjectAndKeepsItsSamples) {
   err = validateTimingOptions(opts);
   EXPECT_TRUE(static_cast<bool>(err));
   llvm::consumeError(std::move(err));
+}
+
+TEST(TimingTest, PairedEarlyStopUsesTheRatioToTheReference) {
+  // A 4 ms subject against a 1 ms reference (ratio about 4). Under a ratio
+  // limit of 2 it stops after 3 samples, whatever the seconds would say;
+  // under a limit of 8 it takes every sample. The seconds threshold is off.
+  auto subject = [] { std::this_thread::sleep_for(std::chrono::milliseconds(4)); };
+  auto reference = [] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  };
+  TimingOptions opts;
+  opts.warmupRuns = 1;
+  opts.repeats = 8;
+  opts.minSampleSeconds = 0;
+  opts.stopAfterRepeats = 3;
+  opts.stopAboveRatio = 2.0;
+  auto stopped = measurePaired(subject, reference, opts);
+  ASSERT_TRUE(static_cast<bool>(stopped));
+  EXPECT_TRUE(stopped->subject.stoppedEarly);
+  EXPECT_EQ(stopped->subject.repeats, 3u);
+  EXPECT_EQ(stopped->reference.repeats, 4u);
+  EXPECT_GT(stopped->ratio.min, 2.0);
+
+  opts.stopAboveRatio = 8.0;
+  auto full = measurePaired(subject, reference, opts);
+  ASSERT_TRUE(static_cast<bool>(full));
+  EXPECT_FALSE(full->subject.stoppedEarly);
+  EXPECT_EQ(full->subject.repeats, 8u);
+
+  // The ratio threshold does not apply to measure() (no reference there).
+  auto alone = measure(subject, opts);
+  ASSERT_TRUE(static_cast<bool>(alone));
+  EXPECT_FALSE(alone->stoppedEarly);
+
+  // A negative or infinite ratio limit is refused.
+  for (double bad : {-1.0, std::numeric_limits<double>::infinity()}) {
+    opts.stopAboveRatio = bad;
+    llvm::Error err = validateTimingOptions(opts);
+    EXPECT_TRUE(static_cast<bool>(err));
+    llvm::consumeError(std::move(err));
+  }
 }
 
 TEST(TimingTest, GFlopsAndFormatting) {

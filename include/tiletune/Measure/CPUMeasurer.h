@@ -73,10 +73,12 @@ struct CPUMeasureOptions {
   /// Compiled variants a worker keeps by config, so that a config measured
   /// again (the winner's confirmation) is not compiled again (0: none).
   unsigned compileCacheSize = 8;
-  /// Early stop of a search candidate: with MeasureRequest::incumbentSeconds
-  /// t > 0, its timing stops once its fastest sample exceeds
-  /// earlyStopFactor x t after timing.stopAfterRepeats samples; it is
-  /// recorded with the samples it took (0: never stop early).
+  /// Early stop of a search candidate, after timing.stopAfterRepeats
+  /// samples: with paired timing and MeasureRequest::incumbentRelative r > 0,
+  /// once its smallest ratio to the reference exceeds earlyStopFactor x r;
+  /// otherwise, with MeasureRequest::incumbentSeconds t > 0, once its
+  /// fastest sample exceeds earlyStopFactor x t. It is recorded with the
+  /// samples it took (0: never stop early).
   double earlyStopFactor = 2.0;
   /// Core pinning of a pipelined measurer (both >= 0 and different: on):
   /// a worker moves to `compileCPU` while it compiles and to `timingCPU`
@@ -120,10 +122,10 @@ public:
   std::optional<MeasureResult> compile(llvm::StringRef attrText);
   /// The second half: verifies and times the variant compiled last (paired
   /// with the reference when it is built, unless `alone`).
-  /// `stopAboveSeconds` > 0: the timing stops early once the fastest sample
-  /// is slower than that (TimingOptions::stopAboveSeconds).
+  /// `stop`: the timing stops early once the candidate is clearly slower
+  /// (TimingOptions::stopAboveSeconds / stopAboveRatio).
   MeasureResult run(std::function<void(llvm::StringRef)> phase = {},
-                    bool alone = false, double stopAboveSeconds = 0);
+                    bool alone = false, EarlyStop stop = {});
 
   /// The phases of the last compile() (MeasurePhases::cacheHit when the
   /// variant came from the cache of compiled variants).
@@ -167,17 +169,17 @@ public:
   MeasureResult measure(llvm::StringRef attrText,
                         double compileTimeoutSeconds = 0,
                         double runTimeoutSeconds = 0, bool alone = false,
-                        double stopAboveSeconds = 0);
+                        EarlyStop stop = {});
 
   /// The two halves of measure(), for callers that pipeline them: compile
   /// keeps the variant in the worker (returns std::nullopt on success or the
   /// failed result); run verifies and times the variant compiled last
-  /// (stopping early above `stopAboveSeconds` per call, when > 0), its
+  /// (stopping early as `stop` says), its
   /// phases including those of the compile.
   std::optional<MeasureResult> compile(llvm::StringRef attrText,
                                        double timeoutSeconds = 0);
   MeasureResult run(double timeoutSeconds = 0, bool alone = false,
-                    double stopAboveSeconds = 0);
+                    EarlyStop stop = {});
 
   /// Starts the worker process now (before the caller starts threads).
   llvm::Error start();
@@ -241,8 +243,9 @@ private:
   /// Notes the reference's time of a paired result (for time limits) and
   /// returns the result unchanged.
   MeasureResult noted(MeasureResult result);
-  /// The early-stop threshold of a request (0: none).
-  double stopAbove(const MeasureRequest &request) const;
+  /// The early stop of a request: with paired timing on the candidate's
+  /// ratio to the reference, else on its seconds per call (none: zeros).
+  EarlyStop stopAbove(const MeasureRequest &request) const;
 
   MLIRContext *ctx;
   Problem problem;

@@ -38,6 +38,10 @@ struct MeasureRequest {
   /// and report it with the samples it took (TimeStats::stoppedEarly); the
   /// tuner sets it for search candidates only.
   double incumbentSeconds = 0;
+  /// The same incumbent's median time ratio to the reference of paired
+  /// timing (MeasureResult::relative; 0: none). A paired measurer stops on
+  /// this instead of seconds.
+  double incumbentRelative = 0;
 };
 
 /// Called by a Measurer for each result as soon as it is known: the index of

@@ -44,6 +44,21 @@ struct TimingOptions {
   double stopAboveSeconds = 0;
   /// Samples taken before the early stop may end the timing (at least 1).
   unsigned stopAfterRepeats = 3;
+  /// Early stop of paired timing (measurePaired) on the drift-free measure:
+  /// once `stopAfterRepeats` samples are taken, sampling stops as soon as
+  /// the smallest ratio so far of a subject sample to the reference samples
+  /// around it exceeds this (0: never). Either threshold may stop a paired
+  /// timing.
+  double stopAboveRatio = 0;
+};
+
+/// When a search candidate's timing may stop early: it is clearly slower
+/// than the best so far (TimingOptions::stopAboveSeconds / stopAboveRatio;
+/// 0 = not this way).
+struct EarlyStop {
+  double seconds = 0;
+  double ratio = 0;
+  bool any() const { return seconds > 0 || ratio > 0; }
 };
 
 /// The ranges validateTimingOptions accepts. They keep every derived limit

@@ -68,7 +68,7 @@ public:
   llvm::Error init();
   std::optional<MeasureResult> compile(StringRef attrText);
   MeasureResult run(const std::function<void(StringRef)> &phase,
-                    bool alone = false, double stopAboveSeconds = 0);
+                    bool alone = false, EarlyStop stop = {});
   /// The cached variant of `attrText`, or null.
   CacheEntry *lookup(StringRef attrText);
   /// Keeps `compiled` as the variant of `attrText`, evicting the entry that
@@ -328,7 +328,7 @@ InProcessCPUMeasurer::Impl::runAndVerify(const Kernel &kernel, Buffer &out) {
 
 MeasureResult
 InProcessCPUMeasurer::Impl::run(const std::function<void(StringRef)> &phase,
-                                bool alone, double stopAboveSeconds) {
+                                bool alone, EarlyStop stop) {
   double start = now();
   MeasurePhases phases = compilePhases;
   double timingStart = 0;
@@ -365,9 +365,12 @@ InProcessCPUMeasurer::Impl::run(const std::function<void(StringRef)> &phase,
   warmUpOnce(fn, args);
   double flops = harness->getProblem().flops;
   TimingOptions timingOptions = options.timing;
-  if (stopAboveSeconds > 0)
-    timingOptions.stopAboveSeconds = stopAboveSeconds;
+  if (stop.seconds > 0)
+    timingOptions.stopAboveSeconds = stop.seconds;
+  if (stop.ratio > 0)
+    timingOptions.stopAboveRatio = stop.ratio;
   MeasureResult result;
+  double bestRatio = 0;
   if (reference.kernel && !alone) {
     llvm::SmallVector<Buffer *> referenceArgs =
         harness->getRunArguments(referenceOut);
@@ -381,6 +384,7 @@ InProcessCPUMeasurer::Impl::run(const std::function<void(StringRef)> &phase,
         stats, computeGFlops(flops, stats.median));
     result.relative = timing->ratio.median;
     result.referenceSeconds = timing->reference.median;
+    bestRatio = timing->ratio.min;
   } else {
     llvm::Expected<TimeStats> timing = fn.time(args, timingOptions);
     if (!timing)
@@ -392,12 +396,22 @@ InProcessCPUMeasurer::Impl::run(const std::function<void(StringRef)> &phase,
       result.message = "timed alone: " + referenceError;
   }
   if (result.time.stoppedEarly) {
+    // Which threshold stopped it: the ratio one where it was passed.
+    bool byRatio = timingOptions.stopAboveRatio > 0 &&
+                   bestRatio > timingOptions.stopAboveRatio;
+    std::string why =
+        byRatio ? llvm::formatv("its smallest time ratio to the reference, "
+                                "{0:f3}, is above the limit {1:f3}",
+                                bestRatio, timingOptions.stopAboveRatio)
+                      .str()
+                : llvm::formatv("the fastest took {0}, above the limit {1}",
+                                formatDuration(result.time.min),
+                                formatDuration(timingOptions.stopAboveSeconds))
+                      .str();
     std::string note = llvm::formatv("stopped early after {0} of {1} samples: "
-                                     "the fastest took {2}, above "
-                                     "the limit {3}",
+                                     "{2}",
                                      result.time.repeats, timingOptions.repeats,
-                                     formatDuration(result.time.min),
-                                     formatDuration(stopAboveSeconds))
+                                     why)
                            .str();
     result.message =
         result.message.empty() ? note : result.message + "; " + note;
@@ -446,8 +460,8 @@ InProcessCPUMeasurer::compile(StringRef attrText) {
 }
 
 MeasureResult InProcessCPUMeasurer::run(std::function<void(StringRef)> phase,
-                                        bool alone, double stopAboveSeconds) {
-  return impl->run(phase, alone, stopAboveSeconds);
+                                        bool alone, EarlyStop stop) {
+  return impl->run(phase, alone, stop);
 }
 
 //===----------------------------------------------------------------------===//
@@ -462,7 +476,8 @@ static constexpr llvm::StringLiteral kPhaseMarker = "tiletune-worker-phase: ";
 /// variant (answer: an encoded result, Ok with its phases or failed); "R"
 /// verifies and times it (answer: an encoded result), paired when this
 /// worker holds the reference; "A" verifies and times it alone. "R" and "A"
-/// may be followed by the early-stop threshold in seconds ("R0.0125").
+/// may be followed by the early-stop thresholds, seconds per call and ratio to
+/// the reference ("R1.25e-02,0" or "R0,1.5e+00").
 
 void mlir::tiletune::pickPinnedCPUs(unsigned threads, int &compileCPU,
                                     int &timingCPU) {
@@ -592,14 +607,19 @@ CPUMeasurer::CPUMeasurer(std::string kernelText,
     bool alone = request.consume_front("A");
     if (!alone)
       request.consume_front("R");
-    double stopAbove = 0;
-    if (!request.empty() && request.getAsDouble(stopAbove))
-      stopAbove = 0;
+    EarlyStop stop;
+    if (!request.empty()) {
+      auto [seconds, ratio] = request.split(',');
+      if (seconds.getAsDouble(stop.seconds))
+        stop.seconds = 0;
+      if (ratio.empty() || ratio.getAsDouble(stop.ratio))
+        stop.ratio = 0;
+    }
     if (pinned && alone)
       affinity.unpin();
     else if (pinned)
       affinity.pin(o.timingCPU);
-    return encodeMeasureResult((*state)->run(phase, alone, stopAbove));
+    return encodeMeasureResult((*state)->run(phase, alone, stop));
   };
   WorkerOptions workerOptions;
   workerOptions.timeoutSeconds = options.timeoutSeconds;
@@ -715,10 +735,10 @@ std::optional<MeasureResult> CPUMeasurer::compile(StringRef attrText,
 }
 
 MeasureResult CPUMeasurer::run(double timeoutSeconds, bool alone,
-                               double stopAboveSeconds) {
+                               EarlyStop stop) {
   std::string request = alone ? "A" : "R";
-  if (stopAboveSeconds > 0)
-    request += llvm::formatv("{0:e}", stopAboveSeconds).str();
+  if (stop.any())
+    request += llvm::formatv("{0:e},{1:e}", stop.seconds, stop.ratio).str();
   double start = now();
   MeasureResult result = call(
       request, timeoutSeconds > 0 ? timeoutSeconds : options.timeoutSeconds);
@@ -730,7 +750,7 @@ MeasureResult CPUMeasurer::run(double timeoutSeconds, bool alone,
 MeasureResult CPUMeasurer::measure(StringRef attrText,
                                    double compileTimeoutSeconds,
                                    double runTimeoutSeconds, bool alone,
-                                   double stopAboveSeconds) {
+                                   EarlyStop stop) {
   double start = now();
   if (compileTimeoutSeconds <= 0)
     compileTimeoutSeconds = options.timeoutSeconds;
@@ -741,7 +761,7 @@ MeasureResult CPUMeasurer::measure(StringRef attrText,
     failed->costSeconds = now() - start;
     return *failed;
   }
-  MeasureResult result = run(runTimeoutSeconds, alone, stopAboveSeconds);
+  MeasureResult result = run(runTimeoutSeconds, alone, stop);
   result.costSeconds = now() - start;
   return result;
 }

@@ -64,7 +64,7 @@ llvm::Error CPUProblemMeasurer::measure(ArrayRef<Config> batch,
   // reference between the samples would evict part of a large kernel's
   // working set before each sample).
   bool quiet = request.role == MeasurementRole::Final;
-  double stopAboveSeconds = stopAbove(request);
+  EarlyStop stop = stopAbove(request);
   CPUMeasurer *workers[2] = {&worker, secondWorker.get()};
   if (!secondWorker || quiet) {
     for (size_t i = 0; i < batch.size(); ++i) {
@@ -77,7 +77,7 @@ llvm::Error CPUProblemMeasurer::measure(ArrayRef<Config> batch,
               ? *candidate.invalid
               : noted(workers[w]->measure(candidate.attrText, compileLimit,
                                           runLimit, /*alone=*/quiet,
-                                          stopAboveSeconds));
+                                          stop));
       if (!candidate.invalid)
         compiledBy[candidate.attrText] = w;
       if (!sink(i, result))
@@ -117,7 +117,7 @@ llvm::Error CPUProblemMeasurer::measure(ArrayRef<Config> batch,
     MeasureResult result =
         compiled ? *compiled
                  : noted(workers[i % 2]->run(runLimit, /*alone=*/false,
-                                             stopAboveSeconds));
+                                             stop));
     result.phases.compileWaitSeconds = compileWait;
     if (!candidates[i].invalid)
       compiledBy[candidates[i].attrText] = unsigned(i % 2);
@@ -132,11 +132,21 @@ llvm::Error CPUProblemMeasurer::measure(ArrayRef<Config> batch,
   return llvm::Error::success();
 }
 
-double CPUProblemMeasurer::stopAbove(const MeasureRequest &request) const {
+EarlyStop CPUProblemMeasurer::stopAbove(const MeasureRequest &request) const {
+  EarlyStop stop;
   if (request.role != MeasurementRole::Search ||
-      request.incumbentSeconds <= 0 || !(options.earlyStopFactor > 0))
-    return 0;
-  return options.earlyStopFactor * request.incumbentSeconds;
+      !(options.earlyStopFactor > 0))
+    return stop;
+  // Paired timing ranks by the ratio to the reference, which a drifting
+  // machine moves much less than seconds: stop on that when the incumbent
+  // has one (a candidate timed alone still stops on seconds).
+  if (!options.referenceConfig.empty() && request.incumbentRelative > 0)
+    stop.ratio = options.earlyStopFactor * request.incumbentRelative;
+  if (request.incumbentSeconds > 0)
+    stop.seconds = options.earlyStopFactor * request.incumbentSeconds;
+  if (stop.ratio > 0)
+    stop.seconds = 0;
+  return stop;
 }
 
 MeasureResult CPUProblemMeasurer::noted(MeasureResult result) {

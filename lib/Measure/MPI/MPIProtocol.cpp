@@ -122,6 +122,7 @@ std::string mlir::tiletune::encodeMPIMeasureChunk(const MPIMeasureChunk &c) {
       {"run_timeout", c.request.runTimeoutSeconds},
       {"compile_timeout", c.request.compileTimeoutSeconds},
       {"incumbent", c.request.incumbentSeconds},
+      {"incumbent_relative", c.request.incumbentRelative},
       {"configs", std::move(configs)}});
 }
 
@@ -160,6 +161,8 @@ mlir::tiletune::decodeMPIMeasureChunk(llvm::StringRef text) {
   c.request.runTimeoutSeconds = *runTimeout;
   c.request.compileTimeoutSeconds = *compileTimeout;
   c.request.incumbentSeconds = *incumbent;
+  c.request.incumbentRelative =
+      obj->getNumber("incumbent_relative").value_or(0.0);
   for (const Value &entry : *configs) {
     const Object *config = entry.getAsObject();
     std::optional<int64_t> index =
