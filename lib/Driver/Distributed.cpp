@@ -100,6 +100,7 @@ static llvm::json::Value encodeCPUOptions(const CPUMeasureOptions &o) {
       {"jit_codegen_opt_level", int64_t(o.jitCodegenOptLevel)},
       {"compile_cache_size", int64_t(o.compileCacheSize)},
       {"early_stop_factor", o.earlyStopFactor},
+      {"precision_stop", o.precisionStop},
       {"stop_after_repeats", int64_t(o.timing.stopAfterRepeats)}};
 }
 
@@ -156,6 +157,11 @@ decodeCPUOptions(const llvm::json::Object &obj) {
   o.jitCodegenOptLevel = int(*jitCodegenOpt);
   o.compileCacheSize = unsigned(*cacheSize);
   o.earlyStopFactor = *earlyStop;
+  std::optional<double> precision = obj.getNumber("precision_stop");
+  if (!precision || !(*precision >= 0 && *precision <= 1))
+    return llvm::createStringError(
+        "the job's measurement options are incomplete or out of range");
+  o.precisionStop = *precision;
   return o;
 }
 

@@ -104,6 +104,7 @@ createProblemMeasurer(MLIRContext *ctx, const Problem &problem,
   measureOptions.seed = options.seed;
   measureOptions.verify = true;
   measureOptions.earlyStopFactor = options.earlyStopFactor;
+  measureOptions.precisionStop = options.precisionStop;
   measureOptions.compileCacheSize = options.compileCacheSize;
   measureOptions.jitOptLevel = options.jitOptLevel;
   measureOptions.jitCodegenOptLevel = options.jitCodegenOptLevel;

@@ -220,6 +220,10 @@ llvm::Error mlir::tiletune::validateTuneOptions(const TuneOptions &options) {
     return llvm::createStringError(llvm::formatv(
         "the early-stop factor must be 0 (off) or between 1 and 1000, got {0}",
         options.earlyStopFactor));
+  if (!(options.precisionStop >= 0 && options.precisionStop <= 0.5))
+    return llvm::createStringError(llvm::formatv(
+        "the precision stop must be between 0 (off) and 0.5, got {0}",
+        options.precisionStop));
   if (options.jitOptLevel > 3)
     return llvm::createStringError(llvm::formatv(
         "the JIT optimisation level must be between 0 and 3, got {0}",

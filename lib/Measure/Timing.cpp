@@ -105,6 +105,14 @@ mlir::tiletune::validateTimingOptions(const TimingOptions &options) {
     return llvm::createStringError(llvm::formatv(
         "the early-stop ratio must be a finite number >= 0, got {0}",
         options.stopAboveRatio));
+  if (!(options.stopBelowRatioSpread >= 0 &&
+        options.stopBelowRatioSpread <= 1))
+    return llvm::createStringError(llvm::formatv(
+        "the precision stop's ratio spread must be between 0 and 1, got {0}",
+        options.stopBelowRatioSpread));
+  if (options.precisionAfterRepeats < 2)
+    return llvm::createStringError(
+        "the samples before a precision stop must be at least 2");
   return llvm::Error::success();
 }
 
@@ -140,6 +148,22 @@ static bool shouldStopEarly(llvm::ArrayRef<double> samples,
       samples.size() < options.stopAfterRepeats)
     return false;
   return *llvm::min_element(samples) > options.stopAboveSeconds;
+}
+
+bool mlir::tiletune::isPreciseEnough(llvm::ArrayRef<double> ratios,
+                                     const TimingOptions &options) {
+  if (options.stopBelowRatioSpread <= 0 ||
+      ratios.size() < options.precisionAfterRepeats)
+    return false;
+  llvm::SmallVector<double> sorted(ratios);
+  llvm::sort(sorted);
+  double median = sorted.size() % 2
+                      ? sorted[sorted.size() / 2]
+                      : 0.5 * (sorted[sorted.size() / 2 - 1] +
+                               sorted[sorted.size() / 2]);
+  return median > 0 &&
+         (sorted.back() - sorted.front()) / median <=
+             options.stopBelowRatioSpread;
 }
 
 /// One sample: `calls` back-to-back calls, seconds per call.
@@ -184,11 +208,14 @@ mlir::tiletune::measurePaired(llvm::function_ref<void()> subject,
     referenceSamples.push_back(sample(reference, referenceCalls));
     double around = 0.5 * (referenceSamples[r] + referenceSamples[r + 1]);
     ratios.push_back(around > 0 ? subjectSamples.back() / around : 0.0);
-    stopped = r + 1 < options.repeats &&
-              (shouldStopEarly(subjectSamples, options) ||
-               (options.stopAboveRatio > 0 &&
-                ratios.size() >= options.stopAfterRepeats &&
-                *llvm::min_element(ratios) > options.stopAboveRatio));
+    if (r + 1 >= options.repeats)
+      break;
+    stopped = shouldStopEarly(subjectSamples, options) ||
+              (options.stopAboveRatio > 0 &&
+               ratios.size() >= options.stopAfterRepeats &&
+               *llvm::min_element(ratios) > options.stopAboveRatio);
+    if (!stopped && isPreciseEnough(ratios, options))
+      break;
   }
   PairedTimeStats stats;
   stats.subject = TimeStats::fromSamples(subjectSamples, subjectCalls);

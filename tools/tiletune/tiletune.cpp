@@ -262,12 +262,26 @@ static cl::opt<std::string> distributed(
 static cl::opt<double> earlyStop(
     "early-stop",
     cl::desc(keepText(
-        "CPU: stop timing a search candidate once its fastest sample (after " +
+        "CPU: stop timing a search candidate once it is this many times "
+        "slower than the best so far, after " +
         std::to_string(kDefaults.timing.stopAfterRepeats) +
-        ") is slower than this many times the best median so far; it is "
-        "recorded with the samples it took. 0: off (default " +
+        " samples (paired timing: its smallest time ratio to the reference "
+        "against the best's median ratio; --unpaired: its fastest sample "
+        "against the best median); it is recorded with the samples it took. "
+        "0: off (default " +
         llvm::formatv("{0}", kDefaults.earlyStopFactor).str() + ")")),
     cl::init(kDefaults.earlyStopFactor), cl::sub(tuneCmd), cl::cat(category));
+static cl::opt<double> precisionStop(
+    "precision-stop",
+    cl::desc(keepText(
+        "CPU, paired timing: end a search candidate's timing once its time "
+        "ratios to the reference, after " +
+        std::to_string(kDefaults.timing.precisionAfterRepeats) +
+        " samples, spread by at most this fraction of their median (its "
+        "rank is then known to that precision; the winner's confirmation "
+        "takes every sample). 0: off (default " +
+        llvm::formatv("{0}", kDefaults.precisionStop).str() + ")")),
+    cl::init(kDefaults.precisionStop), cl::sub(tuneCmd), cl::cat(category));
 static cl::opt<unsigned> compileCache(
     "compile-cache",
     cl::desc(keepText("CPU: compiled variants each worker keeps by config, "
@@ -474,6 +488,7 @@ static int runTune(MLIRContext &ctx) {
   options.pairedTiming = !unpaired;
   options.distributed = distributed;
   options.earlyStopFactor = earlyStop;
+  options.precisionStop = precisionStop;
   options.compileCacheSize = compileCache;
   options.jitOptLevel = jitOptLevel;
   options.jitCodegenOptLevel = jitCodegenOptLevel;

@@ -217,10 +217,14 @@ TEST(TimingTest, EarlyStopEndsASlowSubjectAndKeepsItsSamples) {
 }
 
 TEST(TimingTest, PairedEarlyStopUsesTheRatioToTheReference) {
-  // A 4 ms subject against a 1 ms reference (ratio about 4). Under a ratio
-  // limit of 2 it stops after 3 samples, whatever the seconds would say;
-  // under a limit of 8 it takes every sample. The seconds threshold is off.
-  auto subject = [] { std::this_thread::sleep_for(std::chrono::milliseconds(4)); };
+  // A 10 ms subject against a 1 ms reference (ratio about 10; sleeps only
+  // overshoot, and a loaded machine would have to stretch the reference's
+  // sleeps five-fold to bring it to 2). Under a ratio limit of 2 it stops
+  // after 3 samples, whatever the seconds would say; under a limit of 100 it
+  // takes every sample. The seconds threshold is off.
+  auto subject = [] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  };
   auto reference = [] {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   };
@@ -237,7 +241,7 @@ TEST(TimingTest, PairedEarlyStopUsesTheRatioToTheReference) {
   EXPECT_EQ(stopped->reference.repeats, 4u);
   EXPECT_GT(stopped->ratio.min, 2.0);
 
-  opts.stopAboveRatio = 8.0;
+  opts.stopAboveRatio = 100.0;
   auto full = measurePaired(subject, reference, opts);
   ASSERT_TRUE(static_cast<bool>(full));
   EXPECT_FALSE(full->subject.stoppedEarly);
@@ -255,6 +259,63 @@ TEST(TimingTest, PairedEarlyStopUsesTheRatioToTheReference) {
     EXPECT_TRUE(static_cast<bool>(err));
     llvm::consumeError(std::move(err));
   }
+}
+
+TEST(TimingTest, PrecisionStopRule) {
+  TimingOptions opts;
+  opts.precisionAfterRepeats = 5;
+  opts.stopBelowRatioSpread = 0.03;
+  // Fewer samples than asked for: never.
+  EXPECT_FALSE(isPreciseEnough({1.0, 1.0, 1.0, 1.0}, opts));
+  // Spread (max - min) / median = 0.02 / 1.0: within 3 %.
+  EXPECT_TRUE(isPreciseEnough({1.00, 1.01, 0.99, 1.00, 1.01}, opts));
+  // 0.05 / 1.0: not within 3 %.
+  EXPECT_FALSE(isPreciseEnough({1.00, 1.05, 1.00, 1.00, 1.02}, opts));
+  // The median of an even count is the mean of the middle two.
+  EXPECT_TRUE(isPreciseEnough({2.0, 2.04, 2.02, 2.01, 2.03, 2.0}, opts));
+  opts.stopBelowRatioSpread = 0; // Off.
+  EXPECT_FALSE(isPreciseEnough({1.0, 1.0, 1.0, 1.0, 1.0}, opts));
+}
+
+TEST(TimingTest, PrecisionStopEndsAPairedTimingWhoseRatiosAgree) {
+  // Subject and reference both sleep 2 ms, so their ratios are near 1. A
+  // timing that stops before its 12 samples has taken at least the 5 the
+  // precision stop waits for and has ratios within the spread limit (how
+  // many samples that takes depends on the machine's load); it is not an
+  // early stop of a slow candidate.
+  auto twoMs = [] { std::this_thread::sleep_for(std::chrono::milliseconds(2)); };
+  TimingOptions opts;
+  opts.warmupRuns = 1;
+  opts.repeats = 12;
+  opts.minSampleSeconds = 0;
+  opts.precisionAfterRepeats = 5;
+  opts.stopBelowRatioSpread = 1.0;
+  auto precise = measurePaired(twoMs, twoMs, opts);
+  ASSERT_TRUE(static_cast<bool>(precise));
+  EXPECT_FALSE(precise->subject.stoppedEarly);
+  unsigned taken = precise->subject.repeats;
+  EXPECT_GE(taken, 5u);
+  EXPECT_EQ(precise->reference.repeats, taken + 1);
+  EXPECT_EQ(precise->ratio.samples.size(), taken);
+  if (taken < 12)
+    EXPECT_TRUE(isPreciseEnough(precise->ratio.samples, opts));
+
+  // Off: every sample.
+  opts.stopBelowRatioSpread = 0;
+  auto full = measurePaired(twoMs, twoMs, opts);
+  ASSERT_TRUE(static_cast<bool>(full));
+  EXPECT_EQ(full->subject.repeats, 12u);
+
+  // Out of range.
+  opts.stopBelowRatioSpread = 1.5;
+  llvm::Error err = validateTimingOptions(opts);
+  EXPECT_TRUE(static_cast<bool>(err));
+  llvm::consumeError(std::move(err));
+  opts.stopBelowRatioSpread = 0.1;
+  opts.precisionAfterRepeats = 1;
+  err = validateTimingOptions(opts);
+  EXPECT_TRUE(static_cast<bool>(err));
+  llvm::consumeError(std::move(err));
 }
 
 TEST(TimingTest, GFlopsAndFormatting) {

@@ -118,6 +118,11 @@ struct TuneOptions {
   /// best median so far; it is recorded as measured, with its fewer samples
   /// (0: every candidate takes all its repeats).
   double earlyStopFactor = 2.0;
+  /// CPU, paired timing: a search candidate's timing ends once its time
+  /// ratios to the reference (after 5 samples) spread by at most this
+  /// fraction of their median: its rank is known to that precision (0: every
+  /// candidate takes all its repeats).
+  double precisionStop = 0.03;
   /// CPU: compiled variants each worker keeps by config, so that the
   /// winner's confirmation does not compile them again (0: none).
   unsigned compileCacheSize = 8;

@@ -80,6 +80,11 @@ struct CPUMeasureOptions {
   /// fastest sample exceeds earlyStopFactor x t. It is recorded with the
   /// samples it took (0: never stop early).
   double earlyStopFactor = 2.0;
+  /// Precision stop of a paired search candidate: its timing ends once its
+  /// ratios to the reference, after timing.precisionAfterRepeats samples,
+  /// spread by at most this fraction of their median (0: off). The winner's
+  /// confirmation always takes every sample.
+  double precisionStop = 0.03;
   /// Core pinning of a pipelined measurer (both >= 0 and different: on):
   /// a worker moves to `compileCPU` while it compiles and to `timingCPU`
   /// while it verifies and times, so the next candidate's compilation

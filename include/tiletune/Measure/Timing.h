@@ -50,6 +50,15 @@ struct TimingOptions {
   /// around it exceeds this (0: never). Either threshold may stop a paired
   /// timing.
   double stopAboveRatio = 0;
+  /// Precision stop of paired timing: once `precisionAfterRepeats` samples
+  /// are taken, sampling stops as soon as the spread of the ratios so far,
+  /// (max - min) / median, is at most this (0: never). The candidate's
+  /// ratio to the reference is then known to within that spread; more
+  /// samples would not change its rank beyond it. Not an early stop of a
+  /// slow candidate (TimeStats::stoppedEarly stays false).
+  double stopBelowRatioSpread = 0;
+  /// Samples taken before the precision stop may end the timing (>= 2).
+  unsigned precisionAfterRepeats = 5;
 };
 
 /// When a search candidate's timing may stop early: it is clearly slower
@@ -58,7 +67,9 @@ struct TimingOptions {
 struct EarlyStop {
   double seconds = 0;
   double ratio = 0;
-  bool any() const { return seconds > 0 || ratio > 0; }
+  /// TimingOptions::stopBelowRatioSpread (paired timing; 0 = off).
+  double ratioSpread = 0;
+  bool any() const { return seconds > 0 || ratio > 0 || ratioSpread > 0; }
 };
 
 /// The ranges validateTimingOptions accepts. They keep every derived limit
@@ -135,6 +146,12 @@ llvm::Expected<PairedTimeStats>
 measurePaired(llvm::function_ref<void()> subject,
               llvm::function_ref<void()> reference,
               const TimingOptions &options = {});
+
+/// Whether a paired timing whose ratios so far are `ratios` is precise
+/// enough for the precision stop of `options` (stopBelowRatioSpread,
+/// precisionAfterRepeats).
+bool isPreciseEnough(llvm::ArrayRef<double> ratios,
+                     const TimingOptions &options);
 
 /// GFLOP/s achieved by `flops` floating-point operations in `seconds`.
 inline double computeGFlops(double flops, double seconds) {

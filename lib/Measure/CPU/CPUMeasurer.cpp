@@ -369,6 +369,8 @@ InProcessCPUMeasurer::Impl::run(const std::function<void(StringRef)> &phase,
     timingOptions.stopAboveSeconds = stop.seconds;
   if (stop.ratio > 0)
     timingOptions.stopAboveRatio = stop.ratio;
+  if (stop.ratioSpread > 0)
+    timingOptions.stopBelowRatioSpread = stop.ratioSpread;
   MeasureResult result;
   double bestRatio = 0;
   if (reference.kernel && !alone) {
@@ -477,7 +479,8 @@ static constexpr llvm::StringLiteral kPhaseMarker = "tiletune-worker-phase: ";
 /// verifies and times it (answer: an encoded result), paired when this
 /// worker holds the reference; "A" verifies and times it alone. "R" and "A"
 /// may be followed by the early-stop thresholds, seconds per call and ratio to
-/// the reference ("R1.25e-02,0" or "R0,1.5e+00").
+/// the reference, and the precision stop's ratio spread ("R1.25e-02,0,0" or
+/// "R0,1.5e+00,2e-02").
 
 void mlir::tiletune::pickPinnedCPUs(unsigned threads, int &compileCPU,
                                     int &timingCPU) {
@@ -609,11 +612,14 @@ CPUMeasurer::CPUMeasurer(std::string kernelText,
       request.consume_front("R");
     EarlyStop stop;
     if (!request.empty()) {
-      auto [seconds, ratio] = request.split(',');
+      auto [seconds, rest] = request.split(',');
+      auto [ratio, spread] = rest.split(',');
       if (seconds.getAsDouble(stop.seconds))
         stop.seconds = 0;
       if (ratio.empty() || ratio.getAsDouble(stop.ratio))
         stop.ratio = 0;
+      if (spread.empty() || spread.getAsDouble(stop.ratioSpread))
+        stop.ratioSpread = 0;
     }
     if (pinned && alone)
       affinity.unpin();
@@ -738,7 +744,9 @@ MeasureResult CPUMeasurer::run(double timeoutSeconds, bool alone,
                                EarlyStop stop) {
   std::string request = alone ? "A" : "R";
   if (stop.any())
-    request += llvm::formatv("{0:e},{1:e}", stop.seconds, stop.ratio).str();
+    request += llvm::formatv("{0:e},{1:e},{2:e}", stop.seconds, stop.ratio,
+                             stop.ratioSpread)
+                   .str();
   double start = now();
   MeasureResult result = call(
       request, timeoutSeconds > 0 ? timeoutSeconds : options.timeoutSeconds);

@@ -134,8 +134,11 @@ llvm::Error CPUProblemMeasurer::measure(ArrayRef<Config> batch,
 
 EarlyStop CPUProblemMeasurer::stopAbove(const MeasureRequest &request) const {
   EarlyStop stop;
-  if (request.role != MeasurementRole::Search ||
-      !(options.earlyStopFactor > 0))
+  if (request.role != MeasurementRole::Search)
+    return stop;
+  if (!options.referenceConfig.empty())
+    stop.ratioSpread = options.precisionStop;
+  if (!(options.earlyStopFactor > 0))
     return stop;
   // Paired timing ranks by the ratio to the reference, which a drifting
   // machine moves much less than seconds: stop on that when the incumbent
