@@ -358,6 +358,23 @@ Expected<Space> mlir::tiletune::restrictToThreadGrid(const Space &space,
          return "thread grid has " + std::to_string(t) + " threads, pfactor "
                 "wants " + std::to_string(threads);
        }});
+  // One thread: every outermost factor is 1. Pinning them (values, so the
+  // encoding is unchanged) shrinks the product space the samplers draw from
+  // by the factorizations the constraint would reject anyway.
+  if (threads == 1) {
+    std::string pins;
+    for (const std::string &d : dims) {
+      unsigned width = space.getParameter(*space.lookup(d)).getWidth();
+      pins += (pins.empty() ? "" : ";") + d + "=[1";
+      for (unsigned i = 1; i < width; ++i)
+        pins += ",*";
+      pins += "]";
+    }
+    if (Expected<Space> pinned = result.withPinned(pins))
+      result = std::move(*pinned);
+    else
+      consumeError(pinned.takeError()); // e.g. a --fix with more threads
+  }
   result.setName((space.getName() + " pfactor(" + Twine(threads) + ")").str());
   return result;
 }
@@ -495,21 +512,23 @@ Expected<Space> mlir::tiletune::filterByIdealCacheModel(
          return "cache tile touches " + std::to_string(t) +
                 " lines, the cache holds " + std::to_string(lines);
        }});
-  std::string vdim = getVectorDim(problem.opKind).str();
-  int64_t need = std::min(problem.lookup(vdim)->size, vw);
+  // The dim on the vector lanes is the config's: an NCHW conv computed as
+  // NHWC (`layout = nhwc`) has the filters there, not the output width.
   bool hasVectorize = space.lookup("vectorize").has_value();
   result.addConstraint(
       {"vector-width",
-       [vdim, need, hasVectorize](
-           const Space &s, const Config &c) -> std::optional<std::string> {
+       [p, vw, hasVectorize](const Space &s,
+                             const Config &c) -> std::optional<std::string> {
          if (hasVectorize &&
              cast<CategoricalParam>(s.getParameter(*s.lookup("vectorize")))
                      .getChoice(s.getValue(c, "vectorize")) != "true")
            return std::nullopt;
+         StringRef vdim = ::getVectorDim(s, c, p.opKind);
+         int64_t need = std::min(p.lookup(vdim)->size, vw);
          int64_t reg = s.getValue(c, vdim).back();
          if (reg >= need)
            return std::nullopt;
-         return "register tile " + std::to_string(reg) + " of '" + vdim +
+         return "register tile " + std::to_string(reg) + " of '" + vdim.str() +
                 "' is narrower than " + std::to_string(need) + " lanes";
        }});
   result.setName((space.getName() + " cache-filtered").str());
