@@ -248,14 +248,12 @@ llvm::Expected<Space> mlir::tiletune::getSearchSpace(StringRef algorithm,
       pins += (pins.empty() ? "" : ";") + pin;
       continue;
     }
-    held.emplace_back(param.getName().str(),
-                      SmallVector<int64_t>(startSlots));
+    held.emplace_back(param.getName().str(), SmallVector<int64_t>(startSlots));
   }
   if (pins.empty() && held.empty())
     return filtered;
-  llvm::Expected<Space> pinned =
-      pins.empty() ? llvm::Expected<Space>(*filtered)
-                   : filtered->withPinned(pins);
+  llvm::Expected<Space> pinned = pins.empty() ? llvm::Expected<Space>(*filtered)
+                                              : filtered->withPinned(pins);
   if (!pinned) {
     llvm::consumeError(pinned.takeError());
     return filtered;
@@ -263,8 +261,7 @@ llvm::Expected<Space> mlir::tiletune::getSearchSpace(StringRef algorithm,
   if (!held.empty())
     *pinned = pinned->withConstraint(
         {"automcl-template",
-         [held](const Space &s,
-                const Config &c) -> std::optional<std::string> {
+         [held](const Space &s, const Config &c) -> std::optional<std::string> {
            for (const auto &[name, slots] : held) {
              if (s.getValue(c, name) == ArrayRef<int64_t>(slots))
                continue;

@@ -14,6 +14,7 @@
 #include "llvm/Support/Casting.h"
 
 #include <algorithm>
+#include <numeric>
 
 using namespace llvm;
 using namespace mlir::tiletune;
@@ -358,22 +359,34 @@ Expected<Space> mlir::tiletune::restrictToThreadGrid(const Space &space,
          return "thread grid has " + std::to_string(t) + " threads, pfactor "
                 "wants " + std::to_string(threads);
        }});
-  // One thread: every outermost factor is 1. Pinning them (values, so the
-  // encoding is unchanged) shrinks the product space the samplers draw from
-  // by the factorizations the constraint would reject anyway.
-  if (threads == 1) {
-    std::string pins;
-    for (const std::string &d : dims) {
-      unsigned width = space.getParameter(*space.lookup(d)).getWidth();
-      pins += (pins.empty() ? "" : ";") + d + "=[1";
-      for (unsigned i = 1; i < width; ++i)
-        pins += ",*";
-      pins += "]";
-    }
+  // Outermost factors the constraint leaves no choice for are pinned (factor
+  // values: the encoding is unchanged), which shrinks the product space the
+  // samplers draw from by the factorizations the constraint would reject:
+  // a dim whose size shares no prime with the thread count has outermost
+  // factor 1 (it divides both), and when one dim is left it takes all
+  // threads. One thread pins them all to 1.
+  SmallVector<std::string> open;
+  std::string pins;
+  auto pin = [&](const std::string &d, int64_t outer) {
+    unsigned width = space.getParameter(*space.lookup(d)).getWidth();
+    pins += (pins.empty() ? "" : ";") + d + "=[" + std::to_string(outer);
+    for (unsigned i = 1; i < width; ++i)
+      pins += ",*";
+    pins += "]";
+  };
+  for (const std::string &d : dims) {
+    if (std::gcd(problem.lookup(d)->size, threads) == 1)
+      pin(d, 1);
+    else
+      open.push_back(d);
+  }
+  if (open.size() == 1)
+    pin(open.front(), threads);
+  if (!pins.empty()) {
     if (Expected<Space> pinned = result.withPinned(pins))
       result = std::move(*pinned);
     else
-      consumeError(pinned.takeError()); // e.g. a --fix with more threads
+      consumeError(pinned.takeError()); // e.g. a --fix with other threads
   }
   result.setName((space.getName() + " pfactor(" + Twine(threads) + ")").str());
   return result;
