@@ -139,8 +139,6 @@ func.func @c2(%i: tensor<1x64x31x31xf32>, %f: tensor<192x64x5x5xf32>,
     ASSERT_TRUE(bool(g)) << toString(g.takeError());
     EXPECT_NE(g->getName().find("tile sizes"), std::string::npos)
         << g->getName().str();
-    ASSERT_EQ(full->getKey(def).find("layout=native"), std::string::npos)
-        << "the default config is meant to compute C2 as NHWC";
 
     // Many configs: at least 1% of uniform draws from G's product space are
     // valid (6% on 1 and 5% on 2 threads here; about one in 1600 before).
@@ -171,7 +169,7 @@ func.func @c2(%i: tensor<1x64x31x31xf32>, %f: tensor<192x64x5x5xf32>,
               << reason;
           EXPECT_EQ(full->getKey(t.cfg), g->getKey(t.cfg)) << "seed " << seed;
           // The template's options are the default config's, `layout`
-          // included.
+          // included (nhwc on Zen 5 and Haswell).
           for (llvm::StringRef option :
                {"order", "vectorize", "unroll", "layout"})
             EXPECT_EQ(full->getValue(t.cfg, option),
