@@ -219,25 +219,63 @@ llvm::Expected<Space> mlir::tiletune::getSearchSpace(StringRef algorithm,
   // sizes" (paper 001, Sec. 3): the schedule options are the compute's
   // template, here the default config's, except `pack`, which is the
   // compute itself.
+  //
+  // The strategy's configs go to the tuner, which reads them in `space`'s
+  // encoding: G must keep it. A pinned permutation or factorization does
+  // (its slots are loop indices or factor values), but a pinned categorical
+  // or discrete parameter renumbers its one value to index 0, so e.g. a
+  // pinned `layout=nhwc` (index 1 of `space`) would reach the tuner as
+  // `layout=native`. Such options are held at the start's value by a
+  // constraint instead.
   std::string pins;
+  SmallVector<std::pair<std::string, SmallVector<int64_t>>> held;
   for (unsigned i = 0, e = space.getNumParameters(); i < e; ++i) {
     const Parameter &param = space.getParameter(i);
     if (isa<FactorizationParam>(param) || param.getName() == "pack" ||
         param.count() == 1)
       continue;
-    if (!pins.empty())
-      pins += ";";
-    llvm::raw_string_ostream os(pins);
+    std::string pin;
+    llvm::raw_string_ostream os(pin);
     os << param.getName() << "=";
     param.print(space.getValue(*start, i), os);
+    ArrayRef<int64_t> startSlots = space.getValue(*start, i);
+    llvm::Expected<Space> one = filtered->withPinned(pin);
+    if (!one) {
+      llvm::consumeError(one.takeError());
+      continue;
+    }
+    if (one->getValue(one->getDefault(), i) == startSlots) {
+      pins += (pins.empty() ? "" : ";") + pin;
+      continue;
+    }
+    held.emplace_back(param.getName().str(), SmallVector<int64_t>(startSlots));
   }
-  if (pins.empty())
+  if (pins.empty() && held.empty())
     return filtered;
-  llvm::Expected<Space> pinned = filtered->withPinned(pins);
+  llvm::Expected<Space> pinned = pins.empty() ? llvm::Expected<Space>(*filtered)
+                                              : filtered->withPinned(pins);
   if (!pinned) {
     llvm::consumeError(pinned.takeError());
     return filtered;
   }
+  if (!held.empty())
+    *pinned = pinned->withConstraint(
+        {"automcl-template",
+         [held](const Space &s, const Config &c) -> std::optional<std::string> {
+           for (const auto &[name, slots] : held) {
+             if (s.getValue(c, name) == ArrayRef<int64_t>(slots))
+               continue;
+             const Parameter &p = s.getParameter(*s.lookup(name));
+             std::string text;
+             llvm::raw_string_ostream os(text);
+             os << "'" << name << "' is ";
+             p.print(s.getValue(c, name), os);
+             os << ", AutoMCL's template (the default config) has ";
+             p.print(slots, os);
+             return text;
+           }
+           return std::nullopt;
+         }});
   std::mt19937_64 rng(0);
   if (!pinned->sampleValidIf(rng, [](const Config &) { return true; }))
     return filtered;

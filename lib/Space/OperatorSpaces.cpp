@@ -14,6 +14,7 @@
 #include "llvm/Support/Casting.h"
 
 #include <algorithm>
+#include <numeric>
 
 using namespace llvm;
 using namespace mlir::tiletune;
@@ -358,6 +359,35 @@ Expected<Space> mlir::tiletune::restrictToThreadGrid(const Space &space,
          return "thread grid has " + std::to_string(t) + " threads, pfactor "
                 "wants " + std::to_string(threads);
        }});
+  // Outermost factors the constraint leaves no choice for are pinned (factor
+  // values: the encoding is unchanged), which shrinks the product space the
+  // samplers draw from by the factorizations the constraint would reject:
+  // a dim whose size shares no prime with the thread count has outermost
+  // factor 1 (it divides both), and when one dim is left it takes all
+  // threads. One thread pins them all to 1.
+  SmallVector<std::string> open;
+  std::string pins;
+  auto pin = [&](const std::string &d, int64_t outer) {
+    unsigned width = space.getParameter(*space.lookup(d)).getWidth();
+    pins += (pins.empty() ? "" : ";") + d + "=[" + std::to_string(outer);
+    for (unsigned i = 1; i < width; ++i)
+      pins += ",*";
+    pins += "]";
+  };
+  for (const std::string &d : dims) {
+    if (std::gcd(problem.lookup(d)->size, threads) == 1)
+      pin(d, 1);
+    else
+      open.push_back(d);
+  }
+  if (open.size() == 1)
+    pin(open.front(), threads);
+  if (!pins.empty()) {
+    if (Expected<Space> pinned = result.withPinned(pins))
+      result = std::move(*pinned);
+    else
+      consumeError(pinned.takeError()); // e.g. a --fix with other threads
+  }
   result.setName((space.getName() + " pfactor(" + Twine(threads) + ")").str());
   return result;
 }
@@ -495,21 +525,23 @@ Expected<Space> mlir::tiletune::filterByIdealCacheModel(
          return "cache tile touches " + std::to_string(t) +
                 " lines, the cache holds " + std::to_string(lines);
        }});
-  std::string vdim = getVectorDim(problem.opKind).str();
-  int64_t need = std::min(problem.lookup(vdim)->size, vw);
+  // The dim on the vector lanes is the config's: an NCHW conv computed as
+  // NHWC (`layout = nhwc`) has the filters there, not the output width.
   bool hasVectorize = space.lookup("vectorize").has_value();
   result.addConstraint(
       {"vector-width",
-       [vdim, need, hasVectorize](
-           const Space &s, const Config &c) -> std::optional<std::string> {
+       [p, vw, hasVectorize](const Space &s,
+                             const Config &c) -> std::optional<std::string> {
          if (hasVectorize &&
              cast<CategoricalParam>(s.getParameter(*s.lookup("vectorize")))
                      .getChoice(s.getValue(c, "vectorize")) != "true")
            return std::nullopt;
+         StringRef vdim = ::getVectorDim(s, c, p.opKind);
+         int64_t need = std::min(p.lookup(vdim)->size, vw);
          int64_t reg = s.getValue(c, vdim).back();
          if (reg >= need)
            return std::nullopt;
-         return "register tile " + std::to_string(reg) + " of '" + vdim +
+         return "register tile " + std::to_string(reg) + " of '" + vdim.str() +
                 "' is narrower than " + std::to_string(need) + " lanes";
        }});
   result.setName((space.getName() + " cache-filtered").str());
