@@ -7,7 +7,7 @@ upstream mlir-opt), on this machine:
 
   untiled   tiletune-run --untiled            (upstream MLIR's lowering with
                                                no tiling: linalg to loops)
-  default   tiletune-run --pipeline=tiletune-lower-cpu (default configs)
+  default   tiletune-run --pipeline="tiletune-lower-cpu{default-configs=1}"
   tuned     the same on the module with the configs of a tuning database
             (--db; `tiletune apply`) or of a whole-model tuning run
             (--tune-budget; `tiletune tune --time-budget`)
@@ -117,12 +117,17 @@ def main():
          "--out", out] + models, log)
     timing = ["--repeats", str(args.repeats), "--warmup", "1",
               "--num-threads", str(args.threads)]
+    # Our lowering: ops without a tiletune.config get the default config for
+    # the threads they run with (the pipeline's own default leaves them to
+    # the untiled lowering); a tuned module keeps its configs.
+    lower = ("--pipeline=tiletune-lower-cpu{default-configs=1 threads=%d}"
+             % args.threads)
     rows = []
     for name in models:
         mlir = os.path.join(out, name + ".mlir")
         row = {"model": name}
         cov = run([tool("tiletune-run"), mlir, "--coverage", "--repeats=0",
-                   "--pipeline=tiletune-lower-cpu"], log)
+                   lower], log)
         m = re.search(r"matmul/conv coverage: (\d+) of (\d+) op\(s\) tiled by "
                       r"TileTune, ([0-9.]+) of ([0-9.]+) GFLOP \(([0-9.]+)%\)",
                       cov)
@@ -137,8 +142,7 @@ def main():
                      "--num-threads", "1"], log)
             row["untiled"] = median_seconds(o)
         extra = ["--verify-untiled"] if args.verify else []
-        o = run([tool("tiletune-run"), mlir, "--pipeline=tiletune-lower-cpu"]
-                + timing + extra, log)
+        o = run([tool("tiletune-run"), mlir, lower] + timing + extra, log)
         row["default"] = median_seconds(o)
         if args.verify:
             row["verified"] = "verify: passed" in o
@@ -153,8 +157,7 @@ def main():
         else:
             tuned = None
         if tuned:
-            o = run([tool("tiletune-run"), tuned,
-                     "--pipeline=tiletune-lower-cpu"] + timing, log)
+            o = run([tool("tiletune-run"), tuned, lower] + timing, log)
             row["tuned"] = median_seconds(o)
         o = run([tool("tiletune-bench-cpu"), "--model-ops", mlir,
                  "--num-threads", str(args.threads), "--repeats",
