@@ -64,6 +64,8 @@
 // WARMUP: error: the number of warm-up runs must be between 0 and 10000, got 99999
 // RUN: not tiletune-run %s --entry=good --untiled -O4 2>&1 | FileCheck %s --check-prefix=OPT
 // OPT: error: the optimisation level must be between 0 and 3, got 4
+// RUN: not tiletune-run %s --entry=good --untiled --codegen-opt-level=7 2>&1 | FileCheck %s --check-prefix=CODEGEN
+// CODEGEN: tiletune-run: error: the code generation level must be between 0 and 3, got 7
 
 func.func @good(%A: memref<4x4xf32>, %B: memref<4x4xf32>, %C: memref<4x4xf32>) {
   linalg.matmul ins(%A, %B : memref<4x4xf32>, memref<4x4xf32>)
