@@ -153,7 +153,9 @@ def main():
                  "--no-progress", "-o", tuned], log)
         elif db:
             tuned = os.path.join(out, name + ".tuned.mlir")
-            run([tool("tiletune"), "apply", mlir, "--db", db, "-o", tuned], log)
+            # Results are applied at the thread count they were tuned with.
+            run([tool("tiletune"), "apply", mlir, "--db", db, "--threads",
+                 str(args.threads), "-o", tuned], log)
         else:
             tuned = None
         if tuned:
