@@ -155,15 +155,9 @@ bool mlir::tiletune::isPreciseEnough(llvm::ArrayRef<double> ratios,
   if (options.stopBelowRatioSpread <= 0 ||
       ratios.size() < options.precisionAfterRepeats)
     return false;
-  llvm::SmallVector<double> sorted(ratios);
-  llvm::sort(sorted);
-  double median = sorted.size() % 2
-                      ? sorted[sorted.size() / 2]
-                      : 0.5 * (sorted[sorted.size() / 2 - 1] +
-                               sorted[sorted.size() / 2]);
-  return median > 0 &&
-         (sorted.back() - sorted.front()) / median <=
-             options.stopBelowRatioSpread;
+  TimeStats stats = TimeStats::fromSamples(ratios);
+  return stats.median > 0 &&
+         (stats.max - stats.min) / stats.median <= options.stopBelowRatioSpread;
 }
 
 /// One sample: `calls` back-to-back calls, seconds per call.

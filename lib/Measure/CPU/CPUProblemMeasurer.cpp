@@ -145,10 +145,8 @@ EarlyStop CPUProblemMeasurer::stopAbove(const MeasureRequest &request) const {
   // has one (a candidate timed alone still stops on seconds).
   if (!options.referenceConfig.empty() && request.incumbentRelative > 0)
     stop.ratio = options.earlyStopFactor * request.incumbentRelative;
-  if (request.incumbentSeconds > 0)
+  else if (request.incumbentSeconds > 0)
     stop.seconds = options.earlyStopFactor * request.incumbentSeconds;
-  if (stop.ratio > 0)
-    stop.seconds = 0;
   return stop;
 }
 
