@@ -84,8 +84,11 @@ mlir::tiletune::applyDatabase(ModuleOp module, TileTuneDatabase &db,
                               const TargetInfo &target, bool overrideConfigs) {
   MLIRContext *ctx = module.getContext();
   ApplyStats stats;
+  // CPU ops are looked up with their epilogue first (what the tuner
+  // measures by default), then alone (a run tuned without epilogues).
   FailureOr<ProblemSet> set =
-      collectProblems(module, target.kind, /*allowEmpty=*/true);
+      collectProblems(module, target.kind, /*allowEmpty=*/true,
+                      /*withEpilogue=*/target.kind == kTargetCPU);
   if (failed(set))
     return llvm::createStringError(
         "the module has ops that cannot be tuned (see the "
@@ -93,6 +96,11 @@ mlir::tiletune::applyDatabase(ModuleOp module, TileTuneDatabase &db,
   for (auto [index, problem] : llvm::enumerate(set->problems)) {
     llvm::Expected<std::optional<BestConfig>> best =
         db.bestConfig(problem.getKey(), target);
+    if (best && !*best && !problem.epilogue.empty()) {
+      Problem alone = problem;
+      alone.epilogue.clear();
+      best = db.bestConfig(alone.getKey(), target);
+    }
     if (!best)
       return best.takeError();
     if (!*best) {

@@ -86,6 +86,7 @@ void mlir::tiletune::endDistributed(int exitCode, bool abort) {
 static llvm::json::Value encodeCPUOptions(const CPUMeasureOptions &o) {
   return llvm::json::Object{
       {"threads", int64_t(o.threads)},
+      {"fuse_epilogues", o.fuseEpilogues},
       {"warmup_runs", int64_t(o.timing.warmupRuns)},
       {"repeats", int64_t(o.timing.repeats)},
       {"min_sample_seconds", o.timing.minSampleSeconds},
@@ -162,6 +163,11 @@ decodeCPUOptions(const llvm::json::Object &obj) {
     return llvm::createStringError(
         "the job's measurement options are incomplete or out of range");
   o.precisionStop = *precision;
+  std::optional<bool> fuse = obj.getBoolean("fuse_epilogues");
+  if (!fuse)
+    return llvm::createStringError(
+        "the job's measurement options are incomplete or out of range");
+  o.fuseEpilogues = *fuse;
   return o;
 }
 

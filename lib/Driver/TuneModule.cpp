@@ -8,6 +8,7 @@
 
 #include "tiletune/Dialect/Coverage.h"
 #include "tiletune/Driver/Driver.h"
+#include "tiletune/Dialect/Epilogue.h"
 
 #include "tiletune/Driver/Distributed.h"
 #include "tiletune/Driver/GPUDriver.h"
@@ -100,6 +101,7 @@ createProblemMeasurer(MLIRContext *ctx, const Problem &problem,
   unsigned threads = resolveThreads(options.threads);
   CPUMeasureOptions measureOptions;
   measureOptions.threads = threads;
+  measureOptions.fuseEpilogues = options.fuseEpilogues;
   measureOptions.timing = options.timing;
   measureOptions.seed = options.seed;
   measureOptions.verify = true;
@@ -270,7 +272,8 @@ prepareProblem(MLIRContext *ctx, const Problem &problem, Operation *firstOp,
 
   // What is measured: a clone of the module's first op of this problem,
   // with all its attributes.
-  FailureOr<OwningOpRef<ModuleOp>> kernel = buildKernelModule(firstOp);
+  FailureOr<OwningOpRef<ModuleOp>> kernel =
+      buildKernelModule(firstOp, /*withEpilogue=*/!problem.epilogue.empty());
   if (failed(kernel)) {
     firstOp->emitError() << "cannot build the standalone kernel of this op";
     return llvm::createStringError("cannot build the kernel of " +
@@ -323,6 +326,24 @@ static std::vector<SkippedOps>
 collectSkippedOps(ModuleOp module, const llvm::DenseSet<Operation *> &tuned,
                   const llvm::DenseMap<Operation *, std::string> &reasons);
 
+/// Adds to `ops` the epilogue chains of the ops of `set`'s problems that
+/// have one (they are measured and fused with their op); returns how many.
+static size_t addEpilogueOps(const ProblemSet &set,
+                             llvm::DenseSet<Operation *> &ops) {
+  size_t count = 0;
+  for (auto [index, problem] : llvm::enumerate(set.problems)) {
+    if (problem.epilogue.empty())
+      continue;
+    for (Operation *op : set.ops[index])
+      if (FailureOr<SmallVector<Operation *>> chain =
+              findEpilogueChain(op, /*reason=*/nullptr);
+          succeeded(chain))
+        for (Operation *chainOp : *chain)
+          count += ops.insert(chainOp).second ? 1 : 0;
+  }
+  return count;
+}
+
 /// How much of the module the problems of `set` cover: the number of ops
 /// tiled by the tuned configs, and every op left untouched (matmul- and
 /// conv-like ops TileTune cannot tile, with the reason, and other computing
@@ -335,6 +356,8 @@ static void printCoverage(ModuleOp module, const ProblemSet &set,
     tuned.insert(ops.begin(), ops.end());
     flops += set.problems[index].getFlops() * double(ops.size());
   }
+  size_t numTuned = tuned.size();
+  size_t numEpilogueOps = addEpilogueOps(set, tuned);
   llvm::DenseMap<Operation *, std::string> reasons;
   for (const auto &[op, reason] : set.skipped)
     reasons[op] = reason;
@@ -346,10 +369,13 @@ static void printCoverage(ModuleOp module, const ProblemSet &set,
     numSkipped += s.count;
   log << llvm::formatv("module: {0} op{1} to tile ({2} distinct problem{3}), "
                        "{4} computing op{5} left untouched\n",
-                       tuned.size(), tuned.size() == 1 ? "" : "s",
-                       set.problems.size(),
+                       numTuned, numTuned == 1 ? "" : "s", set.problems.size(),
                        set.problems.size() == 1 ? "" : "s", numSkipped,
                        numSkipped == 1 ? "" : "s");
+  if (numEpilogueOps)
+    log << llvm::formatv("module: {0} elementwise op{1} tuned and fused as "
+                         "epilogues of the ops to tile\n",
+                         numEpilogueOps, numEpilogueOps == 1 ? "" : "s");
   for (const SkippedOps &s : skipped) {
     log << llvm::formatv("module: not tuned: {0} {1} op{2} ({3})", s.count,
                          s.opName, s.count == 1 ? "" : "s", s.reason);
@@ -366,7 +392,9 @@ llvm::Expected<std::vector<ProblemOutcome>>
 mlir::tiletune::tuneModule(ModuleOp module, const TuneOptions &options) {
   if (llvm::Error err = validateTuneOptions(options))
     return std::move(err);
-  FailureOr<ProblemSet> set = collectProblems(module, options.target);
+  FailureOr<ProblemSet> set =
+      collectProblems(module, options.target, /*allowEmpty=*/false,
+                      tunesWithEpilogues(options));
   if (failed(set))
     return llvm::createStringError(
         "the module cannot be tuned (see the errors above)");
@@ -566,6 +594,7 @@ mlir::tiletune::measureModelEndToEnd(ModuleOp module,
   CPULoweringOptions lowering;
   unsigned threads = resolveThreads(options.threads);
   lowering.threads = threads;
+  lowering.fuseEpilogues = options.fuseEpilogues;
   lowering.tile = true;
   lowering.defaultConfigs = true;
   lowering.emitCInterface = true;
@@ -687,7 +716,8 @@ mlir::tiletune::tuneModel(ModuleOp module, const TuneOptions &options) {
       reasons[op] = *why;
       return;
     }
-    FailureOr<Problem> problem = extractProblem(op, options.target, &reason);
+    FailureOr<Problem> problem = extractProblem(op, options.target, &reason,
+                                                tunesWithEpilogues(options));
     if (failed(problem)) {
       // The families TileTune tiles say why this one is not; other ops
       // (matvec, grouped convolutions, ...) are "not a tunable op family".
@@ -709,7 +739,9 @@ mlir::tiletune::tuneModel(ModuleOp module, const TuneOptions &options) {
   });
 
   ModelOutcome outcome;
-  outcome.skipped = collectSkippedOps(module, tunedOps, reasons);
+  llvm::DenseSet<Operation *> covered = tunedOps;
+  size_t numEpilogueOps = addEpilogueOps(set, covered);
+  outcome.skipped = collectSkippedOps(module, covered, reasons);
   for (auto [index, problem] : llvm::enumerate(set.problems))
     outcome.modelFlops += problem.getFlops() * double(set.ops[index].size());
   for (const SkippedOps &s : outcome.skipped)
@@ -741,6 +773,10 @@ mlir::tiletune::tuneModel(ModuleOp module, const TuneOptions &options) {
                           numOps, numOps == 1 ? "" : "s",
                           set.problems.size(),
                           set.problems.size() == 1 ? "" : "s", budget);
+    if (numEpilogueOps)
+      *log << llvm::formatv("model: {0} elementwise op{1} tuned and fused as "
+                            "epilogues of the tunable ops\n",
+                            numEpilogueOps, numEpilogueOps == 1 ? "" : "s");
     // Which matmul/conv FLOPs go through the tiling at all (ops of those
     // families in forms TileTune does not tile stay untiled, tuned or not).
     analyzeMatmulConvCoverage(module).print(*log, "model: ");

@@ -146,6 +146,10 @@ mlir::tiletune::validateStrategyOptions(llvm::StringRef algorithm,
   return llvm::Error::success();
 }
 
+bool mlir::tiletune::tunesWithEpilogues(const TuneOptions &options) {
+  return options.target == kTargetCPU && options.fuseEpilogues;
+}
+
 llvm::Error mlir::tiletune::validateTuneOptions(const TuneOptions &options) {
   if (!StrategyRegistry::get().lookup(options.algorithm))
     return llvm::createStringError("unknown algorithm '" + options.algorithm +

@@ -159,7 +159,9 @@ mlir::tiletune::tune(ModuleOp module, const TuningOptions &options) {
     }
     return result;
   }
-  FailureOr<ProblemSet> set = collectProblems(module, options.target);
+  FailureOr<ProblemSet> set =
+      collectProblems(module, options.target, /*allowEmpty=*/false,
+                      tunesWithEpilogues(options));
   if (failed(set))
     return llvm::createStringError(
         "the module cannot be tuned (see the errors above)");
@@ -177,7 +179,8 @@ mlir::tiletune::tuneOp(Operation *op, const TuningOptions &options) {
   if (llvm::Error err = validateTuneOptions(options))
     return std::move(err);
   std::string reason;
-  FailureOr<Problem> problem = extractProblem(op, options.target, &reason);
+  FailureOr<Problem> problem = extractProblem(op, options.target, &reason,
+                                              tunesWithEpilogues(options));
   if (failed(problem))
     return llvm::createStringError(
         "tuneOp: cannot tune '" + op->getName().getStringRef() + "'" +

@@ -6,7 +6,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "tiletune/Execution/KernelInfo.h"
+#include "tiletune/Dialect/Epilogue.h"
 #include "tiletune/Dialect/TileConfig.h"
+#include "tiletune/Execution/EpilogueReference.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -220,6 +222,19 @@ llvm::Error ReferenceProblem::compute(const Buffer &lhs, const Buffer &rhs,
   return llvm::createStringError("unknown reference problem");
 }
 
+llvm::Error ReferenceProblem::compute(llvm::ArrayRef<Buffer> args,
+                                      Buffer &out) const {
+  unsigned numArgs = args.size();
+  if (lhsArg >= numArgs || rhsArg >= numArgs)
+    return llvm::createStringError(
+        "the kernel's arguments do not match its op's operands");
+  if (llvm::Error err = compute(args[lhsArg], args[rhsArg], out))
+    return err;
+  if (epilogue)
+    return epilogue->apply(out, args);
+  return llvm::Error::success();
+}
+
 llvm::Expected<ReferenceProblem>
 mlir::tiletune::analyzeSingleOpKernel(func::FuncOp func) {
   auto fail = [&](const llvm::Twine &why) {
@@ -241,11 +256,26 @@ mlir::tiletune::analyzeSingleOpKernel(func::FuncOp func) {
     return name == "bufferization.to_tensor" ||
            name == "bufferization.materialize_in_destination";
   };
+  // The tunable op is the first linalg op; the linalg ops after it must be
+  // its epilogue chain (Dialect/Epilogue.h), whose reference
+  // EpilogueReference computes.
+  SmallVector<Operation *> chain;
   for (Operation &op : entry) {
-    if (isa<func::ReturnOp, arith::ConstantOp>(op) || isTensorBoundary(op))
+    if (isa<func::ReturnOp, arith::ConstantOp>(op) || isTensorBoundary(op) ||
+        op.getName().getStringRef() == "tensor.empty")
+      continue;
+    if (llvm::is_contained(chain, &op))
       continue;
     auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
     std::array<int64_t, 2> unusedStrides, unusedDilations;
+    if (target && linalgOp && chain.empty()) {
+      FailureOr<SmallVector<Operation *>> found =
+          findEpilogueChain(target, /*reason=*/nullptr);
+      if (succeeded(found))
+        chain = std::move(*found);
+      if (llvm::is_contained(chain, &op))
+        continue;
+    }
     if (!linalgOp ||
         !(isa<linalg::MatmulOp, linalg::BatchMatmulOp,
               linalg::Conv2DNhwcHwcfOp, linalg::Conv2DNchwFchwOp,
@@ -314,8 +344,10 @@ mlir::tiletune::analyzeSingleOpKernel(func::FuncOp func) {
   auto ret = cast<func::ReturnOp>(entry.getTerminator());
   // The op's result written into the output argument (destination-passing
   // kernel on tensors): the kernel returns nothing, the output is the arg.
+  // With an epilogue, the kernel's result is the chain's.
+  Value result = chain.empty() ? op->getResult(0) : chain.back()->getResult(0);
   auto materializedIntoOut = [&]() {
-    for (Operation *user : op->getResult(0).getUsers())
+    for (Operation *user : result.getUsers())
       if (user->getName().getStringRef() ==
               "bufferization.materialize_in_destination" &&
           user->getNumOperands() == 2 && argIndex(user->getOperand(1)) == *out)
@@ -326,7 +358,7 @@ mlir::tiletune::analyzeSingleOpKernel(func::FuncOp func) {
       materializedIntoOut()) {
     // outputIsResult stays false: the result is in the output argument.
   } else if (target.hasPureTensorSemantics()) {
-    if (ret.getNumOperands() != 1 || ret.getOperand(0) != op->getResult(0))
+    if (ret.getNumOperands() != 1 || ret.getOperand(0) != result)
       return fail("a tensor kernel must return the op's result (only), or "
                   "materialize it into its output argument");
     problem.outputIsResult = true;
@@ -349,5 +381,16 @@ mlir::tiletune::analyzeSingleOpKernel(func::FuncOp func) {
   }
   problem.flops = countFlops(ranges);
   problem.reductionLength = reduction;
+  if (!chain.empty()) {
+    llvm::Expected<EpilogueReference> epilogue =
+        EpilogueReference::build(op, chain, argIndex);
+    if (!epilogue)
+      return fail(llvm::toString(epilogue.takeError()));
+    for (unsigned arg : epilogue->getArguments())
+      if (arg == problem.outArg)
+        return fail("the epilogue reads the output argument");
+    problem.epilogue =
+        std::make_shared<const EpilogueReference>(std::move(*epilogue));
+  }
   return problem;
 }

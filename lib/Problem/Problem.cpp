@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tiletune/Problem/Problem.h"
+#include "tiletune/Dialect/Epilogue.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -32,6 +33,8 @@ std::string Problem::getKey() const {
   if (isConv(opKind))
     os << "/s=" << strides[0] << "x" << strides[1] << "/d=" << dilations[0]
        << "x" << dilations[1];
+  if (!epilogue.empty())
+    os << "/epilogue=" << epilogue;
   return key;
 }
 
@@ -52,6 +55,8 @@ std::string Problem::describe() const {
     os << " stride " << strides[0] << "x" << strides[1] << " dilation "
        << dilations[0] << "x" << dilations[1];
   os << " " << elementType;
+  if (!epilogue.empty())
+    os << " + " << epilogue;
   return text;
 }
 
@@ -69,7 +74,7 @@ llvm::json::Value Problem::toJSON() const {
       s.push_back(v);
     shapes.push_back(std::move(s));
   }
-  return llvm::json::Object{
+  llvm::json::Object object{
       {"op", stringifyOpKind(opKind)},
       {"element_type", elementType},
       {"dims", std::move(dimArray)},
@@ -80,6 +85,9 @@ llvm::json::Value Problem::toJSON() const {
       {"target", target},
       {"flops", getFlops()},
   };
+  if (!epilogue.empty())
+    object["epilogue"] = epilogue;
+  return object;
 }
 
 llvm::Expected<Problem> Problem::fromJSON(const llvm::json::Value &value) {
@@ -164,12 +172,19 @@ llvm::Expected<Problem> Problem::fromJSON(const llvm::json::Value &value) {
   if (!target || !isKnownTarget(*target))
     return bad("'target'");
   p.target = target->str();
+  if (const llvm::json::Value *epilogue = obj->get("epilogue")) {
+    std::optional<llvm::StringRef> text = epilogue->getAsString();
+    if (!text || text->empty())
+      return bad("'epilogue'");
+    p.epilogue = text->str();
+  }
   return p;
 }
 
 FailureOr<Problem> mlir::tiletune::extractProblem(Operation *op,
                                                   StringRef target,
-                                                  std::string *reason) {
+                                                  std::string *reason,
+                                                  bool withEpilogue) {
   FailureOr<TunableOp> tunable = matchTunableOp(op, reason);
   if (failed(tunable))
     return failure();
@@ -198,6 +213,11 @@ FailureOr<Problem> mlir::tiletune::extractProblem(Operation *op,
   }
   p.strides = tunable->strides;
   p.dilations = tunable->dilations;
+  if (withEpilogue)
+    if (FailureOr<SmallVector<Operation *>> chain =
+            findEpilogueChain(op, /*reason=*/nullptr);
+        succeeded(chain))
+      p.epilogue = describeEpilogueChain(op, *chain);
   return p;
 }
 
@@ -220,7 +240,8 @@ static bool looksTunable(Operation *op) {
 
 FailureOr<ProblemSet> mlir::tiletune::collectProblems(ModuleOp module,
                                                       StringRef target,
-                                                      bool allowEmpty) {
+                                                      bool allowEmpty,
+                                                      bool withEpilogue) {
   if (!isKnownTarget(target)) {
     emitError(module.getLoc()) << describeUnknownTarget(target);
     return failure();
@@ -236,7 +257,8 @@ FailureOr<ProblemSet> mlir::tiletune::collectProblems(ModuleOp module,
       return;
     }
     std::string reason;
-    FailureOr<Problem> problem = extractProblem(op, target, &reason);
+    FailureOr<Problem> problem =
+        extractProblem(op, target, &reason, withEpilogue);
     if (failed(problem)) {
       // Left as it is (the untiled lowering computes it): said on the op and
       // listed, never silent.
@@ -281,7 +303,7 @@ static std::string shapedType(StringRef kind, ArrayRef<int64_t> shape,
 
 FailureOr<OwningOpRef<ModuleOp>>
 mlir::tiletune::buildKernelModule(MLIRContext *ctx, const Problem &problem) {
-  if (problem.operandShapes.size() != 3)
+  if (problem.operandShapes.size() != 3 || !problem.epilogue.empty())
     return failure();
   std::string m[3], t[3];
   for (unsigned i = 0; i < 3; ++i) {
@@ -342,16 +364,60 @@ mlir::tiletune::buildKernelModule(MLIRContext *ctx, const Problem &problem) {
 }
 
 FailureOr<OwningOpRef<ModuleOp>>
-mlir::tiletune::buildKernelModule(Operation *op) {
+mlir::tiletune::buildKernelModule(Operation *op, bool withEpilogue) {
   if (failed(matchTunableOp(op)) || op->getNumOperands() != 3 ||
       op->getNumRegions() != 1 || op->getNumResults() > 1)
     return failure();
+  SmallVector<Operation *> chain;
+  if (withEpilogue)
+    if (FailureOr<SmallVector<Operation *>> found =
+            findEpilogueChain(op, /*reason=*/nullptr);
+        succeeded(found))
+      chain = std::move(*found);
+  // The values the chain reads from outside it and the op: constants and
+  // tensor.empty are cloned, every other one becomes an argument.
+  SmallVector<Value> chainInputs;
+  SmallVector<Operation *> chainClones;
+  for (Operation *chainOp : chain)
+    for (Value operand : chainOp->getOperands()) {
+      Operation *def = operand.getDefiningOp();
+      if (def == op || llvm::is_contained(chain, def) ||
+          llvm::is_contained(chainInputs, operand) ||
+          (def && llvm::is_contained(chainClones, def)))
+        continue;
+      if (def && def->getNumOperands() == 0 &&
+          (def->hasTrait<OpTrait::ConstantLike>() ||
+           def->getName().getStringRef() == "tensor.empty")) {
+        chainClones.push_back(def);
+        continue;
+      }
+      auto shaped = dyn_cast<RankedTensorType>(operand.getType());
+      if (!shaped || !shaped.hasStaticShape())
+        return failure();
+      chainInputs.push_back(operand);
+    }
+  // Constants the chain's bodies capture from outside them.
+  for (Operation *chainOp : chain)
+    chainOp->walk([&](Operation *inner) {
+      for (Value operand : inner->getOperands()) {
+        Operation *def = operand.getDefiningOp();
+        if (def && !chainOp->isAncestor(def) &&
+            def->hasTrait<OpTrait::ConstantLike>() &&
+            !llvm::is_contained(chainClones, def))
+          chainClones.push_back(def);
+      }
+    });
   // Arguments: identity-layout memrefs of the operands' shapes.
   SmallVector<Type> argTypes;
   for (Value operand : op->getOperands()) {
     auto shaped = dyn_cast<ShapedType>(operand.getType());
     if (!shaped || !shaped.hasStaticShape())
       return failure();
+    argTypes.push_back(
+        MemRefType::get(shaped.getShape(), shaped.getElementType()));
+  }
+  for (Value input : chainInputs) {
+    auto shaped = cast<ShapedType>(input.getType());
     argTypes.push_back(
         MemRefType::get(shaped.getShape(), shaped.getElementType()));
   }
@@ -383,11 +449,20 @@ mlir::tiletune::buildKernelModule(Operation *op) {
     }
     mapping.map(operand, value);
   }
+  for (auto [i, input] : llvm::enumerate(chainInputs))
+    mapping.map(input, bufferization::ToTensorOp::create(
+                           b, loc, input.getType(), entry->getArgument(3 + i),
+                           /*restrict=*/true, /*writable=*/false));
+  for (Operation *def : chainClones)
+    b.clone(*def, mapping);
   Operation *clone = b.clone(*op, mapping);
   eraseConfig(clone);
-  if (clone->getNumResults() == 1)
+  Operation *last = clone;
+  for (Operation *chainOp : chain)
+    last = b.clone(*chainOp, mapping);
+  if (last->getNumResults() == 1)
     bufferization::MaterializeInDestinationOp::create(
-        b, loc, TypeRange(), clone->getResult(0), entry->getArgument(2),
+        b, loc, TypeRange(), last->getResult(0), entry->getArgument(2),
         /*restrict=*/true, /*writable=*/true);
   func::ReturnOp::create(b, loc);
   if (failed(module->verify()))

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tiletune/Transforms/CPUTiling.h"
+#include "tiletune/Dialect/Epilogue.h"
 
 #include "TilingUtils.h"
 

@@ -17,6 +17,7 @@
 
 #include "TilingUtils.h"
 
+#include "tiletune/Dialect/Epilogue.h"
 #include "tiletune/Transforms/CPUTiling.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -36,89 +37,6 @@ using namespace mlir::tiletune;
 static constexpr StringLiteral kTunedMarker = "__tiletune_epilogue_tuned";
 static constexpr StringLiteral kChainMarker = "__tiletune_epilogue_chain";
 static constexpr StringLiteral kFillMarker = "__tiletune_epilogue_fill";
-
-//===----------------------------------------------------------------------===//
-// Finding the chain
-//===----------------------------------------------------------------------===//
-
-/// Why `user`, the single user of `value`, cannot join an epilogue chain
-/// (empty: it can).
-static std::string whyNotElementwiseUser(Value value, Operation *user) {
-  auto linalgOp = dyn_cast<linalg::LinalgOp>(user);
-  if (!linalgOp)
-    return ("its user '" + user->getName().getStringRef() +
-            "' is not a linalg op")
-        .str();
-  if (getConfig(user))
-    return "its user carries a tiletune.config of its own";
-  if (!linalgOp.hasPureTensorSemantics())
-    return "its user does not work on tensors";
-  if (!isa<TilingInterface>(user))
-    return "its user cannot be tiled";
-  if (linalgOp.getNumReductionLoops() != 0)
-    return "its user is a reduction";
-  if (linalgOp.getNumDpsInits() != 1 || user->getNumResults() != 1)
-    return "its user has several results";
-  for (OpOperand &operand : user->getOpOperands()) {
-    AffineMap map = linalgOp.getMatchingIndexingMap(&operand);
-    if (operand.get() == value && !map.isIdentity())
-      return "its user reads it through a permutation (a transposed view)";
-    if (!map.isProjectedPermutation())
-      return "its user reads an operand through a non-projection map";
-  }
-  auto type = cast<RankedTensorType>(value.getType());
-  if (user->getResult(0).getType() != type ||
-      linalgOp.getNumLoops() != static_cast<unsigned>(type.getRank()))
-    return "its user's result has another shape or element type";
-  if (!linalgOp.getIndexingMapMatchingResult(user->getOpResult(0)).isIdentity())
-    return "its user writes its result through a permutation";
-  if (!llvm::all_of(linalgOp.getBlock()->without_terminator(),
-                    [](Operation &op) { return isMemoryEffectFree(&op); }))
-    return "its user's body has side effects";
-  return "";
-}
-
-FailureOr<SmallVector<Operation *>>
-tiletune::findEpilogueChain(Operation *op, std::string *reason) {
-  auto fail = [&](const Twine &why) -> FailureOr<SmallVector<Operation *>> {
-    (void)failWithReason(reason, why);
-    return failure();
-  };
-  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-  if (!linalgOp || op->getNumResults() != 1 ||
-      !linalgOp.hasPureTensorSemantics())
-    return fail("the op does not work on tensors");
-  if (!linalgOp.getIndexingMapMatchingResult(op->getOpResult(0))
-           .isProjectedPermutation())
-    return fail("the op writes its result through a non-projection map");
-  if (!isa<RankedTensorType>(op->getResult(0).getType()))
-    return fail("the op's result is not a ranked tensor");
-  SmallVector<Operation *> chain;
-  Value value = op->getResult(0);
-  while (true) {
-    if (value.use_empty())
-      break;
-    if (!value.hasOneUse()) {
-      if (chain.empty())
-        return fail("its result has several uses");
-      break;
-    }
-    Operation *user = value.getUses().begin()->getOwner();
-    if (chain.empty() && !isa<linalg::LinalgOp>(user))
-      return fail(""); // No epilogue at all (e.g. a return).
-    std::string why = whyNotElementwiseUser(value, user);
-    if (!why.empty()) {
-      if (chain.empty())
-        return fail(why);
-      break;
-    }
-    chain.push_back(user);
-    value = user->getResult(0);
-  }
-  if (chain.empty())
-    return fail(""); // No user.
-  return chain;
-}
 
 //===----------------------------------------------------------------------===//
 // EpilogueFusion

@@ -282,6 +282,15 @@ static cl::opt<double> precisionStop(
         "takes every sample). 0: off (default " +
         llvm::formatv("{0}", kDefaults.precisionStop).str() + ")")),
     cl::init(kDefaults.precisionStop), cl::sub(tuneCmd), cl::cat(category));
+static cl::opt<bool> fuseEpilogues(
+    "fuse-epilogues",
+    cl::desc("CPU: tune each matmul/conv with its elementwise epilogue (bias "
+             "add, ReLU, residual add, ...; the problem key ends in "
+             "/epilogue=...), measuring the kernel with the chain fused as "
+             "tiletune-lower-cpu fuses it by default. "
+             "--fuse-epilogues=false: ops alone, lowered unfused "
+             "(default true)"),
+    cl::init(kDefaults.fuseEpilogues), cl::sub(tuneCmd), cl::cat(category));
 static cl::opt<unsigned> compileCache(
     "compile-cache",
     cl::desc(keepText("CPU: compiled variants each worker keeps by config, "
@@ -489,6 +498,7 @@ static int runTune(MLIRContext &ctx) {
   options.distributed = distributed;
   options.earlyStopFactor = earlyStop;
   options.precisionStop = precisionStop;
+  options.fuseEpilogues = fuseEpilogues;
   options.compileCacheSize = compileCache;
   options.jitOptLevel = jitOptLevel;
   options.jitCodegenOptLevel = jitCodegenOptLevel;

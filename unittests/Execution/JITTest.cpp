@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tiletune/Execution/EpilogueReference.h"
 #include "tiletune/Execution/JIT.h"
 #include "tiletune/Execution/KernelInfo.h"
 #include "tiletune/Execution/Lowering.h"
@@ -529,6 +530,108 @@ TEST_F(JITTest, SignaturesAndSingleOpAnalysis) {
   llvm::Error strict = prepareForExecution(*module, /*strict=*/true);
   EXPECT_TRUE(static_cast<bool>(strict));
   llvm::consumeError(std::move(strict));
+}
+
+// A kernel with an epilogue (bias along n with ReLU, then a scaling in
+// place, a clamp by a captured constant): analyzeSingleOpKernel accepts it
+// and its reference applies the chain to the matmul's result. The expected
+// values are computed here by hand.
+TEST_F(JITTest, EpilogueReferenceAppliesTheChain) {
+  auto module = parse(R"mlir(
+    func.func @k(%A: memref<3x2xf32>, %B: memref<2x4xf32>,
+                 %C: memref<3x4xf32>, %bias: memref<4xf32>) {
+      %half = arith.constant 0.5 : f32
+      %zero = arith.constant 0.0 : f32
+      %a = bufferization.to_tensor %A restrict : memref<3x2xf32> to tensor<3x2xf32>
+      %b = bufferization.to_tensor %B restrict : memref<2x4xf32> to tensor<2x4xf32>
+      %c = bufferization.to_tensor %C restrict writable : memref<3x4xf32> to tensor<3x4xf32>
+      %v = bufferization.to_tensor %bias restrict : memref<4xf32> to tensor<4xf32>
+      %e = tensor.empty() : tensor<3x4xf32>
+      %mm = linalg.matmul ins(%a, %b : tensor<3x2xf32>, tensor<2x4xf32>)
+                          outs(%c : tensor<3x4xf32>) -> tensor<3x4xf32>
+      %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>,
+                                            affine_map<(i, j) -> (j)>,
+                                            affine_map<(i, j) -> (i, j)>],
+                           iterator_types = ["parallel", "parallel"]}
+          ins(%mm, %v : tensor<3x4xf32>, tensor<4xf32>) outs(%e : tensor<3x4xf32>) {
+      ^bb0(%x: f32, %y: f32, %o: f32):
+        %s = arith.addf %x, %y : f32
+        %m = arith.maximumf %s, %zero : f32
+        linalg.yield %m : f32
+      } -> tensor<3x4xf32>
+      %h = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>],
+                           iterator_types = ["parallel", "parallel"]}
+          outs(%r : tensor<3x4xf32>) {
+      ^bb0(%x: f32):
+        %p = arith.mulf %x, %half : f32
+        %big = arith.cmpf ogt, %p, %half : f32
+        %q = arith.select %big, %half, %p : f32
+        linalg.yield %q : f32
+      } -> tensor<3x4xf32>
+      bufferization.materialize_in_destination %h in restrict writable %C
+        : (tensor<3x4xf32>, memref<3x4xf32>) -> ()
+      return
+    }
+  )mlir");
+  ASSERT_TRUE(module);
+  auto func = module->lookupSymbol<func::FuncOp>("k");
+  auto problem = analyzeSingleOpKernel(func);
+  ASSERT_TRUE(static_cast<bool>(problem))
+      << llvm::toString(problem.takeError());
+  ASSERT_TRUE(problem->epilogue);
+  EXPECT_EQ(problem->epilogue->size(), 2u);
+  ASSERT_EQ(problem->epilogue->getArguments().size(), 1u);
+  EXPECT_EQ(problem->epilogue->getArguments()[0], 3u);
+  auto sig = getKernelSignature(func);
+  ASSERT_TRUE(static_cast<bool>(sig));
+  auto args = sig->allocateArguments();
+  ASSERT_TRUE(static_cast<bool>(args));
+  for (auto [i, buffer] : llvm::enumerate(*args))
+    buffer.fillRandom(7 + i);
+  Buffer out = (*args)[2].clone();
+  ASSERT_FALSE(static_cast<bool>(problem->compute(*args, out)));
+  int clamped = 0, zeroed = 0;
+  for (int64_t i = 0; i < 3; ++i)
+    for (int64_t j = 0; j < 4; ++j) {
+      double sum = (*args)[2].getAsDouble(i * 4 + j);
+      for (int64_t k = 0; k < 2; ++k)
+        sum += (*args)[0].getAsDouble(i * 2 + k) *
+               (*args)[1].getAsDouble(k * 4 + j);
+      double value = std::max(sum + (*args)[3].getAsDouble(j), 0.0) * 0.5;
+      clamped += value > 0.5;
+      zeroed += value == 0.0;
+      value = value > 0.5 ? 0.5 : value;
+      EXPECT_NEAR(out.getAsDouble(i * 4 + j), value, 1e-5) << i << "," << j;
+    }
+  // The seeded inputs exercise the ReLU (some zeros).
+  EXPECT_GT(zeroed, 0);
+  (void)clamped;
+
+  // A chain op the reference cannot evaluate is an error naming it.
+  auto bad = parse(R"mlir(
+    func.func @k(%A: memref<2x2xf32>, %B: memref<2x2xf32>, %C: memref<2x2xf32>) {
+      %a = bufferization.to_tensor %A restrict : memref<2x2xf32> to tensor<2x2xf32>
+      %b = bufferization.to_tensor %B restrict : memref<2x2xf32> to tensor<2x2xf32>
+      %c = bufferization.to_tensor %C restrict writable : memref<2x2xf32> to tensor<2x2xf32>
+      %mm = linalg.matmul ins(%a, %b : tensor<2x2xf32>, tensor<2x2xf32>)
+                          outs(%c : tensor<2x2xf32>) -> tensor<2x2xf32>
+      %h = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>],
+                           iterator_types = ["parallel", "parallel"]}
+          outs(%mm : tensor<2x2xf32>) {
+      ^bb0(%x: f32):
+        %p = math.erf %x : f32
+        linalg.yield %p : f32
+      } -> tensor<2x2xf32>
+      bufferization.materialize_in_destination %h in restrict writable %C
+        : (tensor<2x2xf32>, memref<2x2xf32>) -> ()
+      return
+    }
+  )mlir");
+  ASSERT_TRUE(bad);
+  auto refused = analyzeSingleOpKernel(bad->lookupSymbol<func::FuncOp>("k"));
+  ASSERT_FALSE(static_cast<bool>(refused));
+  EXPECT_NE(llvm::toString(refused.takeError()).find("linalg.generic"),
+            std::string::npos);
 }
 
 } // namespace

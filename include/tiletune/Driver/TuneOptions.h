@@ -42,6 +42,12 @@ unsigned resolveThreads(unsigned threads);
 /// with `threads` threads.
 TargetInfo getCPUTarget(unsigned threads);
 
+struct TuneOptions;
+
+/// Whether problems are extracted with their epilogues: CPU tuning with
+/// TuneOptions::fuseEpilogues.
+bool tunesWithEpilogues(const TuneOptions &options);
+
 /// Options of tuneModule().
 struct TuneOptions {
   std::string algorithm = kDefaultAlgorithm.str();
@@ -75,6 +81,11 @@ struct TuneOptions {
   /// this log2 size distance (WarmStartOptions).
   unsigned warmStartProblems = 4;
   double warmStartDistance = 2.0;
+  /// CPU: tune each op with its elementwise epilogue (bias, ReLU, residual
+  /// add, ...: Dialect/Epilogue.h), which the lowering fuses into the op's
+  /// loop nest (`fuse-epilogues`, on by default): the problem key and the
+  /// measured kernel include the chain. False: ops alone, lowered unfused.
+  bool fuseEpilogues = true;
   /// Parameters pinned for every problem ("order=[n,k,m];pack=ab", see
   /// buildTuningSpace); the run's space name records them.
   std::string fixed;

@@ -31,9 +31,12 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <memory>
 #include <string>
 
 namespace mlir::tiletune {
+
+class EpilogueReference;
 
 /// Name of the function attribute holding the pre-lowering signature, a
 /// TypeAttr of a FunctionType over memref/tensor types. Its prefix is not
@@ -103,22 +106,31 @@ struct ReferenceProblem {
   int64_t reductionLength = 0;
   /// FLOPs of one call (countFlops of the loop ranges).
   double flops = 0.0;
+  /// The elementwise chain after the op (a kernel built with its epilogue),
+  /// applied to the op's result by the reference; null when there is none.
+  std::shared_ptr<const EpilogueReference> epilogue;
 
   /// The op's name, e.g. "linalg.matmul".
   llvm::StringRef getOpName() const;
   /// Computes the reference: `out` must hold the initial output value (as
   /// passed to the kernel) and receives the op's result.
   llvm::Error compute(const Buffer &lhs, const Buffer &rhs, Buffer &out) const;
+  /// The reference of the whole kernel from its arguments: the op, then its
+  /// epilogue (if any) on the op's result.
+  llvm::Error compute(llvm::ArrayRef<Buffer> args, Buffer &out) const;
   /// Default verification tolerance for this problem's element type.
   Tolerance getTolerance(ElementType type) const {
     return Tolerance::forReduction(type, reductionLength);
   }
 };
 
-/// Recognises a function whose body is exactly one linalg.matmul,
-/// batch_matmul, conv_2d_nhwc_hwcf or conv_2d_nchw_fchw with default
-/// indexing maps, operating directly on the function's arguments (plus
-/// constants and the terminator). The error says why it is not one.
+/// Recognises a function whose body is exactly one tunable op (a matmul or
+/// batch_matmul form, a 2-D convolution TileTune tiles, or a linalg.generic
+/// that is one of them) operating directly on the function's arguments,
+/// optionally followed by its elementwise epilogue chain
+/// (findEpilogueChain; its other operands are arguments, constants or
+/// tensor.empty), plus constants and the terminator. The error says why it
+/// is not one.
 llvm::Expected<ReferenceProblem> analyzeSingleOpKernel(func::FuncOp func);
 
 } // namespace mlir::tiletune

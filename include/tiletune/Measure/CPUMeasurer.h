@@ -37,6 +37,9 @@ namespace mlir::tiletune {
 struct CPUMeasureOptions {
   /// OpenMP threads of the kernels (the pipeline's `threads` option).
   unsigned threads = 1;
+  /// The pipeline's `fuse-epilogues` option (the kernel of a problem with
+  /// an epilogue holds the chain after the op).
+  bool fuseEpilogues = true;
   /// Warm-up, repeats and minimum sample duration.
   TimingOptions timing;
   /// Before its first timing, a worker process runs the variant (and, with

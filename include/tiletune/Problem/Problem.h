@@ -40,9 +40,15 @@ struct Problem : ProblemSpec {
   llvm::SmallVector<llvm::SmallVector<int64_t>, 3> operandShapes;
   /// Whether the op works on tensors (the kernel keeps it on tensors).
   bool onTensors = true;
+  /// The op's elementwise epilogue (describeEpilogueChain, e.g.
+  /// "addf(1:d1)+maximumf"), when the problem was extracted with its
+  /// epilogue (CPU tuning with `fuse-epilogues`): the kernel then computes
+  /// the op and the chain, which the CPU tiling fuses. Empty: the op alone.
+  std::string epilogue;
 
   /// The stable key, e.g. "matmul/f32/m=64,n=256,k=512" or
-  /// "conv_2d_nhwc_hwcf/f32/n=1,oh=56,...,c=64/s=1x1/d=1x1". The target is
+  /// "conv_2d_nhwc_hwcf/f32/n=1,oh=56,...,c=64/s=1x1/d=1x1", followed by
+  /// "/epilogue=<description>" for a problem with an epilogue. The target is
   /// not part of it (the database keys results by target separately).
   std::string getKey() const;
   /// Size of the dimension called `name`; 0 when there is none.
@@ -57,8 +63,11 @@ struct Problem : ProblemSpec {
 
 /// Builds the problem of a tunable op for `target`. On failure `reason`
 /// says why (not tunable, dynamic shape, unsupported element type).
+/// With `withEpilogue`, the op's elementwise epilogue chain
+/// (findEpilogueChain), if it has one, becomes part of the problem.
 FailureOr<Problem> extractProblem(Operation *op, llvm::StringRef target,
-                                  std::string *reason = nullptr);
+                                  std::string *reason = nullptr,
+                                  bool withEpilogue = false);
 
 /// The unique problems of a module and the ops that share each of them.
 struct ProblemSet {
@@ -82,8 +91,10 @@ struct ProblemSet {
 /// nothing and are skipped with a remark (getEmptyOpReason); an unknown
 /// target is an error; `allowEmpty` = false makes a module without a
 /// tunable op an error too.
+/// `withEpilogue` extracts each op with its epilogue (extractProblem).
 FailureOr<ProblemSet> collectProblems(ModuleOp module, llvm::StringRef target,
-                                      bool allowEmpty = false);
+                                      bool allowEmpty = false,
+                                      bool withEpilogue = false);
 
 /// Name of the kernel function of buildKernelModule.
 constexpr llvm::StringLiteral kKernelFunctionName = "tiletune_kernel";
@@ -97,11 +108,16 @@ constexpr llvm::StringLiteral kKernelFunctionName = "tiletune_kernel";
 /// `%out`, so the kernel takes the same tensor path a user's compile takes.
 /// Memref operands of another layout enter through `memref.cast` where an
 /// identity-layout buffer casts to it (else the op works on the contiguous
-/// buffer). Fails on an op that is not tunable.
-FailureOr<OwningOpRef<ModuleOp>> buildKernelModule(Operation *op);
+/// buffer). With `withEpilogue`, the op's epilogue chain is cloned after it
+/// (constants and tensor.empty with it; every other operand it reads
+/// becomes a further argument after %out) and the chain's result is what
+/// `%out` receives. Fails on an op that is not tunable.
+FailureOr<OwningOpRef<ModuleOp>> buildKernelModule(Operation *op,
+                                                   bool withEpilogue = false);
 
 /// Builds the kernel from a problem description alone (creates the op with
-/// default indexing maps); for problems that do not come from an op.
+/// default indexing maps); for problems that do not come from an op. Fails
+/// for a problem with an epilogue (its ops are not in the description).
 FailureOr<OwningOpRef<ModuleOp>> buildKernelModule(MLIRContext *ctx,
                                                    const Problem &problem);
 

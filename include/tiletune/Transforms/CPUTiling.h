@@ -61,18 +61,6 @@ FailureOr<CPUTilingResult> tileAndVectorizeForCPU(RewriterBase &rewriter,
                                                   const CPUSchedule &schedule,
                                                   bool fuseEpilogues = false);
 
-/// The epilogue chain of a tunable op on tensors that `fuseEpilogues` fuses
-/// (FuseEpilogues.cpp): starting at the op's result, each value has a single
-/// user, an all-parallel linalg op on tensors without a config, with one
-/// result of the value's type written through the identity map, that reads
-/// the value through the identity map and its other operands through
-/// projections (broadcasts); the chain ends at the first value that does not
-/// (or at a value with no user). Fails with `reason` when the op's result
-/// itself does not qualify (several uses, a reduction, a transposed read,
-/// ...); the reason is empty when there is no epilogue at all (no user, or
-/// a single user that is no linalg op, e.g. a return).
-FailureOr<SmallVector<Operation *>> findEpilogueChain(Operation *op,
-                                                      std::string *reason);
 
 //===----------------------------------------------------------------------===//
 // Op-level rewrites a config asks for before tiling (CPUOpRewrites.cpp)

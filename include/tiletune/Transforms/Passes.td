@@ -82,11 +82,12 @@ def TileTuneTileCPU : Pass<"tiletune-tile-cpu", "func::FuncOp"> {
   let options = [
     Option<"requireConfig", "require-config", "bool", /*default=*/"false",
            "Report an error for a tunable op that has no CPU config">,
-    Option<"fuseEpilogues", "fuse-epilogues", "bool", /*default=*/"false",
+    Option<"fuseEpilogues", "fuse-epilogues", "bool", /*default=*/"true",
            "Fuse the chain of elementwise ops after a tuned op on tensors "
            "(bias add, ReLU, clamp, residual add, scaling, ...) into its "
-           "tiled loop nest and vectorize it (docs/CPUSchedule.md); a "
-           "consumer that cannot be fused gets a remark">,
+           "tiled loop nest and vectorize it (docs/CPUSchedule.md; the "
+           "tuner measures ops with their epilogues); a consumer that "
+           "cannot be fused gets a remark">,
     Option<"emitRemarks", "emit-remarks", "bool", /*default=*/"false",
            "Emit a remark for every op that is left untouched and why (a "
            "tunable op without a config and a matmul/conv TileTune cannot "

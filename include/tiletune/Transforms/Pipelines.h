@@ -38,8 +38,9 @@ struct CPULoweringOptions {
   /// call the `_mlir_ciface_<name>` wrappers with memref descriptors.
   bool emitCInterface = true;
   /// Fuse elementwise epilogues into the tiled ops (tiletune-tile-cpu's
-  /// `fuse-epilogues`).
-  bool fuseEpilogues = false;
+  /// `fuse-epilogues`; on by default, like the tuner, which measures each op
+  /// with its epilogue).
+  bool fuseEpilogues = true;
 };
 
 /// Appends the CPU lowering pipeline to `pm`, a pass manager on
@@ -80,8 +81,9 @@ struct CPULoweringPipelineOptions
   Option<bool> fuseEpilogues{
       *this, "fuse-epilogues",
       llvm::cl::desc("Fuse the elementwise ops after each tiled op (bias, "
-                     "ReLU, residual add, ...) into its loop nest"),
-      llvm::cl::init(false)};
+                     "ReLU, residual add, ...) into its loop nest (the tuner "
+                     "measures ops with their epilogues)"),
+      llvm::cl::init(true)};
   Option<bool> emitCInterface{
       *this, "emit-c-interface",
       llvm::cl::desc("Add llvm.emit_c_interface to public functions"),

@@ -277,6 +277,7 @@ InProcessCPUMeasurer::Impl::build(StringRef attrText, Compiled &out) {
   PassManager pm(&ctx, ModuleOp::getOperationName());
   CPULoweringOptions lowering;
   lowering.threads = options.threads;
+  lowering.fuseEpilogues = options.fuseEpilogues;
   lowering.tile = true;
   lowering.defaultConfigs = false;
   lowering.emitCInterface = true;

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tiletune/Measure/KernelHarness.h"
+#include "tiletune/Execution/EpilogueReference.h"
 
 #include <limits>
 
@@ -107,8 +108,7 @@ llvm::Error KernelHarness::computeExpected() {
   if (expected)
     return llvm::Error::success();
   Buffer out = cloneInitialOutput();
-  if (llvm::Error err = problem.compute(arguments[problem.lhsArg],
-                                        arguments[problem.rhsArg], out))
+  if (llvm::Error err = problem.compute(arguments, out))
     return err;
   expected = std::move(out);
   return llvm::Error::success();

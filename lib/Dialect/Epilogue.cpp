@@ -1,0 +1,166 @@
+//===- Epilogue.cpp - The elementwise epilogue of a tunable op ------------===//
+//
+// findEpilogueChain and the scalar ops an epilogue body may hold (one list,
+// shared by the CPU fusion, the tuning problem and the reference).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tiletune/Dialect/Epilogue.h"
+#include "tiletune/Dialect/TileConfig.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/TilingInterface.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::tiletune;
+
+bool mlir::tiletune::isEpilogueBodyOp(Operation *op) {
+  return llvm::StringSwitch<bool>(op->getName().getStringRef())
+      .Cases({"arith.addf", "arith.subf", "arith.mulf", "arith.divf",
+              "arith.negf"},
+             true)
+      .Cases({"arith.maximumf", "arith.minimumf", "arith.maxnumf",
+              "arith.minnumf", "arith.cmpf", "arith.select",
+              "arith.constant"},
+             true)
+      .Cases({"math.tanh", "math.exp", "math.absf", "math.sqrt", "math.fma"},
+             true)
+      .Default(false);
+}
+
+//===----------------------------------------------------------------------===//
+// Finding the chain
+//===----------------------------------------------------------------------===//
+
+/// Why `user`, the single user of `value`, cannot join an epilogue chain
+/// (empty: it can).
+static std::string whyNotElementwiseUser(Value value, Operation *user) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(user);
+  if (!linalgOp)
+    return ("its user '" + user->getName().getStringRef() +
+            "' is not a linalg op")
+        .str();
+  if (getConfig(user))
+    return "its user carries a tiletune.config of its own";
+  if (!linalgOp.hasPureTensorSemantics())
+    return "its user does not work on tensors";
+  if (!isa<TilingInterface>(user))
+    return "its user cannot be tiled";
+  if (linalgOp.getNumReductionLoops() != 0)
+    return "its user is a reduction";
+  if (linalgOp.getNumDpsInits() != 1 || user->getNumResults() != 1)
+    return "its user has several results";
+  for (OpOperand &operand : user->getOpOperands()) {
+    AffineMap map = linalgOp.getMatchingIndexingMap(&operand);
+    if (operand.get() == value && !map.isIdentity())
+      return "its user reads it through a permutation (a transposed view)";
+    if (!map.isProjectedPermutation())
+      return "its user reads an operand through a non-projection map";
+  }
+  auto type = cast<RankedTensorType>(value.getType());
+  if (user->getResult(0).getType() != type ||
+      linalgOp.getNumLoops() != static_cast<unsigned>(type.getRank()))
+    return "its user's result has another shape or element type";
+  if (!linalgOp.getIndexingMapMatchingResult(user->getOpResult(0)).isIdentity())
+    return "its user writes its result through a permutation";
+  for (Operation &op : linalgOp.getBlock()->without_terminator()) {
+    if (!isEpilogueBodyOp(&op))
+      return ("its user's body has '" + op.getName().getStringRef() +
+              "', which epilogues do not support")
+          .str();
+    for (Value operand : op.getOperands())
+      if (!isa<BlockArgument>(operand) &&
+          operand.getParentRegion() != &user->getRegion(0) &&
+          !matchPattern(operand, m_Constant()))
+        return "its user's body reads a value defined outside it";
+  }
+  return "";
+}
+
+FailureOr<SmallVector<Operation *>>
+mlir::tiletune::findEpilogueChain(Operation *op, std::string *reason) {
+  auto fail = [&](const Twine &why) -> FailureOr<SmallVector<Operation *>> {
+    if (reason)
+      *reason = why.str();
+    return failure();
+  };
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  // An op on buffers has no chain of values to fuse: no epilogue, silently.
+  if (!linalgOp || op->getNumResults() != 1 ||
+      !linalgOp.hasPureTensorSemantics())
+    return fail("");
+  if (!linalgOp.getIndexingMapMatchingResult(op->getOpResult(0))
+           .isProjectedPermutation())
+    return fail("the op writes its result through a non-projection map");
+  if (!isa<RankedTensorType>(op->getResult(0).getType()))
+    return fail("the op's result is not a ranked tensor");
+  SmallVector<Operation *> chain;
+  Value value = op->getResult(0);
+  while (true) {
+    if (value.use_empty())
+      break;
+    if (!value.hasOneUse()) {
+      if (chain.empty())
+        return fail("its result has several uses");
+      break;
+    }
+    Operation *user = value.getUses().begin()->getOwner();
+    if (chain.empty() && !isa<linalg::LinalgOp>(user))
+      return fail(""); // No epilogue at all (e.g. a return).
+    std::string why = whyNotElementwiseUser(value, user);
+    if (!why.empty()) {
+      if (chain.empty())
+        return fail(why);
+      break;
+    }
+    chain.push_back(user);
+    value = user->getResult(0);
+  }
+  if (chain.empty())
+    return fail(""); // No user.
+  return chain;
+}
+
+
+std::string mlir::tiletune::describeEpilogueChain(Operation *op,
+                                                  ArrayRef<Operation *> chain) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  Value chained = op->getResult(0);
+  for (auto [index, chainOp] : llvm::enumerate(chain)) {
+    auto linalgOp = cast<linalg::LinalgOp>(chainOp);
+    if (index)
+      os << "+";
+    bool first = true;
+    for (Operation &bodyOp : linalgOp.getBlock()->without_terminator()) {
+      if (isa<arith::ConstantOp>(bodyOp))
+        continue;
+      os << (first ? "" : ",") << bodyOp.getName().stripDialect();
+      first = false;
+    }
+    if (first)
+      os << "copy";
+    // Operands other than the chained value that the body reads: which
+    // loops they vary over (a bias along the channels is not a residual).
+    for (OpOperand &operand : chainOp->getOpOperands()) {
+      if (operand.get() == chained ||
+          !linalgOp.payloadUsesValueFromOperand(&operand))
+        continue;
+      AffineMap map = linalgOp.getMatchingIndexingMap(&operand);
+      os << "(" << operand.getOperandNumber() << ":";
+      llvm::interleave(
+          map.getResults(), os,
+          [&](AffineExpr e) {
+            os << "d" << cast<AffineDimExpr>(e).getPosition();
+          },
+          ",");
+      os << ")";
+    }
+    chained = chainOp->getResult(0);
+  }
+  return text;
+}
