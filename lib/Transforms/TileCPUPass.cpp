@@ -123,7 +123,7 @@ struct TileCPUPass : public tiletune::impl::TileTuneTileCPUBase<TileCPUPass> {
       ++numTiled;
       if (emitRemarks && result->vectorizeRequested && !result->vectorized)
         emitRemark(loc) << "register tile left scalar: vectorization failed";
-      if (fuseEpilogues && !result->epilogueNotFused.empty())
+      if (emitRemarks && fuseEpilogues && !result->epilogueNotFused.empty())
         emitRemark(loc) << "epilogue not fused: " << result->epilogueNotFused
                         << "; it runs as a separate op";
       if (emitRemarks && result->numEpilogueOps > 0)

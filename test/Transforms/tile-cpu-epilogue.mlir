@@ -1,6 +1,7 @@
 // RUN: tiletune-opt %s --split-input-file --tiletune-tile-cpu="fuse-epilogues=1" | FileCheck %s
 // RUN: tiletune-opt %s --split-input-file --tiletune-tile-cpu="fuse-epilogues=1 emit-remarks=1" 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
-// RUN: tiletune-opt %s --split-input-file --tiletune-tile-cpu | FileCheck %s --check-prefix=OFF
+// RUN: tiletune-opt %s --split-input-file --tiletune-tile-cpu="fuse-epilogues=0" | FileCheck %s --check-prefix=OFF
+// RUN: tiletune-opt %s --split-input-file --tiletune-tile-cpu | FileCheck %s
 // RUN: not tiletune-opt %s --split-input-file --tiletune-tile-cpu="fuse-epilogues=maybe" 2>&1 | FileCheck %s --check-prefix=BAD
 
 // BAD: for the --fuse-epilogues option: {{.*}}maybe

@@ -59,13 +59,14 @@ def TileTuneTileCPU : Pass<"tiletune-tile-cpu", "func::FuncOp"> {
                 vector.transfer_write %r, ...
     ```
 
-    With `fuse-epilogues`, the chain of elementwise ops after a tiled op on
+    With `fuse-epilogues` (on by default; the tuner measures each op with
+    its epilogue), the chain of elementwise ops after a tiled op on
     tensors (bias add, ReLU, clamp, residual add, scaling, ...) is fused
     into its `scf.forall` and into the cache loops that come before the
     first reduction loop, then vectorized in rows of the register tile
     (docs/CPUSchedule.md, "Fused epilogues"); a consumer that cannot be
     fused (several uses, a transposed read, a reduction, a padded op) stays
-    a separate op and gets a remark saying why.
+    a separate op, with a remark saying why under `emit-remarks`.
 
     Ops without a config, or with a config of another target, are left
     untouched. A tunable op without a config always gets a remark (it will
