@@ -58,7 +58,8 @@ static std::string whyNotElementwiseUser(Value value, Operation *user) {
     AffineMap map = linalgOp.getMatchingIndexingMap(&operand);
     if (operand.get() == value && !map.isIdentity())
       return "its user reads it through a permutation (a transposed view)";
-    if (!map.isProjectedPermutation())
+    // Frontends (TOSA) broadcast size-1 dims with a constant 0 result.
+    if (!map.isProjectedPermutation(/*allowZeroInResults=*/true))
       return "its user reads an operand through a non-projection map";
   }
   auto type = cast<RankedTensorType>(value.getType());
@@ -155,7 +156,10 @@ std::string mlir::tiletune::describeEpilogueChain(Operation *op,
       llvm::interleave(
           map.getResults(), os,
           [&](AffineExpr e) {
-            os << "d" << cast<AffineDimExpr>(e).getPosition();
+            if (auto dim = dyn_cast<AffineDimExpr>(e))
+              os << "d" << dim.getPosition();
+            else
+              os << "0";
           },
           ",");
       os << ")";

@@ -74,6 +74,12 @@ llvm::Expected<EpilogueReference> EpilogueReference::build(
       Operand entry;
       AffineMap map = linalgOp.getMatchingIndexingMap(&operand);
       for (AffineExpr expr : map.getResults()) {
+        // A constant 0 indexes a size-1 dim (a broadcast).
+        if (auto zero = dyn_cast<AffineConstantExpr>(expr);
+            zero && zero.getValue() == 0) {
+          entry.loops.push_back(Operand::kZero);
+          continue;
+        }
         auto dim = dyn_cast<AffineDimExpr>(expr);
         if (!dim)
           return fail("an operand of '" + chainOp->getName().getStringRef() +
@@ -309,7 +315,7 @@ llvm::Error EpilogueReference::apply(Buffer &value,
         s[i] = s[i + 1] * operand.shape[i + 1];
       strides.push_back(std::move(s));
       for (unsigned loop : operand.loops)
-        if (loop >= rank)
+        if (loop != Operand::kZero && loop >= rank)
           return llvm::createStringError(
               "an epilogue operand is indexed by a loop the output lacks");
     }
@@ -321,7 +327,8 @@ llvm::Error EpilogueReference::apply(Buffer &value,
         auto offset = [&]() {
           int64_t o = 0;
           for (auto [j, loop] : llvm::enumerate(operand.loops))
-            o += index[loop] * strides[i][j];
+            if (loop != Operand::kZero)
+              o += index[loop] * strides[i][j];
           return o;
         };
         switch (operand.kind) {

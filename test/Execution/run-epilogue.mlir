@@ -12,6 +12,7 @@
 // RUN: tiletune-run %s --entry=mm_prime_residual --pipeline="tiletune-lower-cpu{default-configs=1 threads=2 fuse-epilogues=1}" --num-threads=2 --verify-untiled --repeats=1 | FileCheck %s
 // RUN: tiletune-run %s --entry=bmm_scale --pipeline="tiletune-lower-cpu{default-configs=1 threads=2 fuse-epilogues=1}" --num-threads=2 --verify-untiled --repeats=1 | FileCheck %s
 // RUN: tiletune-run %s --entry=bmm_scale --mcpu=haswell --pipeline="tiletune-lower-cpu{default-configs=1 threads=1 fuse-epilogues=1}" --verify-untiled --repeats=1 | FileCheck %s
+// RUN: tiletune-run %s --entry=bmm_tosa_bias --pipeline="tiletune-lower-cpu{default-configs=1 threads=2 fuse-epilogues=1}" --num-threads=2 --verify-untiled --repeats=1 | FileCheck %s
 // RUN: tiletune-run %s --entry=conv_bias_relu --pipeline="tiletune-lower-cpu{default-configs=1 threads=1 fuse-epilogues=1}" --verify-untiled --repeats=1 | FileCheck %s
 // RUN: tiletune-run %s --entry=conv_bias_relu --mcpu=haswell --pipeline="tiletune-lower-cpu{default-configs=1 threads=2 fuse-epilogues=1}" --num-threads=2 --verify-untiled --repeats=1 | FileCheck %s
 // RUN: tiletune-run %s --entry=conv_prime_bias_relu --pipeline="tiletune-lower-cpu{default-configs=1 threads=2 fuse-epilogues=1}" --num-threads=2 --verify-untiled --repeats=1 | FileCheck %s
@@ -94,6 +95,40 @@ func.func @bmm_scale(%a: tensor<3x40x24xf32>, %b: tensor<3x24x48xf32>) -> tensor
     linalg.yield %s : f32
   } -> tensor<3x40x48xf32>
   return %1 : tensor<3x40x48xf32>
+}
+
+// TOSA's form: a batch_matmul of batch 1 whose bias (dense constant) and
+// scale are broadcast with constant-0 map results for their size-1 dims,
+// then a residual add.
+#tosa_b = affine_map<(d0, d1, d2) -> (d0, 0, d2)>
+func.func @bmm_tosa_bias(%a: tensor<1x20x24xf32>, %b: tensor<1x24x36xf32>, %res: tensor<1x20x36xf32>) -> tensor<1x20x36xf32> {
+  %zero = arith.constant 0.0 : f32
+  %scale = arith.constant dense<0.0625> : tensor<1x1x36xf32>
+  %bias = arith.constant dense<[[[0.5, -0.25, 1.0, 0.0, 0.125, -1.0, 2.0, 0.75, -0.5, 0.25, 1.5, -2.0,
+                                  0.5, -0.25, 1.0, 0.0, 0.125, -1.0, 2.0, 0.75, -0.5, 0.25, 1.5, -2.0,
+                                  0.5, -0.25, 1.0, 0.0, 0.125, -1.0, 2.0, 0.75, -0.5, 0.25, 1.5, -2.0]]]> : tensor<1x1x36xf32>
+  %e = tensor.empty() : tensor<1x20x36xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x20x36xf32>) -> tensor<1x20x36xf32>
+  %0 = linalg.batch_matmul ins(%a, %b : tensor<1x20x24xf32>, tensor<1x24x36xf32>) outs(%f : tensor<1x20x36xf32>) -> tensor<1x20x36xf32>
+  %1 = linalg.generic {indexing_maps = [#id3, #tosa_b, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%0, %scale : tensor<1x20x36xf32>, tensor<1x1x36xf32>) outs(%e : tensor<1x20x36xf32>) {
+  ^bb0(%x: f32, %s: f32, %o: f32):
+    %m = arith.mulf %x, %s : f32
+    linalg.yield %m : f32
+  } -> tensor<1x20x36xf32>
+  %2 = linalg.generic {indexing_maps = [#id3, #tosa_b, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%1, %bias : tensor<1x20x36xf32>, tensor<1x1x36xf32>) outs(%e : tensor<1x20x36xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<1x20x36xf32>
+  %3 = linalg.generic {indexing_maps = [#id3, #id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%2, %res : tensor<1x20x36xf32>, tensor<1x20x36xf32>) outs(%e : tensor<1x20x36xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<1x20x36xf32>
+  return %3 : tensor<1x20x36xf32>
 }
 
 // conv_2d_nhwc_hwcf + per-channel bias + ReLU.

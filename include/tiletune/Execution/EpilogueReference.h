@@ -49,7 +49,9 @@ public:
     enum class Kind { Chained, Argument, Constant, Undefined };
     Kind kind = Kind::Chained;
     unsigned argument = 0;
-    /// For each dim of the operand, the loop it is indexed by.
+    /// For each dim of the operand, the loop it is indexed by (kZero: the
+    /// constant 0 of a broadcast size-1 dim).
+    static constexpr unsigned kZero = ~0u;
     llvm::SmallVector<unsigned> loops;
     /// Constant values, row-major over the operand's shape (one: a splat).
     std::vector<double> values;
