@@ -82,6 +82,42 @@ static std::string whyNotElementwiseUser(Value value, Operation *user) {
   return "";
 }
 
+/// The tunable op `value` is computed from through elementwise linalg ops
+/// (a few levels deep), or null.
+static Operation *findTunableProducer(Value value, unsigned depth = 0) {
+  Operation *def = value.getDefiningOp();
+  if (!def || depth > 8)
+    return nullptr;
+  if (succeeded(matchTunableOp(def)))
+    return def;
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(def);
+  if (!linalgOp || linalgOp.getNumReductionLoops() != 0)
+    return nullptr;
+  for (Value input : linalgOp.getDpsInputs())
+    if (Operation *found = findTunableProducer(input, depth + 1))
+      return found;
+  return nullptr;
+}
+
+/// Whether `user` (which reads `value`, the end of `op`'s chain so far)
+/// also reads the epilogue of ANOTHER tunable op that comes after `op` -- the
+/// residual add of two branches (ResNet's downsample blocks). Such an op
+/// joins the chain of the later of the two, so that every op belongs to one
+/// chain whichever of them the tiling fuses first (once the later op is
+/// fused, the earlier one's chain ends at the fused loop nest anyway).
+static bool belongsToALaterOp(Operation *op, Value value, Operation *user) {
+  for (Value operand : user->getOperands()) {
+    if (operand == value)
+      continue;
+    Operation *other = findTunableProducer(operand);
+    if (!other || other == op)
+      continue;
+    if (other->getBlock() != op->getBlock() || op->isBeforeInBlock(other))
+      return true;
+  }
+  return false;
+}
+
 FailureOr<SmallVector<Operation *>>
 mlir::tiletune::findEpilogueChain(Operation *op, std::string *reason) {
   auto fail = [&](const Twine &why) -> FailureOr<SmallVector<Operation *>> {
@@ -113,6 +149,9 @@ mlir::tiletune::findEpilogueChain(Operation *op, std::string *reason) {
     if (chain.empty() && !isa<linalg::LinalgOp>(user))
       return fail(""); // No epilogue at all (e.g. a return).
     std::string why = whyNotElementwiseUser(value, user);
+    if (why.empty() && belongsToALaterOp(op, value, user))
+      why = "its user also reads the epilogue of a later op, whose chain "
+            "it joins";
     if (!why.empty()) {
       if (chain.empty())
         return fail(why);

@@ -13,6 +13,7 @@
 // RUN: tiletune-run %s --entry=bmm_scale --pipeline="tiletune-lower-cpu{default-configs=1 threads=2 fuse-epilogues=1}" --num-threads=2 --verify-untiled --repeats=1 | FileCheck %s
 // RUN: tiletune-run %s --entry=bmm_scale --mcpu=haswell --pipeline="tiletune-lower-cpu{default-configs=1 threads=1 fuse-epilogues=1}" --verify-untiled --repeats=1 | FileCheck %s
 // RUN: tiletune-run %s --entry=bmm_tosa_bias --pipeline="tiletune-lower-cpu{default-configs=1 threads=2 fuse-epilogues=1}" --num-threads=2 --verify-untiled --repeats=1 | FileCheck %s
+// RUN: tiletune-run %s --entry=two_branches --pipeline="tiletune-lower-cpu{default-configs=1 threads=2}" --num-threads=2 --verify-untiled --repeats=1 | FileCheck %s
 // RUN: tiletune-run %s --entry=conv_bias_relu --pipeline="tiletune-lower-cpu{default-configs=1 threads=1 fuse-epilogues=1}" --verify-untiled --repeats=1 | FileCheck %s
 // RUN: tiletune-run %s --entry=conv_bias_relu --mcpu=haswell --pipeline="tiletune-lower-cpu{default-configs=1 threads=2 fuse-epilogues=1}" --num-threads=2 --verify-untiled --repeats=1 | FileCheck %s
 // RUN: tiletune-run %s --entry=conv_prime_bias_relu --pipeline="tiletune-lower-cpu{default-configs=1 threads=2 fuse-epilogues=1}" --num-threads=2 --verify-untiled --repeats=1 | FileCheck %s
@@ -129,6 +130,30 @@ func.func @bmm_tosa_bias(%a: tensor<1x20x24xf32>, %b: tensor<1x24x36xf32>, %res:
     linalg.yield %s : f32
   } -> tensor<1x20x36xf32>
   return %3 : tensor<1x20x36xf32>
+}
+
+// Two branches joined by an add (ResNet's downsample blocks): the add joins
+// the chain of the later matmul only, whichever the tiling fuses first.
+func.func @two_branches(%a: tensor<24x16xf32>, %b: tensor<16x40xf32>, %c: tensor<24x8xf32>, %d: tensor<8x40xf32>, %bias: tensor<40xf32>) -> tensor<24x40xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<24x40xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<24x40xf32>) -> tensor<24x40xf32>
+  %0 = linalg.matmul ins(%a, %b : tensor<24x16xf32>, tensor<16x40xf32>) outs(%f : tensor<24x40xf32>) -> tensor<24x40xf32>
+  %1 = linalg.generic {indexing_maps = [#id2, #col, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%0, %bias : tensor<24x40xf32>, tensor<40xf32>) outs(%e : tensor<24x40xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<24x40xf32>
+  %2 = linalg.matmul ins(%c, %d : tensor<24x8xf32>, tensor<8x40xf32>) outs(%f : tensor<24x40xf32>) -> tensor<24x40xf32>
+  %3 = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%1, %2 : tensor<24x40xf32>, tensor<24x40xf32>) outs(%e : tensor<24x40xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<24x40xf32>
+  return %3 : tensor<24x40xf32>
 }
 
 // conv_2d_nhwc_hwcf + per-channel bias + ReLU.
