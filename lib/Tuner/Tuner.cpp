@@ -460,6 +460,10 @@ Expected<bool> Tuner::Impl::confirmWinner(const Config &defaultConfig,
   llvm::SmallVector<std::optional<MeasureResult>> fastest(n);
   llvm::SmallVector<MeasureResult> results;
   for (unsigned round = 0; round < std::max(1u, opts.confirmRounds); ++round) {
+    // Under a time budget the rounds after the first run only while it
+    // lasts (a resume replays the rounds recorded, then stops here too).
+    if (round > 0 && timeUp() && !journal.isReplayingFinal())
+      break;
     llvm::SmallVector<Config> batch;
     llvm::SmallVector<size_t> which;
     for (size_t k = 0; k < n; ++k) {

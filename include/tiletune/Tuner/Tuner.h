@@ -117,7 +117,8 @@ struct TunerOptions {
   /// result, the default on a tie, so a variant that is not confirmed faster
   /// than the default never replaces it.
   bool remeasureWinner = true;
-  /// Rounds of the confirmation (at least 1).
+  /// Rounds of the confirmation (at least 1). Under a time budget the
+  /// rounds after the first run only while the budget lasts.
   unsigned confirmRounds = 3;
 
   /// Continue the most recent unfinished run of this problem, target,
