@@ -910,8 +910,8 @@ mlir::tiletune::tuneModel(ModuleOp module, const TuneOptions &options) {
     Deadline roundDeadline(
         start + std::chrono::duration_cast<Clock::duration>(
                     std::chrono::duration<double>(budget - reserve())));
-    if (llvm::Error err = runRound(task, warmUp ? batch + 1 : batch, false,
-                                   roundDeadline))
+    if (llvm::Error err =
+            runRound(task, warmUp ? batch + 1 : batch, false, roundDeadline))
       return std::move(err);
     ++outcome.rounds;
     if (tooSmall)

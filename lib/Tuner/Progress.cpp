@@ -106,8 +106,7 @@ void TunerProgress::summarize(const TuneResult &result) {
                         result.searchEndSeconds);
     if (result.unmeasuredAtDeadline > 0)
       out << " (" << result.unmeasuredAtDeadline << " proposed candidate"
-          << (result.unmeasuredAtDeadline == 1 ? "" : "s")
-          << " not measured)";
+          << (result.unmeasuredAtDeadline == 1 ? "" : "s") << " not measured)";
     if (result.elapsedSeconds > result.searchEndSeconds + 0.05)
       out << llvm::format(", confirming the winner took %.1f s",
                           result.elapsedSeconds - result.searchEndSeconds);

@@ -86,12 +86,11 @@ public:
   /// the final re-measurement is where the recorded run's time budget ended
   /// its search: the configs after its last result were never measured, and
   /// this is no error.
-  llvm::Error
-  replay(llvm::ArrayRef<std::string> keys, MeasurementRole role,
-         llvm::MutableArrayRef<bool> have,
-         llvm::function_ref<void(size_t index, MeasurementRecord record)>
-             replayed,
-         bool searchMayEnd = false);
+  llvm::Error replay(
+      llvm::ArrayRef<std::string> keys, MeasurementRole role,
+      llvm::MutableArrayRef<bool> have,
+      llvm::function_ref<void(size_t index, MeasurementRecord record)> replayed,
+      bool searchMayEnd = false);
 
   /// Saves the strategy's state as the run's checkpoint, covering the first
   /// \p consumed recorded results.

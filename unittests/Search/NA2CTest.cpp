@@ -251,9 +251,9 @@ TEST(NA2C, TrainingStopsAtTheDeadline) {
   auto start = std::chrono::steady_clock::now();
   RunLog log;
   runStrategy(*strategy, l, 8, 48, log);
-  double seconds = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - start)
-                       .count();
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   EXPECT_LT(seconds, 20.0);
   EXPECT_EQ(log.numTrials, 48u);
   EXPECT_FALSE(log.sawDuplicate);

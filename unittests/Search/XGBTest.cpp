@@ -256,8 +256,7 @@ namespace {
 template <typename F> double secondsOf(F &&f) {
   auto start = std::chrono::steady_clock::now();
   f();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                       start)
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
       .count();
 }
 
@@ -294,12 +293,10 @@ TEST(XGBDeadline, AnnealingStopsAndReturnsWhatItHas) {
 TEST(XGBDeadline, ProposalsHonourAPassedDeadline) {
   // A fit of many rounds and long annealing: without the deadline the
   // refit at plan_size results takes far longer than the test allows.
-  StrategyOptions options = {{"plan_size", "16"},
-                             {"sa_chains", "64"},
-                             {"sa_iterations", "16000000"},
-                             {"sa_early_stop", "16000000"},
-                             {"num_rounds", "100000"},
-                             {"early_stopping", "0"}};
+  StrategyOptions options = {
+      {"plan_size", "16"},           {"sa_chains", "64"},
+      {"sa_iterations", "16000000"}, {"sa_early_stop", "16000000"},
+      {"num_rounds", "100000"},      {"early_stopping", "0"}};
   Landscape l = smoothPaper();
   auto strategy = makeStrategy("xgb", l.space, options, 7);
   ASSERT_TRUE(strategy);
@@ -326,9 +323,9 @@ TEST(XGBDeadline, ProposalsHonourAPassedDeadline) {
   ASSERT_EQ(next.size(), 8u);
   for (const Trial &t : next) {
     EXPECT_TRUE(l.space.isValid(t.cfg));
-    EXPECT_EQ(llvm::count_if(trials,
-                             [&](const Trial &o) { return o.cfg == t.cfg; }),
-              0);
+    EXPECT_EQ(
+        llvm::count_if(trials, [&](const Trial &o) { return o.cfg == t.cfg; }),
+        0);
   }
   // The deadline is not part of the saved state.
   std::unique_ptr<Strategy> copy = roundTripState(*strategy);

@@ -610,9 +610,10 @@ public:
 protected:
   void proposeImpl(unsigned maxCount,
                    llvm::SmallVectorImpl<Config> &out) override {
-    auto until = std::chrono::steady_clock::now() +
-                 std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                     std::chrono::duration<double>(proposeSeconds));
+    auto until =
+        std::chrono::steady_clock::now() +
+        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+            std::chrono::duration<double>(proposeSeconds));
     while (std::chrono::steady_clock::now() < until &&
            !(pollDeadline && deadlinePassed()))
       usleep(1000);

@@ -32,9 +32,8 @@ public:
   explicit Deadline(Clock::time_point at) : at(at) {}
   /// The deadline \p seconds from now (may be negative: already passed).
   static Deadline in(double seconds) {
-    return Deadline(Clock::now() +
-                    std::chrono::duration_cast<Clock::duration>(
-                        std::chrono::duration<double>(seconds)));
+    return Deadline(Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                       std::chrono::duration<double>(seconds)));
   }
 
   /// Whether there is a deadline.

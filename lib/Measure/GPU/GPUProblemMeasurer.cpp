@@ -16,9 +16,9 @@
 #include "llvm/Support/Threading.h"
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
-#include <chrono>
 #include <thread>
 
 using namespace mlir;
