@@ -846,8 +846,11 @@ mlir::tiletune::tuneModel(ModuleOp module, const TuneOptions &options) {
   // Runs `task` until `extra` more trials were measured (a round), or, with
   // `finalize`, replays it and lets the tuner re-measure the winner and
   // the default (the run is then finished).
-  auto runRound = [&](ModelTask &task, int64_t extra,
-                      bool finalize) -> llvm::Error {
+  // A round's search ends at `deadline` (the budget less what finishing
+  // needs) like a time budget: the strategy's work stops early, a batch in
+  // flight stops, and the run is then finished (its winner confirmed).
+  auto runRound = [&](ModelTask &task, int64_t extra, bool finalize,
+                      Deadline deadline = {}) -> llvm::Error {
     const Problem &problem = set.problems[task.index];
     PreparedProblem &p = prepared[task.index];
     std::unique_ptr<Strategy> fresh;
@@ -867,6 +870,7 @@ mlir::tiletune::tuneModel(ModuleOp module, const TuneOptions &options) {
       return measurer.takeError();
     TunerOptions tunerOptions = makeTunerOptions(problem, target, options);
     tunerOptions.maxSeconds = 0;
+    tunerOptions.deadline = deadline;
     // The round ends through the callback, leaving the run resumable; the
     // final call replays it up to its trials and finishes it.
     tunerOptions.maxTrials = finalize ? task.trials : kMaxTrials;
@@ -939,7 +943,11 @@ mlir::tiletune::tuneModel(ModuleOp module, const TuneOptions &options) {
     bool warmUp = !task.started;
     double before = elapsed();
     // Warm-up: the default config and one batch.
-    if (llvm::Error err = runRound(task, warmUp ? batch + 1 : batch, false))
+    Deadline roundDeadline(
+        start + std::chrono::duration_cast<Clock::duration>(
+                    std::chrono::duration<double>(budget - reserve())));
+    if (llvm::Error err =
+            runRound(task, warmUp ? batch + 1 : batch, false, roundDeadline))
       return std::move(err);
     ++outcome.rounds;
     if (tooSmall)

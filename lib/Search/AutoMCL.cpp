@@ -228,7 +228,7 @@ Error AutoMCLStrategy::fillFromModel() {
     seen.push_back(choice.toG(r.cfg));
   XGBoostModel model(opts.model);
   if (Error e = model.fit(learned::encodeConfigs(space, seen),
-                          learned::throughputTargets(history)))
+                          learned::throughputTargets(history), getDeadline()))
     return e;
 
   // Candidates: all unmeasured configs of G, or a uniform sample of them.

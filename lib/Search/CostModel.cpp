@@ -163,7 +163,8 @@ static std::string fmtDouble(double v) {
 }
 
 llvm::Error XGBoostModel::fit(const FeatureMatrix &features,
-                              llvm::ArrayRef<float> targets) {
+                              llvm::ArrayRef<float> targets,
+                              const Deadline &deadline) {
   release();
   if (features.rows() == 0 || features.cols() == 0)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
@@ -236,6 +237,8 @@ llvm::Error XGBoostModel::fit(const FeatureMatrix &features,
     }
     if (options.earlyStoppingRounds == 0) {
       bestRound = round;
+      if (deadline.passed())
+        break;
       continue;
     }
     if (llvm::Error err = predictRaw(handle, dtrain.handle, 0, n, preds)) {
@@ -249,6 +252,9 @@ llvm::Error XGBoostModel::fit(const FeatureMatrix &features,
     } else if (round - bestRound >= options.earlyStoppingRounds) {
       break;
     }
+    // Out of time: keep the best round so far.
+    if (deadline.passed())
+      break;
   }
   numFeatures = static_cast<unsigned>(features.cols());
   numUsedRounds = bestRound + 1;

@@ -546,6 +546,10 @@ void NA2CStrategy::train() {
   unsigned width = actor.numInputs();
   unsigned numActions = actor.numOutputs();
   for (unsigned step = 0; step < opts.trainSteps; ++step) {
+    // Out of time (Strategy::setDeadline): the networks keep the steps
+    // trained so far.
+    if (deadlinePassed())
+      break;
     size_t b = std::min<size_t>(opts.minibatch, memory.size());
     Eigen::MatrixXd s(b, width), s2(b, width);
     BoolMatrix mask = BoolMatrix::Constant(b, numActions, false);

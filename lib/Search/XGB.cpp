@@ -139,7 +139,7 @@ Expected<std::vector<Config>> mlir::tiletune::annealOnModel(
     const Space &space, const ConfigScorer &score, unsigned num,
     const std::function<bool(const Config &)> &isExcluded,
     std::vector<Config> &points, const AnnealingOptions &options,
-    std::mt19937_64 &rng) {
+    std::mt19937_64 &rng, const Deadline &deadline) {
   if (points.empty()) {
     for (unsigned i = 0; i < options.chains; ++i)
       if (std::optional<Config> c = space.sampleValid(rng))
@@ -160,8 +160,9 @@ Expected<std::vector<Config>> mlir::tiletune::annealOnModel(
       (options.tempStart - options.tempEnd) / (options.iterations + 1.0);
   unsigned lastChange = 0;
   std::vector<Config> next(points.size());
-  for (unsigned k = 0;
-       k < options.iterations && k < lastChange + options.earlyStop; ++k) {
+  for (unsigned k = 0; k < options.iterations &&
+                       k < lastChange + options.earlyStop && !deadline.passed();
+       ++k) {
     for (size_t i = 0; i < points.size(); ++i) {
       std::optional<Config> n = randomValidNeighbor(space, points[i], rng);
       next[i] = n ? std::move(*n) : points[i];
@@ -297,8 +298,8 @@ Error XGBStrategy::refit() {
   XGBoostOptions modelOpts = opts.model;
   modelOpts.recallK = opts.planSize;
   XGBoostModel model(modelOpts);
-  if (Error e = model.fit(encode(configs),
-                          learned::throughputTargets(history)))
+  if (Error e = model.fit(encode(configs), learned::throughputTargets(history),
+                          getDeadline()))
     return e;
   ConfigScorer scorer =
       [&](ArrayRef<Config> cs) -> Expected<std::vector<float>> {
@@ -307,7 +308,7 @@ Error XGBStrategy::refit() {
   auto newPlan = annealOnModel(
       space, scorer, opts.planSize,
       [&](const Config &c) { return wasProposed(c); }, chains, opts.annealing,
-      getRng());
+      getRng(), getDeadline());
   if (!opts.persistent)
     chains.clear();
   if (!newPlan)

@@ -101,6 +101,16 @@ void TunerProgress::summarize(const TuneResult &result) {
   out << "tiletune: run " << result.runId << " "
       << stringifyRunStatus(result.status) << " (" << result.stopReason
       << "): " << result.trials << " trials";
+  if (result.stopReason == "time") {
+    out << llvm::format("; the time budget ended the search at %.1f s",
+                        result.searchEndSeconds);
+    if (result.unmeasuredAtDeadline > 0)
+      out << " (" << result.unmeasuredAtDeadline << " proposed candidate"
+          << (result.unmeasuredAtDeadline == 1 ? "" : "s") << " not measured)";
+    if (result.elapsedSeconds > result.searchEndSeconds + 0.05)
+      out << llvm::format(", confirming the winner took %.1f s",
+                          result.elapsedSeconds - result.searchEndSeconds);
+  }
   if (result.best) {
     out << ", best " << formatSeconds(result.bestResult.time.seconds());
     if (result.bestResult.gflops > 0)

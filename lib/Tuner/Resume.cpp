@@ -357,7 +357,8 @@ Error RunJournal::saveCheckpoint(size_t consumed) {
 Error RunJournal::replay(
     llvm::ArrayRef<std::string> keys, MeasurementRole role,
     llvm::MutableArrayRef<bool> have,
-    llvm::function_ref<void(size_t index, MeasurementRecord record)> replayed) {
+    llvm::function_ref<void(size_t index, MeasurementRecord record)> replayed,
+    bool searchMayEnd) {
   size_t n = keys.size();
   // The recorded results of this batch come next in the queue (in the order
   // they completed, which may differ from the batch order).
@@ -380,6 +381,9 @@ Error RunJournal::replay(
     return Error::success();
 
   const MeasurementRecord &next = replayQueue.front();
+  if (next.role == MeasurementRole::Final && role == MeasurementRole::Search &&
+      searchMayEnd)
+    return Error::success();
   if (next.role == MeasurementRole::Final && role == MeasurementRole::Search)
     return llvm::createStringError(
         "tuner: cannot resume run " + llvm::Twine(run.id) +

@@ -81,12 +81,16 @@ public:
   /// next in the queue, in the order they completed. Calls \p replayed with
   /// the batch index and the record of each, and sets \p have. Fails when
   /// configs remain unanswered while the queue holds a result for another
-  /// config: the search no longer follows the recorded run.
-  llvm::Error
-  replay(llvm::ArrayRef<std::string> keys, MeasurementRole role,
-         llvm::MutableArrayRef<bool> have,
-         llvm::function_ref<void(size_t index, MeasurementRecord record)>
-             replayed);
+  /// config: the search no longer follows the recorded run. With
+  /// \p searchMayEnd (the time budget is over), a search batch followed by
+  /// the final re-measurement is where the recorded run's time budget ended
+  /// its search: the configs after its last result were never measured, and
+  /// this is no error.
+  llvm::Error replay(
+      llvm::ArrayRef<std::string> keys, MeasurementRole role,
+      llvm::MutableArrayRef<bool> have,
+      llvm::function_ref<void(size_t index, MeasurementRecord record)> replayed,
+      bool searchMayEnd = false);
 
   /// Saves the strategy's state as the run's checkpoint, covering the first
   /// \p consumed recorded results.

@@ -58,8 +58,13 @@ private:
   Error startOrResume(const Config &defaultConfig);
   /// Measures (or replays) \p batch; fills \p results in batch order.
   /// Returns false when the run was stopped before the batch completed.
+  /// When the time budget ends during a search batch it returns true with
+  /// `cutByTime` set: \p measured then says which configs have a result.
   Expected<bool> obtain(llvm::ArrayRef<Config> batch, MeasurementRole role,
-                        llvm::SmallVectorImpl<MeasureResult> &results);
+                        llvm::SmallVectorImpl<MeasureResult> &results,
+                        llvm::SmallVectorImpl<bool> *measured = nullptr);
+  /// Whether the time budget (TunerOptions::maxSeconds, ::deadline) is over.
+  bool timeUp() const { return budgetEnd.passed(); }
   /// Accounts for a recorded or replayed measurement.
   void addRecord(MeasurementRecord record, bool replayed);
   Error checkpoint(bool force);
@@ -149,6 +154,13 @@ private:
   Clock::time_point lastCheckpoint = Clock::now();
   bool stopRequested = false;
   std::string stopReason;
+  /// The end of the time budget: the earlier of maxSeconds (less the time
+  /// spent before a resume) and TunerOptions::deadline; none without them.
+  Deadline budgetEnd;
+  /// Set by obtain() when the time budget ended a search batch.
+  bool cutByTime = false;
+  int64_t unmeasuredAtDeadline = 0;
+  double searchEndSeconds = 0;
 };
 
 Error Tuner::Impl::validate(const Config &defaultConfig) {
@@ -234,26 +246,43 @@ void Tuner::Impl::addRecord(MeasurementRecord record, bool replayed) {
 
 Expected<bool>
 Tuner::Impl::obtain(llvm::ArrayRef<Config> batch, MeasurementRole role,
-                    llvm::SmallVectorImpl<MeasureResult> &results) {
+                    llvm::SmallVectorImpl<MeasureResult> &results,
+                    llvm::SmallVectorImpl<bool> *measured) {
   size_t n = batch.size();
   results.assign(n, MeasureResult());
   llvm::SmallVector<std::string> keys;
   for (const Config &config : batch)
     keys.push_back(space.getKey(config));
   llvm::SmallVector<bool> have(n, false);
+  auto reportMeasured = [&] {
+    if (measured)
+      measured->assign(have.begin(), have.end());
+  };
+  // Only search batches end with the time budget: the default config and
+  // the confirmation of the winner are always measured whole.
+  bool timeBounded = role == MeasurementRole::Search;
 
-  // Replay: the recorded measurements of this batch come first.
-  if (Error err = journal.replay(keys, role, have,
-                                 [&](size_t i, MeasurementRecord record) {
-                                   results[i] = record.result;
-                                   addRecord(std::move(record),
-                                             /*replayed=*/true);
-                                 }))
+  // Replay: the recorded measurements of this batch come first. A recorded
+  // run whose time budget ended the search inside this batch continues with
+  // its final re-measurement.
+  if (Error err = journal.replay(
+          keys, role, have,
+          [&](size_t i, MeasurementRecord record) {
+            results[i] = record.result;
+            addRecord(std::move(record),
+                      /*replayed=*/true);
+          },
+          /*searchMayEnd=*/timeBounded && timeUp()))
     return std::move(err);
+  reportMeasured();
   if (!llvm::is_contained(have, false))
     return true;
   if (stopRequested)
     return false;
+  if (timeBounded && timeUp()) {
+    cutByTime = true;
+    return true;
+  }
 
   // Measure the rest now.
   llvm::SmallVector<Config> live;
@@ -323,7 +352,12 @@ Tuner::Impl::obtain(llvm::ArrayRef<Config> batch, MeasurementRole role,
     results[i] = record.result;
     have[i] = true;
     addRecord(std::move(record), /*replayed=*/false);
-    return !stopRequested;
+    // The time budget ends a search batch at the first result after it:
+    // the measurer stops, the candidates not measured yet are dropped.
+    if (timeBounded && !stopRequested && timeUp() &&
+        llvm::is_contained(have, false))
+      cutByTime = true;
+    return !stopRequested && !cutByTime;
   };
   Error measureError = measurer.measure(live, request, sink);
   if (sinkError) {
@@ -333,8 +367,11 @@ Tuner::Impl::obtain(llvm::ArrayRef<Config> batch, MeasurementRole role,
   if (measureError)
     return llvm::createStringError("tuner: measuring failed: " +
                                    llvm::toString(std::move(measureError)));
+  reportMeasured();
   if (stopRequested)
     return false;
+  if (cutByTime)
+    return true;
   for (auto [j, done] : llvm::enumerate(reported))
     if (!done)
       return llvm::createStringError(
@@ -423,6 +460,10 @@ Expected<bool> Tuner::Impl::confirmWinner(const Config &defaultConfig,
   llvm::SmallVector<std::optional<MeasureResult>> fastest(n);
   llvm::SmallVector<MeasureResult> results;
   for (unsigned round = 0; round < std::max(1u, opts.confirmRounds); ++round) {
+    // Under a time budget the rounds after the first run only while it
+    // lasts (a resume replays the rounds recorded, then stops here too).
+    if (round > 0 && timeUp() && !journal.isReplayingFinal())
+      break;
     llvm::SmallVector<Config> batch;
     llvm::SmallVector<size_t> which;
     for (size_t k = 0; k < n; ++k) {
@@ -478,6 +519,12 @@ Expected<TuneResult> Tuner::Impl::run(const Config &defaultConfig) {
     return std::move(err);
   sessionStart = Clock::now();
   lastCheckpoint = sessionStart;
+  if (opts.maxSeconds > 0)
+    budgetEnd = Deadline(sessionStart +
+                         std::chrono::duration_cast<Clock::duration>(
+                             std::chrono::duration<double>(
+                                 opts.maxSeconds - journal.getPriorElapsed())));
+  budgetEnd = Deadline::earliest(budgetEnd, opts.deadline);
 
   std::string defaultKey = space.getKey(defaultConfig);
   llvm::SmallVector<MeasureResult> results;
@@ -515,8 +562,7 @@ Expected<TuneResult> Tuner::Impl::run(const Config &defaultConfig) {
     // While replaying, the time budget (which includes the time spent before
     // the resume) ends the search only where the recorded run ended it: at
     // its final re-measurement, if it reached one.
-    if ((!replaying || journal.isReplayingFinal()) && opts.maxSeconds > 0 &&
-        elapsed() >= opts.maxSeconds) {
+    if ((!replaying || journal.isReplayingFinal()) && timeUp()) {
       stopReason = "time";
       break;
     }
@@ -528,7 +574,16 @@ Expected<TuneResult> Tuner::Impl::run(const Config &defaultConfig) {
     if (opts.maxTrials > 0)
       want = static_cast<unsigned>(
           std::min<int64_t>(want, opts.maxTrials - trialsDone));
+    // The strategy's slow work stops at the end of the time budget; while
+    // replaying it must redo what the recorded run did, so it runs whole.
+    strategy.setDeadline(replaying ? Deadline() : budgetEnd);
     llvm::SmallVector<Trial> trials = strategy.propose(want);
+    // Proposed after the deadline (perhaps cut short): not measured.
+    if (!replaying && timeUp()) {
+      unmeasuredAtDeadline += trials.size();
+      stopReason = "time";
+      break;
+    }
     if (trials.empty()) {
       stopReason = "exhausted";
       break;
@@ -548,7 +603,9 @@ Expected<TuneResult> Tuner::Impl::run(const Config &defaultConfig) {
         freshIndex.push_back(i);
       }
     }
-    Expected<bool> done = obtain(fresh, MeasurementRole::Search, results);
+    llvm::SmallVector<bool> measured;
+    Expected<bool> done =
+        obtain(fresh, MeasurementRole::Search, results, &measured);
     if (!done)
       return fail(done.takeError());
     if (!*done) {
@@ -556,10 +613,18 @@ Expected<TuneResult> Tuner::Impl::run(const Config &defaultConfig) {
       break;
     }
     llvm::SmallVector<MeasureResult> byTrial(trials.size());
-    for (auto [j, i] : llvm::enumerate(freshIndex))
+    llvm::SmallVector<bool> haveTrial(trials.size(), true);
+    for (auto [j, i] : llvm::enumerate(freshIndex)) {
       byTrial[i] = results[j];
+      haveTrial[i] = measured[j];
+    }
+    // A batch the time budget ended is observed with what was measured.
     llvm::SmallVector<TrialResult> observed;
     for (auto [i, trial] : llvm::enumerate(trials)) {
+      if (!haveTrial[i]) {
+        ++unmeasuredAtDeadline;
+        continue;
+      }
       const MeasureResult &result =
           known[i] ? records[*known[i]].result : byTrial[i];
       TrialResult r;
@@ -572,9 +637,16 @@ Expected<TuneResult> Tuner::Impl::run(const Config &defaultConfig) {
     }
     if (Error err = strategy.observe(observed))
       return fail(std::move(err));
+    // The search ends here; no checkpoint: a checkpoint describes a state
+    // between two whole batches.
+    if (cutByTime) {
+      stopReason = "time";
+      break;
+    }
     if (Error err = checkpoint(/*force=*/false))
       return fail(std::move(err));
   }
+  searchEndSeconds = elapsed();
 
   TuneResult result;
   result.runId = runId();
@@ -641,6 +713,8 @@ Expected<TuneResult> Tuner::Impl::run(const Config &defaultConfig) {
   result.measuredNow = measuredNow;
   result.replayed = replayedCount;
   result.elapsedSeconds = elapsed();
+  result.searchEndSeconds = searchEndSeconds;
+  result.unmeasuredAtDeadline = unmeasuredAtDeadline;
   result.variantsPerSecond = variantsPerSecond();
   result.throughput = throughput;
   result.throughput.wallSeconds = sessionSeconds();

@@ -296,6 +296,15 @@ TEST_F(DriverTest, GPUMeasurerPreparesOnThreadsAndReportsInOrder) {
       });
   ASSERT_FALSE(bool(err)) << toString(std::move(err));
   ASSERT_EQ(results.size(), batch.size());
+  // Every result says where its time went (the throughput summary counts
+  // the rest as idle): the compiled variants their preparation.
+  for (auto [k, entry] : llvm::enumerate(results)) {
+    const MeasurePhases &phases = entry.second.phases;
+    EXPECT_GE(phases.compileWaitSeconds, 0.0);
+    EXPECT_GE(phases.runWaitSeconds, 0.0);
+    if (k != 3)
+      EXPECT_GT(phases.codegenSeconds, 0.0) << k;
+  }
   bool gpu = isCudaDeviceAvailable();
   for (auto [k, entry] : llvm::enumerate(results)) {
     auto &[i, r] = entry;

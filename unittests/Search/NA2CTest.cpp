@@ -19,6 +19,7 @@
 
 #include "gtest/gtest.h"
 
+#include <chrono>
 #include <set>
 
 using namespace mlir::tiletune;
@@ -233,6 +234,30 @@ TEST(NA2CFindsOptimum, InvalidRegionsCpuSpace) {
   Space s = cpuSpace();
   expectFindsOptimum(
       "na2c", makeInvalidRegionLandscape(s, keyToConfig(s, kCpuOptimum)), 600);
+}
+
+} // namespace
+
+namespace {
+
+// Training stops at the strategy's deadline: a run whose every batch would
+// train for minutes still proposes and observes promptly.
+TEST(NA2C, TrainingStopsAtTheDeadline) {
+  Landscape l = smoothPaper();
+  auto strategy =
+      makeStrategy("na2c", l.space, {{"train_steps", "1000000"}}, 3);
+  ASSERT_TRUE(strategy);
+  strategy->setDeadline(Deadline::in(0.2));
+  auto start = std::chrono::steady_clock::now();
+  RunLog log;
+  runStrategy(*strategy, l, 8, 48, log);
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  EXPECT_LT(seconds, 20.0);
+  EXPECT_EQ(log.numTrials, 48u);
+  EXPECT_FALSE(log.sawDuplicate);
+  EXPECT_FALSE(log.sawInvalid);
 }
 
 } // namespace

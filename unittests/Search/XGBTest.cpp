@@ -18,6 +18,8 @@
 
 #include "gtest/gtest.h"
 
+#include <chrono>
+
 using namespace mlir::tiletune;
 using namespace mlir::tiletune::testing;
 using llvm::SmallVector;
@@ -240,6 +242,95 @@ TEST(XGBFindsOptimum, ModelBeatsRandomOnTheCpuSpace) {
   }
   EXPECT_LT(xgbSum, randomSum);
   EXPECT_LE(xgbSum / 4, 1.5);
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// The deadline (Strategy::setDeadline)
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Seconds `f` takes.
+template <typename F> double secondsOf(F &&f) {
+  auto start = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+TEST(XGBDeadline, AnnealingStopsAndReturnsWhatItHas) {
+  Space s = paperSpace();
+  Config target = keyToConfig(s, kPaperOptimum);
+  ConfigScorer score =
+      [&](llvm::ArrayRef<Config> cs) -> llvm::Expected<std::vector<float>> {
+    std::vector<float> out;
+    for (const Config &c : cs)
+      out.push_back(-float(configDistance(s, c, target)));
+    return out;
+  };
+  // Far more steps than the test could wait for, and no early stop.
+  AnnealingOptions opts;
+  opts.iterations = 100000000;
+  opts.earlyStop = 100000000;
+  std::mt19937_64 rng(5);
+  std::vector<Config> chains;
+  llvm::Expected<std::vector<Config>> top = std::vector<Config>();
+  double seconds = secondsOf([&] {
+    top = annealOnModel(
+        s, score, 8, [](const Config &) { return false; }, chains, opts, rng,
+        Deadline::in(0.2));
+  });
+  ASSERT_TRUE(bool(top)) << llvm::toString(top.takeError());
+  EXPECT_LT(seconds, 10.0);
+  // The best configs seen until the deadline: a full, valid top set.
+  EXPECT_EQ(top->size(), 8u);
+  for (const Config &c : *top)
+    EXPECT_TRUE(s.isValid(c));
+}
+
+TEST(XGBDeadline, ProposalsHonourAPassedDeadline) {
+  // A fit of many rounds and long annealing: without the deadline the
+  // refit at plan_size results takes far longer than the test allows.
+  StrategyOptions options = {
+      {"plan_size", "16"},           {"sa_chains", "64"},
+      {"sa_iterations", "16000000"}, {"sa_early_stop", "16000000"},
+      {"num_rounds", "100000"},      {"early_stopping", "0"}};
+  Landscape l = smoothPaper();
+  auto strategy = makeStrategy("xgb", l.space, options, 7);
+  ASSERT_TRUE(strategy);
+  // The first plan is random; its results trigger the refit in observe().
+  llvm::SmallVector<Trial> trials = strategy->propose(16);
+  ASSERT_EQ(trials.size(), 16u);
+  llvm::SmallVector<TrialResult> results;
+  for (const Trial &t : trials) {
+    TrialResult r = l.evaluate(t.cfg);
+    r.id = t.id;
+    results.push_back(std::move(r));
+  }
+  strategy->setDeadline(Deadline::in(0.3));
+  double seconds = secondsOf([&] {
+    if (llvm::Error e = strategy->observe(results))
+      ADD_FAILURE() << llvm::toString(std::move(e));
+  });
+  EXPECT_LT(seconds, 10.0);
+  EXPECT_TRUE(strategy->deadlinePassed());
+  // The cut-short model still plans: proposals keep coming, valid and new.
+  llvm::SmallVector<Trial> next;
+  seconds = secondsOf([&] { next = strategy->propose(8); });
+  EXPECT_LT(seconds, 10.0);
+  ASSERT_EQ(next.size(), 8u);
+  for (const Trial &t : next) {
+    EXPECT_TRUE(l.space.isValid(t.cfg));
+    EXPECT_EQ(
+        llvm::count_if(trials, [&](const Trial &o) { return o.cfg == t.cfg; }),
+        0);
+  }
+  // The deadline is not part of the saved state.
+  std::unique_ptr<Strategy> copy = roundTripState(*strategy);
+  ASSERT_TRUE(copy);
+  EXPECT_FALSE(copy->getDeadline().isSet());
 }
 
 } // namespace

@@ -21,6 +21,7 @@
 
 #include "gtest/gtest.h"
 
+#include <chrono>
 #include <cmath>
 #include <csignal>
 #include <sys/wait.h>
@@ -588,6 +589,183 @@ TEST_F(TunerTest, TimeBudgetStopsTheSearch) {
   EXPECT_GE(result->trials, 5);
   EXPECT_LE(result->trials, 30);
   EXPECT_GT(result->variantsPerSecond, 0);
+}
+
+/// A strategy whose proposals take `proposeSeconds` of wall time each (a
+/// slow model fit): with `pollDeadline` it stops at Strategy's deadline like
+/// the real ones, otherwise it sleeps through it. Proposes random configs.
+class SlowStrategy : public Strategy {
+public:
+  SlowStrategy(const Space &space, double proposeSeconds, bool pollDeadline)
+      : Strategy("slow-test", space, commonDefaults(), 1),
+        proposeSeconds(proposeSeconds), pollDeadline(pollDeadline) {}
+
+  static StrategyOptions commonDefaults() {
+    StrategyOptions options;
+    for (const OptionInfo &info : getCommonOptions())
+      options[info.name] = info.defaultValue;
+    return options;
+  }
+
+protected:
+  void proposeImpl(unsigned maxCount,
+                   llvm::SmallVectorImpl<Config> &out) override {
+    auto until =
+        std::chrono::steady_clock::now() +
+        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+            std::chrono::duration<double>(proposeSeconds));
+    while (std::chrono::steady_clock::now() < until &&
+           !(pollDeadline && deadlinePassed()))
+      usleep(1000);
+    ConfigSet local;
+    for (unsigned attempt = 0; out.size() < maxCount && attempt < 1000;
+         ++attempt) {
+      std::optional<Config> c = getSpace().sampleValid(getRng());
+      if (c && !wasProposed(*c) && local.insert(*c).second)
+        out.push_back(*c);
+    }
+  }
+
+private:
+  double proposeSeconds;
+  bool pollDeadline;
+};
+
+/// Each measurement takes `delay` seconds of wall time.
+struct DelayedMeasurer : SyntheticMeasurer {
+  DelayedMeasurer(const Space &space, double delay)
+      : SyntheticMeasurer(space), delay(delay) {}
+  llvm::Error measure(llvm::ArrayRef<Config> batch,
+                      const MeasureRequest &request,
+                      MeasureResultSink sink) override {
+    for (size_t k = 0; k < batch.size(); ++k) {
+      usleep(useconds_t(delay * 1e6));
+      ++calls;
+      measured.push_back({space.getKey(batch[k]), request.role});
+      if (!sink(k, evaluate(batch[k], request.role)))
+        break;
+    }
+    return llvm::Error::success();
+  }
+  double delay;
+};
+
+// A proposal that would take 30 s stops at the end of the budget: the run
+// ends near it (well under 3x), and what was proposed after the deadline is
+// not measured.
+TEST_F(TunerTest, TheTimeBudgetBoundsASlowProposal) {
+  auto db = openDb("tune.db");
+  ASSERT_TRUE(db);
+  SlowStrategy strategy(space, 30.0, /*pollDeadline=*/true);
+  DelayedMeasurer measurer(space, 0.01);
+  measurer.defaultKey = space.getKey(space.getDefault());
+  TunerOptions options = baseOptions();
+  options.maxTrials = 0;
+  options.maxSeconds = 0.5;
+  Tuner tuner(space, strategy, measurer, *db, options);
+  llvm::Expected<TuneResult> result = tuner.run(space.getDefault());
+  ASSERT_TRUE(static_cast<bool>(result)) << llvm::toString(result.takeError());
+  EXPECT_EQ(result->stopReason, "time");
+  EXPECT_EQ(result->status, RunStatus::Finished);
+  EXPECT_GE(result->elapsedSeconds, 0.5);
+  EXPECT_LT(result->elapsedSeconds, 1.5);
+  EXPECT_EQ(result->trials, 1); // the default
+  EXPECT_EQ(result->unmeasuredAtDeadline, int64_t(options.batchSize));
+  for (const auto &[key, role] : measurer.measured)
+    EXPECT_NE(role, MeasurementRole::Search) << key;
+}
+
+// A strategy that ignores the deadline overruns it by one proposal at most.
+TEST_F(TunerTest, TheTimeBudgetEndsTheSearchAfterAnUninterruptibleProposal) {
+  auto db = openDb("tune.db");
+  ASSERT_TRUE(db);
+  SlowStrategy strategy(space, 0.1, /*pollDeadline=*/false);
+  DelayedMeasurer measurer(space, 0.005);
+  measurer.defaultKey = space.getKey(space.getDefault());
+  TunerOptions options = baseOptions();
+  options.maxTrials = 0;
+  options.maxSeconds = 0.5;
+  Tuner tuner(space, strategy, measurer, *db, options);
+  llvm::Expected<TuneResult> result = tuner.run(space.getDefault());
+  ASSERT_TRUE(static_cast<bool>(result)) << llvm::toString(result.takeError());
+  EXPECT_EQ(result->stopReason, "time");
+  EXPECT_LT(result->elapsedSeconds, 1.5);
+  EXPECT_GE(result->trials, 2);
+}
+
+// A batch that would take 0.64 s stops at the first result after the end
+// of a 0.3 s budget: what was measured is recorded and observed, the rest
+// is dropped.
+TEST_F(TunerTest, TheTimeBudgetEndsABatchInFlight) {
+  auto db = openDb("tune.db");
+  auto strategy = makeStrategy("random");
+  ASSERT_TRUE(db && strategy);
+  DelayedMeasurer measurer(space, 0.04);
+  TunerOptions options = baseOptions();
+  options.maxTrials = 0;
+  options.maxSeconds = 0.3;
+  options.batchSize = 16;
+  std::optional<TuneResult> result = tune(*db, *strategy, measurer, options);
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->stopReason, "time");
+  EXPECT_EQ(result->status, RunStatus::Finished);
+  EXPECT_LT(result->elapsedSeconds, 0.9);
+  EXPECT_LT(result->searchEndSeconds, 0.6);
+  EXPECT_GT(result->unmeasuredAtDeadline, 0);
+  int64_t searched = 0;
+  for (const Row &row : rows(*db, result->runId))
+    searched += row.role == MeasurementRole::Search;
+  EXPECT_EQ(searched + 1, result->trials);
+  EXPECT_EQ(searched + result->unmeasuredAtDeadline, 16);
+  // The strategy observed what was measured; the rest stays pending.
+  EXPECT_EQ(int64_t(strategy->getHistory().size()), searched);
+  EXPECT_EQ(int64_t(strategy->getNumPending()), result->unmeasuredAtDeadline);
+}
+
+// A run whose budget ended a batch, interrupted during its confirmation,
+// resumes with the same budget: the partial batch is replayed, nothing is
+// searched again, and the run finishes where it ended.
+TEST_F(TunerTest, ResumeAfterTheTimeBudgetEndedABatch) {
+  auto db = openDb("tune.db");
+  ASSERT_TRUE(db);
+  std::vector<Row> before;
+  int64_t trials = 0;
+  {
+    auto strategy = makeStrategy("random");
+    DelayedMeasurer measurer(space, 0.04);
+    TunerOptions options = baseOptions();
+    options.maxTrials = 0;
+    options.maxSeconds = 0.3;
+    options.batchSize = 16;
+    options.callback = [](const TunerEvent &e) {
+      return e.record->role != MeasurementRole::Final;
+    };
+    std::optional<TuneResult> result = tune(*db, *strategy, measurer, options);
+    ASSERT_TRUE(result);
+    ASSERT_EQ(result->status, RunStatus::Interrupted);
+    ASSERT_GT(result->unmeasuredAtDeadline, 0);
+    trials = result->trials;
+    before = rows(*db, result->runId);
+  }
+  auto strategy = makeStrategy("random");
+  DelayedMeasurer measurer(space, 0.04);
+  TunerOptions options = baseOptions();
+  options.maxTrials = 0;
+  options.maxSeconds = 0.3;
+  options.batchSize = 16;
+  options.resume = true;
+  std::optional<TuneResult> result = tune(*db, *strategy, measurer, options);
+  ASSERT_TRUE(result);
+  EXPECT_TRUE(result->resumed);
+  EXPECT_EQ(result->status, RunStatus::Finished);
+  EXPECT_EQ(result->stopReason, "time");
+  EXPECT_EQ(result->trials, trials);
+  for (const auto &[key, role] : measurer.measured)
+    EXPECT_EQ(role, MeasurementRole::Final) << key;
+  std::vector<Row> after = rows(*db, result->runId);
+  ASSERT_GE(after.size(), before.size());
+  EXPECT_EQ(std::vector<Row>(after.begin(), after.begin() + before.size()),
+            before);
 }
 
 TEST_F(TunerTest, SmallSpaceIsExhausted) {

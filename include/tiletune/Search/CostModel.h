@@ -22,6 +22,8 @@
 #ifndef TILETUNE_SEARCH_COSTMODEL_H
 #define TILETUNE_SEARCH_COSTMODEL_H
 
+#include "tiletune/Support/Deadline.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
 
@@ -88,8 +90,11 @@ public:
 
   /// Trains a fresh model (any previous one is discarded) on `features`
   /// (rows = samples) and `targets` (one per row, higher is better). Fails
-  /// with XGBoost's message on any C API error or on malformed input.
-  llvm::Error fit(const FeatureMatrix &features, llvm::ArrayRef<float> targets);
+  /// with XGBoost's message on any C API error or on malformed input. Once
+  /// `deadline` has passed, boosting stops after the current round (at least
+  /// one round is trained): the model is then usable, with fewer trees.
+  llvm::Error fit(const FeatureMatrix &features, llvm::ArrayRef<float> targets,
+                  const Deadline &deadline = {});
 
   /// Predicted scores (higher is better) for every row of `features`. Fails
   /// when the model is untrained or the width differs from training.

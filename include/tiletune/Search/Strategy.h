@@ -13,6 +13,7 @@
 
 #include "tiletune/Measure/MeasureResult.h"
 #include "tiletune/Space/Space.h"
+#include "tiletune/Support/Deadline.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
@@ -153,6 +154,22 @@ public:
   /// strategy has exhausted its space (and nothing is pending).
   bool isDone() const;
 
+  /// The deadline of the strategy's work (none by default). Slow work in
+  /// propose() and observe() (a cost model's fit, simulated annealing,
+  /// N-A2C's training) polls it and, once it has passed, stops early with
+  /// what it has: fewer boosting rounds, the best configs annealing has
+  /// found so far, fewer training steps. Work cut short leaves a state that
+  /// differs from the one without a deadline, so proposals made after the
+  /// deadline are not those a run without it would make: the tuning loop
+  /// sets the end of its time budget here and measures nothing the strategy
+  /// proposes after it (see docs/Tuning.md, "The time budget"). Not part of
+  /// the saved state.
+  void setDeadline(Deadline deadline) { this->deadline = deadline; }
+  /// The deadline set by setDeadline().
+  const Deadline &getDeadline() const { return deadline; }
+  /// Whether the deadline has passed.
+  bool deadlinePassed() const { return deadline.passed(); }
+
   /// Serialises the full state (options, seed, random engine, proposals,
   /// pending trials, history and the subclass's state) as JSON.
   llvm::json::Value saveState() const;
@@ -215,6 +232,7 @@ private:
   uint64_t nextId = 0;
   uint64_t numDropped = 0;
   bool exhausted = false;
+  Deadline deadline;
   ConfigSet proposed;
   /// Pending trials by id (ordered for deterministic serialisation).
   std::map<uint64_t, Config> pending;

@@ -21,6 +21,7 @@
 #define TILETUNE_SEARCH_XGB_H
 
 #include "tiletune/Space/Space.h"
+#include "tiletune/Support/Deadline.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
@@ -56,11 +57,14 @@ using ConfigScorer =
 /// `points` holds the chains: if empty, it is filled with `chains` random
 /// valid configs; on return it holds the chains' final positions, so passing
 /// it again continues them (AutoTVM's persistent mode).
+///
+/// Once `deadline` has passed, annealing stops after the current step and
+/// returns the best configs seen so far.
 llvm::Expected<std::vector<Config>>
 annealOnModel(const Space &space, const ConfigScorer &score, unsigned num,
               const std::function<bool(const Config &)> &isExcluded,
               std::vector<Config> &points, const AnnealingOptions &options,
-              std::mt19937_64 &rng);
+              std::mt19937_64 &rng, const Deadline &deadline = {});
 
 } // namespace mlir::tiletune
 

@@ -21,6 +21,7 @@
 #include "tiletune/Measure/Measurer.h"
 #include "tiletune/Search/Strategy.h"
 #include "tiletune/Space/Space.h"
+#include "tiletune/Support/Deadline.h"
 #include "tiletune/Support/Target.h"
 
 #include "llvm/ADT/ArrayRef.h"
@@ -71,9 +72,18 @@ struct TunerOptions {
   /// are extra). 0 means none.
   int64_t maxTrials = 0;
   /// Wall-clock budget in seconds for the whole run, including time spent
-  /// before a resume. 0 means none. The tuner stops proposing when it is
-  /// spent; the batch in flight and the final re-measurement still run.
+  /// before a resume. 0 means none. It bounds the search: the strategy gets
+  /// its end as a deadline (Strategy::setDeadline: model fits, annealing and
+  /// training stop early), nothing proposed after it is measured, and a
+  /// batch in flight stops at the first result that arrives after it (what
+  /// was measured is recorded and observed). The default config's
+  /// measurement and the final confirmation of the winner still run (see
+  /// docs/Tuning.md, "The time budget").
   double maxSeconds = 0;
+  /// A point in time that ends the search like the end of `maxSeconds` (the
+  /// earlier of the two applies), e.g. a whole-model budget's share; none
+  /// by default.
+  Deadline deadline;
   /// Configs proposed and measured per round.
   unsigned batchSize = 8;
   /// Stop after this many consecutive search trials without a new best
@@ -107,7 +117,8 @@ struct TunerOptions {
   /// result, the default on a tie, so a variant that is not confirmed faster
   /// than the default never replaces it.
   bool remeasureWinner = true;
-  /// Rounds of the confirmation (at least 1).
+  /// Rounds of the confirmation (at least 1). Under a time budget the
+  /// rounds after the first run only while the budget lasts.
   unsigned confirmRounds = 3;
 
   /// Continue the most recent unfinished run of this problem, target,
@@ -205,6 +216,13 @@ struct TuneResult {
   int64_t replayed = 0;
   /// Tuning time of the run, including before a resume, seconds.
   double elapsedSeconds = 0;
+  /// Tuning time of the run when the search ended (before the winner was
+  /// confirmed), seconds.
+  double searchEndSeconds = 0;
+  /// Candidates the strategy proposed that were not measured because the
+  /// time budget ended the search (stopReason "time"): the rest of a batch
+  /// in flight, or a batch proposed after the deadline.
+  int64_t unmeasuredAtDeadline = 0;
   /// Variants measured per second in this session.
   double variantsPerSecond = 0;
   /// Where this session's time went.
