@@ -1069,8 +1069,8 @@ FailureOr<CPUTilingResult> tiletune::applyCPUConfig(RewriterBase &rewriter,
       tileAndVectorizeChecked(rewriter, op, *schedule, fuseEpilogues);
   if (succeeded(result) && hadEpilogue && result->numEpilogueOps == 0) {
     if (*padded != *converted || schedule->isPadded())
-      result->epilogueNotFused = "the config pads the op (`pad`), so the "
-                                 "epilogue reads a slice of the padded result";
+      result->epilogueNotFused = "the config pads the op (`pad`): its "
+                                 "partial tiles run on padded copies";
     else if (*converted != *named)
       result->epilogueNotFused = "the config's layout rewrite puts a "
                                  "transpose between the op and the epilogue";

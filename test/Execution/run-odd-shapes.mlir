@@ -2,41 +2,29 @@
 // loops, `pad`): the padded loops' last tiles are computed on zero-padded
 // copies of the cache tile inside the forall, whole operands are never
 // padded (docs/CPUSchedule.md, "Remainders"). Every shape (1, 2, 7, primes,
-// 257x511x129, 1000, a size smaller than a tile), plain and transposed
+// 257x511x129, 1000x1000 (k = 96, to keep the test short; the bench
+// verifies 1000^3), a size smaller than a tile), plain and transposed
 // forms, matmul and batch_matmul, 1 and 2 threads (the default config is
-// computed for the thread count), the host target and AVX2 (haswell), all
-// verified against the C++ reference.
+// computed for the thread count; each shape at one or both), the host
+// target and AVX2 (haswell), all verified against the C++ reference.
 
 // RUN: tiletune-run %s --entry=one --pipeline="tiletune-lower-cpu{default-configs=1 threads=1}" --num-threads=1 --verify --repeats=1 | FileCheck %s
-// RUN: tiletune-run %s --entry=one --pipeline="tiletune-lower-cpu{default-configs=1 threads=2}" --num-threads=2 --verify --repeats=1 | FileCheck %s
-// RUN: tiletune-run %s --entry=two --pipeline="tiletune-lower-cpu{default-configs=1 threads=1}" --num-threads=1 --verify --repeats=1 | FileCheck %s
 // RUN: tiletune-run %s --entry=two --pipeline="tiletune-lower-cpu{default-configs=1 threads=2}" --num-threads=2 --verify --repeats=1 | FileCheck %s
 // RUN: tiletune-run %s --entry=seven --pipeline="tiletune-lower-cpu{default-configs=1 threads=1}" --num-threads=1 --verify --repeats=1 | FileCheck %s
-// RUN: tiletune-run %s --entry=seven --pipeline="tiletune-lower-cpu{default-configs=1 threads=2}" --num-threads=2 --verify --repeats=1 | FileCheck %s
 // RUN: tiletune-run %s --entry=p127 --pipeline="tiletune-lower-cpu{default-configs=1 threads=1}" --num-threads=1 --verify --repeats=1 | FileCheck %s
 // RUN: tiletune-run %s --entry=p127 --pipeline="tiletune-lower-cpu{default-configs=1 threads=2}" --num-threads=2 --verify --repeats=1 | FileCheck %s
-// RUN: tiletune-run %s --entry=p197 --pipeline="tiletune-lower-cpu{default-configs=1 threads=1}" --num-threads=1 --verify --repeats=1 | FileCheck %s
 // RUN: tiletune-run %s --entry=p197 --pipeline="tiletune-lower-cpu{default-configs=1 threads=2}" --num-threads=2 --verify --repeats=1 | FileCheck %s
 // RUN: tiletune-run %s --entry=mixed --pipeline="tiletune-lower-cpu{default-configs=1 threads=1}" --num-threads=1 --verify --repeats=1 | FileCheck %s
 // RUN: tiletune-run %s --entry=mixed --pipeline="tiletune-lower-cpu{default-configs=1 threads=2}" --num-threads=2 --verify --repeats=1 | FileCheck %s
 // RUN: tiletune-run %s --entry=round --pipeline="tiletune-lower-cpu{default-configs=1 threads=2}" --num-threads=2 --verify --repeats=1 | FileCheck %s
 // RUN: tiletune-run %s --entry=small_tile --pipeline="tiletune-lower-cpu{default-configs=1 threads=1}" --num-threads=1 --verify --repeats=1 | FileCheck %s
-// RUN: tiletune-run %s --entry=small_tile --pipeline="tiletune-lower-cpu{default-configs=1 threads=2}" --num-threads=2 --verify --repeats=1 | FileCheck %s
 // RUN: tiletune-run %s --entry=p127 --mcpu=haswell --pipeline="tiletune-lower-cpu{default-configs=1 threads=2}" --num-threads=2 --verify --repeats=1 | FileCheck %s
 // RUN: tiletune-run %s --entry=mixed --mcpu=haswell --pipeline="tiletune-lower-cpu{default-configs=1 threads=2}" --num-threads=2 --verify --repeats=1 | FileCheck %s
-// RUN: tiletune-run %s --entry=small_tile --mcpu=haswell --pipeline="tiletune-lower-cpu{default-configs=1 threads=2}" --num-threads=2 --verify --repeats=1 | FileCheck %s
-// RUN: tiletune-run %s --entry=ta_p197 --mcpu=haswell --pipeline="tiletune-lower-cpu{default-configs=1 threads=2}" --num-threads=2 --verify --repeats=1 | FileCheck %s
-// RUN: tiletune-run %s --entry=tb_mixed --mcpu=haswell --pipeline="tiletune-lower-cpu{default-configs=1 threads=2}" --num-threads=2 --verify --repeats=1 | FileCheck %s
-// RUN: tiletune-run %s --entry=bmm_odd --mcpu=haswell --pipeline="tiletune-lower-cpu{default-configs=1 threads=2}" --num-threads=2 --verify --repeats=1 | FileCheck %s
 // RUN: tiletune-run %s --entry=bmm_tb_odd --mcpu=haswell --pipeline="tiletune-lower-cpu{default-configs=1 threads=2}" --num-threads=2 --verify --repeats=1 | FileCheck %s
-// RUN: tiletune-run %s --entry=ta_p197 --pipeline="tiletune-lower-cpu{default-configs=1 threads=1}" --num-threads=1 --verify --repeats=1 | FileCheck %s
 // RUN: tiletune-run %s --entry=ta_p197 --pipeline="tiletune-lower-cpu{default-configs=1 threads=2}" --num-threads=2 --verify --repeats=1 | FileCheck %s
 // RUN: tiletune-run %s --entry=tb_mixed --pipeline="tiletune-lower-cpu{default-configs=1 threads=1}" --num-threads=1 --verify --repeats=1 | FileCheck %s
-// RUN: tiletune-run %s --entry=tb_mixed --pipeline="tiletune-lower-cpu{default-configs=1 threads=2}" --num-threads=2 --verify --repeats=1 | FileCheck %s
-// RUN: tiletune-run %s --entry=bmm_odd --pipeline="tiletune-lower-cpu{default-configs=1 threads=1}" --num-threads=1 --verify --repeats=1 | FileCheck %s
 // RUN: tiletune-run %s --entry=bmm_odd --pipeline="tiletune-lower-cpu{default-configs=1 threads=2}" --num-threads=2 --verify --repeats=1 | FileCheck %s
 // RUN: tiletune-run %s --entry=bmm_tb_odd --pipeline="tiletune-lower-cpu{default-configs=1 threads=1}" --num-threads=1 --verify --repeats=1 | FileCheck %s
-// RUN: tiletune-run %s --entry=bmm_tb_odd --pipeline="tiletune-lower-cpu{default-configs=1 threads=2}" --num-threads=2 --verify --repeats=1 | FileCheck %s
 
 // The default configs pad every one of these shapes but 1, 2 and 7 (for a
 // 16-lane target: pinned to AVX-512):
@@ -94,9 +82,9 @@ func.func @mixed(%a: tensor<257x129xf32>, %b: tensor<129x511xf32>,
   return %0 : tensor<257x511xf32>
 }
 
-func.func @round(%a: tensor<1000x1000xf32>, %b: tensor<1000x1000xf32>,
+func.func @round(%a: tensor<1000x96xf32>, %b: tensor<96x1000xf32>,
     %c: tensor<1000x1000xf32>) -> tensor<1000x1000xf32> {
-  %0 = linalg.matmul ins(%a, %b : tensor<1000x1000xf32>, tensor<1000x1000xf32>)
+  %0 = linalg.matmul ins(%a, %b : tensor<1000x96xf32>, tensor<96x1000xf32>)
     outs(%c : tensor<1000x1000xf32>) -> tensor<1000x1000xf32>
   return %0 : tensor<1000x1000xf32>
 }
