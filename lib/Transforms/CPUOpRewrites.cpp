@@ -258,7 +258,11 @@ FailureOr<Operation *> tiletune::padToConfig(RewriterBase &rewriter,
     loopSizes[dim.loopIndex] = padded;
     anyPadded |= padded != dim.size;
   }
-  if (!anyPadded)
+  // On tensors, the tiling pads tile by tile instead: only the partial
+  // tiles of the padded loops are computed on zero-padded copies, inside the
+  // forall (tileAndVectorizeForCPU, CPUSchedule.md).
+  bool onTensors = linalgOp.hasPureTensorSemantics();
+  if (!anyPadded || onTensors)
     return op;
 
   Location loc = op->getLoc();
@@ -266,7 +270,6 @@ FailureOr<Operation *> tiletune::padToConfig(RewriterBase &rewriter,
   Type elementType = tunable->elementType;
   Value zero = arith::ConstantOp::create(
       rewriter, loc, rewriter.getZeroAttr(elementType));
-  bool onTensors = linalgOp.hasPureTensorSemantics();
   auto unitSteps = [&](int64_t rank) {
     return SmallVector<OpFoldResult>(rank, rewriter.getIndexAttr(1));
   };

@@ -39,9 +39,10 @@ int64_t tiletune::getConvRowDim(OpKind kind) {
 
 int64_t CPUSchedule::getParallelTrips() const {
   int64_t trips = 1;
-  for (auto [size, tile] : llvm::zip(loopSizes, parallelTiles))
+  ArrayRef<int64_t> sizes = opSizes.empty() ? loopSizes : opSizes;
+  for (auto [size, tile] : llvm::zip(sizes, parallelTiles))
     if (tile > 0)
-      trips *= size / tile;
+      trips *= (size + tile - 1) / tile;
   return trips;
 }
 
@@ -77,6 +78,7 @@ FailureOr<CPUSchedule> tiletune::decodeCPUSchedule(Operation *op,
   schedule.kind = tunable->kind;
   size_t numLoops = tunable->dims.size();
   schedule.loopSizes.assign(numLoops, 0);
+  schedule.opSizes.assign(numLoops, 0);
   schedule.parallelTiles.assign(numLoops, 0);
   schedule.cacheTiles.assign(numLoops, 0);
   schedule.registerTiles.assign(numLoops, 0);
@@ -100,7 +102,8 @@ FailureOr<CPUSchedule> tiletune::decodeCPUSchedule(Operation *op,
     unsigned i = dim.loopIndex;
     if (i >= numLoops)
       return fail("loop index out of range");
-    schedule.loopSizes[i] = dim.size;
+    schedule.loopSizes[i] = getPaddedSize(config, dim);
+    schedule.opSizes[i] = dim.size;
     switch (dim.role) {
     case DimRole::Batch:
       schedule.parallelTiles[i] = tileAt("parallel", dim);
@@ -179,15 +182,21 @@ LogicalResult tiletune::checkScheduleFitsOp(Operation *op, const CPUSchedule &s,
     return fail("mixed tensor and buffer operands");
   SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
   size_t n = ranges.size();
-  if (s.loopSizes.size() != n || s.parallelTiles.size() != n ||
+  // Schedules built by hand may leave opSizes empty: nothing is padded.
+  ArrayRef<int64_t> opSizes = s.opSizes.empty() ? ArrayRef(s.loopSizes)
+                                                : ArrayRef(s.opSizes);
+  if (s.loopSizes.size() != n || opSizes.size() != n ||
+      s.parallelTiles.size() != n ||
       s.cacheTiles.size() != n || s.registerTiles.size() != n ||
       s.cacheOrder.size() != n)
     return fail("the schedule does not match the op's loops");
   for (size_t i = 0; i < n; ++i) {
-    if (ShapedType::isDynamic(ranges[i]) || ranges[i] != s.loopSizes[i])
+    if (ShapedType::isDynamic(ranges[i]) || ranges[i] != opSizes[i] ||
+        s.loopSizes[i] < opSizes[i])
       return fail("the schedule does not match the op's loop sizes");
-    int64_t outer = s.parallelTiles[i] > 0 ? s.parallelTiles[i] : ranges[i];
-    if (outer <= 0 || ranges[i] % outer != 0)
+    int64_t outer =
+        s.parallelTiles[i] > 0 ? s.parallelTiles[i] : s.loopSizes[i];
+    if (outer <= 0 || s.loopSizes[i] % outer != 0)
       return fail("parallel tile does not divide loop " + Twine(i));
     if (s.cacheTiles[i] <= 0 || outer % s.cacheTiles[i] != 0)
       return fail("cache tile does not divide the parallel tile of loop " +

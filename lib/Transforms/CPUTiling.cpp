@@ -16,11 +16,13 @@
 #include "TilingUtils.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
@@ -488,6 +490,300 @@ static void hoistVectorTransfersOnTensors(RewriterBase &rewriter,
 }
 
 //===----------------------------------------------------------------------===//
+// Padded cache tiles
+//===----------------------------------------------------------------------===//
+
+/// Elements per vector operation of the padding copies: at most
+/// kPadCopyChunk (a few vector registers on any x86 target; whole rows of a
+/// large tile as one vector would be split element by element by LLVM).
+static constexpr int64_t kPadCopyChunk = 64;
+
+/// A zero-padded copy of the tile `source` (same rank, each dim at most that
+/// of `shape`, sizes static or not) in a fresh tensor of static `shape`, as
+/// vector code: loops over the rows (every dim but the innermost) and over
+/// chunks of each row, each chunk read with a mask that covers the part of
+/// the row inside `source` (nothing for rows past its extent, so they are
+/// written as zeros). Built at `b`'s insertion point.
+static Value createPaddedTileCopy(OpBuilder &b, Location loc, Value source,
+                                  ArrayRef<int64_t> shape) {
+  auto sourceType = cast<RankedTensorType>(source.getType());
+  Type elementType = sourceType.getElementType();
+  int64_t rank = shape.size();
+  int64_t rowLength = shape.back();
+  int64_t chunk = std::min(rowLength, kPadCopyChunk);
+  auto vectorType = VectorType::get({chunk}, elementType);
+  auto maskType = VectorType::get({chunk}, b.getI1Type());
+  Value zero = arith::ConstantOp::create(
+      b, loc, cast<TypedAttr>(b.getZeroAttr(elementType)));
+  // The leading dims where the source may be shorter than the tile, and the
+  // source's row length.
+  SmallVector<int64_t> checkedDims;
+  SmallVector<Value> extents;
+  for (int64_t d = 0; d + 1 < rank; ++d) {
+    if (sourceType.getDimSize(d) == shape[d])
+      continue;
+    checkedDims.push_back(d);
+    extents.push_back(tensor::DimOp::create(b, loc, source, d));
+  }
+  Value sourceRow = tensor::DimOp::create(b, loc, source, rank - 1);
+  Value empty = tensor::EmptyOp::create(b, loc, shape, elementType);
+  Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
+  SmallVector<Value> lbs(rank, c0), ubs, steps;
+  for (int64_t d = 0; d < rank; ++d) {
+    ubs.push_back(arith::ConstantIndexOp::create(b, loc, shape[d]));
+    steps.push_back(
+        arith::ConstantIndexOp::create(b, loc, d + 1 < rank ? 1 : chunk));
+  }
+  scf::LoopNest nest = scf::buildLoopNest(
+      b, loc, lbs, ubs, steps, ValueRange{empty},
+      [&](OpBuilder &nb, Location nl, ValueRange ivs,
+          ValueRange args) -> scf::ValueVector {
+        // Valid elements of this chunk (create_mask clamps to [0, chunk]).
+        Value valid =
+            arith::SubIOp::create(nb, nl, sourceRow, ivs.back()).getResult();
+        if (!checkedDims.empty()) {
+          Value inside;
+          for (auto [d, extent] : llvm::zip(checkedDims, extents)) {
+            Value lt = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::slt,
+                                             ivs[d], extent);
+            inside = inside ? arith::AndIOp::create(nb, nl, inside, lt) : lt;
+          }
+          valid = arith::SelectOp::create(nb, nl, inside, valid, c0);
+        }
+        Value mask = vector::CreateMaskOp::create(nb, nl, maskType, valid);
+        // Masked-off lanes are not accessed: the read is in bounds.
+        auto read = vector::TransferReadOp::create(
+            nb, nl, vectorType, source, ivs,
+            AffineMapAttr::get(AffineMap::getMinorIdentityMap(
+                rank, 1, nb.getContext())),
+            zero, mask, nb.getBoolArrayAttr({true}));
+        Value written =
+            vector::TransferWriteOp::create(
+                nb, nl, read.getResult(), args[0], ivs,
+                ArrayRef<bool>{rowLength % chunk == 0})
+                .getResult();
+        return {written};
+      });
+  return nest.results.front();
+}
+
+/// Copies the part of the static tile `padded` that `dest` covers (each dim
+/// of `dest` at most that of `padded`, sizes static or not) into `dest`, as
+/// vector code: loops over `dest`'s rows and over chunks of each row, each
+/// chunk written with a mask (out-of-bounds lanes dropped). Returns the
+/// updated `dest`.
+static Value createValidPartCopy(OpBuilder &b, Location loc, Value padded,
+                                 Value dest) {
+  auto paddedType = cast<RankedTensorType>(padded.getType());
+  auto destType = cast<RankedTensorType>(dest.getType());
+  ArrayRef<int64_t> shape = paddedType.getShape();
+  int64_t rank = shape.size();
+  int64_t rowLength = shape.back();
+  int64_t chunk = std::min(rowLength, kPadCopyChunk);
+  auto vectorType = VectorType::get({chunk}, paddedType.getElementType());
+  Value zero = arith::ConstantOp::create(
+      b, loc, cast<TypedAttr>(b.getZeroAttr(paddedType.getElementType())));
+  bool inBounds = destType.getDimSize(rank - 1) == rowLength &&
+                  rowLength % chunk == 0;
+  Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
+  SmallVector<Value> lbs(rank, c0), ubs, steps;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d + 1 < rank)
+      ubs.push_back(tensor::DimOp::create(b, loc, dest, d));
+    else
+      ubs.push_back(arith::ConstantIndexOp::create(b, loc, rowLength));
+    steps.push_back(
+        arith::ConstantIndexOp::create(b, loc, d + 1 < rank ? 1 : chunk));
+  }
+  scf::LoopNest nest = scf::buildLoopNest(
+      b, loc, lbs, ubs, steps, ValueRange{dest},
+      [&](OpBuilder &nb, Location nl, ValueRange ivs,
+          ValueRange args) -> scf::ValueVector {
+        Value row = vector::TransferReadOp::create(
+            nb, nl, vectorType, padded, ivs, zero,
+            ArrayRef<bool>{rowLength % chunk == 0});
+        Value written =
+            vector::TransferWriteOp::create(nb, nl, row, args[0], ivs,
+                                            ArrayRef<bool>{inBounds})
+                .getResult();
+        return {written};
+      });
+  return nest.results.front();
+}
+
+namespace {
+/// The cache-level op of a padded schedule computed on padded tiles.
+struct PaddedTile {
+  Operation *op = nullptr;
+  /// Per operand (inputs, then the init): whether it reads a padded copy.
+  SmallVector<bool> paddedOperands;
+};
+} // namespace
+
+/// Computes the cache-level op `op` of a padded schedule (on tensors) on
+/// operand tiles of the static loop sizes `tileSizes`: every operand whose
+/// tile is smaller (the last, partial tile of a padded loop) or of dynamic
+/// size is copied into a zero-padded tile of static size right after its
+/// definition (so a tile that the cache loops hoisted is copied once), the
+/// op is cloned on the copies, and the valid part of its result is copied
+/// back into the original output tile. Zero padding of a reduction adds
+/// zero products; padded rows and columns of the output are dropped. Fails
+/// without changes when an operand is not indexed by plain loops.
+static FailureOr<PaddedTile>
+padCacheTile(RewriterBase &rewriter, linalg::LinalgOp op,
+             ArrayRef<int64_t> tileSizes,
+             DenseMap<std::pair<Value, Type>, Value> &inputCopies) {
+  if (!op.hasPureTensorSemantics() || op->getNumResults() != 1 ||
+      op.getNumDpsInits() != 1)
+    return failure();
+  // Static operand shapes first (nothing changes on failure).
+  SmallVector<SmallVector<int64_t>> shapes;
+  for (OpOperand &operand : op->getOpOperands()) {
+    SmallVector<int64_t> shape;
+    for (AffineExpr expr : op.getMatchingIndexingMap(&operand).getResults()) {
+      auto dim = dyn_cast<AffineDimExpr>(expr);
+      if (!dim)
+        return failure();
+      shape.push_back(tileSizes[dim.getPosition()]);
+    }
+    shapes.push_back(std::move(shape));
+  }
+  Location loc = op.getLoc();
+  PaddedTile result;
+  if (llvm::all_of(llvm::zip(op->getOpOperands(), shapes), [](auto pair) {
+        auto &[operand, shape] = pair;
+        return cast<RankedTensorType>(operand.get().getType()).getShape() ==
+               ArrayRef(shape);
+      })) {
+    result.op = op;
+    result.paddedOperands.assign(op->getNumOperands(), false);
+    return result;
+  }
+  SmallVector<Value> operands;
+  OpOperand *init = op.getDpsInitOperand(0);
+  for (auto [operand, shape] : llvm::zip(op->getOpOperands(), shapes)) {
+    auto type = cast<RankedTensorType>(operand.get().getType());
+    if (type.getShape() == ArrayRef(shape)) {
+      operands.push_back(operand.get());
+      result.paddedOperands.push_back(false);
+      continue;
+    }
+    result.paddedOperands.push_back(true);
+    OpBuilder::InsertionGuard guard(rewriter);
+    if (&operand == init) {
+      rewriter.setInsertionPoint(op);
+      operands.push_back(
+          createPaddedTileCopy(rewriter, loc, operand.get(), shape));
+      continue;
+    }
+    // An input tile shared by several cache-level ops (after peeling) is
+    // copied once: the copy right after its definition dominates them all.
+    auto key = std::make_pair(
+        operand.get(), Type(RankedTensorType::get(shape, type.getElementType())));
+    Value &copy = inputCopies[key];
+    if (!copy) {
+      setInsertionPointAfterDef(rewriter, operand.get());
+      copy = createPaddedTileCopy(rewriter, loc, operand.get(), shape);
+    }
+    operands.push_back(copy);
+  }
+  rewriter.setInsertionPoint(op);
+  Operation *padded =
+      clone(rewriter, op, TypeRange{operands.back().getType()}, operands);
+  Value replacement = padded->getResult(0);
+  if (result.paddedOperands.back())
+    replacement =
+        createValidPartCopy(rewriter, loc, replacement, init->get());
+  rewriter.replaceOp(op, replacement);
+  result.op = padded;
+  return result;
+}
+
+/// Discardable attributes that follow the cache-level op and the loops to
+/// peel through peeling (clones keep them); removed before returning.
+static constexpr llvm::StringLiteral kCacheTileMarker = "tiletune.cache_tile";
+static constexpr llvm::StringLiteral kPeelMarker = "tiletune.peel";
+
+/// Peels the cache loops around `cacheOp` (from its parent up to
+/// `cacheOuter`) whose step does not divide their range: the main loop runs
+/// the full tiles, whose sizes become static, and the last, partial
+/// iteration follows it (nested loops are peeled in both). Then every
+/// cache-level op left with a partial or dynamic tile runs on zero-padded
+/// tiles of `tileSizes` (padCacheTile). Returns the cache-level ops, full
+/// tiles first.
+static FailureOr<SmallVector<PaddedTile>>
+peelAndPadCacheTiles(RewriterBase &rewriter, Operation *cacheOp,
+                     Operation *cacheOuter, ArrayRef<int64_t> tileSizes) {
+  MLIRContext *ctx = cacheOp->getContext();
+  Operation *scope =
+      cacheOuter ? cacheOuter->getParentOp() : cacheOp->getParentOp();
+  cacheOp->setAttr(kCacheTileMarker, UnitAttr::get(ctx));
+  if (cacheOuter) {
+    for (Operation *parent = cacheOp->getParentOp(); parent;
+         parent = parent->getParentOp()) {
+      if (isa<scf::ForOp>(parent))
+        parent->setAttr(kPeelMarker, UnitAttr::get(ctx));
+      if (parent == cacheOuter)
+        break;
+    }
+    // Outer loops first: peeling one clones the loops inside it into its
+    // partial iteration, still marked.
+    while (true) {
+      scf::ForOp next;
+      scope->walk<WalkOrder::PreOrder>([&](scf::ForOp loop) {
+        if (!loop->hasAttr(kPeelMarker))
+          return WalkResult::advance();
+        next = loop;
+        return WalkResult::interrupt();
+      });
+      if (!next)
+        break;
+      rewriter.modifyOpInPlace(next, [&] { next->removeAttr(kPeelMarker); });
+      scf::ForOp partial;
+      (void)scf::peelForLoopAndSimplifyBounds(rewriter, next, partial);
+    }
+    // The full tiles' constant sizes become static slice types.
+    RewritePatternSet patterns(ctx);
+    for (Dialect *dialect : ctx->getLoadedDialects())
+      dialect->getCanonicalizationPatterns(patterns);
+    for (RegisteredOperationName name : ctx->getRegisteredOperations())
+      name.getCanonicalizationPatterns(patterns, ctx);
+    (void)applyPatternsGreedily(scope, std::move(patterns));
+    // Canonicalization re-creates the slices in place: hoist them again, out
+    // of the cache loops (not out of `scope`, e.g. a forall's body).
+    SmallVector<Operation *> outerLoops;
+    for (Region &region : scope->getRegions())
+      for (Block &block : region)
+        for (Operation &op : block)
+          if (isa<scf::ForOp>(op))
+            outerLoops.push_back(&op);
+    for (Operation *loop : outerLoops)
+      hoistInvariantCode(loop);
+  }
+  SmallVector<Operation *> ops;
+  scope->walk([&](Operation *op) {
+    if (op->hasAttr(kCacheTileMarker))
+      ops.push_back(op);
+  });
+  SmallVector<PaddedTile> tiles;
+  DenseMap<std::pair<Value, Type>, Value> inputCopies;
+  for (Operation *op : ops) {
+    rewriter.modifyOpInPlace(op, [&] { op->removeAttr(kCacheTileMarker); });
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    if (!linalgOp)
+      return failure();
+    FailureOr<PaddedTile> tile =
+        padCacheTile(rewriter, linalgOp, tileSizes, inputCopies);
+    if (failed(tile))
+      return failure();
+    tiles.push_back(*tile);
+  }
+  if (tiles.empty())
+    return failure();
+  return tiles;
+}
+
+//===----------------------------------------------------------------------===//
 // Entry points
 //===----------------------------------------------------------------------===//
 
@@ -514,7 +810,7 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
   // Epilogue fusion (FuseEpilogues.cpp): the forall and the cache loops
   // outside the first reduction loop tile the chain's last op instead.
   std::optional<EpilogueFusion> epilogue;
-  if (fuseEpilogues) {
+  if (fuseEpilogues && !s.isPadded()) {
     epilogue = EpilogueFusion::create(op, &result.epilogueNotFused);
     if (epilogue)
       result.numEpilogueOps = epilogue->getChainLength();
@@ -601,38 +897,62 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
   if (cacheOuter)
     hoistInvariantCode(cacheOuter);
 
-  // 3. Packing.
-  std::optional<PanelPack> panels;
-  SmallVector<Operation *> packCopies;
-  if (s.packLhs) {
-    FailureOr<Operation *> copy = packPlainCopy(
-        rewriter, cast<linalg::LinalgOp>(current), 0, bufferAnchor);
-    if (failed(copy))
+  // Padded loops (`pad`): a padded loop's last tile is partial. Its cache
+  // loops are peeled (full tiles keep static sizes and run as they are), and
+  // the cache-level ops left with a partial tile run on zero-padded copies of
+  // the static tile (peelAndPadCacheTiles).
+  SmallVector<Operation *> cacheOps{current};
+  SmallVector<bool> lhsCopied{false};
+  if (s.isPadded()) {
+    SmallVector<int64_t> tileSizes;
+    for (auto [tile, extent] : llvm::zip(s.cacheTiles, threadExtents))
+      tileSizes.push_back(std::min(tile, extent));
+    FailureOr<SmallVector<PaddedTile>> tiles =
+        peelAndPadCacheTiles(rewriter, current, cacheOuter, tileSizes);
+    if (failed(tiles))
       return failure();
-    packCopies.push_back(*copy);
+    cacheOps.clear();
+    lhsCopied.clear();
+    for (const PaddedTile &tile : *tiles) {
+      cacheOps.push_back(tile.op);
+      lhsCopied.push_back(tile.paddedOperands.front());
+    }
   }
-  if (s.packRhs) {
-    if (matmulLike) {
-      auto packed = packPanels(rewriter, cast<linalg::LinalgOp>(current),
-                               s.registerTiles[getPanelDim(s.kind)], batched,
-                               transposedB, bufferAnchor);
-      if (failed(packed))
-        return failure();
-      packCopies.push_back(packed->first);
-      panels = packed->second;
-    } else {
+
+  // 3. Packing (a padded copy of A is already contiguous) and 4. register
+  // tiling, per cache-level op (several after peeling).
+  SmallVector<Operation *> packCopies;
+  SmallVector<Operation *> registerOps;
+  for (auto [cacheOp, lhsIsCopy] : llvm::zip(cacheOps, lhsCopied)) {
+    current = cacheOp;
+    std::optional<PanelPack> panels;
+    if (s.packLhs && !lhsIsCopy) {
       FailureOr<Operation *> copy = packPlainCopy(
-          rewriter, cast<linalg::LinalgOp>(current), 1, bufferAnchor);
+          rewriter, cast<linalg::LinalgOp>(current), 0, bufferAnchor);
       if (failed(copy))
         return failure();
       packCopies.push_back(*copy);
     }
-  }
-  result.numPackCopies = packCopies.size();
+    if (s.packRhs) {
+      if (matmulLike) {
+        auto packed = packPanels(rewriter, cast<linalg::LinalgOp>(current),
+                                 s.registerTiles[getPanelDim(s.kind)],
+                                 batched, transposedB, bufferAnchor);
+        if (failed(packed))
+          return failure();
+        packCopies.push_back(packed->first);
+        panels = packed->second;
+      } else {
+        FailureOr<Operation *> copy = packPlainCopy(
+            rewriter, cast<linalg::LinalgOp>(current), 1, bufferAnchor);
+        if (failed(copy))
+          return failure();
+        packCopies.push_back(*copy);
+      }
+    }
 
-  // 4. Register level: parallel dims by their register tile, k/c by unroll.
-  SmallVector<Operation *> registerOps{current};
-  {
+    // 4. Register level: parallel dims by their register tile, k/c by
+    // unroll.
     SmallVector<OpFoldResult> sizes =
         relativeTileSizes(ctx, s.registerTiles, s.cacheTiles);
     if (!allZero(sizes)) {
@@ -642,14 +962,15 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
         return failure();
       result.numRegisterLoops = tiled->loops.size();
       current = tiled->tiledOps.back();
-      registerOps = {current};
+    }
+    registerOps.push_back(current);
+    if (panels) {
+      if (failed(usePanels(rewriter, cast<linalg::LinalgOp>(current), *panels,
+                           batched, transposedB)))
+        return failure();
     }
   }
-  if (panels) {
-    if (failed(usePanels(rewriter, cast<linalg::LinalgOp>(current), *panels,
-                         batched, transposedB)))
-      return failure();
-  }
+  result.numPackCopies = packCopies.size();
 
   // On tensors, hoist the output tile's extract/insert pair out of the
   // register-level reduction loops now: after vectorization, subset folding
@@ -748,9 +1069,9 @@ FailureOr<CPUTilingResult> tiletune::applyCPUConfig(RewriterBase &rewriter,
   FailureOr<CPUTilingResult> result =
       tileAndVectorizeChecked(rewriter, op, *schedule, fuseEpilogues);
   if (succeeded(result) && hadEpilogue && result->numEpilogueOps == 0) {
-    if (*padded != *converted)
-      result->epilogueNotFused = "the config pads the op (`pad`), so the "
-                                 "epilogue reads a slice of the padded result";
+    if (*padded != *converted || schedule->isPadded())
+      result->epilogueNotFused = "the config pads the op (`pad`): its "
+                                 "partial tiles run on padded copies";
     else if (*converted != *named)
       result->epilogueNotFused = "the config's layout rewrite puts a "
                                  "transpose between the op and the epilogue";

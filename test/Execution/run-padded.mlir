@@ -21,7 +21,7 @@
 // DEFAULT-LABEL: func.func @default_prime
 // DEFAULT: pad = {k = 144, m = 136, n = 144}
 // DEFAULT-LABEL: func.func @default_1000
-// DEFAULT: pad = {n = 1008}
+// DEFAULT: pad = {n = 1024}
 
 // OK: verify: PASSED
 

@@ -51,10 +51,11 @@ func.func @pad_below_size(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>, %c: tensor<8
 
 // -----
 
-// The NCHW conv is first converted to NHWC (that succeeds); padding the new
-// conv fails, and the error is reported at it (same location).
+// The NCHW conv is first converted to NHWC (that succeeds); its config
+// cannot pad a conv loop, and the error is reported at the new conv (same
+// location).
 func.func @pad_conv_after_layout(%i: tensor<1x2x6x6xf32>, %f: tensor<4x2x3x3xf32>, %o: tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32> {
-  // expected-error @+1 {{cannot apply tiletune.config: padding needs operands indexed by plain loops}}
+  // expected-error @+1 {{cannot apply tiletune.config: invalid config: 'pad' cannot pad dimension 'ow' of conv_2d_nhwc_hwcf}}
   %0 = linalg.conv_2d_nchw_fchw {tiletune.config = #tiletune.config<cpu, parallel = {n = 1, f = 4, oh = 4, ow = 8}, cache = {f = 4, oh = 4, ow = 8, c = 2, kh = 3, kw = 3}, register = {f = 4, oh = 1, ow = 8}, layout = "nhwc", pad = {ow = 8}>}
     ins(%i, %f : tensor<1x2x6x6xf32>, tensor<4x2x3x3xf32>) outs(%o : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
   return %0 : tensor<1x4x4x4xf32>

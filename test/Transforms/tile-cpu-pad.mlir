@@ -1,19 +1,38 @@
 // RUN: tiletune-opt %s --split-input-file --tiletune-tile-cpu | FileCheck %s
 
-// On tensors: the operands are padded with zeros (tensor.pad), the op is
-// tiled at the padded sizes (register tile 8x32 of the 128x128 result) and
-// the 127x127 result is the valid slice of the padded one.
+// On tensors: no operand is padded whole. The op is tiled at the padded
+// sizes; the m loop (127 rows, tiles of 64) is peeled into a full tile and
+// the 63-row last tile. A cache tile whose sizes are below the tile's (n and
+// k: 127 of 128; m: 63 in the last tile) runs on zero-padded copies of
+// static size made by masked 64-element row chunks (B's once, shared by both
+// tiles), and the valid part of the result goes back into the output tile
+// with masked writes.
 // CHECK-LABEL: func.func @tensors
-// CHECK-DAG:  %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
-// CHECK:      tensor.pad %{{.*}} low[0, 0] high[1, 1]
-// CHECK:        tensor.yield %[[ZERO]]
-// CHECK:      } : tensor<127x127xf32> to tensor<128x128xf32>
-// CHECK:      tensor.pad %{{.*}} low[0, 0] high[1, 1]
-// CHECK:      tensor.pad %{{.*}} low[0, 0] high[1, 1]
-// CHECK:      scf.for {{.*}} -> (tensor<128x128xf32>)
-// CHECK:        vector.transfer_read {{.*}} : tensor<64x128xf32>, vector<8x32xf32>
-// CHECK:      %[[VALID:.*]] = tensor.extract_slice %{{.*}}[0, 0] [127, 127] [1, 1] : tensor<128x128xf32> to tensor<127x127xf32>
-// CHECK:      return %[[VALID]]
+//   CHECK-NOT:  tensor.pad
+//       CHECK:  %[[PB:.*]] = scf.for {{.*}} -> (tensor<128x128xf32>)
+//       CHECK:    vector.create_mask %{{.*}} : vector<64xi1>
+//       CHECK:    vector.transfer_read %arg1{{.*}} {in_bounds = [true]} : tensor<127x127xf32>, vector<64xf32>
+// The full 64-row tile.
+//       CHECK:  %[[C0:.*]] = tensor.extract_slice %arg2[0, 0] [64, 127] [1, 1]
+//       CHECK:  %[[A0:.*]] = tensor.extract_slice %arg0[0, 0] [64, 127] [1, 1]
+//       CHECK:  %[[PA0:.*]] = scf.for {{.*}} -> (tensor<64x128xf32>)
+//       CHECK:    vector.transfer_read %[[A0]]{{.*}} : tensor<64x127xf32>, vector<64xf32>
+//       CHECK:  %[[PC0:.*]] = scf.for {{.*}} -> (tensor<64x128xf32>)
+//       CHECK:  %[[R0:.*]] = scf.for {{.*}} step %c8 iter_args(%{{.*}} = %[[PC0]])
+//       CHECK:    vector.transfer_read %[[PA0]]{{.*}} : tensor<64x128xf32>, vector<8x4xf32>
+//       CHECK:    vector.transfer_read %[[PB]]{{.*}} : tensor<128x128xf32>, vector<4x32xf32>
+//       CHECK:  %[[V0:.*]] = scf.for %{{.*}} = %c0 to %c64 step %c1 iter_args(%{{.*}} = %[[C0]])
+//       CHECK:    vector.transfer_read %[[R0]]
+//       CHECK:    vector.transfer_write {{.*}} : vector<64xf32>, tensor<64x127xf32>
+//       CHECK:  %[[OUT:.*]] = tensor.insert_slice %[[V0]] into %arg2[0, 0] [64, 127] [1, 1]
+// The last tile, 63 rows: the rows past them are zero (masked off).
+//       CHECK:  tensor.extract_slice %arg0[64, 0] [63, 127] [1, 1]
+//       CHECK:  arith.cmpi slt, %{{.*}}, %c63
+//       CHECK:  tensor.extract_slice %[[OUT]][64, 0] [63, 127] [1, 1]
+//       CHECK:  vector.transfer_read %[[PB]]{{.*}} : tensor<128x128xf32>, vector<4x32xf32>
+//       CHECK:  scf.for %{{.*}} = %c0 to %c63 step %c1
+//       CHECK:  tensor.insert_slice %{{.*}} into %[[OUT]][64, 0] [63, 127] [1, 1]
+//   CHECK-NOT:  tensor.extract_slice {{.*}} : tensor<128x128xf32> to tensor<127x127xf32>
 func.func @tensors(%a: tensor<127x127xf32>, %b: tensor<127x127xf32>, %c: tensor<127x127xf32>) -> tensor<127x127xf32> {
   %0 = linalg.matmul {tiletune.config = #tiletune.config<cpu, pad = {m = 128, n = 128, k = 128}, parallel = {m = 128, n = 128}, cache = {m = 64, n = 128, k = 128}, register = {m = 8, n = 32}, order = [n, k, m], unroll = 4>}
     ins(%a, %b : tensor<127x127xf32>, tensor<127x127xf32>) outs(%c : tensor<127x127xf32>) -> tensor<127x127xf32>

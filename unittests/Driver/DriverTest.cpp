@@ -636,12 +636,12 @@ func.func @p(%a: tensor<131x67xf32>, %b: tensor<67x127xf32>,
   };
   EXPECT_EQ(total("m"), 136);
   EXPECT_EQ(total("n"), 128);
-  EXPECT_EQ(total("k"), 80);
+  EXPECT_EQ(total("k"), 72);
 
   Config def = getDefaultConfig(&ctx, p, *space, 1);
   llvm::Expected<TileConfigAttr> attr = configToAttr(&ctx, p, *space, def);
   ASSERT_TRUE(bool(attr)) << toString(attr.takeError());
-  EXPECT_NE(printAttr(*attr).find("pad = {k = 80, m = 136, n = 128}"),
+  EXPECT_NE(printAttr(*attr).find("pad = {k = 72, m = 136, n = 128}"),
             std::string::npos)
       << printAttr(*attr);
   llvm::Expected<Config> back = attrToConfig(p, *space, *attr);

@@ -13,9 +13,12 @@ using namespace mlir::tiletune;
 namespace {
 
 TEST(PaddingTest, PadsOnlySizesWithoutGoodDivisors) {
-  // n: to a multiple of the vector length once longer than two vectors.
+  // n: once longer than two vectors, to a multiple of two vectors when that
+  // adds at most n/16, else of one vector.
   EXPECT_EQ(getCPUPaddedSize("n", 127, 16), 128);
-  EXPECT_EQ(getCPUPaddedSize("n", 1000, 16), 1008);
+  EXPECT_EQ(getCPUPaddedSize("n", 1000, 16), 1024);
+  EXPECT_EQ(getCPUPaddedSize("n", 197, 16), 208);
+  EXPECT_EQ(getCPUPaddedSize("n", 139, 16), 144);
   EXPECT_EQ(getCPUPaddedSize("n", 1024, 16), 1024);
   EXPECT_EQ(getCPUPaddedSize("n", 29, 16), 29);
   EXPECT_EQ(getCPUPaddedSize("n", 1000, 8), 1000); // f64: 8 lanes
@@ -26,8 +29,10 @@ TEST(PaddingTest, PadsOnlySizesWithoutGoodDivisors) {
   EXPECT_EQ(getCPUPaddedSize("m", 49, 16), 49); // 7 divides it
   EXPECT_EQ(getCPUPaddedSize("m", 13, 16), 13);
   EXPECT_EQ(getCPUPaddedSize("m", 1, 16), 1);
-  // k: to a multiple of 16 when longer than 64 and not a multiple of 8.
+  // k: to a multiple of 8 when longer than 64 and not a multiple of 8.
   EXPECT_EQ(getCPUPaddedSize("k", 127, 16), 128);
+  EXPECT_EQ(getCPUPaddedSize("k", 129, 16), 136);
+  EXPECT_EQ(getCPUPaddedSize("k", 197, 16), 200);
   EXPECT_EQ(getCPUPaddedSize("k", 1000, 16), 1000);
   EXPECT_EQ(getCPUPaddedSize("k", 61, 16), 61);
   // Other loops never.

@@ -7,8 +7,10 @@
 // Multi-level tiling needs tile sizes that divide the loop sizes. Sizes
 // without good divisors (primes such as 127, or 1000 for a 16-lane vector)
 // leave only tiny or ragged register tiles. For CPU matmuls the tiling pass
-// can instead compute on zero-padded operands (the `pad` entry of
-// `#tiletune.config`); this header decides which sizes are padded, and is
+// can instead tile padded loops (the `pad` entry of `#tiletune.config`):
+// the last tile of a padded loop is computed on zero-padded copies of the
+// cache tile (docs/CPUSchedule.md); this header decides which sizes are
+// padded, and is
 // shared by the default-config heuristic and the tuning spaces so both tile
 // the same padded loops. Header-only, no MLIR.
 //
@@ -31,12 +33,15 @@ namespace mlir::tiletune {
 /// when it is not padded). `lanes` is the vector length in elements (16 for
 /// f32 with AVX-512).
 ///
-///  * n (the vectorized loop): to a multiple of `lanes` when it is longer
-///    than two vectors and not a multiple of one;
+///  * n (the vectorized loop): when it is longer than two vectors and not a
+///    multiple of one, to a multiple of two vectors if that adds at most a
+///    16th (wider register tiles), else to a multiple of one;
 ///  * m (the register rows): to a multiple of 8 when it is longer than 16
 ///    and has no divisor between 4 and 12;
-///  * k (the reduction): to a multiple of 16 when it is longer than 64 and
-///    not a multiple of 8 (so cache tiles and unrolling have divisors).
+///  * k (the reduction): to a multiple of 8 when it is longer than 64 and
+///    not a multiple of 8 (so cache tiles and unrolling have divisors; the
+///    padded k steps are zero products the micro-kernel computes, so the
+///    smallest useful multiple).
 ///
 /// Batch loops and every loop of other ops are never padded.
 inline int64_t getCPUPaddedSize(llvm::StringRef dim, int64_t size,
@@ -45,8 +50,15 @@ inline int64_t getCPUPaddedSize(llvm::StringRef dim, int64_t size,
     return (value + multiple - 1) / multiple * multiple;
   };
   lanes = std::max<int64_t>(1, lanes);
-  if (dim == "n" && size > 2 * lanes && size % lanes != 0)
+  if (dim == "n" && size > 2 * lanes && size % lanes != 0) {
+    // Two vectors per register row when that wastes at most 1/16 of the
+    // loop (1000 -> 1024 admits the 12x32 / 8x32 tiles of AVX-512, 1008
+    // only 16-wide ones); else one.
+    int64_t twoVectors = roundUp(size, 2 * lanes);
+    if ((twoVectors - size) * 16 <= size)
+      return twoVectors;
     return roundUp(size, lanes);
+  }
   if (dim == "m" && size > 16) {
     for (int64_t d = 4; d <= 12; ++d)
       if (size % d == 0)
@@ -54,7 +66,7 @@ inline int64_t getCPUPaddedSize(llvm::StringRef dim, int64_t size,
     return roundUp(size, 8);
   }
   if (dim == "k" && size > 64 && size % 8 != 0)
-    return roundUp(size, 16);
+    return roundUp(size, 8);
   return size;
 }
 

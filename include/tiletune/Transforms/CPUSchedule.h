@@ -24,8 +24,13 @@ namespace mlir::tiletune {
 /// 0 means "not tiled at this level" (the loop would have one iteration).
 struct CPUSchedule {
   OpKind kind = OpKind::Matmul;
-  /// Full loop ranges, iterator order.
+  /// Full loop ranges, iterator order: the padded sizes where the config
+  /// pads a loop (`pad`), so that every level's tiles divide them.
   SmallVector<int64_t> loopSizes;
+  /// The op's own loop ranges (below loopSizes where a loop is padded). The
+  /// last tile of a padded loop is partial; tileAndVectorizeForCPU computes
+  /// it on a zero-padded copy of the cache tile (CPUSchedule.md).
+  SmallVector<int64_t> opSizes;
   /// Per-thread tile of the `scf.forall` (0 for reductions).
   SmallVector<int64_t> parallelTiles;
   /// Cache tile per loop.
@@ -41,6 +46,8 @@ struct CPUSchedule {
 
   /// Number of `scf.forall` iterations (threads worth of work).
   int64_t getParallelTrips() const;
+  /// Whether some loop is padded (opSizes below loopSizes).
+  bool isPadded() const { return opSizes != loopSizes; }
 };
 
 /// Decodes the CPU schedule of `op` from `config`. Fails (with `reason`)
