@@ -361,11 +361,16 @@ std::string defaultConfig(const std::string &text, const std::string &target,
   return session.print();
 }
 
-py::list problems(const std::string &text, const std::string &target) {
+py::list problems(const std::string &text, const std::string &target,
+                  bool epilogues) {
   checkNoNul("target", target);
   Session session;
   ModuleOp module = session.parse(text);
-  FailureOr<ProblemSet> set = collectProblems(module, target);
+  // The keys tune() records: CPU ops with their epilogues by default
+  // (TuneOptions::fuseEpilogues).
+  FailureOr<ProblemSet> set =
+      collectProblems(module, target, /*allowEmpty=*/false,
+                      /*withEpilogue=*/epilogues && target == kTargetCPU);
   if (failed(set))
     session.fail("the module cannot be tuned");
   py::list out;
@@ -435,5 +440,8 @@ void mlir::tiletune::python::addTuneBindings(py::module_ &m) {
         "one and returns the module text (sized for the host, or for the "
         "CPU target `mcpu`/`mattr` in LLVM's names).");
   m.def("problems", &problems, py::arg("mlir"), py::arg("target") = "cpu",
-        "The distinct tunable problems of the module: key, op count, GFLOP.");
+        py::arg("epilogues") = true,
+        "The distinct tunable problems of the module: key, op count, GFLOP. "
+        "On CPU with `epilogues` (default, as tune() records them), an op's "
+        "key includes its elementwise epilogue (`/epilogue=...`).");
 }

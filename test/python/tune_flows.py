@@ -19,6 +19,24 @@ func.func @f(%a: tensor<127x64xf32>, %b: tensor<64x48xf32>,
 # CHECK: problems: [{'gflop': {{.*}}, 'key': 'matmul/f32/m=127,n=48,k=64', 'ops': 1}]
 print("problems:", [dict(sorted(p.items())) for p in tiletune.problems(module)])
 
+# With an elementwise consumer, the key includes it (as tune() records it),
+# unless epilogues=False.
+relu = """
+func.func @g(%a: tensor<16x32xf32>, %b: tensor<32x24xf32>,
+             %c: tensor<16x24xf32>) -> tensor<16x24xf32> {
+  %zero = arith.constant 0.0 : f32
+  %r = linalg.matmul ins(%a, %b : tensor<16x32xf32>, tensor<32x24xf32>)
+                     outs(%c : tensor<16x24xf32>) -> tensor<16x24xf32>
+  %e = tensor.empty() : tensor<16x24xf32>
+  %y = linalg.max ins(%r, %c : tensor<16x24xf32>, tensor<16x24xf32>)
+                  outs(%e : tensor<16x24xf32>) -> tensor<16x24xf32>
+  return %y : tensor<16x24xf32>
+}
+"""
+# CHECK: epilogue keys: ['matmul/f32/m=16,n=24,k=32/epilogue=maximumf(1:d0,d1)'] ['matmul/f32/m=16,n=24,k=32']
+print("epilogue keys:", [p["key"] for p in tiletune.problems(relu)],
+      [p["key"] for p in tiletune.problems(relu, epilogues=False)])
+
 # The default config pads m = 127 to 128.
 # CHECK: default: pad = {m = 128}
 text = tiletune.default_config(module, threads=1)
