@@ -101,8 +101,12 @@ cl::opt<int> threads("num-threads",
                      cl::desc("OpenMP threads for the kernel (0: runtime "
                               "default, i.e. OMP_NUM_THREADS or all cores)"),
                      cl::init(0), cl::cat(runCategory));
-cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimisation level (0-3)"),
-                           cl::init(3), cl::Prefix, cl::cat(runCategory));
+cl::opt<unsigned> optLevel(
+    "O",
+    cl::desc("LLVM optimisation level (0-3; default " +
+             std::to_string(kDefaultJITOptLevel) +
+             ", the level of every TileTune JIT, the tuner's included)"),
+    cl::init(kDefaultJITOptLevel), cl::Prefix, cl::cat(runCategory));
 cl::opt<int> codegenOptLevel(
     "codegen-opt-level",
     cl::desc("LLVM code generation level, 0-3, when it differs from -O "

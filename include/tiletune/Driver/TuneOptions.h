@@ -139,7 +139,7 @@ struct TuneOptions {
   unsigned compileCacheSize = 8;
   /// CPU: LLVM optimisation level of the JIT's IR passes (0-3) and of its
   /// code generation (0-3; -1: the same as jitOptLevel).
-  unsigned jitOptLevel = 3;
+  unsigned jitOptLevel = kDefaultJITOptLevel;
   int jitCodegenOptLevel = -1;
   /// CPU, when compilation overlaps with timing: pin the worker that times
   /// to one core and compiles to another (docs/Tuning.md, "Throughput").

@@ -16,6 +16,7 @@
 #include "tiletune/Execution/KernelInfo.h"
 #include "tiletune/Execution/MemRefDescriptor.h"
 #include "tiletune/Measure/Timing.h"
+#include "tiletune/Support/Target.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/ArrayRef.h"
@@ -93,7 +94,7 @@ bool keepFreedMemoryInProcess();
 /// Options of ExecutionModule::create.
 struct JITOptions {
   /// LLVM IR optimisation level (0-3) and code generation level.
-  unsigned optLevel = 3;
+  unsigned optLevel = kDefaultJITOptLevel;
   /// Code generation level (0-3) when it differs from `optLevel` (-1: the
   /// same). Instruction selection and register allocation change with it.
   int codegenOptLevel = -1;

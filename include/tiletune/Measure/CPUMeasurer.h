@@ -21,6 +21,7 @@
 #include "tiletune/Measure/Worker.h"
 #include "tiletune/Problem/Problem.h"
 #include "tiletune/Space/Space.h"
+#include "tiletune/Support/Target.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
@@ -70,7 +71,7 @@ struct CPUMeasureOptions {
   /// JITOptions::optLevel). What our passes emit is already tiled,
   /// vectorised and unrolled; docs/Tuning.md ("Throughput") has what each
   /// level costs and gives.
-  unsigned jitOptLevel = 3;
+  unsigned jitOptLevel = kDefaultJITOptLevel;
   /// Code generation level of the JIT (-1: jitOptLevel).
   int jitCodegenOptLevel = -1;
   /// Compiled variants a worker keeps by config, so that a config measured

@@ -27,6 +27,14 @@
 namespace mlir {
 namespace tiletune {
 
+/// The LLVM optimisation level (IR passes and code generation) at which every
+/// CPU JIT of TileTune compiles by default: the tuner's workers, tiletune-run,
+/// the Python bindings and embedders (JITOptions). Our passes emit code that
+/// is already tiled, vectorised and unrolled; O3's extra unrolling doubles
+/// LLVM's compile time on large kernels without making them faster
+/// (docs/Execution.md, "JIT optimisation level").
+constexpr unsigned kDefaultJITOptLevel = 2;
+
 /// The execution context of a measurement. Two results are comparable only
 /// when their targets have the same key().
 struct TargetInfo {
