@@ -312,8 +312,9 @@ static cl::opt<int> jitCodegenOptLevel(
     cl::cat(category));
 static cl::opt<bool> noPin(
     "no-pin",
-    cl::desc("CPU: do not pin the timing worker and the compiling worker to "
-             "different cores when compilation overlaps with timing"),
+    cl::desc("CPU: when compilation overlaps with timing, do not pin each of "
+             "the two workers (both compile, one times at a time) to its own "
+             "core"),
     cl::init(false), cl::sub(tuneCmd), cl::cat(category));
 static cl::opt<bool> noProgress("no-progress",
                                 cl::desc("Do not print the progress bar"),

@@ -827,4 +827,68 @@ TEST_F(DriverTest, PairedTimingSurvivesAReferenceThatKillsTheWorker) {
   EXPECT_EQ(paired.getNumWorkerStarts(), 2u);
 }
 
+/// The two pipelined workers of the tuner's measurer compile at once and
+/// take turns timing: the results still reach the sink once each, in
+/// candidate order, all measured; a sink that says stop gets no further
+/// result, and the workers are in a state to measure the next batch.
+TEST_F(DriverTest, PipelinedWorkersReportInOrderAndStopWhenTold) {
+  FailureOr<ProblemSet> set = collectProblems(*module, "cpu");
+  ASSERT_TRUE(succeeded(set));
+  const Problem &p = set->problems[0];
+  llvm::Expected<Space> space = buildProblemSpace(p);
+  ASSERT_TRUE(bool(space));
+  Config def = getDefaultConfig(&ctx, p, *space, 1);
+  std::mt19937_64 rng(17);
+  SmallVector<Config> batch = {def};
+  for (int i = 0; i < 6; ++i) {
+    std::optional<Config> other = space->sampleValid(rng);
+    ASSERT_TRUE(other.has_value());
+    batch.push_back(*other);
+  }
+  CPUMeasureOptions options;
+  options.threads = 1;
+  options.timing.repeats = 2;
+  options.timing.minSampleSeconds = 1e-4;
+  int compileCPU = -1, timingCPU = -1;
+  pickPinnedCPUs(1, compileCPU, timingCPU);
+  options.compileCPU = compileCPU;
+  options.timingCPU = timingCPU;
+  CPUProblemMeasurer measurer(&ctx, p, *space, options, /*overlap=*/true);
+
+  std::vector<size_t> order;
+  llvm::Error err = measurer.measure(
+      batch, MeasureRequest(), [&](size_t i, const MeasureResult &r) {
+        EXPECT_EQ(r.status, MeasureStatus::Ok) << i << ": " << r.message;
+        EXPECT_GT(r.time.median, 0.0) << i;
+        order.push_back(i);
+        return true;
+      });
+  ASSERT_FALSE(bool(err)) << toString(std::move(err));
+  std::vector<size_t> expected(batch.size());
+  for (size_t i = 0; i < expected.size(); ++i)
+    expected[i] = i;
+  EXPECT_EQ(order, expected);
+
+  // Stop after the third result: nothing more arrives.
+  order.clear();
+  err = measurer.measure(batch, MeasureRequest(),
+                         [&](size_t i, const MeasureResult &) {
+                           order.push_back(i);
+                           return i < 2;
+                         });
+  ASSERT_FALSE(bool(err)) << toString(std::move(err));
+  EXPECT_EQ(order, (std::vector<size_t>{0, 1, 2}));
+
+  // And the next batch is measured whole.
+  order.clear();
+  err = measurer.measure(llvm::ArrayRef(batch).take_front(3), MeasureRequest(),
+                         [&](size_t i, const MeasureResult &r) {
+                           EXPECT_EQ(r.status, MeasureStatus::Ok) << r.message;
+                           order.push_back(i);
+                           return true;
+                         });
+  ASSERT_FALSE(bool(err)) << toString(std::move(err));
+  EXPECT_EQ(order, (std::vector<size_t>{0, 1, 2}));
+}
+
 } // namespace

@@ -89,10 +89,11 @@ struct CPUMeasureOptions {
   /// spread by at most this fraction of their median (0: off). The winner's
   /// confirmation always takes every sample.
   double precisionStop = 0.03;
-  /// Core pinning of a pipelined measurer (both >= 0 and different: on):
-  /// a worker moves to `compileCPU` while it compiles and to `timingCPU`
-  /// while it verifies and times, so the next candidate's compilation
-  /// never runs on the core that times (-1: the OS schedules). A variant
+  /// Core pinning of a worker (both >= 0: on): it moves to `compileCPU`
+  /// while it compiles and to `timingCPU` while it verifies and times
+  /// (-1: the OS schedules). CPUProblemMeasurer's two pipelined workers
+  /// each get one core for both (the two cores pickPinnedCPUs chose), so a
+  /// compile never runs on the core that times. A variant
   /// timed alone (the winner's confirmation, nothing compiling) runs on
   /// every core the worker started with: pinned, a core kept busy by another
   /// process would slow it down although another core is idle.
@@ -232,10 +233,12 @@ private:
 
 /// The Tuner's measurer for one CPU problem: converts configs to attributes
 /// and measures them in isolated worker processes (CPUMeasurer). With
-/// `overlapCompile`, two workers alternate: while one verifies and times
-/// candidate i, the other compiles candidate i+1 (use it only when a core is
-/// left idle by the timed kernels, i.e. threads < cores, so that the
-/// compilation does not disturb the timing).
+/// `overlapCompile`, two workers take the candidates in turn, each on its
+/// own core (the two that pickPinnedCPUs chose): both compile at once, and
+/// their timings take turns in candidate order, so that while one verifies
+/// and times candidate i the other compiles candidate i+1 on the other core
+/// (use it only when a core is left idle by the timed kernels, i.e. threads
+/// < cores, so that the compilation does not disturb the timing).
 class CPUProblemMeasurer : public Measurer {
 public:
   /// Measures variants of the kernel module `kernelText` (printKernelModule
@@ -255,6 +258,10 @@ private:
   /// The early stop of a request: with paired timing on the candidate's
   /// ratio to the reference, else on its seconds per call (none: zeros).
   EarlyStop stopAbove(const MeasureRequest &request) const;
+  /// `options` for a pipelined worker living on core `cpu` (compiling and
+  /// timing there) when pinning is on (compileCPU and timingCPU set and
+  /// different); else unpinned.
+  static CPUMeasureOptions onCore(CPUMeasureOptions options, int cpu);
 
   MLIRContext *ctx;
   Problem problem;

@@ -1,8 +1,8 @@
 //===- CPUProblemMeasurer.cpp - The tuner's measurer for CPU problems -----===//
 //
 // Turns the tuner's configs into attributes, measures them in one or two
-// isolated workers (compiling the next candidate while the current one is
-// timed). Results are reported as measured; paired timing adds the ratio to
+// isolated workers (two: each on its own core, both compiling, their
+// timings taking turns). Results are reported as measured; paired timing adds the ratio to
 // the reference beside the measured times, it never rescales them.
 //
 //===----------------------------------------------------------------------===//
@@ -13,6 +13,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 
 using namespace mlir;
@@ -28,9 +30,22 @@ CPUProblemMeasurer::CPUProblemMeasurer(MLIRContext *ctx,
     : ctx(ctx), problem(problem), space(space), options(options),
       kernelText(kernelText.empty() ? getProblemKernelText(problem)
                                     : std::move(kernelText)),
-      worker(this->kernelText, options) {
+      worker(this->kernelText, onCore(options, options.compileCPU)) {
   if (overlapCompile)
-    secondWorker = std::make_unique<CPUMeasurer>(this->kernelText, options);
+    secondWorker = std::make_unique<CPUMeasurer>(
+        this->kernelText, onCore(options, options.timingCPU));
+}
+
+CPUMeasureOptions CPUProblemMeasurer::onCore(CPUMeasureOptions options,
+                                             int cpu) {
+  // Each pipelined worker lives on its own core: it compiles and times
+  // there, so a compile never shares the core of a timing.
+  if (options.compileCPU >= 0 && options.timingCPU >= 0 &&
+      options.compileCPU != options.timingCPU)
+    options.compileCPU = options.timingCPU = cpu;
+  else
+    options.compileCPU = options.timingCPU = -1;
+  return options;
 }
 
 llvm::Error CPUProblemMeasurer::measure(ArrayRef<Config> batch,
@@ -85,50 +100,71 @@ llvm::Error CPUProblemMeasurer::measure(ArrayRef<Config> batch,
     }
     return llvm::Error::success();
   }
-  // Pipelined: candidate i is compiled by worker i % 2; while it is timed,
-  // the other worker compiles candidate i + 1 on another core.
-  auto compileAt = [&](size_t i) -> std::optional<MeasureResult> {
-    if (candidates[i].invalid)
-      return candidates[i].invalid;
-    return workers[i % 2]->compile(candidates[i].attrText, compileLimit);
-  };
+  // Pipelined: candidate i goes to worker i % 2, each worker on its own
+  // core (onCore). Both workers compile at once; the timings take turns in
+  // candidate order, so at most one variant is timed at a time, and never
+  // on the core of a compile: while worker 0 times candidate i, worker 1
+  // compiles candidate i + 1 (or already waits with it compiled) and then
+  // times it, while worker 0 compiles candidate i + 2. When compiling a
+  // candidate takes longer than timing one, both cores compile most of the
+  // time instead of one.
   auto clock = [] {
     return std::chrono::duration<double>(
                std::chrono::steady_clock::now().time_since_epoch())
         .count();
   };
-  // Wall clock the loop waited for the compile of the candidate it times
-  // next: all of the first one's, then what outlasted the previous timing.
-  double compileStart = clock();
-  std::optional<MeasureResult> compiled = compileAt(0);
-  double compileWait = clock() - compileStart;
-  for (size_t i = 0; i < batch.size(); ++i) {
-    std::optional<MeasureResult> nextCompiled;
-    std::thread next;
-    if (i + 1 < batch.size()) {
-      // Fork the worker (if it is not running) from this thread, and with
-      // paired timing have it build the reference here: a worker dies with
-      // the thread that forked it (PR_SET_PDEATHSIG), and a reference that
-      // kills its worker would have it restarted by the compile thread.
-      if (llvm::Error err = workers[(i + 1) % 2]->prepare(compileLimit))
-        llvm::consumeError(std::move(err)); // compile() reports it again.
-      next = std::thread([&, i] { nextCompiled = compileAt(i + 1); });
+  // Fork both workers (if they are not running) from this thread, and with
+  // paired timing have them build the reference here: a worker dies with
+  // the thread that forked it (PR_SET_PDEATHSIG). One that a candidate
+  // kills is restarted by its candidate thread and, when that thread ends
+  // with the batch, started again by the next batch.
+  for (CPUMeasurer *w : workers)
+    if (llvm::Error err = w->prepare(compileLimit))
+      llvm::consumeError(std::move(err)); // compile() reports it again.
+  std::mutex mutex;
+  std::condition_variable turn;
+  size_t nextToTime = 0;  // The candidate whose timing is next.
+  double turnSince = clock(); // When it became next.
+  bool stopped = false;   // The sink asked to stop.
+  auto runWorker = [&](unsigned w) {
+    for (size_t i = w; i < batch.size(); i += 2) {
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (stopped)
+          return;
+      }
+      std::optional<MeasureResult> compiled =
+          candidates[i].invalid
+              ? candidates[i].invalid
+              : workers[w]->compile(candidates[i].attrText, compileLimit);
+      double compiledAt = clock();
+      std::unique_lock<std::mutex> lock(mutex);
+      turn.wait(lock, [&] { return stopped || nextToTime == i; });
+      if (stopped)
+        return;
+      // Wall clock the timing turn waited for this compile: the part of it
+      // that outlasted the previous candidate's timing.
+      double compileWait = std::max(0.0, compiledAt - turnSince);
+      lock.unlock();
+      MeasureResult result =
+          compiled ? *compiled
+                   : workers[w]->run(runLimit, /*alone=*/false, stop);
+      result.phases.compileWaitSeconds = compileWait;
+      lock.lock();
+      if (!compiled)
+        result = noted(std::move(result));
+      if (!candidates[i].invalid)
+        compiledBy[candidates[i].attrText] = w;
+      if (!sink(i, result))
+        stopped = true;
+      nextToTime = i + 1;
+      turnSince = clock();
+      turn.notify_all();
     }
-    MeasureResult result =
-        compiled ? *compiled
-                 : noted(workers[i % 2]->run(runLimit, /*alone=*/false,
-                                             stop));
-    result.phases.compileWaitSeconds = compileWait;
-    if (!candidates[i].invalid)
-      compiledBy[candidates[i].attrText] = unsigned(i % 2);
-    double joinStart = clock();
-    if (next.joinable())
-      next.join();
-    compileWait = clock() - joinStart;
-    if (!sink(i, result))
-      break;
-    compiled = std::move(nextCompiled);
-  }
+  };
+  std::thread other(runWorker, 1u);
+  runWorker(0);
+  other.join();
   return llvm::Error::success();
 }
 
