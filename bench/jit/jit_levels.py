@@ -123,14 +123,15 @@ def main():
     for db in args.db:
         records = [r for r in export(args.tiletune, db) if r.get("gflops")]
         records.sort(key=lambda r: -r["gflops"])
-        seen = set()
+        seen = {}  # problem -> its config keys taken
         for r in records:
-            if r["config_key"] in seen or len(seen) >= args.max_configs:
+            taken = seen.setdefault(r["problem"], set())
+            if r["config_key"] in taken or len(taken) >= args.max_configs:
                 continue
             text = kernel(r["problem_description"], r["config"])
             if text is None:
                 continue
-            seen.add(r["config_key"])
+            taken.add(r["config_key"])
             kernels.append((r["problem"], r["config_key"], text))
     tmp = tempfile.mkdtemp(prefix="jit-levels-")
     ratios = {lv: [] for lv in levels[1:]}
