@@ -35,7 +35,43 @@ using namespace mlir::tiletune;
 
 namespace {
 
-class DriverTest : public ModuleFixture {};
+class DriverTest : public ModuleFixture {
+protected:
+  /// The module's first CPU problem, its space and default config, and a
+  /// batch of that default followed by `extra` valid configs sampled with
+  /// `seed`.
+  struct Sampled {
+    Problem problem;
+    std::optional<Space> space;
+    Config def;
+    SmallVector<Config> batch;
+  };
+  void sampleFirstProblem(unsigned seed, int extra, Sampled &out) {
+    FailureOr<ProblemSet> set = collectProblems(*module, "cpu");
+    ASSERT_TRUE(succeeded(set));
+    out.problem = set->problems[0];
+    llvm::Expected<Space> space = buildProblemSpace(out.problem);
+    ASSERT_TRUE(bool(space)) << toString(space.takeError());
+    out.space.emplace(std::move(*space));
+    out.def = getDefaultConfig(&ctx, out.problem, *out.space, 1);
+    std::mt19937_64 rng(seed);
+    out.batch = {out.def};
+    for (int i = 0; i < extra; ++i) {
+      std::optional<Config> other = out.space->sampleValid(rng);
+      ASSERT_TRUE(other.has_value());
+      out.batch.push_back(*other);
+    }
+  }
+  /// Measurement options of the tests: 1 thread, `repeats` samples of at
+  /// least 0.1 ms.
+  static CPUMeasureOptions quickOptions(unsigned repeats = 2) {
+    CPUMeasureOptions options;
+    options.threads = 1;
+    options.timing.repeats = repeats;
+    options.timing.minSampleSeconds = 1e-4;
+    return options;
+  }
+};
 
 TEST_F(DriverTest, ConfigsConvertToAttributesAndBack) {
   FailureOr<ProblemSet> set = collectProblems(*module, "cpu");
@@ -753,26 +789,16 @@ TEST_F(DriverTest, PairedTimingRanksByTheRatioToTheReference) {
 /// candidate, so a reference that killed the worker failed every candidate
 /// as a compile error "during setup".)
 TEST_F(DriverTest, PairedTimingSurvivesAReferenceThatKillsTheWorker) {
-  FailureOr<ProblemSet> set = collectProblems(*module, "cpu");
-  ASSERT_TRUE(succeeded(set));
-  const Problem &p = set->problems[0];
-  llvm::Expected<Space> space = buildProblemSpace(p);
-  ASSERT_TRUE(bool(space));
-  Config def = getDefaultConfig(&ctx, p, *space, 1);
-  llvm::Expected<TileConfigAttr> defAttr = configToAttr(&ctx, p, *space, def);
+  Sampled sampled;
+  ASSERT_NO_FATAL_FAILURE(sampleFirstProblem(9, 3, sampled));
+  const Problem &p = sampled.problem;
+  const Space *space = &*sampled.space;
+  const SmallVector<Config> &batch = sampled.batch;
+  llvm::Expected<TileConfigAttr> defAttr =
+      configToAttr(&ctx, p, *space, sampled.def);
   ASSERT_TRUE(bool(defAttr));
-  std::mt19937_64 rng(9);
-  SmallVector<Config> batch = {def};
-  for (int i = 0; i < 3; ++i) {
-    std::optional<Config> other = space->sampleValid(rng);
-    ASSERT_TRUE(other.has_value());
-    batch.push_back(*other);
-  }
 
-  CPUMeasureOptions options;
-  options.threads = 1;
-  options.timing.repeats = 2;
-  options.timing.minSampleSeconds = 1e-4;
+  CPUMeasureOptions options = quickOptions();
   options.referenceConfig = printAttr(*defAttr);
   // No build of the reference finishes in a microsecond: the worker building
   // it is killed.
@@ -832,28 +858,16 @@ TEST_F(DriverTest, PairedTimingSurvivesAReferenceThatKillsTheWorker) {
 /// candidate order, all measured; a sink that says stop gets no further
 /// result, and the workers are in a state to measure the next batch.
 TEST_F(DriverTest, PipelinedWorkersReportInOrderAndStopWhenTold) {
-  FailureOr<ProblemSet> set = collectProblems(*module, "cpu");
-  ASSERT_TRUE(succeeded(set));
-  const Problem &p = set->problems[0];
-  llvm::Expected<Space> space = buildProblemSpace(p);
-  ASSERT_TRUE(bool(space));
-  Config def = getDefaultConfig(&ctx, p, *space, 1);
-  std::mt19937_64 rng(17);
-  SmallVector<Config> batch = {def};
-  for (int i = 0; i < 6; ++i) {
-    std::optional<Config> other = space->sampleValid(rng);
-    ASSERT_TRUE(other.has_value());
-    batch.push_back(*other);
-  }
-  CPUMeasureOptions options;
-  options.threads = 1;
-  options.timing.repeats = 2;
-  options.timing.minSampleSeconds = 1e-4;
+  Sampled sampled;
+  ASSERT_NO_FATAL_FAILURE(sampleFirstProblem(17, 6, sampled));
+  const SmallVector<Config> &batch = sampled.batch;
+  CPUMeasureOptions options = quickOptions();
   int compileCPU = -1, timingCPU = -1;
   pickPinnedCPUs(1, compileCPU, timingCPU);
   options.compileCPU = compileCPU;
   options.timingCPU = timingCPU;
-  CPUProblemMeasurer measurer(&ctx, p, *space, options, /*overlap=*/true);
+  CPUProblemMeasurer measurer(&ctx, sampled.problem, *sampled.space, options,
+                              /*overlap=*/true);
 
   std::vector<size_t> order;
   llvm::Error err = measurer.measure(
