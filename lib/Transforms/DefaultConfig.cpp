@@ -202,7 +202,9 @@ TileConfigAttr tiletune::computeDefaultCPUConfig(MLIRContext *ctx,
     plan.reg["f"] = rf;
     plan.reg["ow"] = largestDivisorAtMost(size("ow"), rowCap(rf));
     plan.reg["oh"] = 1;
-    splitThreads(op, plan, {"n", "oh", "f", "ow"}, target.threads);
+    // Grouped convs split the groups first (independent convs, each
+    // computed whole by its thread; ResNeXt's groups are small).
+    splitThreads(op, plan, {"g", "n", "oh", "f", "ow"}, target.threads);
     plan.cache["kh"] = size("kh");
     plan.cache["kw"] = size("kw");
     // Up to 64 input channels per cache tile and up to 64 filters, so the
@@ -249,7 +251,7 @@ TileConfigAttr tiletune::computeDefaultCPUConfig(MLIRContext *ctx,
       b.getNamedAttr("pack", b.getStringAttr(pack)),
       b.getNamedAttr("unroll", b.getI64IntegerAttr(unroll)),
   };
-  if (op.kind == OpKind::ConvNchwFchw)
+  if (op.kind == OpKind::ConvNchwFchw || op.kind == OpKind::ConvNgchwFgchw)
     options.push_back(b.getNamedAttr("layout", b.getStringAttr("nhwc")));
   return buildConfig(ctx, kTargetCPU, original, factors, options);
 }

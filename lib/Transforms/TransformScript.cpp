@@ -133,6 +133,14 @@ LogicalResult writeAction(Operation *op, TileConfigAttr config,
           "the named op";
     return failure();
   }
+  if (tunable.kind == OpKind::ConvNgchwFgchw ||
+      tunable.kind == OpKind::ConvNhwgcGfhwc) {
+    why = "it is a grouped convolution (" +
+          stringifyOpKind(tunable.kind).str() +
+          "), which the pass computes as a loop over groups of plain convs, "
+          "a rewrite no upstream transform op does";
+    return failure();
+  }
   if (tunable.kind == OpKind::ConvNhwcFhwc) {
     why = "it is a conv_2d_nhwc_fhwc, which the pass computes on its filter "
           "transposed to HWCF, a rewrite no upstream transform op does";
