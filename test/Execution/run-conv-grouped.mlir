@@ -109,11 +109,11 @@ func.func @nhwgc_strided(%i: memref<2x11x13x4x3xf64>, %f: memref<4x6x3x3x3xf64>,
   return
 }
 
-func.func @ngchw_strided(%i: tensor<2x4x3x11x13xf32>, %f: tensor<6x4x3x3x3xf32>,
+func.func @ngchw_strided(%i: tensor<2x4x3x13x11xf32>, %f: tensor<6x4x3x3x3xf32>,
                          %o: tensor<2x4x6x5x5xf32>) -> tensor<2x4x6x5x5xf32> {
   %0 = linalg.conv_2d_ngchw_fgchw {dilations = dense<[2, 1]> : tensor<2xi64>,
                                    strides = dense<2> : tensor<2xi64>}
-    ins(%i, %f : tensor<2x4x3x11x13xf32>, tensor<6x4x3x3x3xf32>)
+    ins(%i, %f : tensor<2x4x3x13x11xf32>, tensor<6x4x3x3x3xf32>)
     outs(%o : tensor<2x4x6x5x5xf32>) -> tensor<2x4x6x5x5xf32>
   return %0 : tensor<2x4x6x5x5xf32>
 }
