@@ -122,6 +122,14 @@ struct ScheduleEntry {
 LogicalResult writeAction(Operation *op, TileConfigAttr config,
                           const TunableOp &tunable, unsigned index,
                           llvm::raw_ostream &out, std::string &why) {
+  if (tunable.kind == OpKind::ConvNgchwFgchw ||
+      tunable.kind == OpKind::ConvNhwgcGfhwc) {
+    why = "it is a grouped convolution (" +
+          stringifyOpKind(tunable.kind).str() +
+          "), which the pass computes as a loop over groups of plain convs, "
+          "a rewrite no upstream transform op does";
+    return failure();
+  }
   if (config.getStringOption("layout") == "nhwc") {
     why = "its config converts the layout (layout = nhwc), which no upstream "
           "transform op does";
@@ -131,14 +139,6 @@ LogicalResult writeAction(Operation *op, TileConfigAttr config,
     why = "it is a linalg.generic convolution, which the pass first turns "
           "into its named op; upstream transform.structured.decompose needs "
           "the named op";
-    return failure();
-  }
-  if (tunable.kind == OpKind::ConvNgchwFgchw ||
-      tunable.kind == OpKind::ConvNhwgcGfhwc) {
-    why = "it is a grouped convolution (" +
-          stringifyOpKind(tunable.kind).str() +
-          "), which the pass computes as a loop over groups of plain convs, "
-          "a rewrite no upstream transform op does";
     return failure();
   }
   if (tunable.kind == OpKind::ConvNhwcFhwc) {
