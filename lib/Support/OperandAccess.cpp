@@ -76,6 +76,12 @@ mlir::tiletune::getOperandAccesses(const ProblemSpec &problem, bool asNHWC) {
                    {one("g"), one("f"), one("kh"), one("kw"), one("c")}),
               make("output", true,
                    {one("n"), one("oh"), one("ow"), one("g"), one("f")})};
+    if (asNHWC) // each group transposed to NHWC / HWCF / NHWC
+      return {make("input", false, {one("g"), one("n"), h, w, one("c")}),
+              make("filter", false,
+                   {one("g"), one("kh"), one("kw"), one("c"), one("f")}),
+              make("output", true,
+                   {one("g"), one("n"), one("oh"), one("ow"), one("f")})};
     return {make("input", false, {one("n"), one("g"), one("c"), h, w}),
             make("filter", false,
                  {one("f"), one("g"), one("c"), one("kh"), one("kw")}),
