@@ -299,12 +299,10 @@ matchTunableOpImpl(Operation *op, std::string *reason, bool allowEmpty) {
           .Case([](linalg::Conv2DNhwcHwcfOp) { return OpKind::ConvNhwcHwcf; })
           .Case([](linalg::Conv2DNchwFchwOp) { return OpKind::ConvNchwFchw; })
           .Case([](linalg::Conv2DNhwcFhwcOp) { return OpKind::ConvNhwcFhwc; })
-          .Case([](linalg::Conv2DNgchwFgchwOp) {
-            return OpKind::ConvNgchwFgchw;
-          })
-          .Case([](linalg::Conv2DNhwgcGfhwcOp) {
-            return OpKind::ConvNhwgcGfhwc;
-          })
+          .Case(
+              [](linalg::Conv2DNgchwFgchwOp) { return OpKind::ConvNgchwFgchw; })
+          .Case(
+              [](linalg::Conv2DNhwgcGfhwcOp) { return OpKind::ConvNhwgcGfhwc; })
           .Case([&](linalg::GenericOp) -> std::optional<OpKind> {
             std::optional<OpKind> kind = matchGenericOpKind(
                 op, genericStrides, genericDilations, &formReason);

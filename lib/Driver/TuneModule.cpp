@@ -721,10 +721,9 @@ mlir::tiletune::tuneModel(ModuleOp module, const TuneOptions &options) {
     if (failed(problem)) {
       // The families TileTune tiles say why this one is not; other ops
       // (matvec, grouped convolutions, ...) are "not a tunable op family".
-      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp,
-              linalg::Conv2DNhwcHwcfOp, linalg::Conv2DNchwFchwOp,
-              linalg::Conv2DNhwcFhwcOp, linalg::Conv2DNgchwFgchwOp,
-              linalg::Conv2DNhwgcGfhwcOp>(op) ||
+      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::Conv2DNhwcHwcfOp,
+              linalg::Conv2DNchwFchwOp, linalg::Conv2DNhwcFhwcOp,
+              linalg::Conv2DNgchwFgchwOp, linalg::Conv2DNhwgcGfhwcOp>(op) ||
           (isa<linalg::GenericOp>(op) && isMatmulOrConvLike(op)))
         reasons[op] = reason;
       return;

@@ -281,10 +281,9 @@ mlir::tiletune::analyzeSingleOpKernel(func::FuncOp func) {
         continue;
     }
     if (!linalgOp ||
-        !(isa<linalg::MatmulOp, linalg::BatchMatmulOp,
-              linalg::Conv2DNhwcHwcfOp, linalg::Conv2DNchwFchwOp,
-              linalg::Conv2DNhwcFhwcOp, linalg::Conv2DNgchwFgchwOp,
-              linalg::Conv2DNhwgcGfhwcOp>(op) ||
+        !(isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::Conv2DNhwcHwcfOp,
+              linalg::Conv2DNchwFchwOp, linalg::Conv2DNhwcFhwcOp,
+              linalg::Conv2DNgchwFgchwOp, linalg::Conv2DNhwgcGfhwcOp>(op) ||
           matchGenericOpKind(&op, unusedStrides, unusedDilations)))
       return fail("it contains '" + op.getName().getStringRef() +
                   "'; supported: one linalg.matmul, batch_matmul (A and/or "
@@ -312,13 +311,12 @@ mlir::tiletune::analyzeSingleOpKernel(func::FuncOp func) {
     problem.kind = *matchGenericOpKind(op, problem.conv.strides,
                                        problem.conv.dilations);
   } else {
-    problem.kind = isa<linalg::Conv2DNhwcHwcfOp>(op)   ? OpKind::ConvNhwcHwcf
-                   : isa<linalg::Conv2DNhwcFhwcOp>(op) ? OpKind::ConvNhwcFhwc
-                   : isa<linalg::Conv2DNgchwFgchwOp>(op)
-                       ? OpKind::ConvNgchwFgchw
-                   : isa<linalg::Conv2DNhwgcGfhwcOp>(op)
-                       ? OpKind::ConvNhwgcGfhwc
-                       : OpKind::ConvNchwFchw;
+    problem.kind =
+        isa<linalg::Conv2DNhwcHwcfOp>(op)     ? OpKind::ConvNhwcHwcf
+        : isa<linalg::Conv2DNhwcFhwcOp>(op)   ? OpKind::ConvNhwcFhwc
+        : isa<linalg::Conv2DNgchwFgchwOp>(op) ? OpKind::ConvNgchwFgchw
+        : isa<linalg::Conv2DNhwgcGfhwcOp>(op) ? OpKind::ConvNhwgcGfhwc
+                                              : OpKind::ConvNchwFchw;
     getConvStridesAndDilations(op, problem.conv.strides,
                                problem.conv.dilations);
   }

@@ -224,8 +224,8 @@ static Operation *buildGroupConv(RewriterBase &rewriter, linalg::LinalgOp op,
   auto initType = cast<RankedTensorType>(init.getType());
   SmallVector<OpFoldResult> offsets(initType.getRank(),
                                     rewriter.getIndexAttr(0));
-  SmallVector<OpFoldResult> sizes, ones(initType.getRank(),
-                                        rewriter.getIndexAttr(1));
+  SmallVector<OpFoldResult> sizes,
+      ones(initType.getRank(), rewriter.getIndexAttr(1));
   for (int64_t size : initType.getShape())
     sizes.push_back(rewriter.getIndexAttr(size));
   Value inserted = tensor::InsertSliceOp::create(
@@ -257,10 +257,9 @@ static FailureOr<Operation *> convertGroupedConv(RewriterBase &rewriter,
   std::optional<int64_t> groupTile = config.getTileSize("parallel", "g");
   int64_t perThread = groupTile.value_or(g->size);
   if (perThread < 1 || g->size % perThread != 0)
-    return failWithReason(reason, "the parallel tile of 'g' (" +
-                                      Twine(perThread) +
-                                      ") does not divide the groups (" +
-                                      Twine(g->size) + ")");
+    return failWithReason(
+        reason, "the parallel tile of 'g' (" + Twine(perThread) +
+                    ") does not divide the groups (" + Twine(g->size) + ")");
   MLIRContext *ctx = op->getContext();
   unsigned numLoops = linalgOp.getNumLoops();
   Operation *current = op;

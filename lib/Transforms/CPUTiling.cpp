@@ -1051,8 +1051,8 @@ FailureOr<CPUTilingResult> tiletune::applyCPUConfig(RewriterBase &rewriter,
   bool hadEpilogue = fuseEpilogues && isa<linalg::LinalgOp>(*named) &&
                      cast<linalg::LinalgOp>(*named).hasPureTensorSemantics() &&
                      succeeded(findEpilogueChain(*named, /*reason=*/nullptr));
-  bool grouped = isa<linalg::Conv2DNgchwFgchwOp, linalg::Conv2DNhwgcGfhwcOp>(
-      *named);
+  bool grouped =
+      isa<linalg::Conv2DNgchwFgchwOp, linalg::Conv2DNhwgcGfhwcOp>(*named);
   FailureOr<Operation *> converted =
       convertLayoutToConfig(rewriter, *named, &reason);
   if (failed(converted))

@@ -152,8 +152,7 @@ TileConfigAttr tiletune::computeDefaultCPUConfig(MLIRContext *ctx,
   // lanes: NHWC would leave most lanes of every filter vector empty
   // (ResNeXt-50's 32 x 4 x 4 3x3 conv: 34 GFLOP/s as NHWC, 78 native with
   // 4 x 14 register tiles, 1 thread, this machine).
-  bool nativeGrouped =
-      op.kind == OpKind::ConvNgchwFgchw && size("f") < lanes;
+  bool nativeGrouped = op.kind == OpKind::ConvNgchwFgchw && size("f") < lanes;
 
   bool matmulLike = !isConv(op.kind);
   if (matmulLike) {

@@ -154,7 +154,8 @@ TEST(ReferenceTest, ConvNhwcFhwcStridedDilated) {
 Buffer groupOf(const Buffer &grouped, llvm::ArrayRef<int64_t> perm, int64_t g,
                llvm::ArrayRef<int64_t> shape) {
   Buffer permuted = llvm::cantFail(permuteBuffer(grouped, perm));
-  Buffer block = llvm::cantFail(Buffer::create(grouped.getElementType(), shape));
+  Buffer block =
+      llvm::cantFail(Buffer::create(grouped.getElementType(), shape));
   int64_t size = block.getNumElements();
   for (int64_t i = 0; i < size; ++i)
     block.setFromDouble(i, permuted.getAsDouble(g * size + i));
@@ -211,9 +212,9 @@ TEST(ReferenceTest, GroupedConvsAreConvsPerGroup) {
       Buffer gflt = groupOf(flt, fltPerm, q, flt4);
       Buffer expected = groupOf(init, inPerm, q, out4);
       Buffer actual = groupOf(out, inPerm, q, out4);
-      llvm::Error plain =
-          nhwgc ? referenceConv2DNhwcFhwc(gin, gflt, expected, p)
-                : referenceConv2DNchwFchw(gin, gflt, expected, p);
+      llvm::Error plain = nhwgc
+                              ? referenceConv2DNhwcFhwc(gin, gflt, expected, p)
+                              : referenceConv2DNchwFchw(gin, gflt, expected, p);
       ASSERT_FALSE(static_cast<bool>(plain));
       expectClose(actual, expected, kh * kw * c);
     }

@@ -60,7 +60,7 @@ TEST(TilingTemplatesTest, GroupedConvLoops) {
   auto names = [](OpKind kind) {
     std::string text;
     for (const LoopTemplate &loop : getLoopTemplates(kind))
-      text += loop.name.str() + (loop.role == DimRole::Batch       ? "B "
+      text += loop.name.str() + (loop.role == DimRole::Batch      ? "B "
                                  : loop.role == DimRole::Parallel ? "P "
                                                                   : "R ");
     return text;
