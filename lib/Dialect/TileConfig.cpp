@@ -58,6 +58,12 @@ void mlir::tiletune::getConvStridesAndDilations(
   } else if (auto conv = dyn_cast<linalg::Conv2DNhwcFhwcOp>(op)) {
     strides = readWindowPair(conv.getStrides());
     dilations = readWindowPair(conv.getDilations());
+  } else if (auto conv = dyn_cast<linalg::Conv2DNgchwFgchwOp>(op)) {
+    strides = readWindowPair(conv.getStrides());
+    dilations = readWindowPair(conv.getDilations());
+  } else if (auto conv = dyn_cast<linalg::Conv2DNhwgcGfhwcOp>(op)) {
+    strides = readWindowPair(conv.getStrides());
+    dilations = readWindowPair(conv.getDilations());
   }
 }
 
@@ -124,8 +130,9 @@ static SmallVector<AffineMap> getConvMaps(MLIRContext *ctx, OpKind kind,
                                           ArrayRef<int64_t> strides,
                                           ArrayRef<int64_t> dilations) {
   auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  unsigned numLoops = getLoopTemplates(kind).size();
   auto map = [&](ArrayRef<AffineExpr> exprs) {
-    return AffineMap::get(7, 0, exprs, ctx);
+    return AffineMap::get(numLoops, 0, exprs, ctx);
   };
   auto window = [&](unsigned out, unsigned filter, unsigned i) {
     return d(out) * strides[i] + d(filter) * dilations[i];
@@ -140,6 +147,14 @@ static SmallVector<AffineMap> getConvMaps(MLIRContext *ctx, OpKind kind,
   case OpKind::ConvNchwFchw: // n, f, oh, ow, c, kh, kw
     return {map({d(0), d(4), window(2, 5, 0), window(3, 6, 1)}),
             map({d(1), d(4), d(5), d(6)}), map({d(0), d(1), d(2), d(3)})};
+  case OpKind::ConvNgchwFgchw: // n, g, f, oh, ow, c, kh, kw
+    return {map({d(0), d(1), d(5), window(3, 6, 0), window(4, 7, 1)}),
+            map({d(2), d(1), d(5), d(6), d(7)}),
+            map({d(0), d(1), d(2), d(3), d(4)})};
+  case OpKind::ConvNhwgcGfhwc: // n, oh, ow, g, f, kh, kw, c
+    return {map({d(0), window(1, 5, 0), window(2, 6, 1), d(3), d(7)}),
+            map({d(3), d(4), d(5), d(6), d(7)}),
+            map({d(0), d(1), d(2), d(3), d(4)})};
   default:
     return {};
   }
@@ -220,18 +235,21 @@ mlir::tiletune::matchGenericOpKind(Operation *op, std::array<int64_t, 2> &stride
     FailureOr<linalg::ConvolutionDimensions> dims =
         linalg::inferConvolutionDims(linalgOp);
     if (succeeded(dims) && dims->strides.size() == 2 &&
-        dims->dilations.size() == 2 && iteratorsAre(4, 3)) {
+        dims->dilations.size() == 2 &&
+        (iteratorsAre(4, 3) || iteratorsAre(5, 3))) {
       strides = {dims->strides[0], dims->strides[1]};
       dilations = {dims->dilations[0], dims->dilations[1]};
       for (OpKind kind :
-           {OpKind::ConvNhwcHwcf, OpKind::ConvNhwcFhwc, OpKind::ConvNchwFchw})
+           {OpKind::ConvNhwcHwcf, OpKind::ConvNhwcFhwc, OpKind::ConvNchwFchw,
+            OpKind::ConvNgchwFgchw, OpKind::ConvNhwgcGfhwc})
         if (maps == getConvMaps(ctx, kind, strides, dilations))
           return kind;
     }
     strides = dilations = {1, 1};
     return fail("is a convolution, but not in a 2-D form TileTune tiles "
-                "(the loops and maps of conv_2d_nhwc_hwcf, conv_2d_nhwc_fhwc "
-                "or conv_2d_nchw_fchw)");
+                "(the loops and maps of conv_2d_nhwc_hwcf, conv_2d_nhwc_fhwc, "
+                "conv_2d_nchw_fchw, conv_2d_ngchw_fgchw or "
+                "conv_2d_nhwgc_gfhwc)");
   }
   return fail("is neither a matmul-like contraction nor a convolution");
 }
@@ -281,6 +299,10 @@ matchTunableOpImpl(Operation *op, std::string *reason, bool allowEmpty) {
           .Case([](linalg::Conv2DNhwcHwcfOp) { return OpKind::ConvNhwcHwcf; })
           .Case([](linalg::Conv2DNchwFchwOp) { return OpKind::ConvNchwFchw; })
           .Case([](linalg::Conv2DNhwcFhwcOp) { return OpKind::ConvNhwcFhwc; })
+          .Case(
+              [](linalg::Conv2DNgchwFgchwOp) { return OpKind::ConvNgchwFgchw; })
+          .Case(
+              [](linalg::Conv2DNhwgcGfhwcOp) { return OpKind::ConvNhwgcGfhwc; })
           .Case([&](linalg::GenericOp) -> std::optional<OpKind> {
             std::optional<OpKind> kind = matchGenericOpKind(
                 op, genericStrides, genericDilations, &formReason);
@@ -295,7 +317,9 @@ matchTunableOpImpl(Operation *op, std::string *reason, bool allowEmpty) {
                 "' is not a tunable op (supported: linalg.matmul and "
                 "linalg.batch_matmul, with A and/or B transposed by their "
                 "indexing_maps, linalg.conv_2d_nhwc_hwcf, "
-                "linalg.conv_2d_nhwc_fhwc, linalg.conv_2d_nchw_fchw)");
+                "linalg.conv_2d_nhwc_fhwc, linalg.conv_2d_nchw_fchw, and the "
+                "grouped linalg.conv_2d_ngchw_fgchw, "
+                "linalg.conv_2d_nhwgc_gfhwc)");
   auto linalgOp = cast<linalg::LinalgOp>(op);
 
   TunableOp result;
@@ -520,12 +544,15 @@ mlir::tiletune::verifyConfig(TileConfigAttr config, const TunableOp &op,
                            << ")";
     }
   }
-  // Layout conversion: only NCHW convolutions can be computed as NHWC.
+  // Layout conversion: only NCHW convolutions (plain or grouped) can be
+  // computed as NHWC.
   if (auto layout = llvm::dyn_cast_or_null<StringAttr>(
           config.getOption("layout")))
-    if (layout.getValue() != "native" && op.kind != OpKind::ConvNchwFchw)
+    if (layout.getValue() != "native" && op.kind != OpKind::ConvNchwFchw &&
+        op.kind != OpKind::ConvNgchwFgchw)
       return emitError() << "'layout = " << layout.getValue()
-                         << "' only applies to conv_2d_nchw_fchw, not "
+                         << "' only applies to conv_2d_nchw_fchw and "
+                            "conv_2d_ngchw_fgchw, not "
                          << kindName;
   // Every dimension at every one of its levels, each tile dividing the
   // enclosing one.

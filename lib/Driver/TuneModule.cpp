@@ -721,9 +721,9 @@ mlir::tiletune::tuneModel(ModuleOp module, const TuneOptions &options) {
     if (failed(problem)) {
       // The families TileTune tiles say why this one is not; other ops
       // (matvec, grouped convolutions, ...) are "not a tunable op family".
-      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp,
-              linalg::Conv2DNhwcHwcfOp, linalg::Conv2DNchwFchwOp,
-              linalg::Conv2DNhwcFhwcOp>(op) ||
+      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::Conv2DNhwcHwcfOp,
+              linalg::Conv2DNchwFchwOp, linalg::Conv2DNhwcFhwcOp,
+              linalg::Conv2DNgchwFgchwOp, linalg::Conv2DNhwgcGfhwcOp>(op) ||
           (isa<linalg::GenericOp>(op) && isMatmulOrConvLike(op)))
         reasons[op] = reason;
       return;
@@ -751,7 +751,9 @@ mlir::tiletune::tuneModel(ModuleOp module, const TuneOptions &options) {
         "no tunable op in the model (supported: linalg.matmul, "
         "linalg.batch_matmul (A and/or B may be transposed), "
         "linalg.conv_2d_nhwc_hwcf, linalg.conv_2d_nhwc_fhwc, "
-        "linalg.conv_2d_nchw_fchw, and linalg.generic ops that are one of "
+        "linalg.conv_2d_nchw_fchw, the grouped linalg.conv_2d_ngchw_fgchw "
+        "and linalg.conv_2d_nhwgc_gfhwc, and linalg.generic ops that are one "
+        "of "
         "them, with static shapes)");
 
   unsigned threads = resolveThreads(options.threads);

@@ -216,6 +216,10 @@ llvm::Error ReferenceProblem::compute(const Buffer &lhs, const Buffer &rhs,
     return referenceConv2DNhwcHwcf(lhs, rhs, out, conv);
   case OpKind::ConvNchwFchw:
     return referenceConv2DNchwFchw(lhs, rhs, out, conv);
+  case OpKind::ConvNgchwFgchw:
+    return referenceConv2DNgchwFgchw(lhs, rhs, out, conv);
+  case OpKind::ConvNhwgcGfhwc:
+    return referenceConv2DNhwgcGfhwc(lhs, rhs, out, conv);
   default:
     break;
   }
@@ -277,14 +281,15 @@ mlir::tiletune::analyzeSingleOpKernel(func::FuncOp func) {
         continue;
     }
     if (!linalgOp ||
-        !(isa<linalg::MatmulOp, linalg::BatchMatmulOp,
-              linalg::Conv2DNhwcHwcfOp, linalg::Conv2DNchwFchwOp,
-              linalg::Conv2DNhwcFhwcOp>(op) ||
+        !(isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::Conv2DNhwcHwcfOp,
+              linalg::Conv2DNchwFchwOp, linalg::Conv2DNhwcFhwcOp,
+              linalg::Conv2DNgchwFgchwOp, linalg::Conv2DNhwgcGfhwcOp>(op) ||
           matchGenericOpKind(&op, unusedStrides, unusedDilations)))
       return fail("it contains '" + op.getName().getStringRef() +
                   "'; supported: one linalg.matmul, batch_matmul (A and/or "
                   "B may be transposed), conv_2d_nhwc_hwcf, "
-                  "conv_2d_nhwc_fhwc or conv_2d_nchw_fchw, or a linalg.generic "
+                  "conv_2d_nhwc_fhwc, conv_2d_nchw_fchw, conv_2d_ngchw_fgchw "
+                  "or conv_2d_nhwgc_gfhwc, or a linalg.generic "
                   "that is one of them");
     if (target)
       return fail("it contains more than one linalg op");
@@ -306,9 +311,12 @@ mlir::tiletune::analyzeSingleOpKernel(func::FuncOp func) {
     problem.kind = *matchGenericOpKind(op, problem.conv.strides,
                                        problem.conv.dilations);
   } else {
-    problem.kind = isa<linalg::Conv2DNhwcHwcfOp>(op)   ? OpKind::ConvNhwcHwcf
-                   : isa<linalg::Conv2DNhwcFhwcOp>(op) ? OpKind::ConvNhwcFhwc
-                                                       : OpKind::ConvNchwFchw;
+    problem.kind =
+        isa<linalg::Conv2DNhwcHwcfOp>(op)     ? OpKind::ConvNhwcHwcf
+        : isa<linalg::Conv2DNhwcFhwcOp>(op)   ? OpKind::ConvNhwcFhwc
+        : isa<linalg::Conv2DNgchwFgchwOp>(op) ? OpKind::ConvNgchwFgchw
+        : isa<linalg::Conv2DNhwgcGfhwcOp>(op) ? OpKind::ConvNhwgcGfhwc
+                                              : OpKind::ConvNchwFchw;
     getConvStridesAndDilations(op, problem.conv.strides,
                                problem.conv.dilations);
   }

@@ -328,3 +328,114 @@ llvm::Error mlir::tiletune::referenceConv2DNhwcFhwc(const Buffer &input,
     return hwcf.takeError();
   return referenceConv2DNhwcHwcf(input, *hwcf, output, p);
 }
+
+//===----------------------------------------------------------------------===//
+// Grouped convolutions
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The sizes of a grouped conv read from its operands in either layout.
+struct GroupedConvSizes {
+  int64_t n, g, c, ih, iw, f, kh, kw, oh, ow;
+};
+
+/// Reads and checks the shapes of a grouped conv: NGCHW/FGCHW/NGFHW when
+/// `nhwgc` is false, NHWGC/GFHWC/NHWGF when it is true.
+llvm::Expected<GroupedConvSizes>
+checkGroupedConvShapes(llvm::StringRef op, const Buffer &in, const Buffer &flt,
+                       const Buffer &out, const Conv2DParams &p, bool nhwgc) {
+  if (auto err = checkSameType(in, flt, out, op))
+    return std::move(err);
+  if (auto err = checkConvParams(op, p))
+    return std::move(err);
+  if (in.getRank() != 5 || flt.getRank() != 5 || out.getRank() != 5)
+    return shapeError(op, in, flt, out);
+  auto is = in.getShape(), fs = flt.getShape(), os = out.getShape();
+  GroupedConvSizes s;
+  if (nhwgc) {
+    s = {is[0], is[3], is[4], is[1], is[2], fs[1], fs[2], fs[3], os[1], os[2]};
+    if (fs[0] != s.g || fs[4] != s.c || os[0] != s.n || os[3] != s.g ||
+        os[4] != s.f)
+      return shapeError(op, in, flt, out);
+  } else {
+    s = {is[0], is[1], is[2], is[3], is[4], fs[0], fs[3], fs[4], os[3], os[4]};
+    if (fs[1] != s.g || fs[2] != s.c || os[0] != s.n || os[1] != s.g ||
+        os[2] != s.f)
+      return shapeError(op, in, flt, out);
+  }
+  if (s.oh < 1 || s.ow < 1 ||
+      (s.oh - 1) * p.strides[0] + (s.kh - 1) * p.dilations[0] + 1 > s.ih ||
+      (s.ow - 1) * p.strides[1] + (s.kw - 1) * p.dilations[1] + 1 > s.iw)
+    return shapeError(op, in, flt, out);
+  return s;
+}
+
+/// Both grouped layouts by element strides: the innermost loop runs over
+/// the output width (NGCHW) or the filters of a group (NHWGC).
+template <typename T>
+void groupedConvKernel(const T *in, const T *flt, T *out,
+                       const GroupedConvSizes &s, const Conv2DParams &p,
+                       bool nhwgc) {
+  // Element strides of each index of the three operands.
+  int64_t inN, inG, inC, inH, inW, fF, fG, fC, fH, fW, oN, oG, oF, oH, oW;
+  if (nhwgc) {
+    inC = 1, inG = s.c, inW = s.g * s.c, inH = s.iw * inW, inN = s.ih * inH;
+    fC = 1, fW = s.c, fH = s.kw * fW, fF = s.kh * fH, fG = s.f * fF;
+    oF = 1, oG = s.f, oW = s.g * s.f, oH = s.ow * oW, oN = s.oh * oH;
+  } else {
+    inW = 1, inH = s.iw, inC = s.ih * s.iw, inG = s.c * inC, inN = s.g * inG;
+    fW = 1, fH = s.kw, fC = s.kh * fH, fG = s.c * fC, fF = s.g * fG;
+    oW = 1, oH = s.ow, oF = s.oh * oH, oG = s.f * oF, oN = s.g * oG;
+  }
+  for (int64_t b = 0; b < s.n; ++b)
+    for (int64_t g = 0; g < s.g; ++g)
+      for (int64_t y = 0; y < s.oh; ++y)
+        for (int64_t x = 0; x < s.ow; ++x)
+          for (int64_t q = 0; q < s.f; ++q) {
+            T acc = out[b * oN + g * oG + y * oH + x * oW + q * oF];
+            for (int64_t r = 0; r < s.kh; ++r) {
+              int64_t iy = y * p.strides[0] + r * p.dilations[0];
+              for (int64_t t = 0; t < s.kw; ++t) {
+                int64_t ix = x * p.strides[1] + t * p.dilations[1];
+                const T *i = in + b * inN + g * inG + iy * inH + ix * inW;
+                const T *fl = flt + q * fF + g * fG + r * fH + t * fW;
+                for (int64_t ch = 0; ch < s.c; ++ch)
+                  acc += i[ch * inC] * fl[ch * fC];
+              }
+            }
+            out[b * oN + g * oG + y * oH + x * oW + q * oF] = acc;
+          }
+}
+
+llvm::Error groupedConv(llvm::StringRef op, const Buffer &input,
+                        const Buffer &filter, Buffer &output,
+                        const Conv2DParams &p, bool nhwgc) {
+  llvm::Expected<GroupedConvSizes> sizes =
+      checkGroupedConvShapes(op, input, filter, output, p, nhwgc);
+  if (!sizes)
+    return sizes.takeError();
+  if (input.getElementType() == ElementType::F32)
+    groupedConvKernel(input.getData<float>(), filter.getData<float>(),
+                      output.getData<float>(), *sizes, p, nhwgc);
+  else
+    groupedConvKernel(input.getData<double>(), filter.getData<double>(),
+                      output.getData<double>(), *sizes, p, nhwgc);
+  return llvm::Error::success();
+}
+} // namespace
+
+llvm::Error mlir::tiletune::referenceConv2DNgchwFgchw(const Buffer &input,
+                                                      const Buffer &filter,
+                                                      Buffer &output,
+                                                      const Conv2DParams &p) {
+  return groupedConv("conv_2d_ngchw_fgchw", input, filter, output, p,
+                     /*nhwgc=*/false);
+}
+
+llvm::Error mlir::tiletune::referenceConv2DNhwgcGfhwc(const Buffer &input,
+                                                      const Buffer &filter,
+                                                      Buffer &output,
+                                                      const Conv2DParams &p) {
+  return groupedConv("conv_2d_nhwgc_gfhwc", input, filter, output, p,
+                     /*nhwgc=*/true);
+}

@@ -233,7 +233,8 @@ int ProblemSet::find(StringRef key) const {
 static bool looksTunable(Operation *op) {
   std::array<int64_t, 2> strides, dilations;
   return isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::Conv2DNhwcHwcfOp,
-             linalg::Conv2DNchwFchwOp, linalg::Conv2DNhwcFhwcOp>(op) ||
+             linalg::Conv2DNchwFchwOp, linalg::Conv2DNhwcFhwcOp,
+             linalg::Conv2DNgchwFgchwOp, linalg::Conv2DNhwgcGfhwcOp>(op) ||
          (isa<linalg::GenericOp>(op) &&
           matchGenericOpKind(op, strides, dilations));
 }
@@ -282,8 +283,9 @@ FailureOr<ProblemSet> mlir::tiletune::collectProblems(ModuleOp module,
         << "no tunable op found (supported: linalg.matmul, "
            "linalg.batch_matmul (A and/or B may be transposed by their "
            "indexing_maps), linalg.conv_2d_nhwc_hwcf, "
-           "linalg.conv_2d_nhwc_fhwc, linalg.conv_2d_nchw_fchw with static "
-           "shapes)";
+           "linalg.conv_2d_nhwc_fhwc, linalg.conv_2d_nchw_fchw, "
+           "linalg.conv_2d_ngchw_fgchw, linalg.conv_2d_nhwgc_gfhwc with "
+           "static shapes)";
     return failure();
   }
   return FailureOr<ProblemSet>(std::move(set));

@@ -77,9 +77,10 @@ StringRef mlir::tiletune::getUnrollDim(OpKind opKind) {
 }
 
 StringRef mlir::tiletune::getVectorDim(OpKind opKind) {
-  if (opKind == OpKind::ConvNhwcHwcf || opKind == OpKind::ConvNhwcFhwc)
+  if (opKind == OpKind::ConvNhwcHwcf || opKind == OpKind::ConvNhwcFhwc ||
+      opKind == OpKind::ConvNhwgcGfhwc)
     return "f";
-  if (opKind == OpKind::ConvNchwFchw)
+  if (opKind == OpKind::ConvNchwFchw || opKind == OpKind::ConvNgchwFgchw)
     return "ow";
   return "n";
 }
@@ -122,7 +123,7 @@ static StringRef getChoice(const Space &s, const Config &c, StringRef name,
 /// an NCHW conv as NHWC (filters on the lanes).
 static StringRef getVectorDim(const Space &s, const Config &c,
                               OpKind opKind) {
-  if (opKind == OpKind::ConvNchwFchw &&
+  if ((opKind == OpKind::ConvNchwFchw || opKind == OpKind::ConvNgchwFgchw) &&
       getChoice(s, c, "layout", "native") == "nhwc")
     return "f";
   return getVectorDim(opKind);

@@ -66,6 +66,28 @@ mlir::tiletune::getOperandAccesses(const ProblemSpec &problem, bool asNHWC) {
             make("filter", false, {one("f"), one("c"), one("kh"), one("kw")}),
             make("output", true, {one("n"), one("f"), one("oh"), one("ow")})};
   }
+  case OpKind::ConvNgchwFgchw:
+  case OpKind::ConvNhwgcGfhwc: {
+    Dim h{{"oh", problem.strides[0]}, {"kh", problem.dilations[0]}};
+    Dim w{{"ow", problem.strides[1]}, {"kw", problem.dilations[1]}};
+    if (problem.opKind == OpKind::ConvNhwgcGfhwc)
+      return {make("input", false, {one("n"), h, w, one("g"), one("c")}),
+              make("filter", false,
+                   {one("g"), one("f"), one("kh"), one("kw"), one("c")}),
+              make("output", true,
+                   {one("n"), one("oh"), one("ow"), one("g"), one("f")})};
+    if (asNHWC) // each group transposed to NHWC / HWCF / NHWC
+      return {make("input", false, {one("g"), one("n"), h, w, one("c")}),
+              make("filter", false,
+                   {one("g"), one("kh"), one("kw"), one("c"), one("f")}),
+              make("output", true,
+                   {one("g"), one("n"), one("oh"), one("ow"), one("f")})};
+    return {make("input", false, {one("n"), one("g"), one("c"), h, w}),
+            make("filter", false,
+                 {one("f"), one("g"), one("c"), one("kh"), one("kw")}),
+            make("output", true,
+                 {one("n"), one("g"), one("f"), one("oh"), one("ow")})};
+  }
   default:
     break;
   }

@@ -145,10 +145,158 @@ static void splitTransposeOverThreads(RewriterBase &rewriter,
                      scf::SCFTilingOptions::LoopType::ForallOp);
 }
 
+//===----------------------------------------------------------------------===//
+// Grouped convolutions
+//===----------------------------------------------------------------------===//
+
+/// `config` without the group loop `g` at any level.
+static TileConfigAttr dropGroupLoop(TileConfigAttr config) {
+  MLIRContext *ctx = config.getContext();
+  SmallVector<NamedAttribute> entries;
+  for (NamedAttribute entry : config.getEntries()) {
+    auto level = dyn_cast<DictionaryAttr>(entry.getValue());
+    if (!level || !level.get("g")) {
+      entries.push_back(entry);
+      continue;
+    }
+    SmallVector<NamedAttribute> tiles;
+    for (NamedAttribute tile : level)
+      if (tile.getName() != "g")
+        tiles.push_back(tile);
+    entries.push_back(
+        NamedAttribute(entry.getName(), DictionaryAttr::get(ctx, tiles)));
+  }
+  return TileConfigAttr::get(ctx, config.getTarget(),
+                             DictionaryAttr::get(ctx, entries));
+}
+
+/// Drops dimension `dim` (size 1) of `value` with a rank-reducing slice.
+static Value dropGroupDim(OpBuilder &b, Location loc, Value value,
+                          int64_t dim) {
+  auto type = cast<ShapedType>(value.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape.erase(shape.begin() + dim);
+  if (isa<RankedTensorType>(type))
+    return tensor::createCanonicalRankReducingExtractSliceOp(
+        b, loc, value, RankedTensorType::get(shape, type.getElementType()));
+  return memref::createCanonicalRankReducingSubViewOp(b, loc, value, shape);
+}
+
+/// Computes a grouped conv of one group (its g loop has size 1) as the plain
+/// conv of that group on rank-reduced slices: conv_2d_nhwgc_gfhwc as
+/// conv_2d_nhwc_fhwc (input [N,H,W,C] strided by G*C, filter [F,KH,KW,C],
+/// output [N,OH,OW,F]), conv_2d_ngchw_fgchw as conv_2d_nchw_fchw. The plain
+/// conv gets `config` (without g). Returns it.
+static Operation *buildGroupConv(RewriterBase &rewriter, linalg::LinalgOp op,
+                                 OpKind kind, TileConfigAttr config) {
+  Location loc = op.getLoc();
+  bool nhwgc = kind == OpKind::ConvNhwgcGfhwc;
+  // The group dim of input, filter and output.
+  int64_t inG = nhwgc ? 3 : 1, filterG = nhwgc ? 0 : 1, outG = nhwgc ? 3 : 1;
+  rewriter.setInsertionPoint(op);
+  Value input = dropGroupDim(rewriter, loc, op.getDpsInputs()[0], inG);
+  Value filter = dropGroupDim(rewriter, loc, op.getDpsInputs()[1], filterG);
+  Value init = op.getDpsInits()[0];
+  Value output = dropGroupDim(rewriter, loc, init, outG);
+  std::array<int64_t, 2> strides, dilations;
+  getConvStridesAndDilations(op, strides, dilations);
+  auto stridesAttr = rewriter.getI64TensorAttr(strides);
+  auto dilationsAttr = rewriter.getI64TensorAttr(dilations);
+  bool onTensors = op.hasPureTensorSemantics();
+  SmallVector<Type> resultTypes;
+  if (onTensors)
+    resultTypes.push_back(output.getType());
+  Operation *conv =
+      nhwgc ? linalg::Conv2DNhwcFhwcOp::create(
+                  rewriter, loc, resultTypes, ValueRange{input, filter},
+                  ValueRange{output}, stridesAttr, dilationsAttr)
+                  .getOperation()
+            : linalg::Conv2DNchwFchwOp::create(
+                  rewriter, loc, resultTypes, ValueRange{input, filter},
+                  ValueRange{output}, stridesAttr, dilationsAttr)
+                  .getOperation();
+  setConfig(conv, config);
+  if (!onTensors) {
+    rewriter.eraseOp(op);
+    return conv;
+  }
+  // The group's result back into the 5-D output.
+  auto initType = cast<RankedTensorType>(init.getType());
+  SmallVector<OpFoldResult> offsets(initType.getRank(),
+                                    rewriter.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes,
+      ones(initType.getRank(), rewriter.getIndexAttr(1));
+  for (int64_t size : initType.getShape())
+    sizes.push_back(rewriter.getIndexAttr(size));
+  Value inserted = tensor::InsertSliceOp::create(
+      rewriter, loc, conv->getResult(0), init, offsets, sizes, ones);
+  rewriter.replaceOp(op, inserted);
+  return conv;
+}
+
+/// Computes a grouped conv as a loop over its groups whose body is the plain
+/// conv of one group, carrying the config without g (its loops keep their
+/// names and `order` names no batch loop, so the plain conv's schedule is
+/// the config's). The group loop is an scf.forall over g / (g's parallel
+/// tile) threads, each running its groups in an scf.for; both are left out
+/// where they would have one trip. Then converts the plain conv's layout
+/// (FHWC filters to HWCF, `layout = nhwc`) like a plain conv's.
+static FailureOr<Operation *> convertGroupedConv(RewriterBase &rewriter,
+                                                 Operation *op, OpKind kind,
+                                                 TileConfigAttr config,
+                                                 std::string *reason) {
+  auto linalgOp = cast<linalg::LinalgOp>(op);
+  if (!linalgOp.hasPureTensorSemantics() && !linalgOp.hasPureBufferSemantics())
+    return failWithReason(reason, "a grouped convolution needs tensors or "
+                                  "buffers, not both");
+  std::string why;
+  FailureOr<TunableOp> tunable = matchTunableOp(op, &why);
+  if (failed(tunable))
+    return failWithReason(reason, why);
+  const LoopDim *g = tunable->lookup("g");
+  std::optional<int64_t> groupTile = config.getTileSize("parallel", "g");
+  int64_t perThread = groupTile.value_or(g->size);
+  if (perThread < 1 || g->size % perThread != 0)
+    return failWithReason(
+        reason, "the parallel tile of 'g' (" + Twine(perThread) +
+                    ") does not divide the groups (" + Twine(g->size) + ")");
+  MLIRContext *ctx = op->getContext();
+  unsigned numLoops = linalgOp.getNumLoops();
+  Operation *current = op;
+  auto tileGroups = [&](int64_t tile,
+                        scf::SCFTilingOptions::LoopType type) -> LogicalResult {
+    SmallVector<int64_t> tiles(numLoops, 0);
+    tiles[g->loopIndex] = tile;
+    FailureOr<scf::SCFTilingResult> tiled = tileOneLevel(
+        rewriter, current, getAsIndexOpFoldResult(ctx, tiles), type);
+    if (failed(tiled))
+      return failure();
+    current = tiled->tiledOps.back();
+    return success();
+  };
+  // Threads over groups, then one group at a time.
+  if (perThread < g->size &&
+      failed(tileGroups(perThread, scf::SCFTilingOptions::LoopType::ForallOp)))
+    return failWithReason(reason, "tiling the groups over threads failed");
+  if (perThread > 1 &&
+      failed(tileGroups(1, scf::SCFTilingOptions::LoopType::ForOp)))
+    return failWithReason(reason, "tiling the group loop failed");
+  Operation *conv = buildGroupConv(rewriter, cast<linalg::LinalgOp>(current),
+                                   kind, dropGroupLoop(config));
+  return convertLayoutToConfig(rewriter, conv, reason);
+}
+
 FailureOr<Operation *> tiletune::convertLayoutToConfig(RewriterBase &rewriter,
                                                        Operation *op,
                                                        std::string *reason) {
   TileConfigAttr config = getConfig(op);
+  if (config && config.getTarget() == kTargetCPU &&
+      isa<linalg::Conv2DNgchwFgchwOp, linalg::Conv2DNhwgcGfhwcOp>(op))
+    return convertGroupedConv(rewriter, op,
+                              isa<linalg::Conv2DNgchwFgchwOp>(op)
+                                  ? OpKind::ConvNgchwFgchw
+                                  : OpKind::ConvNhwgcGfhwc,
+                              config, reason);
   if (auto fhwc = dyn_cast<linalg::Conv2DNhwcFhwcOp>(op);
       fhwc && config && config.getTarget() == kTargetCPU)
     return convertFilterToHwcf(rewriter, fhwc, config, reason);

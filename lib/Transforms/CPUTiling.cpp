@@ -1051,6 +1051,8 @@ FailureOr<CPUTilingResult> tiletune::applyCPUConfig(RewriterBase &rewriter,
   bool hadEpilogue = fuseEpilogues && isa<linalg::LinalgOp>(*named) &&
                      cast<linalg::LinalgOp>(*named).hasPureTensorSemantics() &&
                      succeeded(findEpilogueChain(*named, /*reason=*/nullptr));
+  bool grouped =
+      isa<linalg::Conv2DNgchwFgchwOp, linalg::Conv2DNhwgcGfhwcOp>(*named);
   FailureOr<Operation *> converted =
       convertLayoutToConfig(rewriter, *named, &reason);
   if (failed(converted))
@@ -1072,6 +1074,10 @@ FailureOr<CPUTilingResult> tiletune::applyCPUConfig(RewriterBase &rewriter,
     if (*padded != *converted || schedule->isPadded())
       result->epilogueNotFused = "the config pads the op (`pad`): its "
                                  "partial tiles run on padded copies";
+    else if (grouped)
+      result->epilogueNotFused = "the op is a grouped convolution, computed "
+                                 "group by group: the epilogue runs after "
+                                 "the group loop";
     else if (*converted != *named)
       result->epilogueNotFused = "the config's layout rewrite puts a "
                                  "transpose between the op and the epilogue";

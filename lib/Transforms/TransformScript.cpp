@@ -122,6 +122,14 @@ struct ScheduleEntry {
 LogicalResult writeAction(Operation *op, TileConfigAttr config,
                           const TunableOp &tunable, unsigned index,
                           llvm::raw_ostream &out, std::string &why) {
+  if (tunable.kind == OpKind::ConvNgchwFgchw ||
+      tunable.kind == OpKind::ConvNhwgcGfhwc) {
+    why = "it is a grouped convolution (" +
+          stringifyOpKind(tunable.kind).str() +
+          "), which the pass computes as a loop over groups of plain convs, "
+          "a rewrite no upstream transform op does";
+    return failure();
+  }
   if (config.getStringOption("layout") == "nhwc") {
     why = "its config converts the layout (layout = nhwc), which no upstream "
           "transform op does";

@@ -194,7 +194,7 @@ func.func @pad_on_cuda(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>, %c: tensor<8x8x
 // -----
 
 func.func @layout_on_matmul(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>, %c: tensor<8x8xf32>) -> tensor<8x8xf32> {
-  // expected-error @+1 {{'layout = nhwc' only applies to conv_2d_nchw_fchw, not matmul}}
+  // expected-error @+1 {{'layout = nhwc' only applies to conv_2d_nchw_fchw and conv_2d_ngchw_fgchw, not matmul}}
   %0 = linalg.matmul {tiletune.config = #tiletune.config<cpu, parallel = {m = 8, n = 8}, cache = {m = 8, n = 8, k = 8}, register = {m = 8, n = 8}, layout = nhwc>}
     ins(%a, %b : tensor<8x8xf32>, tensor<8x8xf32>) outs(%c : tensor<8x8xf32>) -> tensor<8x8xf32>
   return %0 : tensor<8x8xf32>

@@ -1,11 +1,27 @@
 // The forms only the cpu target tiles (transposed matmuls, conv_2d_nhwc_fhwc,
-// linalg.generic matmuls/convolutions) are refused by the GPU passes with a
+// the grouped convs, linalg.generic matmuls/convolutions) are refused by the GPU passes with a
 // clear error, never a crash.
 // RUN: tiletune-opt %s --split-input-file --verify-diagnostics --tiletune-default-gpu-config
 
 func.func @fhwc(%i: memref<1x6x6x8xf32>, %f: memref<16x3x3x8xf32>, %o: memref<1x4x4x16xf32>) {
   // expected-error @+1 {{tiletune-default-gpu-config: the cuda target does not support conv_2d_nhwc_fhwc yet (supported: matmul, batch_matmul, conv_2d_nhwc_hwcf, conv_2d_nchw_fchw); tile it for the cpu target}}
   linalg.conv_2d_nhwc_fhwc ins(%i, %f : memref<1x6x6x8xf32>, memref<16x3x3x8xf32>) outs(%o : memref<1x4x4x16xf32>)
+  return
+}
+
+// -----
+
+func.func @ngchw(%i: memref<1x2x4x6x6xf32>, %f: memref<8x2x4x3x3xf32>, %o: memref<1x2x8x4x4xf32>) {
+  // expected-error @+1 {{tiletune-default-gpu-config: the cuda target does not support conv_2d_ngchw_fgchw yet}}
+  linalg.conv_2d_ngchw_fgchw ins(%i, %f : memref<1x2x4x6x6xf32>, memref<8x2x4x3x3xf32>) outs(%o : memref<1x2x8x4x4xf32>)
+  return
+}
+
+// -----
+
+func.func @nhwgc(%i: memref<1x6x6x2x4xf32>, %f: memref<2x8x3x3x4xf32>, %o: memref<1x4x4x2x8xf32>) {
+  // expected-error @+1 {{tiletune-default-gpu-config: the cuda target does not support conv_2d_nhwgc_gfhwc yet}}
+  linalg.conv_2d_nhwgc_gfhwc ins(%i, %f : memref<1x6x6x2x4xf32>, memref<2x8x3x3x4xf32>) outs(%o : memref<1x4x4x2x8xf32>)
   return
 }
 

@@ -71,6 +71,37 @@ func.func @conv_nchw(%i: tensor<2x3x7x7xf32>, %f: tensor<8x3x5x5xf32>, %o: tenso
 
 // -----
 
+// Grouped convs: the threads split the groups first. ResNeXt's 32 groups of
+// 4 filters: the NCHW form keeps its native layout (the output width on the
+// lanes, 4 filter rows); with 32 filters per group it is computed as NHWC.
+// CHECK-LABEL: func.func @resnext_ngchw
+//       CHECK:   tiletune.config = #tiletune.config<cpu, parallel = {f = 4, g = 16, n = 1, oh = 56, ow = 56}, {{.*}} register = {f = 4, oh = 1, ow = 14}, order
+//   CHECK-NOT:   layout
+func.func @resnext_ngchw(%i: tensor<1x32x4x58x58xf32>, %f: tensor<4x32x4x3x3xf32>, %o: tensor<1x32x4x56x56xf32>) -> tensor<1x32x4x56x56xf32> {
+  %0 = linalg.conv_2d_ngchw_fgchw ins(%i, %f : tensor<1x32x4x58x58xf32>, tensor<4x32x4x3x3xf32>) outs(%o : tensor<1x32x4x56x56xf32>) -> tensor<1x32x4x56x56xf32>
+  return %0 : tensor<1x32x4x56x56xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @wide_ngchw
+//       CHECK:   tiletune.config = #tiletune.config<cpu, parallel = {f = 32, g = 1, n = 1, oh = 8, ow = 8}, {{.*}} register = {f = 32, oh = 1, ow = 8}, layout = nhwc
+func.func @wide_ngchw(%i: tensor<1x2x16x10x10xf32>, %f: tensor<32x2x16x3x3xf32>, %o: tensor<1x2x32x8x8xf32>) -> tensor<1x2x32x8x8xf32> {
+  %0 = linalg.conv_2d_ngchw_fgchw ins(%i, %f : tensor<1x2x16x10x10xf32>, tensor<32x2x16x3x3xf32>) outs(%o : tensor<1x2x32x8x8xf32>) -> tensor<1x2x32x8x8xf32>
+  return %0 : tensor<1x2x32x8x8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @resnext_nhwgc
+//       CHECK:   tiletune.config = #tiletune.config<cpu, parallel = {f = 4, g = 16, n = 1, oh = 56, ow = 56}, {{.*}} register = {f = 4, oh = 1, ow = 8}
+func.func @resnext_nhwgc(%i: tensor<1x58x58x32x4xf32>, %f: tensor<32x4x3x3x4xf32>, %o: tensor<1x56x56x32x4xf32>) -> tensor<1x56x56x32x4xf32> {
+  %0 = linalg.conv_2d_nhwgc_gfhwc ins(%i, %f : tensor<1x58x58x32x4xf32>, tensor<32x4x3x3x4xf32>) outs(%o : tensor<1x56x56x32x4xf32>) -> tensor<1x56x56x32x4xf32>
+  return %0 : tensor<1x56x56x32x4xf32>
+}
+
+// -----
+
 // An explicit config is kept.
 
 // CHECK-LABEL: func.func @explicit

@@ -64,24 +64,24 @@ func.func @conv_fhwc(%i: tensor<1x10x10x16xf32>, %f: tensor<32x3x3x16xf32>, %o: 
 // CHECK-LABEL: func.func @untileable
 //       CHECK:   linalg.matmul ins(%{{.*}} : tensor<?x8xf32>, tensor<8x8xf32>)
 //       CHECK:   linalg.matmul ins(%{{.*}} : tensor<8x8xf16>, tensor<8x8xf16>)
-//       CHECK:   linalg.conv_2d_ngchw_fgchw
+//       CHECK:   linalg.depthwise_conv_2d_nhwc_hwc
 //       CHECK:   linalg.matmul indexing_maps
 // SUMMARY: remark: tiletune-tile-cpu: tiled 0 ops of @untileable, left 4 matmul/conv ops untouched
 func.func @untileable(%a: tensor<?x8xf32>, %b: tensor<8x8xf32>, %c: tensor<?x8xf32>,
                       %h: tensor<8x8xf16>, %o: tensor<8x8xf32>,
-                      %gi: tensor<1x2x3x6x6xf32>, %gf: tensor<4x2x3x3x3xf32>,
-                      %go: tensor<1x2x4x4x4xf32>, %v: tensor<8xf32>)
-    -> (tensor<?x8xf32>, tensor<8x8xf32>, tensor<1x2x4x4x4xf32>, tensor<8x8xf32>) {
+                      %di: tensor<1x6x6x3xf32>, %df: tensor<3x3x3xf32>,
+                      %do: tensor<1x4x4x3xf32>, %v: tensor<8xf32>)
+    -> (tensor<?x8xf32>, tensor<8x8xf32>, tensor<1x4x4x3xf32>, tensor<8x8xf32>) {
   // expected-remark @+1 {{left untouched: operand #0 has a dynamic shape; it is lowered untiled (naive loops)}}
   %0 = linalg.matmul ins(%a, %b : tensor<?x8xf32>, tensor<8x8xf32>) outs(%c : tensor<?x8xf32>) -> tensor<?x8xf32>
   // expected-remark @+1 {{left untouched: operands have different element types}}
   %1 = linalg.matmul ins(%h, %h : tensor<8x8xf16>, tensor<8x8xf16>) outs(%o : tensor<8x8xf32>) -> tensor<8x8xf32>
-  // expected-remark @+1 {{left untouched: 'linalg.conv_2d_ngchw_fgchw' is not a tunable op}}
-  %2 = linalg.conv_2d_ngchw_fgchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
-    ins(%gi, %gf : tensor<1x2x3x6x6xf32>, tensor<4x2x3x3x3xf32>) outs(%go : tensor<1x2x4x4x4xf32>) -> tensor<1x2x4x4x4xf32>
+  // expected-remark @+1 {{left untouched: 'linalg.depthwise_conv_2d_nhwc_hwc' is not a tunable op}}
+  %2 = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%di, %df : tensor<1x6x6x3xf32>, tensor<3x3x3xf32>) outs(%do : tensor<1x4x4x3xf32>) -> tensor<1x4x4x3xf32>
   // expected-remark @+1 {{left untouched: 'linalg.matmul' has a B indexing map TileTune does not tile}}
   %3 = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k)>,
                                       affine_map<(m, n, k) -> (m, n)>]
     ins(%b, %v : tensor<8x8xf32>, tensor<8xf32>) outs(%o : tensor<8x8xf32>) -> tensor<8x8xf32>
-  return %0, %1, %2, %3 : tensor<?x8xf32>, tensor<8x8xf32>, tensor<1x2x4x4x4xf32>, tensor<8x8xf32>
+  return %0, %1, %2, %3 : tensor<?x8xf32>, tensor<8x8xf32>, tensor<1x4x4x3xf32>, tensor<8x8xf32>
 }

@@ -149,6 +149,99 @@ TEST(ReferenceTest, ConvNhwcFhwcStridedDilated) {
   expectClose(out, expected, kh * kw * c);
 }
 
+/// Group `g` of `grouped`, whose dims are permuted by `perm` so the group
+/// dim comes first, as a buffer of shape `shape` (the other dims in order).
+Buffer groupOf(const Buffer &grouped, llvm::ArrayRef<int64_t> perm, int64_t g,
+               llvm::ArrayRef<int64_t> shape) {
+  Buffer permuted = llvm::cantFail(permuteBuffer(grouped, perm));
+  Buffer block =
+      llvm::cantFail(Buffer::create(grouped.getElementType(), shape));
+  int64_t size = block.getNumElements();
+  for (int64_t i = 0; i < size; ++i)
+    block.setFromDouble(i, permuted.getAsDouble(g * size + i));
+  return block;
+}
+
+// The grouped convs, group by group, against the plain conv references of
+// each group's slices (both layouts; G = 3, C/G = 2, F/G = 5, strides and
+// dilations, odd sizes), and G = 1 against the plain conv itself.
+TEST(ReferenceTest, GroupedConvsAreConvsPerGroup) {
+  const int64_t n = 2, g = 3, c = 2, f = 5, kh = 2, kw = 3, oh = 3, ow = 4;
+  Conv2DParams p;
+  p.strides = {2, 1};
+  p.dilations = {1, 2};
+  int64_t ih = (oh - 1) * 2 + (kh - 1) * 1 + 1;
+  int64_t iw = (ow - 1) * 1 + (kw - 1) * 2 + 1;
+  for (bool nhwgc : {false, true}) {
+    SCOPED_TRACE(nhwgc ? "nhwgc_gfhwc" : "ngchw_fgchw");
+    llvm::SmallVector<int64_t> inShape =
+        nhwgc ? llvm::SmallVector<int64_t>{n, ih, iw, g, c}
+              : llvm::SmallVector<int64_t>{n, g, c, ih, iw};
+    llvm::SmallVector<int64_t> fltShape =
+        nhwgc ? llvm::SmallVector<int64_t>{g, f, kh, kw, c}
+              : llvm::SmallVector<int64_t>{f, g, c, kh, kw};
+    llvm::SmallVector<int64_t> outShape =
+        nhwgc ? llvm::SmallVector<int64_t>{n, oh, ow, g, f}
+              : llvm::SmallVector<int64_t>{n, g, f, oh, ow};
+    Buffer in = random(ElementType::F64, inShape, 31);
+    Buffer flt = random(ElementType::F64, fltShape, 32);
+    Buffer out = random(ElementType::F64, outShape, 33);
+    Buffer init = out.clone();
+    llvm::Error err = nhwgc ? referenceConv2DNhwgcGfhwc(in, flt, out, p)
+                            : referenceConv2DNgchwFgchw(in, flt, out, p);
+    ASSERT_FALSE(static_cast<bool>(err));
+    // Group dim first: NHWGC -> GNHWC, GFHWC as is, NHWGF -> GNHWF;
+    // NGCHW -> GNCHW, FGCHW -> GFCHW, NGFHW -> GNFHW.
+    llvm::SmallVector<int64_t> inPerm =
+        nhwgc ? llvm::SmallVector<int64_t>{3, 0, 1, 2, 4}
+              : llvm::SmallVector<int64_t>{1, 0, 2, 3, 4};
+    llvm::SmallVector<int64_t> fltPerm =
+        nhwgc ? llvm::SmallVector<int64_t>{0, 1, 2, 3, 4}
+              : llvm::SmallVector<int64_t>{1, 0, 2, 3, 4};
+    for (int64_t q = 0; q < g; ++q) {
+      llvm::SmallVector<int64_t> in4 =
+          nhwgc ? llvm::SmallVector<int64_t>{n, ih, iw, c}
+                : llvm::SmallVector<int64_t>{n, c, ih, iw};
+      llvm::SmallVector<int64_t> flt4 =
+          nhwgc ? llvm::SmallVector<int64_t>{f, kh, kw, c}
+                : llvm::SmallVector<int64_t>{f, c, kh, kw};
+      llvm::SmallVector<int64_t> out4 =
+          nhwgc ? llvm::SmallVector<int64_t>{n, oh, ow, f}
+                : llvm::SmallVector<int64_t>{n, f, oh, ow};
+      Buffer gin = groupOf(in, inPerm, q, in4);
+      Buffer gflt = groupOf(flt, fltPerm, q, flt4);
+      Buffer expected = groupOf(init, inPerm, q, out4);
+      Buffer actual = groupOf(out, inPerm, q, out4);
+      llvm::Error plain = nhwgc
+                              ? referenceConv2DNhwcFhwc(gin, gflt, expected, p)
+                              : referenceConv2DNchwFchw(gin, gflt, expected, p);
+      ASSERT_FALSE(static_cast<bool>(plain));
+      expectClose(actual, expected, kh * kw * c);
+    }
+  }
+  // G = 1 is the plain conv (NHWGC with G = 1 has the NHWC memory order).
+  Buffer in = random(ElementType::F32, {1, 6, 7, 1, 3}, 41);
+  Buffer flt = random(ElementType::F32, {1, 4, 3, 3, 3}, 42);
+  Buffer out = random(ElementType::F32, {1, 4, 5, 1, 4}, 43);
+  Buffer in4 = groupOf(in, {3, 0, 1, 2, 4}, 0, {1, 6, 7, 3});
+  Buffer flt4 = groupOf(flt, {0, 1, 2, 3, 4}, 0, {4, 3, 3, 3});
+  Buffer expected = groupOf(out, {3, 0, 1, 2, 4}, 0, {1, 4, 5, 4});
+  ASSERT_FALSE(static_cast<bool>(referenceConv2DNhwgcGfhwc(in, flt, out)));
+  ASSERT_FALSE(static_cast<bool>(referenceConv2DNhwcFhwc(in4, flt4, expected)));
+  expectClose(groupOf(out, {3, 0, 1, 2, 4}, 0, {1, 4, 5, 4}), expected, 27);
+  // Shapes that do not fit (the filter's groups differ) are errors.
+  Buffer bad = random(ElementType::F32, {2, 4, 3, 3, 3}, 44);
+  llvm::Error err = referenceConv2DNhwgcGfhwc(in, bad, out);
+  EXPECT_TRUE(static_cast<bool>(err));
+  llvm::consumeError(std::move(err));
+  Buffer badIn = random(ElementType::F32, {1, 1, 3, 6, 7}, 45);
+  Buffer badFlt = random(ElementType::F32, {4, 1, 3, 3, 3}, 46);
+  Buffer badOut = random(ElementType::F32, {1, 1, 4, 9, 5}, 47);
+  err = referenceConv2DNgchwFgchw(badIn, badFlt, badOut);
+  EXPECT_TRUE(static_cast<bool>(err));
+  llvm::consumeError(std::move(err));
+}
+
 struct ConvCase {
   int64_t n, c, h, w, f, kh, kw;
   Conv2DParams params;

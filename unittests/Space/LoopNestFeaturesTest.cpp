@@ -107,6 +107,23 @@ TEST(OperandAccesses, MatmulAndConvLayouts) {
   EXPECT_EQ(getOperandAccesses(*nchw)[0].indices[1][0].dim, "c");
   EXPECT_EQ(getOperandAccesses(*nchw, /*asNHWC=*/true)[0].indices[3][0].dim,
             "c");
+  // Grouped convs: 5-D operands with the group; NHWGC's input rows are
+  // strided like NHWC's, its group sits between the width and the channels.
+  auto nhwgc =
+      makeProblemSpec("conv_2d_nhwgc_gfhwc", "cpu", {1, 5, 5, 4, 8, 3, 3, 2});
+  ASSERT_TRUE(bool(nhwgc));
+  nhwgc->strides = {2, 2};
+  auto gops = getOperandAccesses(*nhwgc);
+  ASSERT_EQ(gops.size(), 3u);
+  EXPECT_EQ(gops[0].getExtents(span), (SmallVector<int64_t, 4>{1, 7, 1, 1, 1}));
+  EXPECT_EQ(gops[0].indices[3][0].dim, "g");
+  EXPECT_EQ(gops[1].indices[0][0].dim, "g");
+  auto ngchw =
+      makeProblemSpec("conv_2d_ngchw_fgchw", "cpu", {1, 4, 8, 5, 5, 2, 3, 3});
+  ASSERT_TRUE(bool(ngchw));
+  EXPECT_EQ(getOperandAccesses(*ngchw)[0].indices[2][0].dim, "c");
+  EXPECT_EQ(getOperandAccesses(*ngchw, /*asNHWC=*/true)[0].indices[4][0].dim,
+            "c");
 }
 
 TEST(LoopNest, TinyCPUMatmul) {

@@ -55,6 +55,22 @@ TEST(TilingTemplatesTest, MatmulForms) {
   EXPECT_TRUE(isConv(OpKind::ConvNhwcFhwc));
 }
 
+// The grouped convs: upstream's iterator order, the group loop a batch loop.
+TEST(TilingTemplatesTest, GroupedConvLoops) {
+  auto names = [](OpKind kind) {
+    std::string text;
+    for (const LoopTemplate &loop : getLoopTemplates(kind))
+      text += loop.name.str() + (loop.role == DimRole::Batch      ? "B "
+                                 : loop.role == DimRole::Parallel ? "P "
+                                                                  : "R ");
+    return text;
+  };
+  EXPECT_EQ(names(OpKind::ConvNgchwFgchw), "nB gB fP ohP owP cR khR kwR ");
+  EXPECT_EQ(names(OpKind::ConvNhwgcGfhwc), "nB ohP owP gB fP khR kwR cR ");
+  EXPECT_TRUE(isConv(OpKind::ConvNgchwFgchw));
+  EXPECT_EQ(symbolizeOpKind("conv_2d_nhwgc_gfhwc"), OpKind::ConvNhwgcGfhwc);
+}
+
 TEST(TilingTemplatesTest, Levels) {
   EXPECT_TRUE(isKnownTarget("cuda"));
   EXPECT_FALSE(isKnownTarget("rocm"));

@@ -62,6 +62,20 @@ llvm::Error referenceConv2DNhwcFhwc(const Buffer &input, const Buffer &filter,
                                     Buffer &output,
                                     const Conv2DParams &params = {});
 
+/// O[n, g, f, oh, ow] += sum_{c, kh, kw}
+///     I[n, g, c, oh*sh + kh*dh, ow*sw + kw*dw] * F[f, g, c, kh, kw]
+/// (linalg.conv_2d_ngchw_fgchw, a grouped conv; F and C are per group).
+llvm::Error referenceConv2DNgchwFgchw(const Buffer &input, const Buffer &filter,
+                                      Buffer &output,
+                                      const Conv2DParams &params = {});
+
+/// O[n, oh, ow, g, f] += sum_{kh, kw, c}
+///     I[n, oh*sh + kh*dh, ow*sw + kw*dw, g, c] * F[g, f, kh, kw, c]
+/// (linalg.conv_2d_nhwgc_gfhwc, a grouped conv; F and C are per group).
+llvm::Error referenceConv2DNhwgcGfhwc(const Buffer &input, const Buffer &filter,
+                                      Buffer &output,
+                                      const Conv2DParams &params = {});
+
 /// A copy of `in` with its dimensions permuted: dim i of the result is dim
 /// perm[i] of `in`.
 llvm::Expected<Buffer> permuteBuffer(const Buffer &in,

@@ -47,7 +47,8 @@ struct OperandAccess {
 /// B[k, n], C[m, n]; batch_matmul with a leading b; conv_2d_nhwc_hwcf:
 /// input[n, oh*s+kh*d, ow*s+kw*d, c], filter[kh, kw, c, f],
 /// output[n, oh, ow, f]; conv_2d_nchw_fchw: input[n, c, ...],
-/// filter[f, c, kh, kw], output[n, f, oh, ow]). `asNHWC` gives an NCHW conv
+/// filter[f, c, kh, kw], output[n, f, oh, ow]; the grouped convs in their
+/// 5-D layouts, with the group g). `asNHWC` gives an NCHW conv
 /// the NHWC layouts it is computed in with the CPU option layout = nhwc.
 llvm::SmallVector<OperandAccess, 3>
 getOperandAccesses(const ProblemSpec &problem, bool asNHWC = false);

@@ -81,9 +81,13 @@ FailureOr<Operation *> specializeGenericToConfig(RewriterBase &rewriter,
 /// dilations and config (without `layout`; its levels and `order` name the
 /// same loops), and a transpose of the result back to NCHW. A
 /// conv_2d_nhwc_fhwc with a CPU config always becomes a conv_2d_nhwc_hwcf on
-/// its filter transposed once to HWCF (same loops, same config). Returns the
-/// op to tile (the new conv, or `op` itself when the config keeps the
-/// layout).
+/// its filter transposed once to HWCF (same loops, same config). A grouped
+/// conv (conv_2d_ngchw_fgchw, conv_2d_nhwgc_gfhwc) with a CPU config becomes
+/// a loop over its groups (an scf.forall over g / g's parallel tile, then an
+/// scf.for over the groups of each) around the plain conv of one group on
+/// rank-reduced slices (conv_2d_nchw_fchw, conv_2d_nhwc_fhwc) with the
+/// config without g, converted in turn as above. Returns the op to tile (the
+/// new conv, or `op` itself when the config keeps the layout).
 FailureOr<Operation *> convertLayoutToConfig(RewriterBase &rewriter,
                                              Operation *op,
                                              std::string *reason = nullptr);

@@ -72,13 +72,15 @@ def TileTuneTileCPU : Pass<"tiletune-tile-cpu", "func::FuncOp"> {
     untouched. A tunable op without a config always gets a remark (it will
     be lowered to naive loops); with `require-config` it is an error. So
     does a matmul or convolution TileTune cannot tile (dynamic sizes, mixed
-    element types, grouped convolutions, other indexing maps): a remark
+    element types, depthwise convolutions, other indexing maps): a remark
     naming the reason. With `emit-remarks`, each function also gets a remark
     counting the ops tiled and left untouched. Unsupported ops carrying a
     config get an error at the op; nothing is mutated before every
     precondition holds. Transposed matmuls (`indexing_maps`),
     `conv_2d_nhwc_fhwc` and `linalg.generic` matmuls/convolutions are tiled
-    like the plain ops (docs/TileConfig.md).
+    like the plain ops; the grouped `conv_2d_ngchw_fgchw` and
+    `conv_2d_nhwgc_gfhwc` become a loop over groups around the plain conv
+    of one group, tiled by the same config (docs/TileConfig.md).
   }];
   let options = [
     Option<"requireConfig", "require-config", "bool", /*default=*/"false",
