@@ -118,8 +118,8 @@ llvm::Error CPUProblemMeasurer::measure(ArrayRef<Config> batch,
   // the thread that forked it (PR_SET_PDEATHSIG). One that a candidate
   // kills is restarted by its candidate thread and, when that thread ends
   // with the batch, started again by the next batch.
-  for (CPUMeasurer *w : workers)
-    if (llvm::Error err = w->prepare(compileLimit))
+  for (size_t w = 0; w < 2 && w < batch.size(); ++w)
+    if (llvm::Error err = workers[w]->prepare(compileLimit))
       llvm::consumeError(std::move(err)); // compile() reports it again.
   std::mutex mutex;
   std::condition_variable turn;
@@ -162,9 +162,12 @@ llvm::Error CPUProblemMeasurer::measure(ArrayRef<Config> batch,
       turn.notify_all();
     }
   };
-  std::thread other(runWorker, 1u);
+  std::thread other;
+  if (batch.size() > 1)
+    other = std::thread(runWorker, 1u);
   runWorker(0);
-  other.join();
+  if (other.joinable())
+    other.join();
   return llvm::Error::success();
 }
 

@@ -10,10 +10,13 @@ import subprocess
 import sys
 import time
 
+# Samples of at least 20 ms make each measurement take a tenth of a second or
+# more, so the run outlasts the polling below even when the JIT is fast and
+# each `tiletune export` is slow (a loaded machine).
 tool, mlir, db, trials, kill_after = sys.argv[1:6]
 trials, kill_after = int(trials), int(kill_after)
 common = [tool, "tune", mlir, "--db=" + db, "--algorithm=random", "--seed=7",
-          "--threads=1", "--repeats=2", "--min-sample-ms=0.1", "--quiet",
+          "--threads=1", "--repeats=2", "--min-sample-ms=20", "--quiet",
           "--batch=1", "--trials=%d" % trials]
 
 
