@@ -384,8 +384,18 @@ ForkServer::ForkServer(Handler handler, WorkerOptions options)
 ForkServer::~ForkServer() { stop(); }
 
 llvm::Error ForkServer::start() {
-  if (pid > 0)
-    return llvm::Error::success();
+  if (pid > 0) {
+    // A worker that died between calls (killed while idle, e.g. by the
+    // out-of-memory killer) is reaped and started again here, rather than
+    // failing the next request sent to it.
+    int waitStatus;
+    pid_t done = ::waitpid(pid, &waitStatus, WNOHANG);
+    if (done == 0 || (done < 0 && errno != ECHILD))
+      return llvm::Error::success();
+    pid = -1;
+    closeFd(channel);
+    closeFd(stderrPipe);
+  }
   int sockets[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sockets) != 0)
     return errnoError("socketpair");

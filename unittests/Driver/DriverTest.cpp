@@ -25,10 +25,20 @@
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
 
 #include "gtest/gtest.h"
 
+#include <chrono>
 #include <random>
+#include <thread>
+
+#ifdef __linux__
+#include <csignal>
+#include <fstream>
+#include <sys/types.h>
+#include <unistd.h>
+#endif
 
 using namespace mlir;
 using namespace mlir::tiletune;
@@ -853,6 +863,76 @@ TEST_F(DriverTest, PairedTimingSurvivesAReferenceThatKillsTheWorker) {
   EXPECT_EQ(paired.getNumWorkerStarts(), 2u);
 }
 
+#ifdef __linux__
+/// SIGKILLs every child process of this process (the measurers' workers);
+/// returns how many.
+static int killChildProcesses() {
+  int killed = 0;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it("/proc", ec), end;
+       !ec && it != end; it.increment(ec)) {
+    llvm::StringRef name = llvm::sys::path::filename(it->path());
+    int pid = 0;
+    if (name.getAsInteger(10, pid))
+      continue;
+    std::ifstream stat(it->path() + "/stat");
+    std::string line;
+    std::getline(stat, line);
+    // pid (comm) state ppid ...: the comm may hold spaces and parentheses.
+    size_t close = line.rfind(')');
+    if (close == std::string::npos)
+      continue;
+    int ppid = 0;
+    char state = 0;
+    if (sscanf(line.c_str() + close + 1, " %c %d", &state, &ppid) == 2 &&
+        ppid == getpid() && ::kill(pid, SIGKILL) == 0)
+      ++killed;
+  }
+  return killed;
+}
+
+/// Workers killed in the middle of a pipelined batch (as an out-of-memory
+/// kill would), one while it compiles, the other between two requests: the
+/// candidate in flight fails, the workers are restarted for the later ones,
+/// and the next batches are measured whole. (A worker restarted from a
+/// thread that ends with the batch would be killed with it by
+/// PR_SET_PDEATHSIG, failing the next batch's first call to it; one that
+/// died between requests failed the next request.)
+TEST_F(DriverTest, PipelinedWorkersKilledMidBatchAreRestartedForGood) {
+  Sampled sampled;
+  ASSERT_NO_FATAL_FAILURE(sampleFirstProblem(23, 5, sampled));
+  const SmallVector<Config> &batch = sampled.batch;
+  CPUMeasureOptions options = quickOptions();
+  CPUProblemMeasurer measurer(&ctx, sampled.problem, *sampled.space, options,
+                              /*overlap=*/true);
+  SmallVector<MeasureResult> results(batch.size());
+  llvm::Error err = measurer.measure(
+      batch, MeasureRequest(), [&](size_t i, const MeasureResult &r) {
+        results[i] = r;
+        if (i == 0) {
+          EXPECT_GE(killChildProcesses(), 1);
+          // Let them die before the next request.
+          std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        }
+        return true;
+      });
+  ASSERT_FALSE(bool(err)) << toString(std::move(err));
+  EXPECT_EQ(results[0].status, MeasureStatus::Ok) << results[0].message;
+  for (size_t i = 2; i < batch.size(); ++i)
+    EXPECT_EQ(results[i].status, MeasureStatus::Ok)
+        << i << ": " << results[i].message;
+  for (int round = 0; round < 2; ++round) {
+    err = measurer.measure(batch, MeasureRequest(),
+                           [&](size_t i, const MeasureResult &r) {
+                             EXPECT_EQ(r.status, MeasureStatus::Ok)
+                                 << round << ", " << i << ": " << r.message;
+                             return true;
+                           });
+    ASSERT_FALSE(bool(err)) << toString(std::move(err));
+  }
+}
+#endif
+
 /// The two pipelined workers of the tuner's measurer compile at once and
 /// take turns timing: the results still reach the sink once each, in
 /// candidate order, all measured; a sink that says stop gets no further
@@ -892,6 +972,23 @@ TEST_F(DriverTest, PipelinedWorkersReportInOrderAndStopWhenTold) {
                          });
   ASSERT_FALSE(bool(err)) << toString(std::move(err));
   EXPECT_EQ(order, (std::vector<size_t>{0, 1, 2}));
+
+  // Candidates whose compile is killed (a time limit no compile meets):
+  // each is a timeout, and the workers restarted for the later ones still
+  // measure the next batch (a worker forked by a thread that ends with the
+  // batch would be killed with it, failing the next batch's first call).
+  MeasureRequest tooShort;
+  tooShort.compileTimeoutSeconds = 1e-6;
+  order.clear();
+  err = measurer.measure(llvm::ArrayRef(batch).take_front(4), tooShort,
+                         [&](size_t i, const MeasureResult &r) {
+                           EXPECT_EQ(r.status, MeasureStatus::Timeout)
+                               << i << ": " << r.message;
+                           order.push_back(i);
+                           return true;
+                         });
+  ASSERT_FALSE(bool(err)) << toString(std::move(err));
+  EXPECT_EQ(order, (std::vector<size_t>{0, 1, 2, 3}));
 
   // And the next batch is measured whole.
   order.clear();

@@ -2,8 +2,9 @@
 //
 // Turns the tuner's configs into attributes, measures them in one or two
 // isolated workers (two: each on its own core, both compiling, their
-// timings taking turns). Results are reported as measured; paired timing adds the ratio to
-// the reference beside the measured times, it never rescales them.
+// timings taking turns). Results are reported as measured; paired timing
+// adds the ratio to the reference beside the measured times, it never
+// rescales them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,8 +14,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <condition_variable>
-#include <mutex>
 #include <thread>
 
 using namespace mlir;
@@ -101,73 +100,62 @@ llvm::Error CPUProblemMeasurer::measure(ArrayRef<Config> batch,
     return llvm::Error::success();
   }
   // Pipelined: candidate i goes to worker i % 2, each worker on its own
-  // core (onCore). Both workers compile at once; the timings take turns in
-  // candidate order, so at most one variant is timed at a time, and never
-  // on the core of a compile: while worker 0 times candidate i, worker 1
-  // compiles candidate i + 1 (or already waits with it compiled) and then
-  // times it, while worker 0 compiles candidate i + 2. When compiling a
-  // candidate takes longer than timing one, both cores compile most of the
-  // time instead of one.
+  // core (onCore). Both workers compile at once and the timings take turns
+  // in candidate order on this thread, so at most one variant is timed at a
+  // time, and never on the core of a compile: while worker 0 times
+  // candidate i, worker 1 compiles candidate i + 1 (or already holds it
+  // compiled) and worker 0 compiles candidate i + 2 once its timing is
+  // done. When compiling a candidate takes longer than timing one, both
+  // cores compile most of the time instead of one.
   auto clock = [] {
     return std::chrono::duration<double>(
                std::chrono::steady_clock::now().time_since_epoch())
         .count();
   };
-  // Fork both workers (if they are not running) from this thread, and with
-  // paired timing have them build the reference here: a worker dies with
-  // the thread that forked it (PR_SET_PDEATHSIG). One that a candidate
-  // kills is restarted by its candidate thread and, when that thread ends
-  // with the batch, started again by the next batch.
-  for (size_t w = 0; w < 2 && w < batch.size(); ++w)
-    if (llvm::Error err = workers[w]->prepare(compileLimit))
-      llvm::consumeError(std::move(err)); // compile() reports it again.
-  std::mutex mutex;
-  std::condition_variable turn;
-  size_t nextToTime = 0;  // The candidate whose timing is next.
-  double turnSince = clock(); // When it became next.
-  bool stopped = false;   // The sink asked to stop.
-  auto runWorker = [&](unsigned w) {
-    for (size_t i = w; i < batch.size(); i += 2) {
-      {
-        std::lock_guard<std::mutex> lock(mutex);
-        if (stopped)
-          return;
-      }
-      std::optional<MeasureResult> compiled =
-          candidates[i].invalid
-              ? candidates[i].invalid
-              : workers[w]->compile(candidates[i].attrText, compileLimit);
-      double compiledAt = clock();
-      std::unique_lock<std::mutex> lock(mutex);
-      turn.wait(lock, [&] { return stopped || nextToTime == i; });
-      if (stopped)
-        return;
-      // Wall clock the timing turn waited for this compile: the part of it
-      // that outlasted the previous candidate's timing.
-      double compileWait = std::max(0.0, compiledAt - turnSince);
-      lock.unlock();
-      MeasureResult result =
-          compiled ? *compiled
-                   : workers[w]->run(runLimit, /*alone=*/false, stop);
-      result.phases.compileWaitSeconds = compileWait;
-      lock.lock();
-      if (!compiled)
-        result = noted(std::move(result));
-      if (!candidates[i].invalid)
-        compiledBy[candidates[i].attrText] = w;
-      if (!sink(i, result))
-        stopped = true;
-      nextToTime = i + 1;
-      turnSince = clock();
-      turn.notify_all();
+  SmallVector<std::optional<MeasureResult>, 0> compiled(batch.size());
+  std::thread compiling[2];
+  // Starts compiling candidate i on its worker, in a thread of its own.
+  auto startCompile = [&](size_t i) {
+    if (candidates[i].invalid) {
+      compiled[i] = candidates[i].invalid;
+      return;
     }
+    CPUMeasurer *w = workers[i % 2];
+    // Fork the worker (if it is not running) from this thread, and with
+    // paired timing have it build the reference here: a worker dies with
+    // the thread that forked it (PR_SET_PDEATHSIG), and the compile thread
+    // ends with the compile.
+    if (llvm::Error err = w->prepare(compileLimit))
+      llvm::consumeError(std::move(err)); // compile() reports it again.
+    compiling[i % 2] = std::thread([&, i, w] {
+      compiled[i] = w->compile(candidates[i].attrText, compileLimit);
+    });
   };
-  std::thread other;
-  if (batch.size() > 1)
-    other = std::thread(runWorker, 1u);
-  runWorker(0);
-  if (other.joinable())
-    other.join();
+  for (size_t i = 0; i < 2 && i < batch.size(); ++i)
+    startCompile(i);
+  // When the previous timing ended (or the batch began): the wait for a
+  // compile is what outlasted it.
+  double timingEnded = clock();
+  for (size_t i = 0; i < batch.size(); ++i) {
+    if (compiling[i % 2].joinable())
+      compiling[i % 2].join();
+    double compileWait = clock() - timingEnded;
+    MeasureResult result =
+        compiled[i] ? *compiled[i]
+                    : noted(workers[i % 2]->run(runLimit, /*alone=*/false,
+                                                stop));
+    timingEnded = clock();
+    result.phases.compileWaitSeconds = compileWait;
+    if (!candidates[i].invalid)
+      compiledBy[candidates[i].attrText] = unsigned(i % 2);
+    if (!sink(i, result))
+      break;
+    if (i + 2 < batch.size())
+      startCompile(i + 2);
+  }
+  for (std::thread &t : compiling)
+    if (t.joinable())
+      t.join();
   return llvm::Error::success();
 }
 
