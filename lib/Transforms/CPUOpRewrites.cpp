@@ -170,18 +170,6 @@ static TileConfigAttr dropGroupLoop(TileConfigAttr config) {
                              DictionaryAttr::get(ctx, entries));
 }
 
-/// Drops dimension `dim` (size 1) of `value` with a rank-reducing slice.
-static Value dropGroupDim(OpBuilder &b, Location loc, Value value,
-                          int64_t dim) {
-  auto type = cast<ShapedType>(value.getType());
-  SmallVector<int64_t> shape(type.getShape());
-  shape.erase(shape.begin() + dim);
-  if (isa<RankedTensorType>(type))
-    return tensor::createCanonicalRankReducingExtractSliceOp(
-        b, loc, value, RankedTensorType::get(shape, type.getElementType()));
-  return memref::createCanonicalRankReducingSubViewOp(b, loc, value, shape);
-}
-
 /// Computes a grouped conv of one group (its g loop has size 1) as the plain
 /// conv of that group on rank-reduced slices: conv_2d_nhwgc_gfhwc as
 /// conv_2d_nhwc_fhwc (input [N,H,W,C] strided by G*C, filter [F,KH,KW,C],
@@ -194,10 +182,10 @@ static Operation *buildGroupConv(RewriterBase &rewriter, linalg::LinalgOp op,
   // The group dim of input, filter and output.
   int64_t inG = nhwgc ? 3 : 1, filterG = nhwgc ? 0 : 1, outG = nhwgc ? 3 : 1;
   rewriter.setInsertionPoint(op);
-  Value input = dropGroupDim(rewriter, loc, op.getDpsInputs()[0], inG);
-  Value filter = dropGroupDim(rewriter, loc, op.getDpsInputs()[1], filterG);
+  Value input = dropUnitDim(rewriter, loc, op.getDpsInputs()[0], inG);
+  Value filter = dropUnitDim(rewriter, loc, op.getDpsInputs()[1], filterG);
   Value init = op.getDpsInits()[0];
-  Value output = dropGroupDim(rewriter, loc, init, outG);
+  Value output = dropUnitDim(rewriter, loc, init, outG);
   std::array<int64_t, 2> strides, dilations;
   getConvStridesAndDilations(op, strides, dilations);
   auto stridesAttr = rewriter.getI64TensorAttr(strides);

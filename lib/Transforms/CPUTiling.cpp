@@ -336,8 +336,8 @@ static LogicalResult usePanels(RewriterBase &rewriter, linalg::LinalgOp op,
 // Conv decomposition (tensors and buffers)
 //===----------------------------------------------------------------------===//
 
-/// Drops dimension `dim` (size 1) of `value` with a rank-reducing slice.
-static Value dropUnitDim(OpBuilder &b, Location loc, Value value, int64_t dim) {
+Value tiletune::dropUnitDim(OpBuilder &b, Location loc, Value value,
+                           int64_t dim) {
   auto type = cast<ShapedType>(value.getType());
   SmallVector<int64_t> shape(type.getShape());
   shape.erase(shape.begin() + dim);

@@ -72,6 +72,10 @@ tileOneLevel(RewriterBase &rewriter, Operation *op,
                  scf::SCFTilingOptions::LoopType::ForOp,
              ArrayRef<int64_t> interchange = {});
 
+/// Drops dimension `dim` (size 1) of `value` (a tensor or a memref) with a
+/// rank-reducing slice.
+Value dropUnitDim(OpBuilder &b, Location loc, Value value, int64_t dim);
+
 //===----------------------------------------------------------------------===//
 // Vectorizing, and tiling data movement (VectorizeCopies.cpp)
 //===----------------------------------------------------------------------===//
