@@ -131,20 +131,21 @@ llvm::Error CPUProblemMeasurer::measure(ArrayRef<Config> batch,
       compiled[i] = w->compile(candidates[i].attrText, compileLimit);
     });
   };
+  // When this thread became ready to time the next candidate (the batch
+  // began, or the previous candidate was reported and the next compile
+  // started): the wait for a compile is what outlasted that moment, and the
+  // sink's own time is not counted as waiting for a compile.
+  double readyAt = clock();
   for (size_t i = 0; i < 2 && i < batch.size(); ++i)
     startCompile(i);
-  // When the previous timing ended (or the batch began): the wait for a
-  // compile is what outlasted it.
-  double timingEnded = clock();
   for (size_t i = 0; i < batch.size(); ++i) {
     if (compiling[i % 2].joinable())
       compiling[i % 2].join();
-    double compileWait = clock() - timingEnded;
+    double compileWait = clock() - readyAt;
     MeasureResult result =
         compiled[i] ? *compiled[i]
                     : noted(workers[i % 2]->run(runLimit, /*alone=*/false,
                                                 stop));
-    timingEnded = clock();
     result.phases.compileWaitSeconds = compileWait;
     if (!candidates[i].invalid)
       compiledBy[candidates[i].attrText] = unsigned(i % 2);
@@ -152,6 +153,7 @@ llvm::Error CPUProblemMeasurer::measure(ArrayRef<Config> batch,
       break;
     if (i + 2 < batch.size())
       startCompile(i + 2);
+    readyAt = clock();
   }
   for (std::thread &t : compiling)
     if (t.joinable())
