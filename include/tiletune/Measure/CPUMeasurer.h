@@ -148,10 +148,11 @@ private:
   std::unique_ptr<Impl> impl;
 };
 
-/// Chooses the cores of a pipelined measurer (CPUMeasureOptions::compileCPU
-/// and timingCPU) among those this process may run on: with 1 kernel thread
-/// and at least 2 allowed cores, timing on the last, compiling on the first;
-/// otherwise both -1 (no pinning).
+/// Chooses the two cores of a pipelined measurer among those this process
+/// may run on: with 1 kernel thread and at least 2 allowed cores, the first
+/// (`compileCPU`) and the last (`timingCPU`); CPUProblemMeasurer gives one
+/// to each of its two workers, which compile and time there. Otherwise both
+/// -1 (no pinning).
 void pickPinnedCPUs(unsigned threads, int &compileCPU, int &timingCPU);
 
 /// The kernel module built from `problem` alone, as text (empty when it
