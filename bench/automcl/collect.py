@@ -11,6 +11,10 @@ in the output file is skipped, so an interrupted run resumes.
 
   python3 bench/automcl/collect.py --bin build/bin --out data.jsonl --sizes 80
 
+--form=tb measures matmuls whose B is stored transposed, N x K (the
+nn.Linear form), where the fifth compute, ttmm (B transposed whole first,
+`pack = bt`), applies too.
+
 Sizes (the paper's rule scaled to this machine): each dimension from small
 {1, 8, 16}, medium {64, 256} and large {512} (6^3 = 216 combinations, a
 random subset), plus sizes with every dimension uniform in 1..512. Run it
@@ -28,11 +32,27 @@ import tempfile
 import time
 
 COMPUTES = ["tmm", "lpmm", "rpmmv", "dpmm"]
-PACKS = {"tmm": "none", "lpmm": "a", "rpmmv": "b", "dpmm": "ab"}
+PACKS = {"tmm": "none", "lpmm": "a", "rpmmv": "b", "dpmm": "ab", "ttmm": "bt"}
 SCALES = [1, 8, 16, 64, 256, 512]
 
 
-def kernel(m, n, k):
+def computes_of(form):
+    """The computes measured on a form: ttmm needs a B stored N x K."""
+    return COMPUTES + (["ttmm"] if form == "tb" else [])
+
+
+def kernel(m, n, k, form="plain"):
+    if form == "tb":
+        return f"""func.func @mm(%a: tensor<{m}x{k}xf32>, %b: tensor<{n}x{k}xf32>,
+              %c: tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32> {{
+  %r = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+                                      affine_map<(m, n, k) -> (n, k)>,
+                                      affine_map<(m, n, k) -> (m, n)>]
+         ins(%a, %b : tensor<{m}x{k}xf32>, tensor<{n}x{k}xf32>)
+         outs(%c : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
+  return %r : tensor<{m}x{n}xf32>
+}}
+"""
     return f"""func.func @mm(%a: tensor<{m}x{k}xf32>, %b: tensor<{k}x{n}xf32>,
               %c: tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32> {{
   %r = linalg.matmul ins(%a, %b : tensor<{m}x{k}xf32>, tensor<{k}x{n}xf32>)
@@ -76,7 +96,7 @@ def measure(args, m, n, k):
     with tempfile.TemporaryDirectory() as tmp:
         src = os.path.join(tmp, "mm.mlir")
         with open(src, "w") as f:
-            f.write(kernel(m, n, k))
+            f.write(kernel(m, n, k, args.form))
         res = run([opt, src, f"--tiletune-default-config=threads={args.threads}"])
         if res.returncode != 0:
             raise RuntimeError(f"default config of {m}x{n}x{k}: {res.stderr}")
@@ -84,9 +104,10 @@ def measure(args, m, n, k):
         if not re.search(r"pack = \w+", configured):
             raise RuntimeError(f"no pack in the default config of {m}x{n}x{k}")
         default_pack = re.search(r"pack = (\w+)", configured).group(1)
-        result = {"m": m, "n": n, "k": k, "default_pack": default_pack,
+        result = {"m": m, "n": n, "k": k, "form": args.form,
+                  "default_pack": default_pack,
                   "gflops": {}, "seconds": {}, "config": {}}
-        for compute in COMPUTES:
+        for compute in computes_of(args.form):
             name = (f"compute = {compute}" if args.spelling == "compute"
                     else f"pack = {PACKS[compute]}")
             text = re.sub(r"pack = \w+", name, configured)
@@ -119,7 +140,12 @@ def main():
                     help="name each compute by `compute` (default) or by the "
                          "equivalent `pack` (for builds before `compute`)")
     ap.add_argument("--out", required=True, help="output JSON lines")
+    ap.add_argument("--form", choices=["plain", "tb"], default="plain",
+                    help="plain: B stored K x N; tb: B stored N x K "
+                         "(nn.Linear), where ttmm applies too")
     ap.add_argument("--sizes", type=int, default=80, help="number of sizes")
+    ap.add_argument("--shapes", default="",
+                    help="measure these sizes instead, MxNxK,MxNxK,...")
     ap.add_argument("--seed", type=int, default=1, help="seed of the sizes")
     ap.add_argument("--threads", type=int, default=1, help="kernel threads")
     ap.add_argument("--repeats", type=int, default=5, help="timed samples")
@@ -135,11 +161,22 @@ def main():
         with open(args.out) as f:
             for line in f:
                 r = json.loads(line)
-                if r["target"] != target or r["threads"] != args.threads:
+                if (r["target"] != target or r["threads"] != args.threads
+                        or r.get("form", "plain") != args.form):
                     sys.exit(f"collect.py: {args.out} holds measurements of "
-                             "another target or thread count")
+                             "another target, thread count or form")
                 done.add((r["m"], r["n"], r["k"]))
-    sizes = pick_sizes(args.sizes, args.seed)
+    if args.shapes:
+        try:
+            sizes = [tuple(int(x) for x in s.split("x"))
+                     for s in args.shapes.split(",")]
+        except ValueError:
+            sizes = []
+        if not sizes or any(len(t) != 3 or min(t) < 1 for t in sizes):
+            sys.exit(f"collect.py: --shapes wants MxNxK,... with sizes >= 1, "
+                     f"not '{args.shapes}'")
+    else:
+        sizes = pick_sizes(args.sizes, args.seed)
     with open(args.out, "a") as out:
         for i, (m, n, k) in enumerate(sizes):
             if (m, n, k) in done:

@@ -61,6 +61,10 @@ def main():
     threads = {r["threads"] for r in rows}
     if len(targets) != 1 or len(threads) != 1:
         sys.exit("train.py: the data mixes targets or thread counts")
+    if any(r.get("form", "plain") != "plain" for r in rows):
+        sys.exit("train.py: the compute model chooses among the computes of "
+                 "plain matmuls (B stored K x N); collect the data without "
+                 "--form=tb")
     if not 0 < args.held_out < 1:
         sys.exit("train.py: --held-out must be in (0, 1)")
     for r in rows:

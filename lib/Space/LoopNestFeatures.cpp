@@ -232,6 +232,12 @@ void LoopNestFeaturizer::encode(const Config &config,
     options = readCPUOptions(problem, space, config);
   SmallVector<OperandAccess, 3> operands =
       getOperandAccesses(problem, options.nhwc);
+  // `pack = bt` (ttmm): the loop nest reads B from its whole transpose,
+  // [b?][k][n].
+  if (options.pack == "bt" && operands.size() == 3 &&
+      operands[1].indices.size() >= 2)
+    std::swap(operands[1].indices[operands[1].indices.size() - 2],
+              operands[1].indices.back());
   size_t n = nest.size();
   int64_t elementBytes = problem.elementBytes;
 

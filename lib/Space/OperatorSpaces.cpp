@@ -54,11 +54,17 @@ makeOptionParameter(const OptionSpec &spec, const ProblemSpec &problem) {
     // the passes do not generate: not a parameter of its own.
     if (spec.name == "compute")
       return nullptr;
+    // `pack = bt` (ttmm) transposes a B stored [b?][n][k]: only the
+    // matmul forms with such a B search it.
+    std::optional<MatmulForm> form = getMatmulForm(problem.opKind);
+    bool transposedB = form && form->transposeB;
     SmallVector<std::string> choices;
     int64_t defaultIndex = 0;
-    for (auto [index, value] : llvm::enumerate(spec.getLegalValues())) {
+    for (StringRef value : spec.getLegalValues()) {
+      if (spec.name == "pack" && value == "bt" && !transposedB)
+        continue;
       if (value == spec.defaultValue)
-        defaultIndex = index;
+        defaultIndex = choices.size();
       choices.push_back(value.str());
     }
     return std::make_shared<CategoricalParam>(spec.name, choices, defaultIndex);
@@ -406,7 +412,10 @@ int64_t mlir::tiletune::getMatmulCacheLines(MatmulSchedule schedule,
   auto rows = [cw](int64_t r, int64_t c) { return r * (ceilDiv(c, cw) + 1); };
   switch (schedule) {
   case MatmulSchedule::TMM:
-    // A tile (M_t x K_t) + B tile (K_t x N_t) + C tile (M_t x N_t).
+  case MatmulSchedule::TTMM:
+    // A tile (M_t x K_t) + B tile (K_t x N_t) + C tile (M_t x N_t). TTMM's
+    // tiles are TMM's on the transposed B; its whole-B transpose (the first
+    // term of its Table 2 row) runs once, before the tiles.
     return rows(mt, kt) + rows(kt, nt) + rows(mt, nt);
   case MatmulSchedule::LPMM:
     return 1 + std::max(ceilDiv(mt, cw) + mt,
@@ -497,6 +506,7 @@ Expected<Space> mlir::tiletune::filterByIdealCacheModel(
       sched = pack == "a"    ? MatmulSchedule::LPMM
               : pack == "b"  ? MatmulSchedule::RPMM
               : pack == "ab" ? MatmulSchedule::DPMM
+              : pack == "bt" ? MatmulSchedule::TTMM
                              : MatmulSchedule::TMM;
     }
     return getMatmulCacheLines(sched, tile("m"), tile("k"), tile("n"), cw);

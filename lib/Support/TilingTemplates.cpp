@@ -319,7 +319,8 @@ struct ComputePack {
 /// The computes of paper 001 (Table 1) that the CPU passes generate, by the
 /// operand packing that generates them.
 static const ComputePack kComputePacks[] = {
-    {"tmm", "none"}, {"lpmm", "a"}, {"rpmmv", "b"}, {"dpmm", "ab"}};
+    {"tmm", "none"}, {"lpmm", "a"}, {"rpmmv", "b"}, {"dpmm", "ab"},
+    {"ttmm", "bt"}};
 
 std::optional<StringRef> mlir::tiletune::getPackOfCompute(StringRef compute) {
   for (const ComputePack &entry : kComputePacks)

@@ -2,7 +2,8 @@
 //
 // Rewrites that replace a whole op before it is tiled, driven by options of
 // its `#tiletune.config<cpu, ...>`: `layout = nhwc` computes an NCHW conv as
-// an NHWC conv between transposes, and `pad` runs the op on zero-padded
+// an NHWC conv between transposes, `pack = bt` computes a matmul on its B
+// transposed whole first (TTMM), and `pad` runs the op on zero-padded
 // operands. Each returns the op to tile (carrying the config) and fails
 // without changes when the config cannot be applied.
 //
@@ -143,6 +144,88 @@ static void splitTransposeOverThreads(RewriterBase &rewriter,
   (void)tileOneLevel(rewriter, transpose,
                      getAsIndexOpFoldResult(rewriter.getContext(), tiles),
                      scf::SCFTilingOptions::LoopType::ForallOp);
+}
+
+/// Applies `pack = bt` (AutoMCL's TTMM, "transpose B, then multiply") of a
+/// matmul or batch_matmul whose B is stored transposed ([b?][n][k]): B is
+/// transposed whole into a fresh [b?][k][n] tensor or buffer once, before
+/// the loop nest (split over the op's threads on tensors), and the op is
+/// replaced by the same matmul on it (A's form kept) with the same config,
+/// unpacked (`pack = none`, no `compute`). The loops keep their names.
+static FailureOr<Operation *> transposeRhsWhole(RewriterBase &rewriter,
+                                                Operation *matmul,
+                                                TileConfigAttr config,
+                                                std::string *reason) {
+  std::string why;
+  FailureOr<TunableOp> tunable = matchTunableOp(matmul, &why);
+  if (failed(tunable))
+    return failWithReason(reason, why);
+  std::optional<MatmulForm> form = getMatmulForm(tunable->kind);
+  auto op = dyn_cast<linalg::LinalgOp>(matmul);
+  if (!form || !form->transposeB || tunable->isGeneric ||
+      !isa<linalg::MatmulOp, linalg::BatchMatmulOp>(matmul))
+    return failWithReason(
+        reason, "'pack = bt' needs a linalg.matmul or linalg.batch_matmul "
+                "whose B operand is stored transposed ([b?][n][k])");
+  if (!op.hasPureTensorSemantics() && !op.hasPureBufferSemantics())
+    return failWithReason(reason, "'pack = bt' needs a matmul on tensors or "
+                                  "on buffers, not both");
+  MLIRContext *ctx = op->getContext();
+  Location loc = op.getLoc();
+  bool onTensors = op.hasPureTensorSemantics();
+  rewriter.setInsertionPoint(op);
+  Value rhs = op.getDpsInputs()[1];
+  auto type = cast<ShapedType>(rhs.getType());
+  SmallVector<int64_t> perm =
+      form->batched ? SmallVector<int64_t>{0, 2, 1} : SmallVector<int64_t>{1, 0};
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm)
+    shape.push_back(type.getShape()[p]);
+  Value target =
+      onTensors ? Value(tensor::EmptyOp::create(rewriter, loc, shape,
+                                                type.getElementType()))
+                : Value(memref::AllocOp::create(
+                      rewriter, loc, MemRefType::get(shape, type.getElementType()),
+                      rewriter.getI64IntegerAttr(64)));
+  auto transpose =
+      linalg::TransposeOp::create(rewriter, loc, rhs, target, perm);
+  Value kn = onTensors ? transpose->getResult(0) : target;
+  SmallVector<Type> resultTypes(op->getResultTypes());
+  ValueRange outputs = op.getDpsInits();
+  SmallVector<Value> inputs = {op.getDpsInputs()[0], kn};
+  Operation *plain =
+      form->batched
+          ? linalg::BatchMatmulOp::create(rewriter, loc, resultTypes, inputs,
+                                          outputs)
+                .getOperation()
+          : linalg::MatmulOp::create(rewriter, loc, resultTypes, inputs,
+                                     outputs)
+                .getOperation();
+  MatmulForm untransposed = *form;
+  untransposed.transposeB = false;
+  SmallVector<Attribute> maps;
+  for (AffineMap map : getMatmulFormMaps(ctx, untransposed))
+    maps.push_back(AffineMapAttr::get(map));
+  plain->setAttr("indexing_maps", ArrayAttr::get(ctx, maps));
+  SmallVector<NamedAttribute> entries;
+  for (NamedAttribute entry : config.getEntries())
+    if (entry.getName() != "compute" && entry.getName() != "pack")
+      entries.push_back(entry);
+  entries.push_back(
+      NamedAttribute(StringAttr::get(ctx, "pack"), StringAttr::get(ctx, "none")));
+  setConfig(plain, TileConfigAttr::get(ctx, config.getTarget(),
+                                       DictionaryAttr::get(ctx, entries)));
+  if (onTensors) {
+    rewriter.replaceOp(op, plain->getResults());
+    FailureOr<CPUSchedule> schedule = decodeCPUSchedule(plain, getConfig(plain));
+    splitTransposeOverThreads(
+        rewriter, transpose,
+        succeeded(schedule) ? schedule->getParallelTrips() : 1);
+  } else {
+    rewriter.eraseOp(op);
+    (void)tileAndVectorizeTranspose(rewriter, transpose);
+  }
+  return plain;
 }
 
 //===----------------------------------------------------------------------===//
@@ -288,6 +371,10 @@ FailureOr<Operation *> tiletune::convertLayoutToConfig(RewriterBase &rewriter,
   if (auto fhwc = dyn_cast<linalg::Conv2DNhwcFhwcOp>(op);
       fhwc && config && config.getTarget() == kTargetCPU)
     return convertFilterToHwcf(rewriter, fhwc, config, reason);
+  if (config && config.getTarget() == kTargetCPU &&
+      (config.getStringOption("pack") == "bt" ||
+       config.getStringOption("compute") == "ttmm"))
+    return transposeRhsWhole(rewriter, op, config, reason);
   if (!config || config.getTarget() != kTargetCPU ||
       config.getStringOption("layout") != "nhwc")
     return op;

@@ -141,6 +141,12 @@ LogicalResult writeAction(Operation *op, TileConfigAttr config,
           "the named op";
     return failure();
   }
+  if (config.getStringOption("pack") == "bt" ||
+      config.getStringOption("compute") == "ttmm") {
+    why = "its config transposes B whole before the loop nest (pack = bt, "
+          "compute ttmm), a rewrite no upstream transform op does";
+    return failure();
+  }
   if (tunable.kind == OpKind::ConvNhwcFhwc) {
     why = "it is a conv_2d_nhwc_fhwc, which the pass computes on its filter "
           "transposed to HWCF, a rewrite no upstream transform op does";

@@ -113,6 +113,28 @@ TEST(CpuSpace, MatmulSchema) {
                  "cache tile 2 of 'k'");
 }
 
+// `pack = bt` (AutoMCL's ttmm) is searched only where B is stored
+// transposed, [b?][n][k].
+TEST(CpuSpace, TransposedBSearchesTTMM) {
+  auto packChoices = [](llvm::StringRef kind, std::vector<int64_t> sizes) {
+    Space s = buildOrDie(problemOrDie(kind, "cpu", sizes));
+    std::vector<std::string> choices;
+    for (const std::string &c :
+         llvm::cast<CategoricalParam>(s.getParameter(*s.lookup("pack")))
+             .getChoices())
+      choices.push_back(c);
+    return choices;
+  };
+  using V = std::vector<std::string>;
+  EXPECT_EQ(packChoices("matmul", {64, 64, 64}), (V{"none", "a", "b", "ab"}));
+  EXPECT_EQ(packChoices("matmul_transpose_a", {64, 64, 64}),
+            (V{"none", "a", "b", "ab"}));
+  EXPECT_EQ(packChoices("matmul_transpose_b", {64, 64, 64}),
+            (V{"none", "a", "b", "ab", "bt"}));
+  EXPECT_EQ(packChoices("batch_matmul_transpose_ab", {2, 64, 64, 64}),
+            (V{"none", "a", "b", "ab", "bt"}));
+}
+
 TEST(CpuSpace, RegisterLimitMessage) {
   Space s = buildOrDie(problemOrDie("matmul", "cpu", {64, 64, 64}));
   Config c = *s.parseKey("m=[1,1,1,64];n=[1,1,1,64];k=[1,64];order=[m,n,k];"

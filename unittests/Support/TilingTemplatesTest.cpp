@@ -107,6 +107,7 @@ TEST(TilingTemplatesTest, Computes) {
   ASSERT_NE(compute, nullptr);
   EXPECT_TRUE(compute->appliesTo(OpKind::Matmul));
   EXPECT_TRUE(compute->appliesTo(OpKind::BatchMatmul));
+  EXPECT_TRUE(compute->appliesTo(OpKind::MatmulTransposeB));
   EXPECT_FALSE(compute->appliesTo(OpKind::ConvNhwcHwcf));
   EXPECT_EQ(compute->defaultValue, "");
   for (llvm::StringRef pack : lookupOptionSpec("cpu", "pack")->getLegalValues()) {
@@ -116,7 +117,7 @@ TEST(TilingTemplatesTest, Computes) {
     EXPECT_EQ(getPackOfCompute(*name), pack);
   }
   EXPECT_EQ(getPackOfCompute("rpmmv"), llvm::StringRef("b"));
-  EXPECT_FALSE(getPackOfCompute("ttmm").has_value());
+  EXPECT_EQ(getPackOfCompute("ttmm"), llvm::StringRef("bt"));
   EXPECT_FALSE(getPackOfCompute("dnmm332").has_value());
   EXPECT_FALSE(getComputeOfPack("c").has_value());
 }

@@ -89,6 +89,11 @@ void getConvStridesAndDilations(Operation *op, std::array<int64_t, 2> &strides,
 FailureOr<TunableOp> matchTunableOp(Operation *op,
                                     std::string *reason = nullptr);
 
+/// The indexing maps of a matmul form over loops (b?, m, n, k): A, B, C, as
+/// `linalg.matmul` / `linalg.batch_matmul` write them in `indexing_maps`.
+llvm::SmallVector<AffineMap> getMatmulFormMaps(MLIRContext *ctx,
+                                               MatmulForm form);
+
 /// The matmul kind of a linalg.matmul or linalg.batch_matmul from its
 /// indexing maps (plain, or with A and/or B transposed); std::nullopt with
 /// `reason` (starting with a verb: "has ...") for any other maps or op.

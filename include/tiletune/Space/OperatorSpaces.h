@@ -125,6 +125,7 @@ enum class MatmulSchedule {
   LPMM, ///< LHS packed (pack = a)
   RPMM, ///< RHS packed (pack = b)
   DPMM, ///< both packed (pack = ab)
+  TTMM, ///< B transposed whole first, then TMM (pack = bt)
 };
 
 /// T_m(M_t, K_t, N_t) of AutoMCL Table 2: cache lines touched by one cache

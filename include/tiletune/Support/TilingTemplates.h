@@ -155,12 +155,13 @@ const OptionSpec *lookupOptionSpec(llvm::StringRef target,
 
 /// The `pack` value that AutoMCL compute `compute` (a legal value of the cpu
 /// option `compute`) stands for: tmm -> none, lpmm -> a, rpmmv -> b,
-/// dpmm -> ab; nullopt for the computes the CPU passes do not generate
-/// (ttmm, dnmm332) and for unknown names.
+/// dpmm -> ab, ttmm -> bt; nullopt for the compute the CPU passes do not
+/// generate (dnmm332) and for unknown names.
 std::optional<llvm::StringRef> getPackOfCompute(llvm::StringRef compute);
 
 /// The AutoMCL compute that `pack` value `pack` generates (none -> tmm,
-/// a -> lpmm, b -> rpmmv, ab -> dpmm); nullopt for an unknown value.
+/// a -> lpmm, b -> rpmmv, ab -> dpmm, bt -> ttmm); nullopt for an unknown
+/// value.
 std::optional<llvm::StringRef> getComputeOfPack(llvm::StringRef pack);
 
 } // namespace mlir::tiletune

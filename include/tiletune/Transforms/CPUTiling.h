@@ -86,8 +86,11 @@ FailureOr<Operation *> specializeGenericToConfig(RewriterBase &rewriter,
 /// a loop over its groups (an scf.forall over g / g's parallel tile, then an
 /// scf.for over the groups of each) around the plain conv of one group on
 /// rank-reduced slices (conv_2d_nchw_fchw, conv_2d_nhwc_fhwc) with the
-/// config without g, converted in turn as above. Returns the op to tile (the
-/// new conv, or `op` itself when the config keeps the layout).
+/// config without g, converted in turn as above. A matmul or batch_matmul
+/// with B stored transposed and `pack = bt` (compute ttmm) becomes a
+/// transpose of B into [b?][k][n] and the same matmul on it, unpacked
+/// (`pack = none`). Returns the op to tile (the new op, or `op` itself when
+/// the config keeps the layout).
 FailureOr<Operation *> convertLayoutToConfig(RewriterBase &rewriter,
                                              Operation *op,
                                              std::string *reason = nullptr);
