@@ -15,8 +15,19 @@
 // RUN: tiletune-run %s --entry=tt_bmm --pipeline=tiletune-lower-cpu --verify --repeats=1 --num-threads=2 | FileCheck %s
 // RUN: tiletune-run %s --entry=tt_bmm_ab_buffers --pipeline=tiletune-lower-cpu --verify --repeats=1 --num-threads=2 | FileCheck %s
 // RUN: tiletune-opt %s --tiletune-tile-cpu | FileCheck %s --check-prefix=IR
+// RUN: tiletune-run %s --entry=tt_linear_relu --pipeline="tiletune-lower-cpu{fuse-epilogues=1}" --verify-untiled --repeats=1 --num-threads=2 | FileCheck %s --check-prefix=FUSED
+// RUN: tiletune-opt %s --tiletune-tile-cpu="fuse-epilogues=1" | FileCheck %s --check-prefix=FUSEDIR
 
 // CHECK: verify: PASSED
+// FUSED: verify: passed against the untiled lowering
+
+// FUSEDIR-LABEL: func.func @tt_linear_relu
+// FUSEDIR: linalg.transpose
+// FUSEDIR: scf.forall
+// FUSEDIR: arith.maximumf
+// FUSEDIR: scf.forall.in_parallel
+// FUSEDIR-NOT: linalg.generic
+// FUSEDIR: return
 
 // The transpose comes first, split over the op's 2 threads, then the plain
 // matmul's tiles, unpacked: no packing buffer of B panels.
@@ -84,4 +95,29 @@ func.func @tt_bmm_ab_buffers(%a: memref<2x12x8xf32>, %b: memref<2x16x12xf32>,
     ins(%a, %b : memref<2x12x8xf32>, memref<2x16x12xf32>)
     outs(%c : memref<2x8x16xf32>)
   return
+}
+
+// nn.Linear with its bias and ReLU: the epilogue is fused into the loop
+// nest of the matmul on the transposed B (no transpose after the op; the
+// tiles divide the sizes: a padded op's epilogue is not fused).
+#id2 = affine_map<(i, j) -> (i, j)>
+#col = affine_map<(i, j) -> (j)>
+func.func @tt_linear_relu(%x: tensor<48x80xf32>, %w: tensor<64x80xf32>,
+                          %bias: tensor<64xf32>) -> tensor<48x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<48x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<48x64xf32>) -> tensor<48x64xf32>
+  %0 = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>] {tiletune.config = #tiletune.config<cpu,
+         parallel = {m = 24, n = 64}, cache = {k = 40, m = 24, n = 64},
+         register = {m = 8, n = 16}, order = [n, k, m], pack = bt, unroll = 4>}
+       ins(%x, %w : tensor<48x80xf32>, tensor<64x80xf32>)
+       outs(%f : tensor<48x64xf32>) -> tensor<48x64xf32>
+  %1 = linalg.generic {indexing_maps = [#id2, #col, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%0, %bias : tensor<48x64xf32>, tensor<64xf32>) outs(%e : tensor<48x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<48x64xf32>
+  return %1 : tensor<48x64xf32>
 }
