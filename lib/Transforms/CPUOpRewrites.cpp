@@ -76,6 +76,28 @@ tiletune::specializeGenericToConfig(RewriterBase &rewriter, Operation *op,
 // Layout
 //===----------------------------------------------------------------------===//
 
+/// Transposes `value` (result dim i = source dim perm[i]) into a fresh
+/// tensor, or on buffers a fresh 64-byte aligned buffer (freed by the
+/// pipeline's buffer deallocation), at the insertion point. Returns the
+/// transpose and the transposed value (the transpose's result on tensors,
+/// the buffer otherwise).
+static std::pair<linalg::TransposeOp, Value>
+transposeIntoFresh(RewriterBase &rewriter, Location loc, Value value,
+                   ArrayRef<int64_t> perm, bool onTensors) {
+  auto type = cast<ShapedType>(value.getType());
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm)
+    shape.push_back(type.getShape()[p]);
+  Value target =
+      onTensors ? Value(tensor::EmptyOp::create(rewriter, loc, shape,
+                                                type.getElementType()))
+                : Value(memref::AllocOp::create(
+                      rewriter, loc, MemRefType::get(shape, type.getElementType()),
+                      rewriter.getI64IntegerAttr(64)));
+  auto transpose = linalg::TransposeOp::create(rewriter, loc, value, target, perm);
+  return {transpose, onTensors ? transpose->getResult(0) : target};
+}
+
 /// Computes a conv_2d_nhwc_fhwc (TOSA's form) as a conv_2d_nhwc_hwcf on the
 /// filter transposed once into HWCF: the filter is the small operand (its
 /// transpose moves F*KH*KW*C elements, against N*OH*OW times as many
@@ -93,19 +115,8 @@ static FailureOr<Operation *> convertFilterToHwcf(RewriterBase &rewriter,
   Location loc = conv.getLoc();
   bool onTensors = conv.hasPureTensorSemantics();
   rewriter.setInsertionPoint(conv);
-  Value filter = conv.getInputs()[1];
-  auto type = cast<ShapedType>(filter.getType());
-  ArrayRef<int64_t> fhwc = type.getShape();
-  SmallVector<int64_t> hwcf = {fhwc[1], fhwc[2], fhwc[3], fhwc[0]};
-  Value target =
-      onTensors ? Value(tensor::EmptyOp::create(rewriter, loc, hwcf,
-                                                type.getElementType()))
-                : Value(memref::AllocOp::create(
-                      rewriter, loc, MemRefType::get(hwcf, type.getElementType()),
-                      rewriter.getI64IntegerAttr(64)));
-  auto transpose = linalg::TransposeOp::create(rewriter, loc, filter, target,
-                                               ArrayRef<int64_t>{1, 2, 3, 0});
-  Value hwcfFilter = onTensors ? transpose->getResult(0) : target;
+  auto [transpose, hwcfFilter] = transposeIntoFresh(
+      rewriter, loc, conv.getInputs()[1], {1, 2, 3, 0}, onTensors);
   SmallVector<Type> resultTypes(conv->getResultTypes());
   auto nhwc = linalg::Conv2DNhwcHwcfOp::create(
       rewriter, loc, resultTypes, ValueRange{conv.getInputs()[0], hwcfFilter},
@@ -174,22 +185,10 @@ static FailureOr<Operation *> transposeRhsWhole(RewriterBase &rewriter,
   Location loc = op.getLoc();
   bool onTensors = op.hasPureTensorSemantics();
   rewriter.setInsertionPoint(op);
-  Value rhs = op.getDpsInputs()[1];
-  auto type = cast<ShapedType>(rhs.getType());
   SmallVector<int64_t> perm =
       form->batched ? SmallVector<int64_t>{0, 2, 1} : SmallVector<int64_t>{1, 0};
-  SmallVector<int64_t> shape;
-  for (int64_t p : perm)
-    shape.push_back(type.getShape()[p]);
-  Value target =
-      onTensors ? Value(tensor::EmptyOp::create(rewriter, loc, shape,
-                                                type.getElementType()))
-                : Value(memref::AllocOp::create(
-                      rewriter, loc, MemRefType::get(shape, type.getElementType()),
-                      rewriter.getI64IntegerAttr(64)));
-  auto transpose =
-      linalg::TransposeOp::create(rewriter, loc, rhs, target, perm);
-  Value kn = onTensors ? transpose->getResult(0) : target;
+  auto [transpose, kn] = transposeIntoFresh(rewriter, loc, op.getDpsInputs()[1],
+                                            perm, onTensors);
   SmallVector<Type> resultTypes(op->getResultTypes());
   ValueRange outputs = op.getDpsInits();
   SmallVector<Value> inputs = {op.getDpsInputs()[0], kn};
@@ -393,18 +392,11 @@ FailureOr<Operation *> tiletune::convertLayoutToConfig(RewriterBase &rewriter,
   // `target` (a fresh tensor or buffer when null); the transposed value.
   auto transposed = [&](Value value, ArrayRef<int64_t> perm,
                         Value target = {}) -> Value {
-    auto type = cast<ShapedType>(value.getType());
     if (!target) {
-      SmallVector<int64_t> shape;
-      for (int64_t p : perm)
-        shape.push_back(type.getShape()[p]);
-      target = onTensors
-                   ? Value(tensor::EmptyOp::create(rewriter, loc, shape,
-                                                   type.getElementType()))
-                   : Value(memref::AllocOp::create(
-                         rewriter, loc,
-                         MemRefType::get(shape, type.getElementType()),
-                         rewriter.getI64IntegerAttr(64)));
+      auto [t, result] =
+          transposeIntoFresh(rewriter, loc, value, perm, onTensors);
+      transposes.push_back(t);
+      return result;
     }
     auto t = linalg::TransposeOp::create(rewriter, loc, value, target, perm);
     transposes.push_back(t);
