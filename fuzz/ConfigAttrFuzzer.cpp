@@ -1,8 +1,9 @@
 //===- ConfigAttrFuzzer.cpp - libFuzzer target: #tiletune.config ----------===//
 //
 // Input: the text of a `tiletune.config` attribute. The first byte picks the
-// op it is attached to (matmul, batch_matmul or a conv, on tensors or
-// memrefs); the rest is the attribute. The module is parsed and verified
+// op it is attached to (a matmul, batch_matmul or conv of any op kind,
+// transposed and grouped forms included, on tensors or memrefs); the rest
+// is the attribute. The module is parsed and verified
 // (the attribute's own verifier and the dialect's check of the config
 // against the op). A config that verifies must print and parse back to the
 // same attribute. Any crash, sanitizer report or failed round trip is a bug.
@@ -56,6 +57,32 @@ const char *const kTemplates[] = {
     R"mlir(func.func @f(%i: tensor<2x3x9x9xf32>, %w: tensor<4x3x2x2xf32>, %o: tensor<2x4x8x8xf32>) -> tensor<2x4x8x8xf32> {
   %0 = linalg.conv_2d_nchw_fchw {tiletune.config = @CONFIG@, dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%i, %w : tensor<2x3x9x9xf32>, tensor<4x3x2x2xf32>) outs(%o : tensor<2x4x8x8xf32>) -> tensor<2x4x8x8xf32>
   return %0 : tensor<2x4x8x8xf32>
+})mlir",
+    // The layout and transpose forms (after the plain ops, so that the
+    // corpus keeps its templates).
+    R"mlir(func.func @f(%a: tensor<64x32xf32>, %b: tensor<48x32xf32>, %c: tensor<64x48xf32>) -> tensor<64x48xf32> {
+  %0 = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>] {tiletune.config = @CONFIG@} ins(%a, %b : tensor<64x32xf32>, tensor<48x32xf32>) outs(%c : tensor<64x48xf32>) -> tensor<64x48xf32>
+  return %0 : tensor<64x48xf32>
+})mlir",
+    R"mlir(func.func @f(%a: memref<7x13xf32>, %b: memref<7x5xf32>, %c: memref<13x5xf32>) {
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>] {tiletune.config = @CONFIG@} ins(%a, %b : memref<7x13xf32>, memref<7x5xf32>) outs(%c : memref<13x5xf32>)
+  return
+})mlir",
+    R"mlir(func.func @f(%a: tensor<4x8x16xf32>, %b: tensor<4x32x8xf32>, %c: tensor<4x16x32xf32>) -> tensor<4x16x32xf32> {
+  %0 = linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, k, m)>, affine_map<(b, m, n, k) -> (b, n, k)>, affine_map<(b, m, n, k) -> (b, m, n)>] {tiletune.config = @CONFIG@} ins(%a, %b : tensor<4x8x16xf32>, tensor<4x32x8xf32>) outs(%c : tensor<4x16x32xf32>) -> tensor<4x16x32xf32>
+  return %0 : tensor<4x16x32xf32>
+})mlir",
+    R"mlir(func.func @f(%i: tensor<1x10x10x3xf32>, %w: tensor<8x3x3x3xf32>, %o: tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32> {
+  %0 = linalg.conv_2d_nhwc_fhwc {tiletune.config = @CONFIG@, dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%i, %w : tensor<1x10x10x3xf32>, tensor<8x3x3x3xf32>) outs(%o : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  return %0 : tensor<1x8x8x8xf32>
+})mlir",
+    R"mlir(func.func @f(%i: tensor<2x2x3x9x9xf32>, %w: tensor<4x2x3x2x2xf32>, %o: tensor<2x2x4x8x8xf32>) -> tensor<2x2x4x8x8xf32> {
+  %0 = linalg.conv_2d_ngchw_fgchw {tiletune.config = @CONFIG@, dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%i, %w : tensor<2x2x3x9x9xf32>, tensor<4x2x3x2x2xf32>) outs(%o : tensor<2x2x4x8x8xf32>) -> tensor<2x2x4x8x8xf32>
+  return %0 : tensor<2x2x4x8x8xf32>
+})mlir",
+    R"mlir(func.func @f(%i: memref<1x9x9x4x2xf32>, %w: memref<4x3x3x3x2xf32>, %o: memref<1x4x7x4x3xf32>) {
+  linalg.conv_2d_nhwgc_gfhwc {tiletune.config = @CONFIG@, dilations = dense<1> : tensor<2xi64>, strides = dense<[2, 1]> : tensor<2xi64>} ins(%i, %w : memref<1x9x9x4x2xf32>, memref<4x3x3x3x2xf32>) outs(%o : memref<1x4x7x4x3xf32>)
+  return
 })mlir",
 };
 

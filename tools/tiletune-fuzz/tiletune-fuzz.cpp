@@ -67,10 +67,14 @@ cl::list<unsigned>
     onlyCases("case",
               cl::desc("Run only these cases (repeatable or comma-separated)"),
               cl::CommaSeparated, cl::cat(fuzzCategory));
+/// Every op kind TileConfig knows, in TilingTemplates.def order.
+constexpr OpKind kAllOpKinds[] = {
+#define TILETUNE_OP_KIND(Enumerator, Name, OpName, IsConv) OpKind::Enumerator,
+#include "tiletune/Support/TilingTemplates.def"
+};
+
 cl::list<std::string>
-    opsOpt("ops",
-           cl::desc("Op families to draw from (default: all): matmul, "
-                    "batch_matmul, conv_2d_nhwc_hwcf, conv_2d_nchw_fchw"),
+    opsOpt("ops", cl::desc("Op kinds to draw from (default: all; set in main)"),
            cl::CommaSeparated, cl::cat(fuzzCategory));
 cl::list<std::string>
     formsOpt("forms",
@@ -146,6 +150,39 @@ llvm::StringRef stringifyConfigKind(ConfigKind kind) {
   llvm_unreachable("unknown config kind");
 }
 
+/// The family of an op kind: its plain form (matmul, batch_matmul,
+/// conv_2d_nhwc_hwcf, conv_2d_nchw_fchw). A case draws its family first, then
+/// one of the family's layout or transpose forms (see Generator::generate);
+/// the family decides the loops and how the shape is drawn.
+OpKind getFamily(OpKind kind) {
+  switch (kind) {
+  case OpKind::Matmul:
+  case OpKind::MatmulTransposeA:
+  case OpKind::MatmulTransposeB:
+  case OpKind::MatmulTransposeAB:
+    return OpKind::Matmul;
+  case OpKind::BatchMatmul:
+  case OpKind::BatchMatmulTransposeA:
+  case OpKind::BatchMatmulTransposeB:
+  case OpKind::BatchMatmulTransposeAB:
+    return OpKind::BatchMatmul;
+  case OpKind::ConvNhwcHwcf:
+  case OpKind::ConvNhwcFhwc:
+  case OpKind::ConvNhwgcGfhwc:
+    return OpKind::ConvNhwcHwcf;
+  case OpKind::ConvNchwFchw:
+  case OpKind::ConvNgchwFgchw:
+    return OpKind::ConvNchwFchw;
+  }
+  llvm_unreachable("unknown op kind");
+}
+
+/// Whether `kind` is a grouped conv (a loop g over groups of c channels and
+/// f filters).
+bool isGroupedConv(OpKind kind) {
+  return kind == OpKind::ConvNgchwFgchw || kind == OpKind::ConvNhwgcGfhwc;
+}
+
 /// Low and high zero padding of one operand per dimension (the tensor.pad
 /// producer of the `pad` form); empty when the operand is not padded.
 struct OperandPad {
@@ -157,6 +194,8 @@ struct OperandPad {
 struct FuzzCase {
   unsigned index = 0;
   OpKind kind = OpKind::Matmul;
+  /// Grouped convs: the number of groups (c and f are per group).
+  int64_t groups = 1;
   bool f64 = false;
   Form form = Form::Tensor;
   ConfigKind configKind = ConfigKind::Default;
@@ -212,6 +251,8 @@ std::string describeCase(const FuzzCase &c) {
   if (isConv(c.kind))
     os << " s=" << c.strides[0] << "x" << c.strides[1]
        << " d=" << c.dilations[0] << "x" << c.dilations[1];
+  if (isGroupedConv(c.kind))
+    os << " g=" << c.groups;
   auto padStr = [](llvm::StringRef name, const OperandPad &pad) {
     if (pad.empty())
       return std::string();
@@ -295,6 +336,18 @@ std::string buildModuleText(const FuzzCase &c, llvm::StringRef config) {
     }
   }
   os << "  " << (tensor ? "%result = " : "") << getOpName(c.kind);
+  // Transposed matmuls: the indexing_maps of their form.
+  if (std::optional<MatmulForm> form = getMatmulForm(c.kind);
+      form && (form->transposeA || form->transposeB)) {
+    llvm::StringRef dims = form->batched ? "(b, m, n, k)" : "(m, n, k)";
+    llvm::StringRef b = form->batched ? "b, " : "";
+    auto map = [&](llvm::StringRef results) {
+      return ("affine_map<" + dims + " -> (" + b + results + ")>").str();
+    };
+    os << " indexing_maps = [" << map(form->transposeA ? "k, m" : "m, k")
+       << ", " << map(form->transposeB ? "n, k" : "k, n") << ", " << map("m, n")
+       << "]";
+  }
   SmallVector<std::string> attrs;
   if (isConv(c.kind)) {
     attrs.push_back(llvm::formatv("dilations = dense<[{0}, {1}]> : "
@@ -328,11 +381,25 @@ std::string buildModuleText(const FuzzCase &c, llvm::StringRef config) {
 class Generator {
 public:
   Generator(MLIRContext *ctx, uint64_t seed) : ctx(ctx), seed(seed) {
+    SmallVector<OpKind> ops;
     for (const std::string &name : opsOpt)
       ops.push_back(*symbolizeOpKind(name));
     if (ops.empty())
-      ops = {OpKind::Matmul, OpKind::BatchMatmul, OpKind::ConvNhwcHwcf,
-             OpKind::ConvNchwFchw};
+      ops.assign(std::begin(kAllOpKinds), std::end(kAllOpKinds));
+    // The families in the order their first kind is named, each with its
+    // kinds (the plain form first).
+    for (OpKind kind : ops) {
+      OpKind family = getFamily(kind);
+      if (!llvm::is_contained(families, family))
+        families.push_back(family);
+      SmallVector<OpKind> &members = kindsOfFamily[family];
+      if (llvm::is_contained(members, kind))
+        continue;
+      if (kind == family)
+        members.insert(members.begin(), kind);
+      else
+        members.push_back(kind);
+    }
     for (const std::string &name : formsOpt)
       forms.push_back(name == "tensor"   ? Form::Tensor
                       : name == "memref" ? Form::MemRef
@@ -367,7 +434,11 @@ private:
   /// power of two or another composite. `classes` collects the names.
   int64_t drawSize(std::mt19937_64 &rng, int64_t cap,
                    std::set<std::string> &classes);
-  void drawShape(std::mt19937_64 &rng, FuzzCase &c);
+  /// The number of groups of a grouped conv (usually more than 1).
+  int64_t drawGroups(std::mt19937_64 &rng, bool model);
+  /// Draws the loops of the case's family from `rng` (the same draws for
+  /// every form of a family) and the group count from `formRng`.
+  void drawShape(std::mt19937_64 &rng, std::mt19937_64 &formRng, FuzzCase &c);
   void drawPadProducer(std::mt19937_64 &rng, FuzzCase &c);
   /// A random config the dialect's verifier accepts; null after too many
   /// rejected draws.
@@ -377,7 +448,9 @@ private:
 
   MLIRContext *ctx;
   uint64_t seed;
-  SmallVector<OpKind> ops;
+  /// The families to draw from and the kinds of each.
+  SmallVector<OpKind> families;
+  std::map<OpKind, SmallVector<OpKind>> kindsOfFamily;
   SmallVector<Form> forms;
   SmallVector<ConfigKind> configs;
   SmallVector<unsigned> threadCounts;
@@ -416,11 +489,20 @@ int64_t Generator::drawSize(std::mt19937_64 &rng, int64_t cap,
   return std::min(size, cap);
 }
 
-void Generator::drawShape(std::mt19937_64 &rng, FuzzCase &c) {
+int64_t Generator::drawGroups(std::mt19937_64 &rng, bool model) {
+  // Real models: ResNeXt's 32 groups, grouped stages of 2-8; otherwise 1
+  // (the plain conv as a grouped op) to 16, primes included.
+  static const int64_t modelGroups[] = {2, 4, 8, 32};
+  static const int64_t groups[] = {1, 2, 3, 4, 5, 7, 8, 16};
+  return model ? pick<int64_t>(rng, modelGroups) : pick<int64_t>(rng, groups);
+}
+
+void Generator::drawShape(std::mt19937_64 &rng, std::mt19937_64 &formRng,
+                          FuzzCase &c) {
   double budget = maxMFlops * 1e6;
   std::set<std::string> classes;
   bool model = chance(rng, 0.2);
-  switch (c.kind) {
+  switch (getFamily(c.kind)) {
   case OpKind::Matmul:
   case OpKind::BatchMatmul: {
     // (b, m, n, k)
@@ -443,7 +525,7 @@ void Generator::drawShape(std::mt19937_64 &rng, FuzzCase &c) {
       dims = {drawSize(rng, 16, classes), drawSize(rng, 256, classes),
               drawSize(rng, 256, classes), drawSize(rng, 256, classes)};
     }
-    if (c.kind == OpKind::Matmul)
+    if (!isBatchedMatmul(c.kind))
       dims[0] = 1;
     // Keep the FLOPs in the budget: halve the largest loop.
     auto flops = [&] { return 2.0 * dims[0] * dims[1] * dims[2] * dims[3]; };
@@ -452,15 +534,15 @@ void Generator::drawShape(std::mt19937_64 &rng, FuzzCase &c) {
       *largest = (*largest + 1) / 2;
     }
     auto [b, m, n, k] = dims;
-    if (c.kind == OpKind::Matmul) {
-      c.lhs = {m, k};
-      c.rhs = {k, n};
-      c.out = {m, n};
-    } else {
-      c.lhs = {b, m, k};
-      c.rhs = {b, k, n};
-      c.out = {b, m, n};
-    }
+    MatmulForm form = *getMatmulForm(c.kind);
+    c.lhs = form.transposeA ? SmallVector<int64_t>{k, m}
+                            : SmallVector<int64_t>{m, k};
+    c.rhs = form.transposeB ? SmallVector<int64_t>{n, k}
+                            : SmallVector<int64_t>{k, n};
+    c.out = {m, n};
+    if (form.batched)
+      for (SmallVector<int64_t> *operand : {&c.lhs, &c.rhs, &c.out})
+        operand->insert(operand->begin(), b);
     break;
   }
   case OpKind::ConvNhwcHwcf:
@@ -488,9 +570,17 @@ void Generator::drawShape(std::mt19937_64 &rng, FuzzCase &c) {
     }
     if (model)
       c.strides = {dims[7], dims[7]};
+    if (isGroupedConv(c.kind)) {
+      // f and c per group; a model's channels split into the groups.
+      c.groups = drawGroups(formRng, model);
+      if (model) {
+        dims[3] = std::max<int64_t>(1, dims[3] / c.groups);
+        dims[6] = std::max<int64_t>(1, dims[6] / c.groups);
+      }
+    }
     auto flops = [&] {
-      return 2.0 * dims[0] * dims[1] * dims[2] * dims[3] * dims[4] * dims[5] *
-             dims[6];
+      return 2.0 * c.groups * dims[0] * dims[1] * dims[2] * dims[3] * dims[4] *
+             dims[5] * dims[6];
     };
     // Shrink the output, channel and batch loops (not the window).
     while (flops() > budget) {
@@ -502,23 +592,42 @@ void Generator::drawShape(std::mt19937_64 &rng, FuzzCase &c) {
     }
     auto [n, oh, ow, f, kh, kw, ch, s] = dims;
     (void)s;
+    int64_t g = c.groups;
     int64_t ih = (oh - 1) * c.strides[0] + c.dilations[0] * (kh - 1) + 1;
     int64_t iw = (ow - 1) * c.strides[1] + c.dilations[1] * (kw - 1) + 1;
-    if (c.kind == OpKind::ConvNhwcHwcf) {
+    switch (c.kind) {
+    case OpKind::ConvNhwcHwcf:
       c.lhs = {n, ih, iw, ch};
       c.rhs = {kh, kw, ch, f};
       c.out = {n, oh, ow, f};
-    } else {
+      break;
+    case OpKind::ConvNhwcFhwc:
+      c.lhs = {n, ih, iw, ch};
+      c.rhs = {f, kh, kw, ch};
+      c.out = {n, oh, ow, f};
+      break;
+    case OpKind::ConvNhwgcGfhwc:
+      c.lhs = {n, ih, iw, g, ch};
+      c.rhs = {g, f, kh, kw, ch};
+      c.out = {n, oh, ow, g, f};
+      break;
+    case OpKind::ConvNchwFchw:
       c.lhs = {n, ch, ih, iw};
       c.rhs = {f, ch, kh, kw};
       c.out = {n, f, oh, ow};
+      break;
+    case OpKind::ConvNgchwFgchw:
+      c.lhs = {n, g, ch, ih, iw};
+      c.rhs = {f, g, ch, kh, kw};
+      c.out = {n, g, f, oh, ow};
+      break;
+    default:
+      llvm_unreachable("not a conv kind");
     }
     break;
   }
   default:
-    // The fuzzer draws only the kinds of its op list (the plain matmul and
-    // conv forms); the other forms are covered by test/Execution.
-    llvm_unreachable("op kind the fuzzer does not draw");
+    llvm_unreachable("not an op family");
   }
   c.shapeClass = model ? "model" : llvm::join(classes, "+");
 }
@@ -536,30 +645,42 @@ void Generator::drawPadProducer(std::mt19937_64 &rng, FuzzCase &c) {
     return pad;
   };
   if (isConv(c.kind)) {
-    // Frontends pad the image's spatial dimensions.
-    c.lhsPad = none(4);
-    unsigned h = c.kind == OpKind::ConvNhwcHwcf ? 1 : 2;
+    // Frontends pad the image's spatial dimensions: H, W of NHWC, NHWGC
+    // (1, 2), NCHW (2, 3) and NGCHW (3, 4) images.
+    c.lhsPad = none(c.lhs.size());
+    unsigned h = c.kind == OpKind::ConvNchwFchw     ? 2
+                 : c.kind == OpKind::ConvNgchwFgchw ? 3
+                                                    : 1;
     side(c.lhs[h], c.lhsPad.low[h], c.lhsPad.high[h]);
     side(c.lhs[h + 1], c.lhsPad.low[h + 1], c.lhsPad.high[h + 1]);
     return;
   }
-  // Matmuls: A on m and k, B on k (the same padding as A's k) and n.
+  // Matmuls: A on m and k, B on k (the same padding as A's k) and n, where
+  // the transposed forms store them ([k][m] and [n][k]).
+  MatmulForm form = *getMatmulForm(c.kind);
   size_t rank = c.lhs.size();
-  unsigned mDim = rank - 2, kDim = rank - 1;
+  unsigned inner = rank - 1, outer = rank - 2;
+  unsigned mDim = form.transposeA ? inner : outer;
+  unsigned kDimA = form.transposeA ? outer : inner;
+  unsigned kDimB = form.transposeB ? inner : outer;
+  unsigned nDim = form.transposeB ? outer : inner;
   c.lhsPad = none(rank);
   c.rhsPad = none(rank);
   side(c.lhs[mDim], c.lhsPad.low[mDim], c.lhsPad.high[mDim]);
-  side(c.lhs[kDim], c.lhsPad.low[kDim], c.lhsPad.high[kDim]);
-  c.rhsPad.low[rank - 2] = c.lhsPad.low[kDim];
-  c.rhsPad.high[rank - 2] = c.lhsPad.high[kDim];
-  side(c.rhs[rank - 1], c.rhsPad.low[rank - 1], c.rhsPad.high[rank - 1]);
+  side(c.lhs[kDimA], c.lhsPad.low[kDimA], c.lhsPad.high[kDimA]);
+  c.rhsPad.low[kDimB] = c.lhsPad.low[kDimA];
+  c.rhsPad.high[kDimB] = c.lhsPad.high[kDimA];
+  side(c.rhs[nDim], c.rhsPad.low[nDim], c.rhsPad.high[nDim]);
 }
 
 TileConfigAttr Generator::drawVerifierConfig(std::mt19937_64 &rng,
                                              const TunableOp &op) {
   static const char *packs[] = {"none", "a", "b", "ab"};
   static const int64_t unrolls[] = {1, 2, 4, 8};
-  bool paddable = op.kind == OpKind::Matmul || op.kind == OpKind::BatchMatmul;
+  const OptionSpec *padSpec = lookupOptionSpec(kTargetCPU, "pad");
+  const OptionSpec *layoutSpec = lookupOptionSpec(kTargetCPU, "layout");
+  bool paddable = padSpec && padSpec->appliesTo(op.kind);
+  bool hasLayout = layoutSpec && layoutSpec->appliesTo(op.kind);
   for (unsigned attempt = 0; attempt < 200; ++attempt) {
     FactorMap factors;
     for (const LoopDim &dim : op.dims) {
@@ -593,7 +714,7 @@ TileConfigAttr Generator::drawVerifierConfig(std::mt19937_64 &rng,
           "unroll", b.getI64IntegerAttr(pick<int64_t>(rng, unrolls))));
     if (chance(rng, 0.2))
       options.push_back(b.getNamedAttr("vectorize", b.getBoolAttr(false)));
-    if (op.kind == OpKind::ConvNchwFchw && chance(rng, 0.5))
+    if (hasLayout && chance(rng, 0.5))
       options.push_back(b.getNamedAttr(
           "layout", b.getStringAttr(chance(rng, 0.5) ? "nhwc" : "native")));
     std::string ignored;
@@ -708,12 +829,21 @@ FuzzCase Generator::generate(unsigned index) {
   std::mt19937_64 rng(seq);
   FuzzCase c;
   c.index = index;
-  c.kind = pick<OpKind>(rng, ops);
+  // The family from the case's stream (as the op kind was drawn before
+  // the layout and transpose forms joined), its form from a stream of its
+  // own: restricted to the plain kinds (--ops=matmul,batch_matmul,
+  // conv_2d_nhwc_hwcf,conv_2d_nchw_fchw), a seed draws the cases it drew
+  // then; with other forms, a case is the same problem in another form.
+  OpKind family = pick<OpKind>(rng, families);
+  std::seed_seq formSeq{uint32_t(seed), uint32_t(seed >> 32), uint32_t(index),
+                        0xf0e3u};
+  std::mt19937_64 formRng(formSeq);
+  c.kind = pick<OpKind>(formRng, kindsOfFamily[family]);
   c.form = pick<Form>(rng, forms);
   c.configKind = pick<ConfigKind>(rng, configs);
   c.threads = pick<unsigned>(rng, threadCounts);
   c.f64 = chance(rng, 0.15);
-  drawShape(rng, c);
+  drawShape(rng, formRng, c);
   if (c.form == Form::PadProducer)
     drawPadProducer(rng, c);
   // Axes added later draw from their own stream, so that the cases drawn
@@ -1007,6 +1137,14 @@ void printModule(llvm::raw_ostream &os, const FuzzCase &c) {
     os << "  " << line << "\n";
 }
 
+/// The names of every op kind, comma-separated.
+std::string listOpKinds() {
+  return llvm::join(
+      llvm::map_range(kAllOpKinds,
+                      [](OpKind kind) { return stringifyOpKind(kind).str(); }),
+      ", ");
+}
+
 bool validateOptions() {
   auto bad = [](const llvm::Twine &message) {
     llvm::WithColor::error(llvm::errs(), "tiletune-fuzz") << message << "\n";
@@ -1014,7 +1152,8 @@ bool validateOptions() {
   };
   for (const std::string &name : opsOpt)
     if (!symbolizeOpKind(name))
-      return bad("unknown op family '" + name + "' in --ops");
+      return bad("unknown op kind '" + name + "' in --ops (" + listOpKinds() +
+                 ")");
   for (const std::string &name : formsOpt)
     if (name != "tensor" && name != "memref" && name != "pad")
       return bad("unknown form '" + name +
@@ -1110,6 +1249,12 @@ int runMain() {
 int main(int argc, char **argv) {
   llvm::InitLLVM y(argc, argv);
   cl::HideUnrelatedOptions(fuzzCategory);
+  static const std::string opsHelp =
+      "Op kinds to draw from (default: all): " + listOpKinds() +
+      ". A case draws a family (matmul, batch_matmul, conv_2d_nhwc_hwcf: its "
+      "NHWC forms, conv_2d_nchw_fchw: its NCHW forms), then one of the "
+      "listed kinds of that family";
+  opsOpt.setDescription(opsHelp);
   mlir::tiletune::registerTileTuneVersionPrinter();
   cl::ParseCommandLineOptions(
       argc, argv,

@@ -1,10 +1,12 @@
 //===- CPUExecutionTest.cpp - JIT-run tiled variants against references ---===//
 //
-// Builds kernels of every op family (tensors and memrefs, primes, 1, strides,
-// dilations, padded convs), attaches random legal CPU configs (random
-// factorizations, loop orders, packing, unroll, vectorize) or the default
-// config, lowers them with buildCPULoweringPipeline, JIT-runs them and
-// compares the output with the same kernel lowered untiled.
+// Builds kernels of every op kind of TilingTemplates.def (the plain ops, the
+// transposed matmuls/batch_matmuls, conv_2d_nhwc_fhwc and the grouped convs;
+// tensors and memrefs, primes, 1, non-divisible sizes, group counts > 1,
+// strides, dilations, padded convs), attaches random legal CPU configs
+// (random factorizations, loop orders, packing, unroll, vectorize, layout)
+// or the default config, lowers them with buildCPULoweringPipeline, JIT-runs
+// them and compares the output with the same kernel lowered untiled.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +16,7 @@
 #include "tiletune/Execution/KernelInfo.h"
 #include "tiletune/Execution/Lowering.h"
 #include "tiletune/InitAll.h"
+#include "tiletune/Support/TilingTemplates.h"
 #include "tiletune/Transforms/DefaultConfig.h"
 #include "tiletune/Transforms/Pipelines.h"
 
@@ -25,6 +28,7 @@
 
 #include "gtest/gtest.h"
 
+#include <optional>
 #include <random>
 #include <sstream>
 
@@ -32,6 +36,12 @@ using namespace mlir;
 using namespace mlir::tiletune;
 
 namespace {
+
+/// Every op kind of TilingTemplates.def.
+constexpr OpKind kAllOpKinds[] = {
+#define TILETUNE_OP_KIND(Enumerator, Name, OpName, IsConv) OpKind::Enumerator,
+#include "tiletune/Support/TilingTemplates.def"
+};
 
 //===----------------------------------------------------------------------===//
 // Kernel text
@@ -144,6 +154,68 @@ std::string convKernel(bool tensors, bool nhwc, int64_t n, int64_t h, int64_t w,
   return os.str();
 }
 
+/// The indexing_maps of a transposed matmul kind ("" for the plain forms).
+std::string matmulMaps(OpKind kind) {
+  MatmulForm form = *getMatmulForm(kind);
+  if (!form.transposeA && !form.transposeB)
+    return "";
+  std::string dims = form.batched ? "(b, m, n, k)" : "(m, n, k)";
+  std::string b = form.batched ? "b, " : "";
+  auto map = [&](const std::string &results) {
+    return "affine_map<" + dims + " -> (" + b + results + ")>";
+  };
+  return "indexing_maps = [" + map(form.transposeA ? "k, m" : "m, k") + ", " +
+         map(form.transposeB ? "n, k" : "k, n") + ", " + map("m, n") + "]";
+}
+
+/// A kernel of any matmul kind (`b` ignored unless batched).
+std::string matmulKernel(bool tensors, OpKind kind, int64_t b, int64_t m,
+                         int64_t n, int64_t k) {
+  MatmulForm form = *getMatmulForm(kind);
+  llvm::SmallVector<int64_t> a = form.transposeA
+                                     ? llvm::SmallVector<int64_t>{k, m}
+                                     : llvm::SmallVector<int64_t>{m, k};
+  llvm::SmallVector<int64_t> bt = form.transposeB
+                                      ? llvm::SmallVector<int64_t>{n, k}
+                                      : llvm::SmallVector<int64_t>{k, n};
+  llvm::SmallVector<int64_t> c = {m, n};
+  if (form.batched)
+    for (llvm::SmallVector<int64_t> *shape : {&a, &bt, &c})
+      shape->insert(shape->begin(), b);
+  return singleOpKernel(tensors, getOpName(kind), matmulMaps(kind), a, bt, c);
+}
+
+/// A kernel of any conv kind: `c` and `f` are per group, `g` is used only
+/// by the grouped kinds.
+std::string convKindKernel(bool tensors, OpKind kind, int64_t n, int64_t g,
+                           int64_t h, int64_t w, int64_t c, int64_t f,
+                           int64_t kh, int64_t kw, int64_t sh, int64_t sw,
+                           int64_t dh, int64_t dw) {
+  int64_t oh = convOut(h, kh, sh, dh), ow = convOut(w, kw, sw, dw);
+  llvm::SmallVector<int64_t> in, filter, out;
+  switch (kind) {
+  case OpKind::ConvNhwcHwcf:
+    in = {n, h, w, c}, filter = {kh, kw, c, f}, out = {n, oh, ow, f};
+    break;
+  case OpKind::ConvNhwcFhwc:
+    in = {n, h, w, c}, filter = {f, kh, kw, c}, out = {n, oh, ow, f};
+    break;
+  case OpKind::ConvNchwFchw:
+    in = {n, c, h, w}, filter = {f, c, kh, kw}, out = {n, f, oh, ow};
+    break;
+  case OpKind::ConvNgchwFgchw:
+    in = {n, g, c, h, w}, filter = {f, g, c, kh, kw}, out = {n, g, f, oh, ow};
+    break;
+  case OpKind::ConvNhwgcGfhwc:
+    in = {n, h, w, g, c}, filter = {g, f, kh, kw, c}, out = {n, oh, ow, g, f};
+    break;
+  default:
+    llvm_unreachable("not a conv kind");
+  }
+  return singleOpKernel(tensors, getOpName(kind), convAttrs(sh, sw, dh, dw), in,
+                        filter, out);
+}
+
 //===----------------------------------------------------------------------===//
 // Random legal configs (CONFIG.md: factor lists per dimension role)
 //===----------------------------------------------------------------------===//
@@ -190,9 +262,7 @@ TileConfigAttr randomConfig(MLIRContext *ctx, const TunableOp &op,
         order.push_back(b.getStringAttr(dim.name));
     std::shuffle(order.begin(), order.end(), rng);
     const char *packs[] = {"none", "a", "b", "ab"};
-    bool conv =
-        op.kind == OpKind::ConvNhwcHwcf || op.kind == OpKind::ConvNchwFchw;
-    int64_t innerCache = factors[conv ? "c" : "k"].back();
+    int64_t innerCache = factors[isConv(op.kind) ? "c" : "k"].back();
     llvm::SmallVector<int64_t> unrolls;
     for (int64_t u : {1, 2, 4, 8})
       if (innerCache % u == 0)
@@ -204,6 +274,11 @@ TileConfigAttr randomConfig(MLIRContext *ctx, const TunableOp &op,
         b.getNamedAttr("unroll",
                        b.getI64IntegerAttr(unrolls[rng() % unrolls.size()])),
     };
+    // NCHW convs (grouped or not): native or computed as NHWC.
+    const OptionSpec *layout = lookupOptionSpec(kTargetCPU, "layout");
+    if (layout && layout->appliesTo(op.kind))
+      options.push_back(b.getNamedAttr(
+          "layout", b.getStringAttr(rng() % 2 ? "nhwc" : "native")));
     if (TileConfigAttr config =
             buildConfig(ctx, kTargetCPU, op, factors, options))
       return config;
@@ -284,9 +359,10 @@ protected:
   }
 
   /// Runs the untiled reference once, then `numConfigs` random configs plus
-  /// the default config, comparing each against the reference.
-  void checkKernel(const std::string &text, unsigned numConfigs,
-                   uint64_t seed) {
+  /// the default config, comparing each against the reference. With
+  /// `expectedKind`, the kernel's op must be of that kind.
+  void checkKernel(const std::string &text, unsigned numConfigs, uint64_t seed,
+                   std::optional<OpKind> expectedKind = std::nullopt) {
     SCOPED_TRACE(text);
     OwningOpRef<ModuleOp> module = parse(text);
     ASSERT_TRUE(module);
@@ -305,6 +381,8 @@ protected:
     ASSERT_NE(op, nullptr);
     FailureOr<TunableOp> tunable = matchTunableOp(op);
     ASSERT_TRUE(succeeded(tunable));
+    if (expectedKind)
+      ASSERT_EQ(stringifyOpKind(tunable->kind), stringifyOpKind(*expectedKind));
     int64_t reduction = 1;
     for (const LoopDim &dim : tunable->dims)
       if (dim.role == DimRole::Reduction)
@@ -403,6 +481,96 @@ TEST_F(CPUExecutionTest, PaddedConv) {
               4, 53);
   checkKernel(convKernel(true, false, 1, 6, 6, 2, 4, 3, 3, 2, 2, 1, 1, 1, true),
               3, 54);
+}
+
+TEST_F(CPUExecutionTest, TransposedMatmuls) {
+  // (b, m, n, k): 1, primes, sizes no register tile divides.
+  struct Shape {
+    int64_t b, m, n, k;
+  } shapes[] = {{1, 1, 1, 1}, {3, 17, 13, 5}};
+  uint64_t seed = 61;
+  for (OpKind kind :
+       {OpKind::MatmulTransposeA, OpKind::MatmulTransposeB,
+        OpKind::MatmulTransposeAB, OpKind::BatchMatmulTransposeA,
+        OpKind::BatchMatmulTransposeB, OpKind::BatchMatmulTransposeAB}) {
+    SCOPED_TRACE(stringifyOpKind(kind).str());
+    for (Shape s : shapes)
+      checkKernel(matmulKernel(true, kind, s.b, s.m, s.n, s.k), 2, seed++,
+                  kind);
+    checkKernel(matmulKernel(false, kind, 2, 12, 20, 9), 2, seed++, kind);
+  }
+}
+
+TEST_F(CPUExecutionTest, ConvNhwcFhwc) {
+  // n, g (unused), h, w, c, f, kh, kw, sh, sw, dh, dw
+  checkKernel(convKindKernel(true, OpKind::ConvNhwcFhwc, 1, 1, 10, 12, 8, 16, 3,
+                             3, 1, 1, 1, 1),
+              3, 71, OpKind::ConvNhwcFhwc);
+  checkKernel(convKindKernel(true, OpKind::ConvNhwcFhwc, 2, 1, 11, 9, 3, 5, 3,
+                             2, 2, 1, 1, 2),
+              3, 72, OpKind::ConvNhwcFhwc);
+  checkKernel(convKindKernel(false, OpKind::ConvNhwcFhwc, 1, 1, 7, 7, 1, 13, 1,
+                             1, 1, 1, 1, 1),
+              2, 73, OpKind::ConvNhwcFhwc);
+}
+
+TEST_F(CPUExecutionTest, GroupedConvs) {
+  // Group counts 2, 3, 4, 5; channels and filters per group 1 and primes;
+  // strides and dilations; tensors and memrefs.
+  struct Case {
+    bool tensors;
+    int64_t n, g, h, w, c, f, kh, kw, sh, sw, dh, dw;
+  } cases[] = {
+      {true, 1, 2, 8, 9, 3, 5, 3, 3, 1, 1, 1, 1},
+      {true, 2, 3, 11, 7, 2, 7, 3, 2, 2, 1, 1, 2},
+      {true, 1, 4, 6, 6, 1, 1, 3, 3, 1, 1, 1, 1},
+      {false, 1, 5, 7, 8, 4, 3, 2, 3, 1, 2, 2, 1},
+  };
+  uint64_t seed = 81;
+  for (OpKind kind : {OpKind::ConvNgchwFgchw, OpKind::ConvNhwgcGfhwc})
+    for (const Case &k : cases)
+      checkKernel(convKindKernel(k.tensors, kind, k.n, k.g, k.h, k.w, k.c, k.f,
+                                 k.kh, k.kw, k.sh, k.sw, k.dh, k.dw),
+                  2, seed++, kind);
+}
+
+// Every op kind the CPU passes tile, on sizes drawn from a seed: loop
+// sizes 1, primes and composites no register tile divides.
+TEST_F(CPUExecutionTest, EveryOpKindRandomShapes) {
+  std::mt19937_64 rng(97);
+  auto pick = [&](std::initializer_list<int64_t> values) {
+    return values.begin()[rng() % values.size()];
+  };
+  uint64_t seed = 101;
+  for (OpKind kind : kAllOpKinds) {
+    SCOPED_TRACE(stringifyOpKind(kind).str());
+    std::string text;
+    bool tensors = rng() % 3 != 0;
+    if (!isConv(kind)) {
+      int64_t b = pick({1, 2, 3});
+      int64_t m = pick({1, 5, 13, 24, 37});
+      int64_t n = pick({1, 7, 18, 33});
+      int64_t k = pick({1, 3, 11, 20});
+      text = matmulKernel(tensors, kind, b, m, n, k);
+    } else {
+      int64_t n = pick({1, 2});
+      int64_t g = pick({2, 3, 4});
+      int64_t kh = pick({1, 2, 3});
+      int64_t kw = pick({1, 3});
+      int64_t dh = pick({1, 2});
+      int64_t dw = pick({1, 2});
+      int64_t sh = pick({1, 2});
+      int64_t sw = pick({1, 2});
+      // Images at least as large as the (dilated) window.
+      int64_t h = dh * (kh - 1) + pick({1, 4, 7});
+      int64_t w = dw * (kw - 1) + pick({1, 5, 8});
+      int64_t c = pick({1, 3, 6});
+      int64_t f = pick({1, 5, 12});
+      text = convKindKernel(tensors, kind, n, g, h, w, c, f, kh, kw, sh, sw, dh,
+                            dw);
+    }
+    checkKernel(text, 2, seed++, kind);
+  }
 }
 
 TEST(DefaultConfigTest, LegalForAnyShape) {
