@@ -54,15 +54,13 @@ makeOptionParameter(const OptionSpec &spec, const ProblemSpec &problem) {
     // the passes do not generate: not a parameter of its own.
     if (spec.name == "compute")
       return nullptr;
-    // `pack = bt` (ttmm) transposes a B stored [b?][n][k]: only the
-    // matmul forms with such a B search it.
-    std::optional<MatmulForm> form = getMatmulForm(problem.opKind);
-    bool transposedB = form && form->transposeB;
+    // `pack = bt` (ttmm) applies where B is stored [b?][n][k] only.
+    SmallVector<StringRef> legal = spec.name == "pack"
+                                       ? getPackValues(problem.opKind)
+                                       : spec.getLegalValues();
     SmallVector<std::string> choices;
     int64_t defaultIndex = 0;
-    for (StringRef value : spec.getLegalValues()) {
-      if (spec.name == "pack" && value == "bt" && !transposedB)
-        continue;
+    for (StringRef value : legal) {
       if (value == spec.defaultValue)
         defaultIndex = choices.size();
       choices.push_back(value.str());

@@ -322,6 +322,15 @@ static const ComputePack kComputePacks[] = {
     {"tmm", "none"}, {"lpmm", "a"}, {"rpmmv", "b"}, {"dpmm", "ab"},
     {"ttmm", "bt"}};
 
+SmallVector<StringRef> mlir::tiletune::getPackValues(OpKind kind) {
+  std::optional<MatmulForm> form = getMatmulForm(kind);
+  SmallVector<StringRef> values;
+  for (StringRef value : lookupOptionSpec("cpu", "pack")->getLegalValues())
+    if (value != "bt" || (form && form->transposeB))
+      values.push_back(value);
+  return values;
+}
+
 std::optional<StringRef> mlir::tiletune::getPackOfCompute(StringRef compute) {
   for (const ComputePack &entry : kComputePacks)
     if (entry.compute == compute)

@@ -675,7 +675,8 @@ void Generator::drawPadProducer(std::mt19937_64 &rng, FuzzCase &c) {
 
 TileConfigAttr Generator::drawVerifierConfig(std::mt19937_64 &rng,
                                              const TunableOp &op) {
-  static const char *packs[] = {"none", "a", "b", "ab"};
+  // Every `pack` value of the kind (with `bt` where B is transposed).
+  SmallVector<StringRef> packs = getPackValues(op.kind);
   static const int64_t unrolls[] = {1, 2, 4, 8};
   const OptionSpec *padSpec = lookupOptionSpec(kTargetCPU, "pad");
   const OptionSpec *layoutSpec = lookupOptionSpec(kTargetCPU, "layout");
@@ -708,7 +709,7 @@ TileConfigAttr Generator::drawVerifierConfig(std::mt19937_64 &rng,
     }
     if (chance(rng, 0.5))
       options.push_back(b.getNamedAttr(
-          "pack", b.getStringAttr(pick<const char *>(rng, packs))));
+          "pack", b.getStringAttr(pick<StringRef>(rng, packs))));
     if (chance(rng, 0.5))
       options.push_back(b.getNamedAttr(
           "unroll", b.getI64IntegerAttr(pick<int64_t>(rng, unrolls))));

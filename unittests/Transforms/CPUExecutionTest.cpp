@@ -261,7 +261,8 @@ TileConfigAttr randomConfig(MLIRContext *ctx, const TunableOp &op,
       if (dim.role != DimRole::Batch)
         order.push_back(b.getStringAttr(dim.name));
     std::shuffle(order.begin(), order.end(), rng);
-    const char *packs[] = {"none", "a", "b", "ab"};
+    // Every `pack` value of the kind (with `bt` where B is transposed).
+    llvm::SmallVector<llvm::StringRef> packs = getPackValues(op.kind);
     int64_t innerCache = factors[isConv(op.kind) ? "c" : "k"].back();
     llvm::SmallVector<int64_t> unrolls;
     for (int64_t u : {1, 2, 4, 8})
@@ -270,7 +271,7 @@ TileConfigAttr randomConfig(MLIRContext *ctx, const TunableOp &op,
     llvm::SmallVector<NamedAttribute> options = {
         b.getNamedAttr("order", b.getArrayAttr(order)),
         b.getNamedAttr("vectorize", b.getBoolAttr(rng() % 5 != 0)),
-        b.getNamedAttr("pack", b.getStringAttr(packs[rng() % 4])),
+        b.getNamedAttr("pack", b.getStringAttr(packs[rng() % packs.size()])),
         b.getNamedAttr("unroll",
                        b.getI64IntegerAttr(unrolls[rng() % unrolls.size()])),
     };

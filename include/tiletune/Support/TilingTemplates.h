@@ -153,6 +153,11 @@ llvm::ArrayRef<OptionSpec> getOptionSpecs(llvm::StringRef target);
 const OptionSpec *lookupOptionSpec(llvm::StringRef target,
                                    llvm::StringRef name);
 
+/// The `pack` values that apply to op kind `kind` (the legal values of the
+/// cpu option `pack`, in their order): `bt` (AutoMCL's ttmm: B transposed
+/// whole first) only where B is stored transposed, [b?][n][k].
+llvm::SmallVector<llvm::StringRef> getPackValues(OpKind kind);
+
 /// The `pack` value that AutoMCL compute `compute` (a legal value of the cpu
 /// option `compute`) stands for: tmm -> none, lpmm -> a, rpmmv -> b,
 /// dpmm -> ab, ttmm -> bt; nullopt for the compute the CPU passes do not
