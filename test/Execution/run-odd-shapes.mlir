@@ -32,7 +32,7 @@
 // PAD-LABEL: func.func @p127
 // PAD: pad = {k = 128, m = 128, n = 128}
 // PAD-LABEL: func.func @p197
-// PAD: pad = {k = 200, m = 200, n = 208}
+// PAD: pad = {k = 200, m = 200, n = 224}
 // PAD-LABEL: func.func @mixed
 // PAD: pad = {k = 136, m = 264, n = 512}
 // PAD-LABEL: func.func @round
