@@ -34,7 +34,7 @@ namespace mlir::tiletune {
 /// f32 with AVX-512).
 ///
 ///  * n (the vectorized loop): when it is longer than two vectors and not a
-///    multiple of one, to a multiple of two vectors if that is at most 1.2x
+///    multiple of one, to a multiple of two vectors if that is under 1.2x
 ///    the multiple of one (wider register tiles), else to a multiple of one;
 ///  * m (the register rows): to a multiple of 8 when it is longer than 16
 ///    and has no divisor between 4 and 12;
@@ -51,14 +51,14 @@ inline int64_t getCPUPaddedSize(llvm::StringRef dim, int64_t size,
   };
   lanes = std::max<int64_t>(1, lanes);
   if (dim == "n" && size > 2 * lanes && size % lanes != 0) {
-    // Two vectors per register row when that pads at most a fifth more
+    // Two vectors per register row when that pads less than a fifth more
     // than one vector: a 16-wide register tile ran about 1.2x slower per
     // multiply-add than a 32-wide one on Zen 5 (197^3: n = 224 with 10x32
     // tiles 100.6 us, n = 208 with 10x16 111 us), and 1000 -> 1024 admits
     // the 12x32 / 8x32 tiles of AVX-512, 1008 only 16-wide ones; else one.
     int64_t twoVectors = roundUp(size, 2 * lanes);
     int64_t oneVector = roundUp(size, lanes);
-    if (twoVectors * 5 <= oneVector * 6)
+    if (twoVectors * 5 < oneVector * 6)
       return twoVectors;
     return oneVector;
   }
