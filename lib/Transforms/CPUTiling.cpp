@@ -567,6 +567,78 @@ static Value createPaddedTileCopy(OpBuilder &b, Location loc, Value source,
   return nest.results.front();
 }
 
+/// A zero-padded copy of the B tile `source` (`[b?][k][n]`, each dim at most
+/// that of the static tile `[b?][kc][nc]`, sizes static or not) written
+/// straight into column panels `[b?][nc/rn][kc][rn]`, the layout `pack = b`
+/// gives a full tile (packPanels): one copy instead of a padded copy and a
+/// panel copy of it. Loops over (batch,) panels and rows; each row of a
+/// panel is one vector of `rn` elements read with a mask covering the part
+/// inside `source` (zeros past its edge). Requires rn <= kPadCopyChunk and
+/// nc % rn == 0. Built at `b`'s insertion point.
+static Value createPaddedPanelCopy(OpBuilder &b, Location loc, Value source,
+                                   bool batched, int64_t kc, int64_t nc,
+                                   int64_t rn) {
+  auto sourceType = cast<RankedTensorType>(source.getType());
+  Type elementType = sourceType.getElementType();
+  unsigned kPos = batched ? 1 : 0;
+  SmallVector<int64_t> packedShape;
+  if (batched)
+    packedShape.push_back(sourceType.getDimSize(0));
+  packedShape.append({nc / rn, kc, rn});
+  auto vectorType = VectorType::get({rn}, elementType);
+  auto maskType = VectorType::get({rn}, b.getI1Type());
+  Value zero = arith::ConstantOp::create(
+      b, loc, cast<TypedAttr>(b.getZeroAttr(elementType)));
+  Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
+  Value sourceK = tensor::DimOp::create(b, loc, source, kPos);
+  Value sourceN = tensor::DimOp::create(b, loc, source, kPos + 1);
+  bool checkK = sourceType.getDimSize(kPos) != kc;
+  Value empty = tensor::EmptyOp::create(b, loc, packedShape, elementType);
+  // Loops (b?, panel, k); the row is one vector.
+  SmallVector<Value> lbs, ubs, steps;
+  for (int64_t size : ArrayRef(packedShape).drop_back()) {
+    lbs.push_back(c0);
+    ubs.push_back(arith::ConstantIndexOp::create(b, loc, size));
+    steps.push_back(arith::ConstantIndexOp::create(b, loc, 1));
+  }
+  scf::LoopNest nest = scf::buildLoopNest(
+      b, loc, lbs, ubs, steps, ValueRange{empty},
+      [&](OpBuilder &nb, Location nl, ValueRange ivs,
+          ValueRange args) -> scf::ValueVector {
+        Value panel = ivs[kPos];
+        Value k = ivs[kPos + 1];
+        Value column = arith::MulIOp::create(
+            nb, nl, panel, arith::ConstantIndexOp::create(nb, nl, rn));
+        // Valid elements of this row (create_mask clamps to [0, rn]).
+        Value valid =
+            arith::SubIOp::create(nb, nl, sourceN, column).getResult();
+        if (checkK) {
+          Value inside = arith::CmpIOp::create(
+              nb, nl, arith::CmpIPredicate::slt, k, sourceK);
+          valid = arith::SelectOp::create(nb, nl, inside, valid, c0);
+        }
+        Value mask = vector::CreateMaskOp::create(nb, nl, maskType, valid);
+        SmallVector<Value> readIndices;
+        if (batched)
+          readIndices.push_back(ivs[0]);
+        readIndices.append({k, column});
+        // Masked-off lanes are not accessed: the read is in bounds.
+        auto read = vector::TransferReadOp::create(
+            nb, nl, vectorType, source, readIndices,
+            AffineMapAttr::get(AffineMap::getMinorIdentityMap(
+                readIndices.size(), 1, nb.getContext())),
+            zero, mask, nb.getBoolArrayAttr({true}));
+        SmallVector<Value> writeIndices(ivs.begin(), ivs.end());
+        writeIndices.push_back(c0);
+        Value written =
+            vector::TransferWriteOp::create(nb, nl, read.getResult(), args[0],
+                                            writeIndices, ArrayRef<bool>{true})
+                .getResult();
+        return {written};
+      });
+  return nest.results.front();
+}
+
 /// Copies the part of the static tile `padded` that `dest` covers (each dim
 /// of `dest` at most that of `padded`, sizes static or not) into `dest`, as
 /// vector code: loops over `dest`'s rows and over chunks of each row, each
@@ -617,6 +689,17 @@ struct PaddedTile {
   Operation *op = nullptr;
   /// Per operand (inputs, then the init): whether it reads a padded copy.
   SmallVector<bool> paddedOperands;
+  /// The B panels the padded copy of B was written into (then the op's B
+  /// operand is a placeholder of the tile's shape that only usePanels
+  /// reads through, replacing it by panel slices).
+  std::optional<PanelPack> panels;
+};
+
+/// The padded copies made by padCacheTile, shared by the cache-level ops of
+/// one schedule (an input tile read by several peeled parts is copied once).
+struct PaddedCopies {
+  DenseMap<std::pair<Value, Type>, Value> inputs;
+  DenseMap<Value, PanelPack> panels;
 };
 } // namespace
 
@@ -627,12 +710,15 @@ struct PaddedTile {
 /// definition (so a tile that the cache loops hoisted is copied once), the
 /// op is cloned on the copies, and the valid part of its result is copied
 /// back into the original output tile. Zero padding of a reduction adds
-/// zero products; padded rows and columns of the output are dropped. Fails
-/// without changes when an operand is not indexed by plain loops.
+/// zero products; padded rows and columns of the output are dropped. With
+/// `panelRn` > 0 (a matmul packing an untransposed B into panels of that
+/// width), a padded B is copied straight into the panels
+/// (createPaddedPanelCopy). Fails without changes when an operand is not
+/// indexed by plain loops.
 static FailureOr<PaddedTile>
 padCacheTile(RewriterBase &rewriter, linalg::LinalgOp op,
-             ArrayRef<int64_t> tileSizes,
-             DenseMap<std::pair<Value, Type>, Value> &inputCopies) {
+             ArrayRef<int64_t> tileSizes, int64_t panelRn, bool batched,
+             PaddedCopies &copies) {
   if (!op.hasPureTensorSemantics() || op->getNumResults() != 1 ||
       op.getNumDpsInits() != 1)
     return failure();
@@ -678,9 +764,26 @@ padCacheTile(RewriterBase &rewriter, linalg::LinalgOp op,
     }
     // An input tile shared by several cache-level ops (after peeling) is
     // copied once: the copy right after its definition dominates them all.
-    auto key = std::make_pair(
-        operand.get(), Type(RankedTensorType::get(shape, type.getElementType())));
-    Value &copy = inputCopies[key];
+    auto paddedType = RankedTensorType::get(shape, type.getElementType());
+    if (panelRn > 0 && operand.getOperandNumber() == 1) {
+      auto it = copies.panels.find(operand.get());
+      if (it == copies.panels.end()) {
+        setInsertionPointAfterDef(rewriter, operand.get());
+        PanelPack pack;
+        pack.rn = panelRn;
+        pack.packed = createPaddedPanelCopy(
+            rewriter, loc, operand.get(), batched, shape[shape.size() - 2],
+            shape.back(), panelRn);
+        pack.cacheOperand = tensor::EmptyOp::create(
+            rewriter, loc, shape, type.getElementType());
+        it = copies.panels.try_emplace(operand.get(), pack).first;
+      }
+      result.panels = it->second;
+      operands.push_back(it->second.cacheOperand);
+      continue;
+    }
+    auto key = std::make_pair(operand.get(), Type(paddedType));
+    Value &copy = copies.inputs[key];
     if (!copy) {
       setInsertionPointAfterDef(rewriter, operand.get());
       copy = createPaddedTileCopy(rewriter, loc, operand.get(), shape);
@@ -713,7 +816,8 @@ static constexpr llvm::StringLiteral kPeelMarker = "tiletune.peel";
 /// tiles first.
 static FailureOr<SmallVector<PaddedTile>>
 peelAndPadCacheTiles(RewriterBase &rewriter, Operation *cacheOp,
-                     Operation *cacheOuter, ArrayRef<int64_t> tileSizes) {
+                     Operation *cacheOuter, ArrayRef<int64_t> tileSizes,
+                     int64_t panelRn, bool batched) {
   MLIRContext *ctx = cacheOp->getContext();
   Operation *scope =
       cacheOuter ? cacheOuter->getParentOp() : cacheOp->getParentOp();
@@ -766,14 +870,14 @@ peelAndPadCacheTiles(RewriterBase &rewriter, Operation *cacheOp,
       ops.push_back(op);
   });
   SmallVector<PaddedTile> tiles;
-  DenseMap<std::pair<Value, Type>, Value> inputCopies;
+  PaddedCopies copies;
   for (Operation *op : ops) {
     rewriter.modifyOpInPlace(op, [&] { op->removeAttr(kCacheTileMarker); });
     auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
     if (!linalgOp)
       return failure();
     FailureOr<PaddedTile> tile =
-        padCacheTile(rewriter, linalgOp, tileSizes, inputCopies);
+        padCacheTile(rewriter, linalgOp, tileSizes, panelRn, batched, copies);
     if (failed(tile))
       return failure();
     tiles.push_back(*tile);
@@ -903,19 +1007,30 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
   // the static tile (peelAndPadCacheTiles).
   SmallVector<Operation *> cacheOps{current};
   SmallVector<bool> lhsCopied{false};
+  SmallVector<std::optional<PanelPack>> paddedPanels{std::nullopt};
   if (s.isPadded()) {
     SmallVector<int64_t> tileSizes;
     for (auto [tile, extent] : llvm::zip(s.cacheTiles, threadExtents))
       tileSizes.push_back(std::min(tile, extent));
-    FailureOr<SmallVector<PaddedTile>> tiles =
-        peelAndPadCacheTiles(rewriter, current, cacheOuter, tileSizes);
+    // A padded B tile that is packed goes straight into its panels.
+    int64_t panelRn = 0;
+    if (matmulLike && s.packRhs && !transposedB) {
+      int64_t rn = s.registerTiles[getPanelDim(s.kind)];
+      int64_t nc = tileSizes[getPanelDim(s.kind)];
+      if (rn > 0 && rn <= kPadCopyChunk && nc % rn == 0)
+        panelRn = rn;
+    }
+    FailureOr<SmallVector<PaddedTile>> tiles = peelAndPadCacheTiles(
+        rewriter, current, cacheOuter, tileSizes, panelRn, batched);
     if (failed(tiles))
       return failure();
     cacheOps.clear();
     lhsCopied.clear();
+    paddedPanels.clear();
     for (const PaddedTile &tile : *tiles) {
       cacheOps.push_back(tile.op);
       lhsCopied.push_back(tile.paddedOperands.front());
+      paddedPanels.push_back(tile.panels);
     }
   }
 
@@ -923,9 +1038,12 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
   // tiling, per cache-level op (several after peeling).
   SmallVector<Operation *> packCopies;
   SmallVector<Operation *> registerOps;
-  for (auto [cacheOp, lhsIsCopy] : llvm::zip(cacheOps, lhsCopied)) {
+  // B tiles already packed (shared by several peeled cache-level ops).
+  DenseMap<Value, PanelPack> packedB;
+  for (auto [cacheOp, lhsIsCopy, paddedPanel] :
+       llvm::zip(cacheOps, lhsCopied, paddedPanels)) {
     current = cacheOp;
-    std::optional<PanelPack> panels;
+    std::optional<PanelPack> panels = paddedPanel;
     if (s.packLhs && !lhsIsCopy) {
       FailureOr<Operation *> copy = packPlainCopy(
           rewriter, cast<linalg::LinalgOp>(current), 0, bufferAnchor);
@@ -933,15 +1051,21 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
         return failure();
       packCopies.push_back(*copy);
     }
-    if (s.packRhs) {
+    if (s.packRhs && !panels) {
       if (matmulLike) {
-        auto packed = packPanels(rewriter, cast<linalg::LinalgOp>(current),
-                                 s.registerTiles[getPanelDim(s.kind)],
-                                 batched, transposedB, bufferAnchor);
-        if (failed(packed))
-          return failure();
-        packCopies.push_back(packed->first);
-        panels = packed->second;
+        Value b = current->getOperand(1);
+        if (auto it = packedB.find(b); it != packedB.end()) {
+          panels = it->second;
+        } else {
+          auto packed = packPanels(rewriter, cast<linalg::LinalgOp>(current),
+                                   s.registerTiles[getPanelDim(s.kind)],
+                                   batched, transposedB, bufferAnchor);
+          if (failed(packed))
+            return failure();
+          packCopies.push_back(packed->first);
+          panels = packed->second;
+          packedB.try_emplace(b, *panels);
+        }
       } else {
         FailureOr<Operation *> copy = packPlainCopy(
             rewriter, cast<linalg::LinalgOp>(current), 1, bufferAnchor);

@@ -183,7 +183,25 @@ TileConfigAttr tiletune::computeDefaultCPUConfig(MLIRContext *ctx,
     plan.cache["k"] = kc;
     plan.cache["n"] =
         cacheTile(plan.parallel["n"], rn, std::min<int64_t>(ncCap, 512));
-    plan.cache["m"] = cacheTile(plan.parallel["m"], rm, 64);
+    // Up to 64 rows of A per cache tile. When the thread's rows have no
+    // multiple of rm near that (a prime number of register rows: 257 padded
+    // to 264 is 2 x 11 tiles of 12 at 2 threads), a tile of one or two
+    // register rows would copy A and the output tile in many small steps
+    // (257x511x129 at 2 threads: 156 us with 12 rows, 110 with 132, Zen 5);
+    // the thread's whole extent is taken instead while its A block fits in
+    // half of L2.
+    // The same when m is padded and several threads run: every cache step
+    // of a padded schedule copies its partial tiles, and at 2 threads
+    // fewer, larger steps ran faster (197^3: 64 us with 100 rows per step,
+    // 87 with 50); up to 256 rows (1000^3 keeps its 50-row tiles).
+    int64_t mc = cacheTile(plan.parallel["m"], rm, 64);
+    bool mPadded = size("m") != original.lookup("m")->size;
+    bool fitsL2 =
+        plan.parallel["m"] * kc * elementBytes <= target.l2Bytes / 2;
+    if (fitsL2 && (mc < 16 || (mPadded && target.threads > 1 &&
+                               plan.parallel["m"] <= 256)))
+      mc = plan.parallel["m"];
+    plan.cache["m"] = mc;
     order = {"n", "k", "m"};
     // Panels pay off when several register rows reuse them; A is then
     // copied too (its rows are 4 KiB apart for power-of-two K, which

@@ -13,6 +13,8 @@
 // RUN:   tiletune-run %s --entry=$e --pipeline=tiletune-lower-cpu --verify --repeats=1 --mcpu=haswell; \
 // RUN: done | FileCheck %s --check-prefix=OK3
 // The compute is the packing: rpmmv packs B into panels, dpmm both operands.
+// The padded B tile (67x37 in a 16x48 tile) is copied straight into its
+// three 16x16 panels (no padded copy, no transpose of it).
 // RUN: tiletune-opt %s --tiletune-tile-cpu | FileCheck %s --check-prefix=IR
 
 // OK7-COUNT-7: verify: PASSED
@@ -21,7 +23,10 @@
 // IR-LABEL: func.func @tmm_prime
 // IR-NOT: linalg.transpose
 // IR-LABEL: func.func @rpmmv_prime
-// IR: linalg.transpose
+// IR: tensor.empty() : tensor<3x16x16xf32>
+// IR-NOT: tensor<16x48xf32>
+// IR-NOT: linalg.transpose
+// IR-LABEL: func.func @dpmm_prime
 
 func.func @tmm_prime(%a: tensor<131x67xf32>, %b: tensor<67x37xf32>,
                      %c: tensor<131x37xf32>) -> tensor<131x37xf32> {

@@ -32,11 +32,22 @@
 // PAD-LABEL: func.func @p127
 // PAD: pad = {k = 128, m = 128, n = 128}
 // PAD-LABEL: func.func @p197
-// PAD: pad = {k = 200, m = 200, n = 208}
+// PAD: pad = {k = 200, m = 200, n = 224}
 // PAD-LABEL: func.func @mixed
 // PAD: pad = {k = 136, m = 264, n = 512}
 // PAD-LABEL: func.func @round
 // PAD: pad = {n = 1024}
+
+// At 2 threads a padded m takes the thread's whole extent as its cache tile
+// (fewer copy steps: 197 -> 100 rows, not 50; 257 -> 132, not 12), while
+// 1000 (m not padded) keeps its 50-row tiles:
+// RUN: tiletune-opt %s --tiletune-default-config="mcpu=znver4 caches=48K,1M threads=2" | FileCheck %s --check-prefix=PAD2
+// PAD2-LABEL: func.func @p197
+// PAD2: parallel = {m = 100, n = 224}, cache = {k = 200, m = 100, n = 224}, register = {m = 10, n = 32}
+// PAD2-LABEL: func.func @mixed
+// PAD2: parallel = {m = 132, n = 512}, cache = {k = 136, m = 132, n = 512}, register = {m = 12, n = 32}
+// PAD2-LABEL: func.func @round
+// PAD2: cache = {k = 96, m = 50, n = 512}
 
 // CHECK: verify: PASSED
 

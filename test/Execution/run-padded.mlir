@@ -19,7 +19,7 @@
 // The padding follows the target's lanes: pinned to 16 (AVX-512).
 // RUN: tiletune-opt %s --tiletune-default-config=mcpu=znver4 | FileCheck %s --check-prefix=DEFAULT
 // DEFAULT-LABEL: func.func @default_prime
-// DEFAULT: pad = {k = 144, m = 136, n = 144}
+// DEFAULT: pad = {k = 144, m = 136, n = 160}
 // DEFAULT-LABEL: func.func @default_1000
 // DEFAULT: pad = {n = 1024}
 

@@ -15,10 +15,11 @@ func.func @matmul_1024(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>, %c:
 
 // Primes and 1: m and n have no useful divisors and are padded (97 -> 104,
 // a multiple of 8 rows; 89 -> 96, a multiple of the 16 lanes), then tiled
-// like a regular matmul; k = 1 stays.
+// like a regular matmul; k = 1 stays. 13 register rows have no multiple of 8
+// near 64 rows, so the cache tile takes all 104 rows.
 
 // CHECK-LABEL: func.func @matmul_primes
-//       CHECK:   tiletune.config = #tiletune.config<cpu, parallel = {m = 104, n = 96}, cache = {k = 1, m = 8, n = 96}, register = {m = 8, n = 32}, order = [n, k, m], pack = ab, pad = {m = 104, n = 96}
+//       CHECK:   tiletune.config = #tiletune.config<cpu, parallel = {m = 104, n = 96}, cache = {k = 1, m = 104, n = 96}, register = {m = 8, n = 32}, order = [n, k, m], pack = ab, pad = {m = 104, n = 96}
 // TILED-LABEL: func.func @matmul_primes
 //   TILED-NOT:   linalg.matmul
 func.func @matmul_primes(%a: tensor<97x1xf32>, %b: tensor<1x89xf32>, %c: tensor<97x89xf32>) -> tensor<97x89xf32> {

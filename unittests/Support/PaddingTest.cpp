@@ -14,11 +14,13 @@ namespace {
 
 TEST(PaddingTest, PadsOnlySizesWithoutGoodDivisors) {
   // n: once longer than two vectors, to a multiple of two vectors when that
-  // adds at most n/16, else of one vector.
+  // is under 1.2x the multiple of one vector, else of one vector.
   EXPECT_EQ(getCPUPaddedSize("n", 127, 16), 128);
   EXPECT_EQ(getCPUPaddedSize("n", 1000, 16), 1024);
-  EXPECT_EQ(getCPUPaddedSize("n", 197, 16), 208);
-  EXPECT_EQ(getCPUPaddedSize("n", 139, 16), 144);
+  EXPECT_EQ(getCPUPaddedSize("n", 197, 16), 224); // not 208 (16-wide tiles)
+  EXPECT_EQ(getCPUPaddedSize("n", 139, 16), 160);
+  EXPECT_EQ(getCPUPaddedSize("n", 40, 16), 48); // 64 would be 1.33x 48
+  EXPECT_EQ(getCPUPaddedSize("n", 37, 8), 40);  // 48 would be 1.2x 40
   EXPECT_EQ(getCPUPaddedSize("n", 1024, 16), 1024);
   EXPECT_EQ(getCPUPaddedSize("n", 29, 16), 29);
   EXPECT_EQ(getCPUPaddedSize("n", 1000, 8), 1000); // f64: 8 lanes
