@@ -617,15 +617,13 @@ mlir::tiletune::verifyConfig(TileConfigAttr config, const TunableOp &op,
                          << pack << "'";
     pack = *computePack;
   }
-  if (pack == "bt") {
-    std::optional<MatmulForm> form = getMatmulForm(op.kind);
-    if (!form || !form->transposeB)
-      return emitError()
-             << "'pack = bt' (compute ttmm: transpose B whole, then multiply) "
-                "applies to a matmul whose B operand is stored transposed "
-                "([b?][n][k]); the B of this "
-             << kindName << " is not: use 'pack = none' (tmm) or 'b' (rpmmv)";
-  }
+  // Where `bt` applies: getPackValues, the rule the spaces search by.
+  if (pack == "bt" && !llvm::is_contained(getPackValues(op.kind), pack))
+    return emitError()
+           << "'pack = bt' (compute ttmm: transpose B whole, then multiply) "
+              "applies to a matmul whose B operand is stored transposed "
+              "([b?][n][k]); the B of this "
+           << kindName << " is not: use 'pack = none' (tmm) or 'b' (rpmmv)";
   int64_t unroll = config.getIntOption("unroll");
   StringRef innerReduction = isConv(op.kind) ? "c" : "k";
   int64_t reductionTile = config.getTileSize("cache", innerReduction).value_or(1);
