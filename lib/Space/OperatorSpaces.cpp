@@ -169,6 +169,19 @@ static void addCPUTargetConstraints(Space &space, const ProblemSpec &problem,
           lanes](const Space &s, const Config &c) -> std::optional<std::string> {
            if (getChoice(s, c, "vectorize", "true") != "true")
              return std::nullopt;
+           // `pack = dn` (dnmm332): rm x rn accumulator vectors (along k)
+           // plus rm vectors of A and rn of B.
+           if (getChoice(s, c, "pack", "none") == "dn") {
+             int64_t rm = s.getValue(c, "m").back();
+             int64_t rn = s.getValue(c, "n").back();
+             int64_t need = rm * rn + rm + rn;
+             if (need <= registers)
+               return std::nullopt;
+             return "dnmm register tile of " + std::to_string(rm) + " x " +
+                    std::to_string(rn) + " needs " + std::to_string(need) +
+                    " vector registers, the target has " +
+                    std::to_string(registers);
+           }
            StringRef vdim = getVectorDim(s, c, kind);
            int64_t rows = 1, vectors = 1;
            for (const std::string &d : parallel) {
@@ -415,6 +428,11 @@ int64_t mlir::tiletune::getMatmulCacheLines(MatmulSchedule schedule,
     // tiles are TMM's on the transposed B; its whole-B transpose (the first
     // term of its Table 2 row) runs once, before the tiles.
     return rows(mt, kt) + rows(kt, nt) + rows(mt, nt);
+  case MatmulSchedule::DNMM:
+    // A tile (M_t x K_t) + B tile (N_t x K_t, B stored [n][k]) + C tile.
+    // The paper's CC[y][x][k_i] lives in registers here (k_i = one vector),
+    // so its M_t (ceil(N_t K_t / C_w) + 1) term is the C tile's.
+    return rows(mt, kt) + rows(nt, kt) + rows(mt, nt);
   case MatmulSchedule::LPMM:
     return 1 + std::max(ceilDiv(mt, cw) + mt,
                         ceilDiv(mt * nt, cw) +
@@ -505,6 +523,7 @@ Expected<Space> mlir::tiletune::filterByIdealCacheModel(
               : pack == "b"  ? MatmulSchedule::RPMM
               : pack == "ab" ? MatmulSchedule::DPMM
               : pack == "bt" ? MatmulSchedule::TTMM
+              : pack == "dn" ? MatmulSchedule::DNMM
                              : MatmulSchedule::TMM;
     }
     return getMatmulCacheLines(sched, tile("m"), tile("k"), tile("n"), cw);

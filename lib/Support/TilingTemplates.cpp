@@ -320,13 +320,14 @@ struct ComputePack {
 /// operand packing that generates them.
 static const ComputePack kComputePacks[] = {
     {"tmm", "none"}, {"lpmm", "a"}, {"rpmmv", "b"}, {"dpmm", "ab"},
-    {"ttmm", "bt"}};
+    {"ttmm", "bt"}, {"dnmm332", "dn"}};
 
 SmallVector<StringRef> mlir::tiletune::getPackValues(OpKind kind) {
   std::optional<MatmulForm> form = getMatmulForm(kind);
   SmallVector<StringRef> values;
   for (StringRef value : lookupOptionSpec("cpu", "pack")->getLegalValues())
-    if (value != "bt" || (form && form->transposeB))
+    if ((value != "bt" || (form && form->transposeB)) &&
+        (value != "dn" || (form && form->transposeB && !form->transposeA)))
       values.push_back(value);
   return values;
 }

@@ -91,6 +91,7 @@ FailureOr<CPUSchedule> tiletune::decodeCPUSchedule(Operation *op,
     pack = *computePack;
   schedule.packLhs = pack == "a" || pack == "ab";
   schedule.packRhs = pack == "b" || pack == "ab";
+  schedule.dnmm = pack == "dn";
   if (schedule.unroll < 1)
     return fail("unroll must be positive");
 

@@ -1155,7 +1155,8 @@ tiletune::tileAndVectorizeForCPU(RewriterBase &rewriter, Operation *op,
 FailureOr<CPUTilingResult> tiletune::applyCPUConfig(RewriterBase &rewriter,
                                                     Operation *op,
                                                     CPUConfigError *error,
-                                                    bool fuseEpilogues) {
+                                                    bool fuseEpilogues,
+                                                    const CPUDescription *target) {
   std::string reason;
   // Fails with `reason` at `current`, the op that still carries the config.
   auto fail = [&](Operation *current) -> FailureOr<CPUTilingResult> {
@@ -1192,6 +1193,30 @@ FailureOr<CPUTilingResult> tiletune::applyCPUConfig(RewriterBase &rewriter,
   if (failed(schedule) || failed(checkScheduleFitsOp(op, *schedule, &reason)))
     return fail(op);
   rewriter.setInsertionPoint(op);
+  if (schedule->dnmm) {
+    std::optional<CPUDescription> host;
+    if (!target) {
+      llvm::Expected<CPUDescription> cpu = describeTargetCPU("", "");
+      if (!cpu) {
+        reason = llvm::toString(cpu.takeError());
+        return fail(op);
+      }
+      host = *cpu;
+      target = &*host;
+    }
+    int64_t bits =
+        getElementTypeOrSelf(op->getOperand(0).getType()).getIntOrFloatBitWidth();
+    int64_t lanes = target->getLanes(std::max<int64_t>(bits / 8, 1));
+    FailureOr<CPUTilingResult> result =
+        generateDnmmForCPU(rewriter, op, *schedule, lanes, &reason);
+    if (failed(result))
+      return fail(op);
+    if (hadEpilogue)
+      result->epilogueNotFused = "compute dnmm332 (pack = dn) adds to the "
+                                 "output tile after each k chunk: the "
+                                 "epilogue runs after the op";
+    return result;
+  }
   FailureOr<CPUTilingResult> result =
       tileAndVectorizeChecked(rewriter, op, *schedule, fuseEpilogues);
   if (succeeded(result) && hadEpilogue && result->numEpilogueOps == 0) {

@@ -54,6 +54,8 @@ void tiletune::buildCPULoweringPipeline(OpPassManager &pm,
   if (options.tile) {
     TileTuneTileCPUOptions tiling;
     tiling.fuseEpilogues = options.fuseEpilogues;
+    tiling.mcpu = options.mcpu;
+    tiling.mattr = options.mattr;
     pm.addNestedPass<func::FuncOp>(createTileTuneTileCPU(tiling));
   }
   pm.addPass(createCanonicalizerPass());

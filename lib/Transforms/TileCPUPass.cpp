@@ -72,6 +72,18 @@ struct TileCPUPass : public tiletune::impl::TileTuneTileCPUBase<TileCPUPass> {
       }
     });
 
+    // The target of `pack = dn`'s vectors (default: the process's).
+    std::optional<CPUDescription> target;
+    if (!mcpu.empty() || !mattr.empty()) {
+      llvm::Expected<CPUDescription> cpu = describeTargetCPU(mcpu, mattr);
+      if (!cpu) {
+        func.emitError() << "tiletune-tile-cpu: "
+                         << llvm::toString(cpu.takeError());
+        return signalPassFailure();
+      }
+      target = *cpu;
+    }
+
     llvm::DenseSet<Operation *> skipped;
     IRRewriter rewriter(&getContext());
     while (true) {
@@ -99,7 +111,8 @@ struct TileCPUPass : public tiletune::impl::TileTuneTileCPUBase<TileCPUPass> {
       Location loc = next->getLoc();
       CPUConfigError error;
       FailureOr<CPUTilingResult> result =
-          applyCPUConfig(rewriter, next, &error, fuseEpilogues);
+          applyCPUConfig(rewriter, next, &error, fuseEpilogues,
+                         target ? &*target : nullptr);
       if (failed(result) && error.tilingFailed) {
         emitError(loc) << "tiling by tiletune.config failed";
         return signalPassFailure();

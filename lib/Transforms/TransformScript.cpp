@@ -147,6 +147,12 @@ LogicalResult writeAction(Operation *op, TileConfigAttr config,
           "compute ttmm), a rewrite no upstream transform op does";
     return failure();
   }
+  if (config.getStringOption("pack") == "dn" ||
+      config.getStringOption("compute") == "dnmm332") {
+    why = "its config vectorizes along k with per-lane partial sums (pack = "
+          "dn, compute dnmm332), a loop nest no upstream transform op builds";
+    return failure();
+  }
   if (tunable.kind == OpKind::ConvNhwcFhwc) {
     why = "it is a conv_2d_nhwc_fhwc, which the pass computes on its filter "
           "transposed to HWCF, a rewrite no upstream transform op does";

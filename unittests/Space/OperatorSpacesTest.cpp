@@ -130,9 +130,30 @@ TEST(CpuSpace, TransposedBSearchesTTMM) {
   EXPECT_EQ(packChoices("matmul_transpose_a", {64, 64, 64}),
             (V{"none", "a", "b", "ab"}));
   EXPECT_EQ(packChoices("matmul_transpose_b", {64, 64, 64}),
-            (V{"none", "a", "b", "ab", "bt"}));
+            (V{"none", "a", "b", "ab", "bt", "dn"}));
+  EXPECT_EQ(packChoices("batch_matmul_transpose_b", {2, 64, 64, 64}),
+            (V{"none", "a", "b", "ab", "bt", "dn"}));
+  // dnmm332 reads A along k too: not where A is stored [b?][k][m].
   EXPECT_EQ(packChoices("batch_matmul_transpose_ab", {2, 64, 64, 64}),
             (V{"none", "a", "b", "ab", "bt"}));
+}
+
+TEST(CpuSpace, DnmmRegisterFile) {
+  // pack = dn counts rm x rn accumulators + rm + rn vectors.
+  SpaceOptions options = untargeted();
+  options.vectorRegisters = 32;
+  options.vectorBytes = 64;
+  Space s = buildOrDie(problemOrDie("matmul_transpose_b", "cpu", {64, 64, 64}),
+                       options);
+  Config fits = *s.parseKey("m=[1,1,16,4];n=[1,1,16,4];k=[1,64];"
+                            "order=[m,n,k];vectorize=true;pack=dn;unroll=1");
+  std::string why;
+  EXPECT_TRUE(s.isValid(fits, &why)) << why;
+  Config spills = *s.parseKey("m=[1,1,8,8];n=[1,1,16,4];k=[1,64];"
+                              "order=[m,n,k];vectorize=true;pack=dn;unroll=1");
+  EXPECT_FALSE(s.isValid(spills, &why));
+  EXPECT_EQ(why, "register-file: dnmm register tile of 8 x 4 needs 44 vector "
+                 "registers, the target has 32");
 }
 
 TEST(CpuSpace, RegisterLimitMessage) {

@@ -118,7 +118,8 @@ TEST(TilingTemplatesTest, Computes) {
   }
   EXPECT_EQ(getPackOfCompute("rpmmv"), llvm::StringRef("b"));
   EXPECT_EQ(getPackOfCompute("ttmm"), llvm::StringRef("bt"));
-  EXPECT_FALSE(getPackOfCompute("dnmm332").has_value());
+  EXPECT_EQ(getPackOfCompute("dnmm332"), llvm::StringRef("dn"));
+  EXPECT_FALSE(getPackOfCompute("dnmm").has_value());
   EXPECT_FALSE(getComputeOfPack("c").has_value());
 }
 

@@ -126,6 +126,7 @@ enum class MatmulSchedule {
   RPMM, ///< RHS packed (pack = b)
   DPMM, ///< both packed (pack = ab)
   TTMM, ///< B transposed whole first, then TMM (pack = bt)
+  DNMM, ///< vectors along k, partial sums in registers (pack = dn, dnmm332)
 };
 
 /// T_m(M_t, K_t, N_t) of AutoMCL Table 2: cache lines touched by one cache

@@ -155,18 +155,18 @@ const OptionSpec *lookupOptionSpec(llvm::StringRef target,
 
 /// The `pack` values that apply to op kind `kind` (the legal values of the
 /// cpu option `pack`, in their order): `bt` (AutoMCL's ttmm: B transposed
-/// whole first) only where B is stored transposed, [b?][n][k].
+/// whole first) only where B is stored transposed, [b?][n][k]; `dn`
+/// (dnmm332: vectors along k) only where, besides, A is stored [b?][m][k].
 llvm::SmallVector<llvm::StringRef> getPackValues(OpKind kind);
 
 /// The `pack` value that AutoMCL compute `compute` (a legal value of the cpu
 /// option `compute`) stands for: tmm -> none, lpmm -> a, rpmmv -> b,
-/// dpmm -> ab, ttmm -> bt; nullopt for the compute the CPU passes do not
-/// generate (dnmm332) and for unknown names.
+/// dpmm -> ab, ttmm -> bt, dnmm332 -> dn; nullopt for unknown names.
 std::optional<llvm::StringRef> getPackOfCompute(llvm::StringRef compute);
 
 /// The AutoMCL compute that `pack` value `pack` generates (none -> tmm,
-/// a -> lpmm, b -> rpmmv, ab -> dpmm, bt -> ttmm); nullopt for an unknown
-/// value.
+/// a -> lpmm, b -> rpmmv, ab -> dpmm, bt -> ttmm, dn -> dnmm332); nullopt
+/// for an unknown value.
 std::optional<llvm::StringRef> getComputeOfPack(llvm::StringRef pack);
 
 } // namespace mlir::tiletune

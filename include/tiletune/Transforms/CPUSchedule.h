@@ -42,6 +42,9 @@ struct CPUSchedule {
   bool vectorize = true;
   bool packLhs = false;
   bool packRhs = false;
+  /// `pack = dn` (compute dnmm332): vectors along k, per-lane partial sums
+  /// (generateDnmmForCPU) instead of the upstream tiling.
+  bool dnmm = false;
   int64_t unroll = 1;
 
   /// Number of `scf.forall` iterations (threads worth of work).

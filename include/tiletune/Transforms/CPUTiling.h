@@ -12,6 +12,7 @@
 #ifndef TILETUNE_TRANSFORMS_CPUTILING_H
 #define TILETUNE_TRANSFORMS_CPUTILING_H
 
+#include "tiletune/Support/CPUDescription.h"
 #include "tiletune/Transforms/CPUSchedule.h"
 
 #include "mlir/IR/PatternMatch.h"
@@ -60,6 +61,21 @@ FailureOr<CPUTilingResult> tileAndVectorizeForCPU(RewriterBase &rewriter,
                                                   Operation *op,
                                                   const CPUSchedule &schedule,
                                                   bool fuseEpilogues = false);
+
+/// AutoMCL's DNMM332 (`pack = dn`, CPUDnmm.cpp): replaces a matmul whose A
+/// is stored [b?][m][k] and B [b?][n][k] by the loop nest of `schedule`
+/// (forall, cache loops in its order, register loops over b/m/n) whose
+/// register tile keeps rm x rn vectors of `lanes` partial sums along k and
+/// adds their horizontal sums to the output tile after each k chunk (the k
+/// cache tile rounded up to whole vectors; a k tail in one masked step;
+/// padded m/n rows clamped on read and masked on write). `vectorize =
+/// false` is the same nest with one lane. Works on tensors and on memrefs;
+/// the epilogue is not fused. Fails (with `reason`) on other forms.
+FailureOr<CPUTilingResult> generateDnmmForCPU(RewriterBase &rewriter,
+                                              Operation *op,
+                                              const CPUSchedule &schedule,
+                                              int64_t lanes,
+                                              std::string *reason = nullptr);
 
 
 //===----------------------------------------------------------------------===//
@@ -131,9 +147,12 @@ struct CPUConfigError {
 /// fails; `error` (when given) says which op and why.
 /// With `fuseEpilogues`, the op's elementwise epilogue chain
 /// (findEpilogueChain) is fused into its tiled loop nest.
+/// `target` gives the vector width of `pack = dn` (null: the process's
+/// default target, describeTargetCPU("", "")).
 FailureOr<CPUTilingResult> applyCPUConfig(RewriterBase &rewriter, Operation *op,
                                           CPUConfigError *error = nullptr,
-                                          bool fuseEpilogues = false);
+                                          bool fuseEpilogues = false,
+                                          const CPUDescription *target = nullptr);
 
 //===----------------------------------------------------------------------===//
 // Buffer cleanups (BufferCleanups.cpp, VectorizeCopies.cpp)

@@ -96,6 +96,12 @@ def TileTuneTileCPU : Pass<"tiletune-tile-cpu", "func::FuncOp"> {
            "tunable op without a config and a matmul/conv TileTune cannot "
            "tile get one regardless), and per function the number of ops "
            "tiled and left untouched">,
+    Option<"mcpu", "mcpu", "std::string", /*default=*/"",
+           "Target CPU, LLVM's name (default: the host): the vector width "
+           "of configs with 'pack = dn' (compute dnmm332), whose vectors "
+           "run along k">,
+    Option<"mattr", "mattr", "std::string", /*default=*/"",
+           "Target features on top of the CPU's, LLVM's names">,
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
