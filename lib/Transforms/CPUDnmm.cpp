@@ -88,6 +88,13 @@ private:
     return arith::MinSIOp::create(builder, loc, row,
                                   index(builder, s.opSizes[d] - 1));
   }
+  using DimValues = llvm::SmallDenseMap<int64_t, Value>;
+  /// Nested scf.for loops over `loops`, carrying the output tile `tile` on
+  /// tensors; `body` gets each loop dim's induction variable and the tile,
+  /// and returns the updated tile. Returns the tile after the nest.
+  Value buildNest(OpBuilder &builder, ArrayRef<NestLoop> loops, Value tile,
+                  function_ref<Value(OpBuilder &, const DimValues &, Value)>
+                      body);
   /// The register tile at global (gb, gm, gn), output tile position
   /// (lb, lm, ln) in `tile`: its k chunk [k0, min(k0 + kChunk, K)).
   Value registerTile(OpBuilder &builder, Value gb, Value gm, Value gn,
@@ -111,6 +118,33 @@ private:
   int64_t kChunk, kFull;
 };
 } // namespace
+
+Value DnmmBuilder::buildNest(
+    OpBuilder &builder, ArrayRef<NestLoop> loops, Value tile,
+    function_ref<Value(OpBuilder &, const DimValues &, Value)> body) {
+  SmallVector<Value> lbs, ubs, steps;
+  for (const NestLoop &l : loops) {
+    lbs.push_back(index(builder, l.lb));
+    ubs.push_back(index(builder, l.ub));
+    steps.push_back(index(builder, l.step));
+  }
+  SmallVector<Value> carried;
+  if (onTensors)
+    carried.push_back(tile);
+  scf::LoopNest nest = scf::buildLoopNest(
+      builder, loc, lbs, ubs, steps, carried,
+      [&](OpBuilder &nested, Location, ValueRange ivs,
+          ValueRange args) -> scf::ValueVector {
+        DimValues at;
+        for (auto [l, iv] : llvm::zip(loops, ivs))
+          at[l.dim] = iv;
+        Value updated = body(nested, at, onTensors ? args[0] : tile);
+        if (!onTensors)
+          return {};
+        return {updated};
+      });
+  return onTensors ? nest.results[0] : tile;
+}
 
 SmallVector<Value> DnmmBuilder::kStep(OpBuilder &builder, ValueRange accs,
                                       Value gb, ArrayRef<Value> aRows,
@@ -297,41 +331,12 @@ FailureOr<CPUTilingResult> DnmmBuilder::build() {
     }
     result.numCacheLoops = cacheLoops.size();
     result.numRegisterLoops = registerLoops.size() + 1;
-    auto bounds = [&](OpBuilder &bld, ArrayRef<NestLoop> loops,
-                      SmallVector<Value> &lbs, SmallVector<Value> &ubs,
-                      SmallVector<Value> &steps) {
-      for (const NestLoop &l : loops) {
-        lbs.push_back(index(bld, l.lb));
-        ubs.push_back(index(bld, l.ub));
-        steps.push_back(index(bld, l.step));
-      }
-    };
-    SmallVector<Value> lbs, ubs, steps;
-    bounds(builder, cacheLoops, lbs, ubs, steps);
-    SmallVector<Value> carried;
-    if (onTensors)
-      carried.push_back(tile);
-    scf::LoopNest cacheNest = scf::buildLoopNest(
-        builder, loc, lbs, ubs, steps, carried,
-        [&](OpBuilder &cb, Location, ValueRange cacheIvs,
-            ValueRange cacheArgs) -> scf::ValueVector {
-          Value cacheTileValue = onTensors ? cacheArgs[0] : tile;
-          // Position of the cache tile per dim (0 where not tiled).
-          llvm::SmallDenseMap<int64_t, Value> cacheAt;
-          for (auto [l, iv] : llvm::zip(cacheLoops, cacheIvs))
-            cacheAt[l.dim] = iv;
-          SmallVector<Value> rlbs, rubs, rsteps;
-          bounds(cb, registerLoops, rlbs, rubs, rsteps);
-          SmallVector<Value> rcarried;
-          if (onTensors)
-            rcarried.push_back(cacheTileValue);
-          scf::LoopNest regNest = scf::buildLoopNest(
-              cb, loc, rlbs, rubs, rsteps, rcarried,
-              [&](OpBuilder &rb, Location, ValueRange regIvs,
-                  ValueRange regArgs) -> scf::ValueVector {
-                llvm::SmallDenseMap<int64_t, Value> regAt;
-                for (auto [l, iv] : llvm::zip(registerLoops, regIvs))
-                  regAt[l.dim] = iv;
+    return buildNest(
+        builder, cacheLoops, tile,
+        [&](OpBuilder &cb, const DimValues &cacheAt, Value cacheTile) {
+          return buildNest(
+              cb, registerLoops, cacheTile,
+              [&](OpBuilder &rb, const DimValues &regAt, Value t) -> Value {
                 // Local (in the thread's output tile) and global positions.
                 auto local = [&](int64_t d) -> Value {
                   Value v = index(rb, 0);
@@ -354,20 +359,9 @@ FailureOr<CPUTilingResult> DnmmBuilder::build() {
                 Value k0 = cacheAt.lookup(dimK);
                 if (!k0)
                   k0 = index(rb, 0);
-                Value t = onTensors ? regArgs[0] : cacheTileValue;
-                Value updated =
-                    registerTile(rb, gb, gm, gn, lb, lm, ln, k0, t);
-                if (!onTensors)
-                  return {};
-                return {updated};
+                return registerTile(rb, gb, gm, gn, lb, lm, ln, k0, t);
               });
-          if (!onTensors)
-            return {};
-          return {regNest.results[0]};
         });
-    if (!onTensors)
-      return tile;
-    return cacheNest.results.empty() ? tile : cacheNest.results[0];
   };
 
   SmallVector<int64_t> threads;
