@@ -288,6 +288,7 @@ py::tuple tuneText(const std::string &text, const std::string &algorithm,
     py::dict d;
     d["seconds_before"] = noneUnlessPositive(result->modelSecondsBefore);
     d["seconds_after"] = noneUnlessPositive(result->modelSecondsAfter);
+    d["kept_previous"] = result->modelKeptPrevious;
     d["error"] = result->modelError;
     py::list untuned, skipped;
     for (const std::string &key : result->untunedProblems)

@@ -179,6 +179,9 @@ struct TuningResult {
   /// tunable op family), 0.10% of the model's FLOPs").
   double modelSecondsBefore = 0;
   double modelSecondsAfter = 0;
+  /// The tuned configs ran slower end to end, twice: the module kept the
+  /// configs its ops had (ModelOutcome::keptPrevious).
+  bool modelKeptPrevious = false;
   std::string modelError;
   std::vector<std::string> untunedProblems;
   std::vector<std::string> skippedOps;

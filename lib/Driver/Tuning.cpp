@@ -145,6 +145,7 @@ mlir::tiletune::tune(ModuleOp module, const TuningOptions &options) {
       result.modelSecondsBefore = model->before->median;
       result.modelSecondsAfter = model->after->median;
     }
+    result.modelKeptPrevious = model->keptPrevious;
     result.modelError = model->endToEndError;
     for (const Problem &problem : model->untuned)
       result.untunedProblems.push_back(problem.getKey());

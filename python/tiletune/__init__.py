@@ -143,8 +143,10 @@ def tune_model(mlir, time_budget, *args, **kwargs):
     Returns ``(annotated module text, [ProblemResult, ...], model)`` where
     `model` is a dict: ``seconds_before`` and ``seconds_after`` (the whole
     model's median time per call; None when it could not be run, ``error``
-    says why), ``untuned`` (problems the budget left unmeasured) and
-    ``skipped`` (ops that were not tuned, with their share of the FLOPs).
+    says why), ``kept_previous`` (True when the tuned configs ran slower end
+    to end, twice, and the module kept the configs it had), ``untuned``
+    (problems the budget left unmeasured) and ``skipped`` (ops that were not
+    tuned, with their share of the FLOPs).
     """
     return tune(mlir, *args, time_budget=time_budget, **kwargs)
 

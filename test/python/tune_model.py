@@ -34,6 +34,11 @@ print("problems:", sorted([r.problem for r in results] + model["untuned"]))
 print("before > 0:", model["seconds_before"] > 0,
       "after > 0:", model["seconds_after"] > 0)
 # CHECK: before > 0: True after > 0: True
+# Kept or not, it is a bool, and a kept module ran slower after than before.
+print("kept_previous:", type(model["kept_previous"]).__name__,
+      not model["kept_previous"] or
+      model["seconds_after"] > model["seconds_before"])
+# CHECK: kept_previous: bool True
 print("skipped:", model["skipped"])
 # CHECK: skipped: ["1 x linalg.matvec (not a tunable op family), 1.23% of the model's FLOPs"]
 print("tuned problems have their config:",

@@ -79,6 +79,13 @@ struct ModelOutcome {
   /// also measured, and printed, at the start); unset when it could not be
   /// measured (endToEndError).
   std::optional<TimeStats> before, after;
+  /// The tuned configs ran slower end to end than the configs the ops had
+  /// before tuning (after > before, confirmed by a second pair of
+  /// measurements): the module keeps its previous configs (the default
+  /// configs on ops that had none). `before` and
+  /// `after` are the confirming pair; the database keeps every per-problem
+  /// result.
+  bool keptPrevious = false;
   std::string entry;
   std::string endToEndError;
   /// Scheduler rounds run (warm-up included) and the run's wall time.
