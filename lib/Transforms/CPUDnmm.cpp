@@ -293,12 +293,14 @@ FailureOr<CPUTilingResult> DnmmBuilder::build() {
         sizes.push_back(builder.getIndexAttr(std::min(t, s.opSizes[d])));
         continue;
       }
-      // min(t, size - offset)
+      // max(0, min(t, size - offset)): a loop padded beyond a whole thread
+      // tile (5 padded to 8 in tiles of 2) has iterations past its end.
       Value left = arith::SubIOp::create(builder, loc,
                                          index(builder, s.opSizes[d]),
                                          offsets[i]);
+      Value size = arith::MinSIOp::create(builder, loc, left, index(builder, t));
       sizes.push_back(
-          arith::MinSIOp::create(builder, loc, left, index(builder, t))
+          arith::MaxSIOp::create(builder, loc, size, index(builder, 0))
               .getResult());
     }
     return {offs, sizes};

@@ -11,6 +11,7 @@
 // RUN: tiletune-run %s --entry=dn_pad --pipeline=tiletune-lower-cpu --verify --repeats=1 | FileCheck %s
 // RUN: tiletune-run %s --entry=dn_pad --pipeline=tiletune-lower-cpu --verify --repeats=1 --num-threads=2 | FileCheck %s
 // RUN: tiletune-run %s --entry=dn_pad --mcpu=haswell --pipeline=tiletune-lower-cpu --verify --repeats=1 --num-threads=2 | FileCheck %s
+// RUN: tiletune-run %s --entry=dn_overpad --pipeline=tiletune-lower-cpu --verify --repeats=1 --num-threads=2 | FileCheck %s
 // RUN: tiletune-run %s --entry=dn_gemv_buffers --pipeline=tiletune-lower-cpu --verify --repeats=1 | FileCheck %s
 // RUN: tiletune-run %s --entry=dn_gemv_buffers --pipeline=tiletune-lower-cpu --verify --repeats=1 --num-threads=2 | FileCheck %s
 // RUN: tiletune-run %s --entry=dn_pad_buffers --pipeline=tiletune-lower-cpu --verify --repeats=1 --num-threads=2 | FileCheck %s
@@ -74,6 +75,19 @@ func.func @dn_kchunk(%a: tensor<61x60xf32>, %w: tensor<37x60xf32>,
        ins(%a, %w : tensor<61x60xf32>, tensor<37x60xf32>)
        outs(%c : tensor<61x37xf32>) -> tensor<61x37xf32>
   return %r : tensor<61x37xf32>
+}
+
+// m = 5 padded to 8 in thread tiles of 2: the last thread tile starts past
+// the end (an empty output slice).
+func.func @dn_overpad(%a: tensor<5x9xf32>, %w: tensor<6x9xf32>,
+                      %c: tensor<5x6xf32>) -> tensor<5x6xf32> {
+  %r = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>] {tiletune.config = #tiletune.config<cpu,
+         parallel = {m = 2, n = 6}, cache = {k = 9, m = 2, n = 6},
+         register = {m = 1, n = 3}, order = [m, n, k], pack = dn,
+         pad = {m = 8}>}
+       ins(%a, %w : tensor<5x9xf32>, tensor<6x9xf32>)
+       outs(%c : tensor<5x6xf32>) -> tensor<5x6xf32>
+  return %r : tensor<5x6xf32>
 }
 
 // nn.Linear at batch 1, on buffers, f64: one row against a weight [out, in].
