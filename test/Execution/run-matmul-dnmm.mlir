@@ -36,6 +36,13 @@
 // IR-COUNT-8: vector.fma {{.*}} : vector<16xf32>
 // IR: vector.reduction <add>, %{{.*}} fastmath<reassoc> : vector<16xf32> into f32
 // IR: vector.transfer_write {{.*}} : vector<2x4xf32>, tensor<32x48xf32>
+// The last thread tile of a loop padded past a whole tile is empty:
+// max(0, min(tile, size - offset)).
+// IR-LABEL: func.func @dn_overpad
+// IR: scf.forall (%[[T:.*]]) = (0) to (8) step (2)
+// IR: %[[LEFT:.*]] = arith.subi %c5{{[_0-9]*}}, %[[T]] : index
+// IR: %[[MIN:.*]] = arith.minsi %[[LEFT]], %c2{{[_0-9]*}} : index
+// IR: arith.maxsi %[[MIN]], %c0{{[_0-9]*}} : index
 // AVX2-LABEL: func.func @dn_even
 // AVX2: vector.transfer_read {{.*}} : tensor<64x256xf32>, vector<8xf32>
 // AVX2: vector.reduction <add>, %{{.*}} fastmath<reassoc> : vector<8xf32> into f32
