@@ -21,7 +21,7 @@
 // RUN: tiletune-run %s --entry=dn_kchunk --mcpu=haswell --pipeline=tiletune-lower-cpu --verify --repeats=1 --num-threads=2 | FileCheck %s
 // RUN: tiletune-run %s --entry=dn_scalar --pipeline=tiletune-lower-cpu --verify --repeats=1 | FileCheck %s
 // RUN: tiletune-run %s --entry=dn_linear_relu --pipeline=tiletune-lower-cpu --verify-untiled --repeats=1 --num-threads=2 | FileCheck %s --check-prefix=UNTILED
-// RUN: tiletune-opt %s --tiletune-tile-cpu | FileCheck %s --check-prefix=IR
+// RUN: tiletune-opt %s --tiletune-tile-cpu="mcpu=znver4" | FileCheck %s --check-prefix=IR
 // RUN: tiletune-opt %s --tiletune-tile-cpu="mcpu=haswell" | FileCheck %s --check-prefix=AVX2
 // RUN: tiletune-opt %s --tiletune-tile-cpu="emit-remarks=1" -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 
