@@ -24,6 +24,8 @@
 // RUN: tiletune-opt %s --tiletune-tile-cpu="mcpu=znver4" | FileCheck %s --check-prefix=IR
 // RUN: tiletune-opt %s --tiletune-tile-cpu="mcpu=haswell" | FileCheck %s --check-prefix=AVX2
 // RUN: tiletune-opt %s --tiletune-tile-cpu="emit-remarks=1" -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
+// RUN: not tiletune-opt %s --tiletune-tile-cpu="mcpu=notacpu" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BADCPU
+// BADCPU: error: tiletune-tile-cpu: unknown CPU 'notacpu'
 
 // CHECK: verify: PASSED
 // UNTILED: verify: passed against the untiled lowering
