@@ -24,6 +24,7 @@
 #include "tiletune/Measure/Worker.h"
 #include "tiletune/Problem/Problem.h"
 #include "tiletune/Problem/ProblemSpace.h"
+#include "tiletune/Support/OperandAccess.h"
 #include "tiletune/Support/Target.h"
 #include "tiletune/Transforms/DefaultConfig.h"
 #include "tiletune/Transforms/Pipelines.h"
@@ -223,6 +224,23 @@ struct FuzzCase {
   std::string generationError;
   std::string generationClass;
 };
+
+/// Sets the operand shapes of `c` (lhs, rhs, out) from its loop sizes by
+/// name, with the operand layouts of its kind (getOperandAccesses: a conv's
+/// input extent is (out - 1) * stride + (window - 1) * dilation + 1).
+void setOperandShapes(FuzzCase &c, const llvm::StringMap<int64_t> &sizes) {
+  ProblemSpec spec;
+  spec.opKind = c.kind;
+  spec.strides = c.strides;
+  spec.dilations = c.dilations;
+  SmallVector<int64_t> *shapes[] = {&c.lhs, &c.rhs, &c.out};
+  for (auto [access, shape] :
+       llvm::zip(getOperandAccesses(spec, /*asNHWC=*/false), shapes)) {
+    SmallVector<int64_t, 4> extents =
+        access.getExtents([&](StringRef dim) { return sizes.lookup(dim); });
+    shape->assign(extents.begin(), extents.end());
+  }
+}
 
 std::string shapeStr(ArrayRef<int64_t> shape) {
   return llvm::join(
@@ -534,15 +552,7 @@ void Generator::drawShape(std::mt19937_64 &rng, std::mt19937_64 &formRng,
       *largest = (*largest + 1) / 2;
     }
     auto [b, m, n, k] = dims;
-    MatmulForm form = *getMatmulForm(c.kind);
-    c.lhs = form.transposeA ? SmallVector<int64_t>{k, m}
-                            : SmallVector<int64_t>{m, k};
-    c.rhs = form.transposeB ? SmallVector<int64_t>{n, k}
-                            : SmallVector<int64_t>{k, n};
-    c.out = {m, n};
-    if (form.batched)
-      for (SmallVector<int64_t> *operand : {&c.lhs, &c.rhs, &c.out})
-        operand->insert(operand->begin(), b);
+    setOperandShapes(c, {{"b", b}, {"m", m}, {"n", n}, {"k", k}});
     break;
   }
   case OpKind::ConvNhwcHwcf:
@@ -592,38 +602,8 @@ void Generator::drawShape(std::mt19937_64 &rng, std::mt19937_64 &formRng,
     }
     auto [n, oh, ow, f, kh, kw, ch, s] = dims;
     (void)s;
-    int64_t g = c.groups;
-    int64_t ih = (oh - 1) * c.strides[0] + c.dilations[0] * (kh - 1) + 1;
-    int64_t iw = (ow - 1) * c.strides[1] + c.dilations[1] * (kw - 1) + 1;
-    switch (c.kind) {
-    case OpKind::ConvNhwcHwcf:
-      c.lhs = {n, ih, iw, ch};
-      c.rhs = {kh, kw, ch, f};
-      c.out = {n, oh, ow, f};
-      break;
-    case OpKind::ConvNhwcFhwc:
-      c.lhs = {n, ih, iw, ch};
-      c.rhs = {f, kh, kw, ch};
-      c.out = {n, oh, ow, f};
-      break;
-    case OpKind::ConvNhwgcGfhwc:
-      c.lhs = {n, ih, iw, g, ch};
-      c.rhs = {g, f, kh, kw, ch};
-      c.out = {n, oh, ow, g, f};
-      break;
-    case OpKind::ConvNchwFchw:
-      c.lhs = {n, ch, ih, iw};
-      c.rhs = {f, ch, kh, kw};
-      c.out = {n, f, oh, ow};
-      break;
-    case OpKind::ConvNgchwFgchw:
-      c.lhs = {n, g, ch, ih, iw};
-      c.rhs = {f, g, ch, kh, kw};
-      c.out = {n, g, f, oh, ow};
-      break;
-    default:
-      llvm_unreachable("not a conv kind");
-    }
+    setOperandShapes(c, {{"n", n}, {"g", c.groups}, {"oh", oh}, {"ow", ow},
+                         {"f", f}, {"kh", kh}, {"kw", kw}, {"c", ch}});
     break;
   }
   default:
