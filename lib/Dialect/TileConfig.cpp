@@ -652,6 +652,13 @@ mlir::tiletune::verifyConfig(TileConfigAttr config, const TunableOp &op,
   return success();
 }
 
+StringRef mlir::tiletune::getCPUPack(TileConfigAttr config) {
+  if (std::optional<StringRef> pack =
+          getPackOfCompute(config.getStringOption("compute")))
+    return *pack;
+  return config.getStringOption("pack");
+}
+
 TileConfigAttr mlir::tiletune::getConfig(Operation *op) {
   return op->getAttrOfType<TileConfigAttr>(kConfigAttrName);
 }

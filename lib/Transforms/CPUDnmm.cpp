@@ -215,7 +215,6 @@ Value DnmmBuilder::registerTile(OpBuilder &builder, Value gb, Value gm,
     Value holdsTail =
         arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::sgt,
                               chunkEnd, index(builder, kFull));
-    SmallVector<Type> types(accs.size(), vectorType);
     auto ifOp = scf::IfOp::create(
         builder, loc, holdsTail,
         [&](OpBuilder &then, Location) {
@@ -341,12 +340,10 @@ FailureOr<CPUTilingResult> DnmmBuilder::build() {
               [&](OpBuilder &rb, const DimValues &regAt, Value t) -> Value {
                 // Local (in the thread's output tile) and global positions.
                 auto local = [&](int64_t d) -> Value {
-                  Value v = index(rb, 0);
-                  if (Value cv = cacheAt.lookup(d))
-                    v = arith::AddIOp::create(rb, loc, v, cv);
-                  if (Value rv = regAt.lookup(d))
-                    v = arith::AddIOp::create(rb, loc, v, rv);
-                  return v;
+                  Value cv = cacheAt.lookup(d), rv = regAt.lookup(d);
+                  if (cv && rv)
+                    return arith::AddIOp::create(rb, loc, cv, rv);
+                  return cv ? cv : rv ? rv : index(rb, 0);
                 };
                 auto global = [&](int64_t d, Value l) -> Value {
                   for (int64_t i = 0; i < rank; ++i)
@@ -366,13 +363,8 @@ FailureOr<CPUTilingResult> DnmmBuilder::build() {
         });
   };
 
-  SmallVector<int64_t> threads;
-  int64_t numThreads = 1;
-  for (int64_t d : forallDims) {
-    threads.push_back(s.loopSizes[d] / threadTile(d));
-    numThreads *= threads.back();
-  }
-  result.numThreads = numThreads;
+  for (int64_t d : forallDims)
+    result.numThreads *= s.loopSizes[d] / threadTile(d);
   if (forallDims.empty()) {
     SmallVector<Value> offsets(rank, index(rewriter, 0));
     Value out = threadBody(rewriter, offsets, c);
@@ -434,8 +426,9 @@ tiletune::generateDnmmForCPU(RewriterBase &rewriter, Operation *op,
       *reason = why.str();
     return failure();
   };
-  std::optional<MatmulForm> form = getMatmulForm(schedule.kind);
-  if (!linalgOp || !form || !form->transposeB || form->transposeA)
+  // Where `dn` applies: getPackValues, the rule the verifier and the spaces
+  // use.
+  if (!linalgOp || !llvm::is_contained(getPackValues(schedule.kind), "dn"))
     return fail("'pack = dn' (compute dnmm332) reads A and B along k: it "
                 "applies to a matmul whose A is stored [b?][m][k] and B "
                 "[b?][n][k]");

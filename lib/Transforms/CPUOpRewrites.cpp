@@ -370,9 +370,7 @@ FailureOr<Operation *> tiletune::convertLayoutToConfig(RewriterBase &rewriter,
   if (auto fhwc = dyn_cast<linalg::Conv2DNhwcFhwcOp>(op);
       fhwc && config && config.getTarget() == kTargetCPU)
     return convertFilterToHwcf(rewriter, fhwc, config, reason);
-  if (config && config.getTarget() == kTargetCPU &&
-      (config.getStringOption("pack") == "bt" ||
-       config.getStringOption("compute") == "ttmm"))
+  if (config && config.getTarget() == kTargetCPU && getCPUPack(config) == "bt")
     return transposeRhsWhole(rewriter, op, config, reason);
   if (!config || config.getTarget() != kTargetCPU ||
       config.getStringOption("layout") != "nhwc")

@@ -85,10 +85,7 @@ FailureOr<CPUSchedule> tiletune::decodeCPUSchedule(Operation *op,
   schedule.vectorize = config.getBoolOption("vectorize");
   schedule.unroll = config.getIntOption("unroll");
   // A named compute (verified above) stands for its packing.
-  StringRef pack = config.getStringOption("pack");
-  if (std::optional<StringRef> computePack =
-          getPackOfCompute(config.getStringOption("compute")))
-    pack = *computePack;
+  StringRef pack = getCPUPack(config);
   schedule.packLhs = pack == "a" || pack == "ab";
   schedule.packRhs = pack == "b" || pack == "ab";
   schedule.dnmm = pack == "dn";

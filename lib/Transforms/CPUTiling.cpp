@@ -1194,16 +1194,9 @@ FailureOr<CPUTilingResult> tiletune::applyCPUConfig(RewriterBase &rewriter,
     return fail(op);
   rewriter.setInsertionPoint(op);
   if (schedule->dnmm) {
-    std::optional<CPUDescription> host;
-    if (!target) {
-      llvm::Expected<CPUDescription> cpu = describeTargetCPU("", "");
-      if (!cpu) {
-        reason = llvm::toString(cpu.takeError());
-        return fail(op);
-      }
-      host = *cpu;
-      target = &*host;
-    }
+    std::optional<CPUDescription> processDefault;
+    if (!target)
+      target = &processDefault.emplace(getDefaultTargetCPU());
     int64_t bits =
         getElementTypeOrSelf(op->getOperand(0).getType()).getIntOrFloatBitWidth();
     int64_t lanes = target->getLanes(std::max<int64_t>(bits / 8, 1));

@@ -161,7 +161,7 @@ TileConfigAttr tiletune::computeDefaultCPUConfig(MLIRContext *ctx,
   // compute for M <= 16 as well. Measured on 1 x 768 x 768 Bᵀ (1 thread,
   // Zen 5): the packed default 9.7 GFLOP/s, the best of 48 tuned configs
   // without dn 24.6, with dn 46.0; 16 x 768 x 768: 81.5 / 96.4 / 122.9.
-  bool dnmm = matmulLike && form && form->transposeB && !form->transposeA &&
+  bool dnmm = llvm::is_contained(getPackValues(op.kind), "dn") &&
               original.lookup("m")->size <= 16;
   if (dnmm) {
     // One row of A against rn rows of B: rn accumulators + rn + 1 vectors

@@ -141,14 +141,12 @@ LogicalResult writeAction(Operation *op, TileConfigAttr config,
           "the named op";
     return failure();
   }
-  if (config.getStringOption("pack") == "bt" ||
-      config.getStringOption("compute") == "ttmm") {
+  if (getCPUPack(config) == "bt") {
     why = "its config transposes B whole before the loop nest (pack = bt, "
           "compute ttmm), a rewrite no upstream transform op does";
     return failure();
   }
-  if (config.getStringOption("pack") == "dn" ||
-      config.getStringOption("compute") == "dnmm332") {
+  if (getCPUPack(config) == "dn") {
     why = "its config vectorizes along k with per-lane partial sums (pack = "
           "dn, compute dnmm332), a loop nest no upstream transform op builds";
     return failure();

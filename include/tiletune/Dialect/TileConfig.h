@@ -155,6 +155,12 @@ TileConfigAttr buildConfig(MLIRContext *ctx, llvm::StringRef target,
 LogicalResult verifyConfig(TileConfigAttr config, const TunableOp &op,
                            llvm::function_ref<InFlightDiagnostic()> emitError);
 
+/// The `pack` value a CPU config computes with: the one its `compute` names
+/// (tmm -> none, ..., ttmm -> bt, dnmm332 -> dn; getPackOfCompute) when it
+/// names one, else its `pack` (default none). verifyConfig checks that the
+/// two agree when both are given.
+llvm::StringRef getCPUPack(TileConfigAttr config);
+
 /// The config attached to `op`, or null.
 TileConfigAttr getConfig(Operation *op);
 void setConfig(Operation *op, TileConfigAttr config);
