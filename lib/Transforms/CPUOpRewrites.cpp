@@ -367,9 +367,16 @@ FailureOr<Operation *> tiletune::convertLayoutToConfig(RewriterBase &rewriter,
                                   ? OpKind::ConvNgchwFgchw
                                   : OpKind::ConvNhwgcGfhwc,
                               config, reason);
+  // An FHWC conv whose config packs the filter (`pack = b`/`ab`) keeps its
+  // form: the packing copy transposes each filter tile (CPUTiling.cpp,
+  // packFilterToHwcf). Otherwise the whole filter is transposed first.
   if (auto fhwc = dyn_cast<linalg::Conv2DNhwcFhwcOp>(op);
-      fhwc && config && config.getTarget() == kTargetCPU)
+      fhwc && config && config.getTarget() == kTargetCPU) {
+    StringRef pack = getCPUPack(config);
+    if (pack == "b" || pack == "ab")
+      return op;
     return convertFilterToHwcf(rewriter, fhwc, config, reason);
+  }
   if (config && config.getTarget() == kTargetCPU && getCPUPack(config) == "bt")
     return transposeRhsWhole(rewriter, op, config, reason);
   if (!config || config.getTarget() != kTargetCPU ||

@@ -164,6 +164,58 @@ static FailureOr<Operation *> packPlainCopy(RewriterBase &rewriter,
   return copy;
 }
 
+/// `pack = b` of a conv_2d_nhwc_fhwc (TOSA's form): transposes the
+/// cache-level FHWC filter tile into an HWCF buffer and replaces the op with
+/// the conv_2d_nhwc_hwcf that reads it, so the register tile finds its
+/// filters on the vector lanes. The copy sits where the filter tile last
+/// changes (its slice was hoisted), so each tile is transposed once per
+/// cache step instead of the whole filter on every call. Returns the
+/// transpose and the new op.
+static FailureOr<std::pair<linalg::TransposeOp, Operation *>>
+packFilterToHwcf(RewriterBase &rewriter, linalg::Conv2DNhwcFhwcOp conv,
+                 Operation *bufferAnchor) {
+  Value source = conv.getInputs()[1];
+  auto shaped = cast<ShapedType>(source.getType());
+  if (!shaped.hasStaticShape())
+    return failure();
+  ArrayRef<int64_t> fhwc = shaped.getShape();
+  SmallVector<int64_t> hwcf = {fhwc[1], fhwc[2], fhwc[3], fhwc[0]};
+  SmallVector<int64_t> perm = {1, 2, 3, 0};
+  Location loc = conv.getLoc();
+  Value packed;
+  linalg::TransposeOp transpose;
+  {
+    OpBuilder::InsertionGuard guard(rewriter);
+    if (isa<RankedTensorType>(shaped)) {
+      setInsertionPointAfterDef(rewriter, source);
+      Value empty =
+          tensor::EmptyOp::create(rewriter, loc, hwcf, shaped.getElementType());
+      transpose =
+          linalg::TransposeOp::create(rewriter, loc, source, empty, perm);
+      packed = transpose->getResult(0);
+    } else {
+      Value buffer = createScopedBuffer(
+          rewriter, bufferAnchor,
+          MemRefType::get(hwcf, shaped.getElementType()));
+      setInsertionPointAfterDefs(rewriter, source, buffer);
+      transpose =
+          linalg::TransposeOp::create(rewriter, loc, source, buffer, perm);
+      packed = buffer;
+    }
+  }
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(conv);
+  auto nhwc = linalg::Conv2DNhwcHwcfOp::create(
+      rewriter, loc, conv->getResultTypes(),
+      ValueRange{conv.getInputs()[0], packed}, conv.getOutputs(),
+      conv.getStrides(), conv.getDilations());
+  if (conv->getNumResults() > 0)
+    rewriter.replaceOp(conv, nhwc->getResults());
+  else
+    rewriter.eraseOp(conv);
+  return std::make_pair(transpose, nhwc.getOperation());
+}
+
 /// Packs the B operand of a matmul-like cache-level op into column panels
 /// `[b?][Nc/rn][Kc][rn]`. A transposed B (`[b?][Nc][Kc]`) is packed into the
 /// same panels: the packing copy reads through the transpose, so the
@@ -1037,6 +1089,7 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
   // 3. Packing (a padded copy of A is already contiguous) and 4. register
   // tiling, per cache-level op (several after peeling).
   SmallVector<Operation *> packCopies;
+  llvm::SmallPtrSet<Operation *, 2> filterTransposes;
   SmallVector<Operation *> registerOps;
   // B tiles already packed (shared by several peeled cache-level ops).
   DenseMap<Value, PanelPack> packedB;
@@ -1066,6 +1119,13 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
           panels = packed->second;
           packedB.try_emplace(b, *panels);
         }
+      } else if (auto fhwc = dyn_cast<linalg::Conv2DNhwcFhwcOp>(current)) {
+        auto packed = packFilterToHwcf(rewriter, fhwc, bufferAnchor);
+        if (failed(packed))
+          return failure();
+        packCopies.push_back(packed->first);
+        filterTransposes.insert(packed->first);
+        current = packed->second;
       } else {
         FailureOr<Operation *> copy = packPlainCopy(
             rewriter, cast<linalg::LinalgOp>(current), 1, bufferAnchor);
@@ -1106,15 +1166,26 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
 
   // 5. Conv tiles become 1-D convs, one per output row.
   if (isConv(s.kind)) {
+    // An FHWC conv was computed as HWCF on its packed filter tiles.
+    OpKind rowKind =
+        s.kind == OpKind::ConvNhwcFhwc ? OpKind::ConvNhwcHwcf : s.kind;
     FailureOr<SmallVector<Operation *>> convs =
-        splitConvIntoRows(rewriter, cast<linalg::LinalgOp>(current), s.kind);
+        splitConvIntoRows(rewriter, cast<linalg::LinalgOp>(current), rowKind);
     if (failed(convs))
       return failure();
     registerOps = *convs;
   }
 
   // Packing copies move whole rows as vectors.
+  // FHWC filter tiles go in transposed vector blocks (on tensors after
+  // bufferization: vectorizeSmallCopies); the other copies row by row.
   for (Operation *copy : packCopies) {
+    if (filterTransposes.contains(copy)) {
+      if (!onTensors)
+        (void)tileAndVectorizeTranspose(rewriter,
+                                        cast<linalg::TransposeOp>(copy));
+      continue;
+    }
     if (failed(tileAndVectorizeCopy(rewriter, copy, !onTensors)))
       return failure();
   }

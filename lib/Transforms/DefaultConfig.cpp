@@ -274,11 +274,62 @@ TileConfigAttr tiletune::computeDefaultCPUConfig(MLIRContext *ctx,
     plan.cache["f"] = cacheTile(plan.parallel["f"], rf, 64);
     plan.cache["ow"] = plan.parallel["ow"];
     plan.cache["oh"] = cacheTile(plan.parallel["oh"], 1, 4);
+    // Every step of the oh cache loop reads the whole filter slice of its
+    // filter tile (kh x kw x c x f_cache). Where that slice overflows half of
+    // L2 (the deep layers: ResNet-50's 3x3 512 reads 1.2 MiB per 64
+    // filters), it came from L3 again for every step, so the step takes as
+    // many output rows as keep the input rows it reads (all channels) in the
+    // other half: the 3x3 512 conv of a 7x7 map takes all 7 rows and reads
+    // its filter once.
+    int64_t filterSlice = size("kh") * size("kw") * size("c") *
+                          plan.cache["f"] * elementBytes;
+    if (filterSlice > target.l2Bytes / 2) {
+      int64_t inputRow = ((plan.parallel["ow"] - 1) * op.strides[1] +
+                          (size("kw") - 1) * op.dilations[1] + 1) *
+                         size("c") * elementBytes;
+      int64_t kernelRows = (size("kh") - 1) * op.dilations[0] + 1;
+      int64_t rows = (target.l2Bytes / 2 / std::max<int64_t>(1, inputRow) -
+                      kernelRows) /
+                         std::max<int64_t>(1, op.strides[0]) +
+                     1;
+      plan.cache["oh"] =
+          std::max(plan.cache["oh"], cacheTile(plan.parallel["oh"], 1, rows));
+    }
+    // Within a step, each c chunk of the filter tile (kh x kw x c_cache x
+    // f_cache) serves one register tile per output row and ow tile before
+    // the next chunk is read. A small map gives it few: ResNet-50's 7x7 maps
+    // with a 7-wide register tile used each filter vector once per row and
+    // step, so the filter came from L2 for every 7 FMAs. The step takes
+    // rows until each chunk serves at least 16 register tiles (4 rows of a
+    // 28-wide map, as before; all 7 rows of a 7x7 map), within a quarter
+    // of L2 of input rows per chunk.
+    // Measured on ResNet-50 b1 (1 thread, Zen 5, ours / oneDNN): 3x3 512
+    // 0.49 -> 0.83, 1x1 2048-512 0.66 -> , 3x3 256 0.86 -> 0.90.
+    int64_t rowTiles = plan.parallel["ow"] / plan.reg["ow"];
+    int64_t wantRows = (16 + rowTiles - 1) / rowTiles;
+    int64_t chunkRow = ((plan.parallel["ow"] - 1) * op.strides[1] +
+                        (size("kw") - 1) * op.dilations[1] + 1) *
+                       plan.cache["c"] * elementBytes;
+    for (int64_t rows = plan.cache["oh"] + 1;
+         rows <= plan.parallel["oh"] && plan.cache["oh"] < wantRows; ++rows) {
+      int64_t inputRows =
+          (rows - 1) * op.strides[0] + (size("kh") - 1) * op.dilations[0] + 1;
+      if (inputRows * chunkRow > target.l2Bytes / 4)
+        break;
+      if (plan.parallel["oh"] % rows == 0)
+        plan.cache["oh"] = rows;
+    }
     // NCHW convs are computed as NHWC (layout = nhwc): the native NCHW
     // micro-kernel transposes its accumulator in every reduction step and
     // ran 2-4x slower than the transposes plus the NHWC conv (ResNet-50
     // 3x3, docs/TileConfig.md).
     order = {"f", "oh", "ow", "kh", "kw", "c"};
+    // An FHWC filter (TOSA's form) is transposed tile by tile as it is
+    // packed, instead of whole on every call: ResNet-50's 3x3 512 conv
+    // (9.4 MB filter) took 2.2-2.3 ms with the whole transpose, 1.8-1.9
+    // packed, 1.4-1.5 as HWCF (1 thread, Zen 5); equal on the 56x56 3x3.
+    if (op.kind == OpKind::ConvNhwcFhwc)
+      pack = "b";
   }
 
   FactorMap factors;

@@ -63,6 +63,24 @@ func.func @conv_resnet(%i: tensor<1x58x58x64xf32>, %f: tensor<3x3x64x64xf32>, %o
 
 // -----
 
+// ResNet-50's deep layers (7x7 maps, 2 threads: 4 rows each): the oh cache
+// step takes all the thread's rows, so each filter chunk serves 4 register
+// tiles of 7 columns per step; the 1.2 MiB filter slice per 64 filters
+// overflows half of L2, and all 4 rows' input fits the other half. An FHWC
+// filter (TOSA's form) is transposed tile by tile while packing (pack = b).
+
+// CHECK-LABEL: func.func @conv_deep_fhwc
+//       CHECK:   cache = {c = 64, f = 64, kh = 3, kw = 3, oh = 4, ow = 7}, register = {f = 32, oh = 1, ow = 7}, order = [f, oh, ow, kh, kw, c], pack = b
+// TILED-LABEL: func.func @conv_deep_fhwc
+//   TILED-NOT:   linalg.transpose ins(%{{.*}} : tensor<512x3x3x512xf32>)
+//       TILED:   linalg.transpose ins(%{{.*}} : tensor<64x3x3x64xf32>) outs(%{{.*}} : tensor<3x3x64x64xf32>)
+func.func @conv_deep_fhwc(%i: tensor<1x10x9x512xf32>, %f: tensor<512x3x3x512xf32>, %o: tensor<1x8x7x512xf32>) -> tensor<1x8x7x512xf32> {
+  %0 = linalg.conv_2d_nhwc_fhwc ins(%i, %f : tensor<1x10x9x512xf32>, tensor<512x3x3x512xf32>) outs(%o : tensor<1x8x7x512xf32>) -> tensor<1x8x7x512xf32>
+  return %0 : tensor<1x8x7x512xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @conv_nchw
 //       CHECK:   tiletune.config = #tiletune.config<cpu, parallel = {f = 8, n = 1, oh = 3, ow = 3}
 func.func @conv_nchw(%i: tensor<2x3x7x7xf32>, %f: tensor<8x3x5x5xf32>, %o: tensor<2x8x3x3xf32>) -> tensor<2x8x3x3xf32> {
