@@ -146,6 +146,97 @@ LogicalResult tiletune::tileAndVectorizeCopy(RewriterBase &rewriter,
 /// of the dims that are innermost in the input and in the output.
 static constexpr int64_t kTransposeBlock = 16;
 
+/// The same buffer transpose on collapsed views: unit dims dropped and the
+/// dims that stay adjacent, in order, in both layouts merged. A 1x1 conv
+/// filter FCHW -> HWCF becomes a 2-D transpose of [F][C] (blocks of 16x16
+/// instead of one element by 16), a 3x3 one moves runs of KH*KW = 9
+/// elements instead of 3. Returns the transpose unchanged when nothing
+/// merges, when a view would not be contiguous, or when the innermost dim
+/// would stay in place.
+static linalg::TransposeOp collapseTransposeDims(RewriterBase &rewriter,
+                                                 linalg::TransposeOp transpose) {
+  if (!transpose.hasPureBufferSemantics())
+    return transpose;
+  Value input = transpose.getInput(), init = transpose.getInit();
+  auto inType = cast<MemRefType>(input.getType());
+  auto outType = cast<MemRefType>(init.getType());
+  if (!inType.hasStaticShape())
+    return transpose;
+  ArrayRef<int64_t> perm = transpose.getPermutation();
+  int64_t rank = perm.size();
+  // The input dims of size > 1 in output order, split into groups that stay
+  // adjacent in both layouts (each the next non-unit input dim after the
+  // previous one); with each group, its first output position.
+  struct Group {
+    SmallVector<int64_t> dims;
+    int64_t firstOut;
+  };
+  SmallVector<Group> groups;
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t d = perm[i];
+    if (inType.getDimSize(d) == 1)
+      continue;
+    if (!groups.empty()) {
+      int64_t last = groups.back().dims.back();
+      bool next = d > last;
+      for (int64_t u = last + 1; next && u < d; ++u)
+        next = inType.getDimSize(u) == 1;
+      if (next) {
+        groups.back().dims.push_back(d);
+        continue;
+      }
+    }
+    groups.push_back({{d}, i});
+  }
+  int64_t newRank = groups.size();
+  if (newRank < 2 || newRank == rank)
+    return transpose;
+  // Input reassociation: the groups in input order, each from its first dim
+  // (the first group from 0) to the next group's first dim; unit dims join
+  // the group they fall in. Output reassociation: the same by output
+  // position.
+  SmallVector<int64_t> byInput(newRank);
+  for (int64_t g = 0; g < newRank; ++g)
+    byInput[g] = g;
+  llvm::sort(byInput, [&](int64_t a, int64_t b) {
+    return groups[a].dims.front() < groups[b].dims.front();
+  });
+  auto ranges = [&](ArrayRef<int64_t> starts) {
+    SmallVector<ReassociationIndices> reassociation;
+    for (int64_t g = 0; g < newRank; ++g) {
+      int64_t begin = g == 0 ? 0 : starts[g];
+      int64_t end = g + 1 < newRank ? starts[g + 1] : rank;
+      ReassociationIndices group;
+      for (int64_t d = begin; d < end; ++d)
+        group.push_back(d);
+      reassociation.push_back(group);
+    }
+    return reassociation;
+  };
+  SmallVector<int64_t> inStarts, outStarts;
+  for (int64_t g : byInput)
+    inStarts.push_back(groups[g].dims.front());
+  for (const Group &group : groups)
+    outStarts.push_back(group.firstOut);
+  SmallVector<ReassociationIndices> inGroups = ranges(inStarts);
+  SmallVector<ReassociationIndices> outGroups = ranges(outStarts);
+  // Output group j holds input group groups[j]: its position in input order.
+  SmallVector<int64_t> newPerm(newRank);
+  for (int64_t j = 0; j < newRank; ++j)
+    newPerm[j] = llvm::find(byInput, j) - byInput.begin();
+  if (newPerm.back() == newRank - 1 ||
+      !memref::CollapseShapeOp::isGuaranteedCollapsible(inType, inGroups) ||
+      !memref::CollapseShapeOp::isGuaranteedCollapsible(outType, outGroups))
+    return transpose;
+  Location loc = transpose.getLoc();
+  rewriter.setInsertionPoint(transpose);
+  Value in = memref::CollapseShapeOp::create(rewriter, loc, input, inGroups);
+  Value out = memref::CollapseShapeOp::create(rewriter, loc, init, outGroups);
+  auto collapsed = linalg::TransposeOp::create(rewriter, loc, in, out, newPerm);
+  rewriter.eraseOp(transpose);
+  return collapsed;
+}
+
 /// Tiles a buffer transpose whose innermost dim moves into blocks of the
 /// two innermost dims (input side and output side; the largest size up to
 /// kTransposeBlock that divides each) and 1 elsewhere, and vectorizes the
@@ -157,6 +248,21 @@ tiletune::tileAndVectorizeTranspose(RewriterBase &rewriter,
                                     linalg::TransposeOp transpose) {
   ArrayRef<int64_t> perm = transpose.getPermutation();
   int64_t rank = perm.size();
+  {
+    int64_t in = -1;
+    for (int64_t i = 0; i < rank; ++i)
+      if (perm[i] == rank - 1)
+        in = i;
+    if (rank < 2 || in < 0 || in == rank - 1)
+      return failure();
+  }
+  linalg::TransposeOp original = transpose;
+  transpose = collapseTransposeDims(rewriter, transpose);
+  // Once replaced, the caller's op is gone: the collapsed transpose is the
+  // result even where blocking it fails below (it then stays scalar).
+  bool replaced = transpose != original;
+  perm = transpose.getPermutation();
+  rank = perm.size();
   int64_t outInner = rank - 1, inInner = -1;
   for (int64_t i = 0; i < rank; ++i)
     if (perm[i] == rank - 1)
@@ -177,8 +283,10 @@ tiletune::tileAndVectorizeTranspose(RewriterBase &rewriter,
         break;
       }
   }
-  return tileAndVectorizePiece(rewriter, transpose, tiles, /*vectorize=*/true,
-                               kTransposeBlock * kTransposeBlock);
+  LogicalResult blocked =
+      tileAndVectorizePiece(rewriter, transpose, tiles, /*vectorize=*/true,
+                            kTransposeBlock * kTransposeBlock);
+  return replaced ? success() : blocked;
 }
 
 //===----------------------------------------------------------------------===//

@@ -82,3 +82,46 @@ func.func @contiguous_and_few_rows(%a: memref<64x17x3xf32>, %b: memref<64x17x3xf
   memref.copy %c, %view : memref<16x3xf32> to memref<16x3xf32, strided<[5, 1], offset: 1>>
   return
 }
+
+// -----
+
+// A 1x1 conv filter FCHW -> HWCF: its unit dims dropped, a 2-D transpose of
+// [F][C] in 16x16 vector blocks.
+
+// CHECK-LABEL: func.func @filter_1x1
+//       CHECK:   %[[IN:.*]] = memref.collapse_shape %{{.*}} {{\[}}[0], [1, 2, 3]] : memref<64x32x1x1xf32> into memref<64x32xf32>
+//       CHECK:   %[[OUT:.*]] = memref.collapse_shape %{{.*}} {{\[}}[0, 1, 2], [3]] : memref<1x1x32x64xf32> into memref<32x64xf32>
+//       CHECK:   vector.transfer_read %[[IN]]{{.*}}permutation_map = {{.*}} : memref<64x32xf32>, vector<16x16xf32>
+//       CHECK:   vector.transfer_write %{{.*}}, %[[OUT]]{{.*}} : vector<16x16xf32>, memref<32x64xf32>
+func.func @filter_1x1(%f: memref<64x32x1x1xf32>, %o: memref<1x1x32x64xf32>) {
+  linalg.transpose ins(%f : memref<64x32x1x1xf32>) outs(%o : memref<1x1x32x64xf32>) permutation = [2, 3, 1, 0]
+  return
+}
+
+// -----
+
+// A 3x3 one: KH and KW stay adjacent, so runs of 9 elements move ([F][C][9]
+// to [9][C][F]) in 9x16 blocks.
+
+// CHECK-LABEL: func.func @filter_3x3
+//       CHECK:   memref.collapse_shape %{{.*}} {{\[}}[0], [1], [2, 3]] : memref<32x16x3x3xf32> into memref<32x16x9xf32>
+//       CHECK:   memref.collapse_shape %{{.*}} {{\[}}[0, 1], [2], [3]] : memref<3x3x16x32xf32> into memref<9x16x32xf32>
+//       CHECK:   vector.transfer_read {{.*}} : memref<32x16x9xf32>, vector<9x1x16xf32>
+func.func @filter_3x3(%f: memref<32x16x3x3xf32>, %o: memref<3x3x16x32xf32>) {
+  linalg.transpose ins(%f : memref<32x16x3x3xf32>) outs(%o : memref<3x3x16x32xf32>) permutation = [2, 3, 1, 0]
+  return
+}
+
+// -----
+
+// A view whose KH and KW cannot be merged (every other column) keeps its
+// dims.
+
+// CHECK-LABEL: func.func @strided_view
+//   CHECK-NOT:   memref.collapse_shape
+//       CHECK:   vector.transfer_read {{.*}} vector<1x2x1x16xf32>
+func.func @strided_view(%f: memref<64x32x3x3xf32>, %o: memref<3x2x32x64xf32>) {
+  %v = memref.subview %f[0, 0, 0, 0] [64, 32, 3, 2] [1, 1, 1, 2] : memref<64x32x3x3xf32> to memref<64x32x3x2xf32, strided<[288, 9, 3, 2]>>
+  linalg.transpose ins(%v : memref<64x32x3x2xf32, strided<[288, 9, 3, 2]>>) outs(%o : memref<3x2x32x64xf32>) permutation = [2, 3, 1, 0]
+  return
+}
