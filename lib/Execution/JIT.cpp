@@ -582,7 +582,12 @@ ExecutionModule::create(ModuleOp module, const JITOptions &options) {
   engineOptions.jitCodeGenOptLevel = cgLevel;
   engineOptions.sharedLibPaths = libRefs;
   engineOptions.enableGDBNotificationListener = false;
-  engineOptions.enablePerfNotificationListener = false;
+  // TILETUNE_PERF_JIT=1: tell perf about the JIT-compiled functions (a
+  // jit-<pid>.dump for `perf record -k mono` + `perf inject --jit`,
+  // docs/Benchmarks.md "Profiling").
+  const char *perfJit = std::getenv("TILETUNE_PERF_JIT");
+  engineOptions.enablePerfNotificationListener =
+      perfJit && StringRef(perfJit) == "1";
 
   auto engine =
       ExecutionEngine::create(module, engineOptions, std::move(*engineTM));

@@ -17,6 +17,8 @@
 // RUN: tiletune-run %s --entry=conv_bias_relu --pipeline="tiletune-lower-cpu{default-configs=1 threads=1 fuse-epilogues=1}" --verify-untiled --repeats=1 | FileCheck %s
 // RUN: tiletune-run %s --entry=conv_bias_relu --mcpu=haswell --pipeline="tiletune-lower-cpu{default-configs=1 threads=2 fuse-epilogues=1}" --num-threads=2 --verify-untiled --repeats=1 | FileCheck %s
 // RUN: tiletune-run %s --entry=conv_prime_bias_relu --pipeline="tiletune-lower-cpu{default-configs=1 threads=2 fuse-epilogues=1}" --num-threads=2 --verify-untiled --repeats=1 | FileCheck %s
+// RUN: tiletune-run %s --entry=conv_tosa_bias_relu --pipeline="tiletune-lower-cpu{default-configs=1 threads=1 fuse-epilogues=1}" --verify-untiled --repeats=1 | FileCheck %s
+// RUN: tiletune-run %s --entry=conv_tosa_bias_relu --mcpu=haswell --pipeline="tiletune-lower-cpu{default-configs=1 threads=2 fuse-epilogues=1}" --num-threads=2 --verify-untiled --repeats=1 | FileCheck %s
 // RUN: tiletune-run %s --entry=conv_nchw_bias_relu --pipeline="tiletune-lower-cpu{default-configs=1 threads=2 fuse-epilogues=1}" --num-threads=2 --verify-untiled --repeats=1 | FileCheck %s
 // RUN: tiletune-run %s --entry=mm_gelu_tanh --pipeline="tiletune-lower-cpu{default-configs=1 threads=2 fuse-epilogues=1}" --num-threads=2 --verify-untiled --repeats=1 | FileCheck %s
 // RUN: tiletune-run %s --entry=not_fusable --pipeline="tiletune-lower-cpu{default-configs=1 threads=2 fuse-epilogues=1}" --num-threads=2 --verify-untiled --repeats=1 | FileCheck %s
@@ -277,4 +279,26 @@ func.func @not_fusable(%a: tensor<32x48xf32>, %b: tensor<48x64xf32>, %c: tensor<
     linalg.yield %r : f32
   } -> tensor<32xf32>
   return %t, %u1, %u2, %s : tensor<64x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>, tensor<32xf32>
+}
+
+// TOSA's conv: FHWC filter (packed tile by tile by the default config), the
+// init a broadcast of the bias (fused into the tiles like a fill), stride 2
+// and odd sizes, then ReLU.
+func.func @conv_tosa_bias_relu(%in: tensor<2x17x13x6xf32>, %w: tensor<20x3x3x6xf32>, %bias: tensor<20xf32>) -> tensor<2x8x6x20xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x8x6x20xf32>
+  %b = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%bias : tensor<20xf32>) outs(%e : tensor<2x8x6x20xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  } -> tensor<2x8x6x20xf32>
+  %0 = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%in, %w : tensor<2x17x13x6xf32>, tensor<20x3x3x6xf32>) outs(%b : tensor<2x8x6x20xf32>) -> tensor<2x8x6x20xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%0 : tensor<2x8x6x20xf32>) outs(%e : tensor<2x8x6x20xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %r = arith.maximumf %x, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8x6x20xf32>
+  return %1 : tensor<2x8x6x20xf32>
 }

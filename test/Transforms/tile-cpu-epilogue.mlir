@@ -154,6 +154,48 @@ func.func @conv_bias_relu(%in: tensor<2x10x10x8xf32>, %w: tensor<3x3x8x32xf32>, 
 
 // -----
 
+// TOSA's conv: an FHWC filter packed tile by tile, and an init that
+// broadcasts the bias over the output (no fill). The broadcast is fused
+// like a fill, into the oh cache loop, and written in vector rows of the
+// register tile's f = 16 before the conv reads the tile; no pass over the
+// whole output and no whole-filter transpose remain.
+
+// CHECK-LABEL: func.func @conv_tosa_bias_relu
+//   CHECK-NOT:   linalg.transpose ins(%{{.*}} : tensor<32x3x3x8xf32>)
+//       CHECK:   scf.forall
+//       CHECK:     scf.for %{{.*}} = %c0 to %c8 step %c2
+//       CHECK:       scf.for %{{.*}} = %c0 to %c2 step %c1
+//       CHECK:         scf.for %{{.*}} = %c0 to %c8 step %c1
+//       CHECK:           scf.for %{{.*}} = %c0 to %c32 step %c16
+//       CHECK:             vector.transfer_read %{{.*}} : tensor<32xf32>, vector<16xf32>
+//       CHECK:       scf.for %{{.*}} = %c0 to %c8 step %c4
+//       CHECK:         linalg.transpose ins(%{{.*}} : tensor<32x3x3x4xf32>) outs(%{{.*}} : tensor<3x3x4x32xf32>)
+//       CHECK:         vector.contract
+//       CHECK:             arith.maximumf {{.*}} : vector<1x1x1x16xf32>
+//       CHECK:     scf.forall.in_parallel
+//   CHECK-NOT:   linalg.generic
+func.func @conv_tosa_bias_relu(%in: tensor<2x10x10x8xf32>, %w: tensor<32x3x3x8xf32>, %bias: tensor<32xf32>) -> tensor<2x8x8x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x8x8x32xf32>
+  %b = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%bias : tensor<32xf32>) outs(%e : tensor<2x8x8x32xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  } -> tensor<2x8x8x32xf32>
+  %0 = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>,
+      tiletune.config = #tiletune.config<cpu, parallel = {n = 1, oh = 8, ow = 8, f = 32}, cache = {oh = 2, ow = 8, f = 32, kh = 3, kw = 3, c = 4}, register = {oh = 1, ow = 4, f = 16}, order = [oh, ow, f, c, kh, kw], pack = b>}
+      ins(%in, %w : tensor<2x10x10x8xf32>, tensor<32x3x3x8xf32>) outs(%b : tensor<2x8x8x32xf32>) -> tensor<2x8x8x32xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%0 : tensor<2x8x8x32xf32>) outs(%e : tensor<2x8x8x32xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %r = arith.maximumf %x, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8x8x32xf32>
+  return %1 : tensor<2x8x8x32xf32>
+}
+
+// -----
+
 // Consumers that cannot be fused are left alone, with a remark: a result
 // with two uses, a transposed read, a reduction.
 
