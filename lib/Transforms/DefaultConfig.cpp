@@ -259,6 +259,18 @@ TileConfigAttr tiletune::computeDefaultCPUConfig(MLIRContext *ctx,
     } else {
       rf = pickVectorTile(size("f"), lanes);
       plan.reg["ow"] = largestDivisorAtMost(size("ow"), rowCap(rf));
+      // Two vectors of filters leave room for fewer columns; one vector
+      // when that gives more accumulators (AVX2 on a 14- or 7-wide map:
+      // 2 x 16 filters x 2 or 1 columns against 8 filters x 7 columns; the
+      // 14x14 1x1 256-1024 ran at 26.7 GFLOP/s with 2 x 2, 42 with 1 x 7,
+      // 69-75 with 1 x 7 x 2 rows below; Zen 5 as haswell).
+      if (rf == 2 * lanes) {
+        int64_t oneVector = largestDivisorAtMost(size("ow"), rowCap(lanes));
+        if (oneVector > 2 * plan.reg["ow"]) {
+          rf = lanes;
+          plan.reg["ow"] = oneVector;
+        }
+      }
     }
     plan.reg["f"] = rf;
     plan.reg["oh"] = 1;
@@ -318,6 +330,22 @@ TileConfigAttr tiletune::computeDefaultCPUConfig(MLIRContext *ctx,
         break;
       if (plan.parallel["oh"] % rows == 0)
         plan.cache["oh"] = rows;
+    }
+    // Small maps (at most 14 columns: ResNet-50's 14x14 and 7x7 stages)
+    // get too few accumulators from one output row:
+    // two rows where the step's rows are even and the registers hold them
+    // (2 x 7 x 32 = 28 zmm accumulators), and a 1x1 conv reads up to 256
+    // channels per filter chunk, so each chunk's partial sums are stored
+    // back fewer times. ResNet-50's 14x14 1x1 256-1024, 1 thread, Zen 5:
+    // 147-150 GFLOP/s -> 209-210; its 3x3 256: 190-202 -> 202-206; the
+    // 7x7 1x1 512-2048 (odd rows: channels only) 140-148 -> 152-158.
+    if (!nativeGrouped && plan.parallel["ow"] <= 14) {
+      int64_t vectors = (rf + lanes - 1) / lanes;
+      if (plan.cache["oh"] % 2 == 0 &&
+          2 * plan.reg["ow"] * vectors + vectors + 1 <= target.vectorRegisters)
+        plan.reg["oh"] = 2;
+      if (size("kh") * size("kw") == 1)
+        plan.cache["c"] = largestDivisorAtMost(size("c"), 256);
     }
     // NCHW convs are computed as NHWC (layout = nhwc): the native NCHW
     // micro-kernel transposes its accumulator in every reduction step and

@@ -63,14 +63,16 @@ func.func @conv_resnet(%i: tensor<1x58x58x64xf32>, %f: tensor<3x3x64x64xf32>, %o
 
 // -----
 
-// ResNet-50's deep layers (7x7 maps, 2 threads: 4 rows each): the oh cache
-// step takes all the thread's rows, so each filter chunk serves 4 register
-// tiles of 7 columns per step; the 1.2 MiB filter slice per 64 filters
-// overflows half of L2, and all 4 rows' input fits the other half. An FHWC
-// filter (TOSA's form) is transposed tile by tile while packing (pack = b).
+// ResNet-50's deep layers (an 8x7 map here, 2 threads: 4 rows each): the
+// oh cache step takes all the thread's rows, so each filter chunk serves
+// the register tiles of 4 rows per step; the 1.2 MiB filter slice per 64
+// filters overflows half of L2, and all 4 rows' input fits the other half.
+// A small map gets two output rows per register tile (2 x 7 x 32: 28
+// accumulators). An FHWC filter (TOSA's form) is transposed tile by tile
+// while packing (pack = b).
 
 // CHECK-LABEL: func.func @conv_deep_fhwc
-//       CHECK:   cache = {c = 64, f = 64, kh = 3, kw = 3, oh = 4, ow = 7}, register = {f = 32, oh = 1, ow = 7}, order = [f, oh, ow, kh, kw, c], pack = b
+//       CHECK:   cache = {c = 64, f = 64, kh = 3, kw = 3, oh = 4, ow = 7}, register = {f = 32, oh = 2, ow = 7}, order = [f, oh, ow, kh, kw, c], pack = b
 // TILED-LABEL: func.func @conv_deep_fhwc
 //   TILED-NOT:   linalg.transpose ins(%{{.*}} : tensor<512x3x3x512xf32>)
 //       TILED:   linalg.transpose ins(%{{.*}} : tensor<64x3x3x64xf32>) outs(%{{.*}} : tensor<3x3x64x64xf32>)

@@ -34,12 +34,14 @@ func.func @nhwgc(%i: tensor<1x10x10x4x8xf32>, %f: tensor<4x16x3x3x8xf32>,
 // -----
 
 // On buffers, every group in one thread (no forall), the group's output
-// rows over two threads; NHWC per group (transposes of the group's slices).
+// rows over two threads; NHWC per group (transposes of the group's slices;
+// the input's [C][H*W] to [H*W][C], its H and W merged).
 // CHECK-LABEL: func.func @ngchw_buffers
 //   CHECK-NOT:   scf.forall
 //       CHECK:   scf.for %[[G:.*]] = %{{.*}} to %{{.*}} step
+//       CHECK:     memref.subview %arg0[0, %[[G]], 0, 0, 0] [1, 1, 4, 6, 6]
 //       CHECK:     memref.alloc() {alignment = 64 : i64} : memref<1x6x6x4xf32>
-//       CHECK:     vector.transfer_read %arg0[%{{.*}}, %[[G]], %{{.*}}, %{{.*}}, %{{.*}}]
+//       CHECK:     vector.transpose {{.*}} : vector<4x12xf32> to vector<12x4xf32>
 //       CHECK:     scf.forall (%{{.*}}) = (0) to (4) step (2)
 //       CHECK:       vector.contract {{.*}} : vector<1x2x1xf32>, vector<1x8xf32> into vector<1x2x8xf32>
 //   CHECK-NOT:   linalg.conv
