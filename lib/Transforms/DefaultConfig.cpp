@@ -293,17 +293,21 @@ TileConfigAttr tiletune::computeDefaultCPUConfig(MLIRContext *ctx,
     // many output rows as keep the input rows it reads (all channels) in the
     // other half: the 3x3 512 conv of a 7x7 map takes all 7 rows and reads
     // its filter once.
+    // Input columns and rows that `rows` output rows of the thread read.
+    int64_t inputCols = (plan.parallel["ow"] - 1) * op.strides[1] +
+                        (size("kw") - 1) * op.dilations[1] + 1;
+    auto inputRows = [&](int64_t rows) {
+      return (rows - 1) * op.strides[0] + (size("kh") - 1) * op.dilations[0] +
+             1;
+    };
     int64_t filterSlice = size("kh") * size("kw") * size("c") *
                           plan.cache["f"] * elementBytes;
     if (filterSlice > target.l2Bytes / 2) {
-      int64_t inputRow = ((plan.parallel["ow"] - 1) * op.strides[1] +
-                          (size("kw") - 1) * op.dilations[1] + 1) *
-                         size("c") * elementBytes;
-      int64_t kernelRows = (size("kh") - 1) * op.dilations[0] + 1;
-      int64_t rows = (target.l2Bytes / 2 / std::max<int64_t>(1, inputRow) -
-                      kernelRows) /
-                         std::max<int64_t>(1, op.strides[0]) +
-                     1;
+      int64_t inputRow = inputCols * size("c") * elementBytes;
+      int64_t rows = 1;
+      while (rows < plan.parallel["oh"] &&
+             inputRows(rows + 1) * inputRow <= target.l2Bytes / 2)
+        ++rows;
       plan.cache["oh"] =
           std::max(plan.cache["oh"], cacheTile(plan.parallel["oh"], 1, rows));
     }
@@ -315,18 +319,15 @@ TileConfigAttr tiletune::computeDefaultCPUConfig(MLIRContext *ctx,
     // rows until each chunk serves at least 16 register tiles (4 rows of a
     // 28-wide map, as before; all 7 rows of a 7x7 map), within a quarter
     // of L2 of input rows per chunk.
-    // Measured on ResNet-50 b1 (1 thread, Zen 5, ours / oneDNN): 3x3 512
-    // 0.49 -> 0.83, 1x1 2048-512 0.66 -> , 3x3 256 0.86 -> 0.90.
+    // Measured on ResNet-50 b1 (1 thread, Zen 5, ours / oneDNN), both
+    // rules: 3x3 512 0.49 -> 0.83, 1x1 2048-512 0.66 -> 0.90, 3x3 256
+    // 0.84-0.86 -> 0.84-0.90.
     int64_t rowTiles = plan.parallel["ow"] / plan.reg["ow"];
     int64_t wantRows = (16 + rowTiles - 1) / rowTiles;
-    int64_t chunkRow = ((plan.parallel["ow"] - 1) * op.strides[1] +
-                        (size("kw") - 1) * op.dilations[1] + 1) *
-                       plan.cache["c"] * elementBytes;
+    int64_t chunkRow = inputCols * plan.cache["c"] * elementBytes;
     for (int64_t rows = plan.cache["oh"] + 1;
          rows <= plan.parallel["oh"] && plan.cache["oh"] < wantRows; ++rows) {
-      int64_t inputRows =
-          (rows - 1) * op.strides[0] + (size("kh") - 1) * op.dilations[0] + 1;
-      if (inputRows * chunkRow > target.l2Bytes / 4)
+      if (inputRows(rows) * chunkRow > target.l2Bytes / 4)
         break;
       if (plan.parallel["oh"] % rows == 0)
         plan.cache["oh"] = rows;
