@@ -125,8 +125,9 @@ public:
   /// Tiles the chain's last op by `opLoopTiles` (per loop of the tuned op,
   /// 0 = not tiled; mapped to the chain's dims through the op's output map)
   /// in the order of `opLoopOrder` (op loops, outer to inner; empty: as is)
-  /// and fuses the chain, the tuned op and the fill of its init into the
-  /// loops. Returns the loops (none when every size is 0). On success
+  /// and fuses the chain, the tuned op and the producer of its init (a fill
+  /// or a broadcast) into the loops. Returns the loops (none when every size
+  /// is 0). On success
   /// getTunedOp() is the tuned op's tiled clone.
   FailureOr<SmallVector<LoopLikeOpInterface>>
   fuse(RewriterBase &rewriter, ArrayRef<int64_t> opLoopTiles,
