@@ -342,7 +342,10 @@ TileConfigAttr tiletune::computeDefaultCPUConfig(MLIRContext *ctx,
     // 7x7 1x1 512-2048 (odd rows: channels only) 140-148 -> 152-158.
     if (!nativeGrouped && plan.parallel["ow"] <= 14) {
       int64_t vectors = (rf + lanes - 1) / lanes;
-      if (plan.cache["oh"] % 2 == 0 &&
+      // Full vectors only: with masked ones (20 filters on 16 lanes) the
+      // second row ran slower (a 2x8x6x20 conv: 8.4-8.6 GFLOP/s with one
+      // row, 6.1-6.3 with two).
+      if (plan.cache["oh"] % 2 == 0 && rf % lanes == 0 &&
           2 * plan.reg["ow"] * vectors + vectors + 1 <= target.vectorRegisters)
         plan.reg["oh"] = 2;
       if (size("kh") * size("kw") == 1)
