@@ -116,19 +116,29 @@ static FailureOr<Operation *> convertFilterToHwcf(RewriterBase &rewriter,
   bool onTensors = conv.hasPureTensorSemantics();
   rewriter.setInsertionPoint(conv);
   auto [transpose, hwcfFilter] = transposeIntoFresh(
-      rewriter, loc, conv.getInputs()[1], {1, 2, 3, 0}, onTensors);
-  SmallVector<Type> resultTypes(conv->getResultTypes());
-  auto nhwc = linalg::Conv2DNhwcHwcfOp::create(
-      rewriter, loc, resultTypes, ValueRange{conv.getInputs()[0], hwcfFilter},
-      ValueRange{conv.getOutputs()[0]}, conv.getStrides(), conv.getDilations());
+      rewriter, loc, conv.getInputs()[1], kFhwcToHwcf, onTensors);
+  linalg::Conv2DNhwcHwcfOp nhwc =
+      replaceWithHwcfConv(rewriter, conv, hwcfFilter);
   setConfig(nhwc, config);
-  if (onTensors)
-    rewriter.replaceOp(conv, nhwc->getResults());
-  else {
-    rewriter.eraseOp(conv);
+  if (!onTensors)
     (void)tileAndVectorizeTranspose(rewriter, transpose);
-  }
   return nhwc.getOperation();
+}
+
+linalg::Conv2DNhwcHwcfOp
+tiletune::replaceWithHwcfConv(RewriterBase &rewriter,
+                              linalg::Conv2DNhwcFhwcOp conv, Value hwcfFilter) {
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(conv);
+  auto nhwc = linalg::Conv2DNhwcHwcfOp::create(
+      rewriter, conv.getLoc(), conv->getResultTypes(),
+      ValueRange{conv.getInputs()[0], hwcfFilter}, conv.getOutputs(),
+      conv.getStrides(), conv.getDilations());
+  if (conv->getNumResults() > 0)
+    rewriter.replaceOp(conv, nhwc->getResults());
+  else
+    rewriter.eraseOp(conv);
+  return nhwc;
 }
 
 /// Splits a layout transpose on tensors over the conv's threads: an

@@ -178,9 +178,9 @@ packFilterToHwcf(RewriterBase &rewriter, linalg::Conv2DNhwcFhwcOp conv,
   auto shaped = cast<ShapedType>(source.getType());
   if (!shaped.hasStaticShape())
     return failure();
-  ArrayRef<int64_t> fhwc = shaped.getShape();
-  SmallVector<int64_t> hwcf = {fhwc[1], fhwc[2], fhwc[3], fhwc[0]};
-  SmallVector<int64_t> perm = {1, 2, 3, 0};
+  SmallVector<int64_t> hwcf;
+  for (int64_t dim : kFhwcToHwcf)
+    hwcf.push_back(shaped.getDimSize(dim));
   Location loc = conv.getLoc();
   Value packed;
   linalg::TransposeOp transpose;
@@ -190,30 +190,21 @@ packFilterToHwcf(RewriterBase &rewriter, linalg::Conv2DNhwcFhwcOp conv,
       setInsertionPointAfterDef(rewriter, source);
       Value empty =
           tensor::EmptyOp::create(rewriter, loc, hwcf, shaped.getElementType());
-      transpose =
-          linalg::TransposeOp::create(rewriter, loc, source, empty, perm);
+      transpose = linalg::TransposeOp::create(rewriter, loc, source, empty,
+                                              kFhwcToHwcf);
       packed = transpose->getResult(0);
     } else {
       Value buffer = createScopedBuffer(
           rewriter, bufferAnchor,
           MemRefType::get(hwcf, shaped.getElementType()));
       setInsertionPointAfterDefs(rewriter, source, buffer);
-      transpose =
-          linalg::TransposeOp::create(rewriter, loc, source, buffer, perm);
+      transpose = linalg::TransposeOp::create(rewriter, loc, source, buffer,
+                                              kFhwcToHwcf);
       packed = buffer;
     }
   }
-  OpBuilder::InsertionGuard guard(rewriter);
-  rewriter.setInsertionPoint(conv);
-  auto nhwc = linalg::Conv2DNhwcHwcfOp::create(
-      rewriter, loc, conv->getResultTypes(),
-      ValueRange{conv.getInputs()[0], packed}, conv.getOutputs(),
-      conv.getStrides(), conv.getDilations());
-  if (conv->getNumResults() > 0)
-    rewriter.replaceOp(conv, nhwc->getResults());
-  else
-    rewriter.eraseOp(conv);
-  return std::make_pair(transpose, nhwc.getOperation());
+  Operation *nhwc = replaceWithHwcfConv(rewriter, conv, packed);
+  return std::make_pair(transpose, nhwc);
 }
 
 /// Packs the B operand of a matmul-like cache-level op into column panels

@@ -346,7 +346,8 @@ TileConfigAttr tiletune::computeDefaultCPUConfig(MLIRContext *ctx,
       // second row ran slower (a 2x8x6x20 conv: 8.4-8.6 GFLOP/s with one
       // row, 6.1-6.3 with two).
       if (plan.cache["oh"] % 2 == 0 && rf % lanes == 0 &&
-          2 * plan.reg["ow"] * vectors + vectors + 1 <= target.vectorRegisters)
+          2 * plan.reg["ow"] <= CPUDescription::getMaxRegisterRows(
+                                    target.vectorRegisters, vectors))
         plan.reg["oh"] = 2;
       if (size("kh") * size("kw") == 1)
         plan.cache["c"] = largestDivisorAtMost(size("c"), 256);

@@ -7,11 +7,11 @@
 //
 // Producer fusion does the work: the LAST op of the chain is tiled with the
 // op's thread-level tile sizes (scf.forall) and the chain, the tuned op and
-// the linalg.fill of its init are fused into it; then the cache loops of the
-// config's `order` that come before the first reduction loop are made the
-// same way, and the tuned op's slice gets the remaining cache loops. Finally
-// the fused chain is tiled into rows of the op's register tile along its
-// innermost dim and vectorized.
+// the producer of its init (a linalg.fill or a broadcast) are fused into it;
+// then the cache loops of the config's `order` that come before the first
+// reduction loop are made the same way, and the tuned op's slice gets the
+// remaining cache loops. Finally the fused chain is tiled into rows of the op's
+// register tile along its innermost dim and vectorized.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,7 +35,7 @@ using namespace mlir::tiletune;
 /// clones keep their attributes, so the clones are found by them).
 static constexpr StringLiteral kTunedMarker = "__tiletune_epilogue_tuned";
 static constexpr StringLiteral kChainMarker = "__tiletune_epilogue_chain";
-static constexpr StringLiteral kFillMarker = "__tiletune_epilogue_fill";
+static constexpr StringLiteral kInitMarker = "__tiletune_epilogue_init";
 
 //===----------------------------------------------------------------------===//
 // EpilogueFusion
@@ -56,7 +56,7 @@ std::optional<EpilogueFusion> EpilogueFusion::create(Operation *op,
   // or a broadcast (TOSA's conv and fully_connected start from their bias
   // broadcast over the output; unfused, that is one more pass over the
   // whole output before the op reads it back: a few percent of ResNet-50
-  // b1, 59-63 ms -> 58-60 ms in alternation, Zen 5). `fill` holds either.
+  // b1, 59-63 ms -> 58-60 ms in alternation, Zen 5).
   if (Operation *producer = init.getDefiningOp();
       producer && producer->hasOneUse() &&
       isa<linalg::FillOp, linalg::BroadcastOp, linalg::GenericOp>(producer) &&
@@ -64,7 +64,7 @@ std::optional<EpilogueFusion> EpilogueFusion::create(Operation *op,
     auto generic = dyn_cast<linalg::GenericOp>(producer);
     if (!generic || linalg::isaBroadcastOpInterface(generic) ||
         linalg::isaFillOpInterface(generic))
-      fusion.fill = producer;
+      fusion.initProducer = producer;
   }
   AffineMap outMap = linalgOp.getIndexingMapMatchingResult(op->getOpResult(0));
   for (AffineExpr expr : outMap.getResults())
@@ -78,8 +78,8 @@ void EpilogueFusion::mark() {
   tuned->setAttr(kTunedMarker, UnitAttr::get(ctx));
   for (Operation *op : chain)
     op->setAttr(kChainMarker, UnitAttr::get(ctx));
-  if (fill)
-    fill->setAttr(kFillMarker, UnitAttr::get(ctx));
+  if (initProducer)
+    initProducer->setAttr(kInitMarker, UnitAttr::get(ctx));
 }
 
 void EpilogueFusion::unmark() {
@@ -87,8 +87,8 @@ void EpilogueFusion::unmark() {
     op->removeAttr(kChainMarker);
   if (tuned)
     tuned->removeAttr(kTunedMarker);
-  if (fill)
-    fill->removeAttr(kFillMarker);
+  if (initProducer)
+    initProducer->removeAttr(kInitMarker);
 }
 
 /// Tiles `last` with `tiling` and fuses into the loops the producers of
@@ -150,8 +150,8 @@ EpilogueFusion::fuse(RewriterBase &rewriter, ArrayRef<int64_t> opLoopTiles,
   }
   llvm::SmallPtrSet<Operation *, 8> fusable(chain.begin(), chain.end());
   fusable.insert(tuned);
-  if (fill)
-    fusable.insert(fill);
+  if (initProducer)
+    fusable.insert(initProducer);
   mark();
   Operation *last = chain.back();
   FailureOr<scf::SCFTileAndFuseResult> fused =
@@ -162,26 +162,26 @@ EpilogueFusion::fuse(RewriterBase &rewriter, ArrayRef<int64_t> opLoopTiles,
   }
   // Every op of the chain and the tuned op must have been fused; otherwise
   // the tiled loop nest would not compute the chain from the tile.
-  Operation *newTuned = nullptr, *newFill = nullptr;
+  Operation *newTuned = nullptr, *newInit = nullptr;
   SmallVector<Operation *> newChain;
   for (Operation *op : fused->tiledAndFusedOps) {
     if (op->hasAttr(kTunedMarker))
       newTuned = op;
-    else if (op->hasAttr(kFillMarker))
-      newFill = op;
+    else if (op->hasAttr(kInitMarker))
+      newInit = op;
     else if (op->hasAttr(kChainMarker))
       newChain.push_back(op);
   }
   // The originals are dead: erase them, consumers first.
   SmallVector<Operation *> originals(llvm::reverse(chain));
   originals.push_back(tuned);
-  if (fill)
-    originals.push_back(fill);
+  if (initProducer)
+    originals.push_back(initProducer);
   for (Operation *op : originals)
     if (op->use_empty())
       rewriter.eraseOp(op);
   tuned = newTuned;
-  fill = newFill;
+  initProducer = newInit;
   // tiledAndFusedOps lists the consumer first, then its producers.
   chain.assign(newChain.rbegin(), newChain.rend());
   unmark();
@@ -209,11 +209,11 @@ LogicalResult EpilogueFusion::vectorize(RewriterBase &rewriter,
   // A broadcast init is vectorized in the same rows (a fill stays: it
   // becomes a memset).
   bool all = true;
-  if (fill && !isa<linalg::FillOp>(fill) &&
-      cast<RankedTensorType>(fill->getResult(0).getType()).getShape() ==
+  if (initProducer && !isa<linalg::FillOp>(initProducer) &&
+      cast<RankedTensorType>(initProducer->getResult(0).getType()).getShape() ==
           type.getShape()) {
-    Operation *init = fill;
-    fill = nullptr;
+    Operation *init = initProducer;
+    initProducer = nullptr;
     if (llvm::any_of(tiles, [](int64_t t) { return t != 0; })) {
       scf::SCFTilingOptions tiling;
       tiling.setTileSizes(getAsIndexOpFoldResult(init->getContext(), tiles));

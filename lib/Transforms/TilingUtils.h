@@ -20,6 +20,7 @@
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/Twine.h"
 
+#include <array>
 #include <optional>
 
 #include <string>
@@ -101,10 +102,23 @@ LogicalResult tileAndVectorizePiece(RewriterBase &rewriter, Operation *op,
 LogicalResult tileAndVectorizeCopy(RewriterBase &rewriter, Operation *copy,
                                    bool vectorize);
 
+/// The permutation of a conv_2d_nhwc_fhwc filter into HWCF (result dim i is
+/// filter dim kFhwcToHwcf[i]).
+inline constexpr std::array<int64_t, 4> kFhwcToHwcf = {1, 2, 3, 0};
+
+/// Replaces `conv` by the conv_2d_nhwc_hwcf of its input, `hwcfFilter` and
+/// its output, with its strides and dilations (the loops keep their names
+/// and order). Returns the new op.
+linalg::Conv2DNhwcHwcfOp replaceWithHwcfConv(RewriterBase &rewriter,
+                                             linalg::Conv2DNhwcFhwcOp conv,
+                                             Value hwcfFilter);
+
 /// Tiles a buffer transpose whose innermost dim moves into blocks of the two
 /// innermost dims (input side and output side; the largest size up to 16
 /// that divides each) and 1 elsewhere, and vectorizes the blocks of at most
-/// 256 elements. Fails without changes when the innermost dim stays.
+/// 256 elements. On buffers it first drops unit dims and merges the dims
+/// that stay adjacent in both layouts (where the views stay contiguous).
+/// Fails without changes when the innermost dim stays.
 LogicalResult tileAndVectorizeTranspose(RewriterBase &rewriter,
                                         linalg::TransposeOp transpose);
 
@@ -153,7 +167,9 @@ private:
   void unmark();
 
   Operation *tuned = nullptr;
-  Operation *fill = nullptr;
+  /// The op that sets the tuned op's init (a fill or a broadcast), fused
+  /// with it; null when there is none to fuse.
+  Operation *initProducer = nullptr;
   SmallVector<Operation *> chain;
   /// The tuned op's loop of each dim of the chain's iteration space.
   SmallVector<int64_t> opLoopOfDim;

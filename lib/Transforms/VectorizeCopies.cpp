@@ -246,29 +246,28 @@ static linalg::TransposeOp collapseTransposeDims(RewriterBase &rewriter,
 LogicalResult
 tiletune::tileAndVectorizeTranspose(RewriterBase &rewriter,
                                     linalg::TransposeOp transpose) {
-  ArrayRef<int64_t> perm = transpose.getPermutation();
-  int64_t rank = perm.size();
-  {
-    int64_t in = -1;
-    for (int64_t i = 0; i < rank; ++i)
+  // The output position of the input's innermost dim; -1 when it stays
+  // innermost (or the op has fewer than two dims): then nothing moves.
+  auto movedInner = [](ArrayRef<int64_t> perm) -> int64_t {
+    int64_t rank = perm.size();
+    for (int64_t i = 0; i + 1 < rank; ++i)
       if (perm[i] == rank - 1)
-        in = i;
-    if (rank < 2 || in < 0 || in == rank - 1)
-      return failure();
-  }
+        return i;
+    return -1;
+  };
+  if (movedInner(transpose.getPermutation()) < 0)
+    return failure();
   linalg::TransposeOp original = transpose;
   transpose = collapseTransposeDims(rewriter, transpose);
   // Once replaced, the caller's op is gone: the collapsed transpose is the
   // result even where blocking it fails below (it then stays scalar).
   bool replaced = transpose != original;
-  perm = transpose.getPermutation();
-  rank = perm.size();
-  int64_t outInner = rank - 1, inInner = -1;
-  for (int64_t i = 0; i < rank; ++i)
-    if (perm[i] == rank - 1)
-      inInner = i;
-  if (rank < 2 || inInner < 0 || inInner == outInner)
-    return failure();
+  ArrayRef<int64_t> perm = transpose.getPermutation();
+  int64_t rank = perm.size();
+  // collapseTransposeDims keeps the innermost dim moving.
+  int64_t outInner = rank - 1, inInner = movedInner(perm);
+  if (inInner < 0)
+    return replaced ? success() : failure();
   SmallVector<int64_t> ranges =
       cast<linalg::LinalgOp>(transpose.getOperation()).getStaticLoopRanges();
   if (llvm::any_of(ranges, ShapedType::isDynamic))
