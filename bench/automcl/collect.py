@@ -4,16 +4,17 @@
 The dataset of AutoMCL's learned compute choice (paper 001, Sec. 3
 "Learning to choose schedules", Sec. 4 "Evaluation of automatic schedule
 chosen"): for every size, the default config of the compiler
-(tiletune-default-config) is compiled once per compute (tmm, lpmm, rpmmv,
-dpmm: the `compute` option, i.e. the packing), verified against the C++
+is computed once per compute (tmm, lpmm, rpmmv, dpmm: the pass's `compute`
+option, which sizes the tiles for that compute), verified against the C++
 reference and timed with tiletune-run. One JSON line per size; a size already
 in the output file is skipped, so an interrupted run resumes.
 
   python3 bench/automcl/collect.py --bin build/bin --out data.jsonl --sizes 80
 
 --form=tb measures matmuls whose B is stored transposed, N x K (the
-nn.Linear form), where the fifth compute, ttmm (B transposed whole first,
-`pack = bt`), applies too.
+nn.Linear form), where two more computes apply: ttmm (B transposed whole
+first, `pack = bt`) and dnmm332 (vectors along k, `pack = dn`, whose default
+register tile is one row of A against rows of B).
 
 Sizes (the paper's rule scaled to this machine): each dimension from small
 {1, 8, 16}, medium {64, 256} and large {512} (6^3 = 216 combinations, a
@@ -32,13 +33,13 @@ import tempfile
 import time
 
 COMPUTES = ["tmm", "lpmm", "rpmmv", "dpmm"]
-PACKS = {"tmm": "none", "lpmm": "a", "rpmmv": "b", "dpmm": "ab", "ttmm": "bt"}
 SCALES = [1, 8, 16, 64, 256, 512]
 
 
 def computes_of(form):
-    """The computes measured on a form: ttmm needs a B stored N x K."""
-    return COMPUTES + (["ttmm"] if form == "tb" else [])
+    """The computes measured on a form: ttmm and dnmm332 need a B stored
+    N x K."""
+    return COMPUTES + (["ttmm", "dnmm332"] if form == "tb" else [])
 
 
 def kernel(m, n, k, form="plain"):
@@ -97,20 +98,25 @@ def measure(args, m, n, k):
         src = os.path.join(tmp, "mm.mlir")
         with open(src, "w") as f:
             f.write(kernel(m, n, k, args.form))
-        res = run([opt, src, f"--tiletune-default-config=threads={args.threads}"])
-        if res.returncode != 0:
-            raise RuntimeError(f"default config of {m}x{n}x{k}: {res.stderr}")
-        configured = res.stdout
-        if not re.search(r"pack = \w+", configured):
-            raise RuntimeError(f"no pack in the default config of {m}x{n}x{k}")
-        default_pack = re.search(r"pack = (\w+)", configured).group(1)
+        def configure(compute=""):
+            option = f"threads={args.threads}"
+            if compute:
+                option += f" compute={compute}"
+            res = run([opt, src, f"--tiletune-default-config={option}"])
+            if res.returncode != 0 or "warning" in res.stderr:
+                raise RuntimeError(f"default config ({option}) of "
+                                   f"{m}x{n}x{k}: {res.stderr}")
+            if not re.search(r"pack = \w+", res.stdout):
+                raise RuntimeError(f"no pack in the default config "
+                                   f"({option}) of {m}x{n}x{k}")
+            return res.stdout
+
+        default_pack = re.search(r"pack = (\w+)", configure()).group(1)
         result = {"m": m, "n": n, "k": k, "form": args.form,
                   "default_pack": default_pack,
                   "gflops": {}, "seconds": {}, "config": {}}
         for compute in computes_of(args.form):
-            name = (f"compute = {compute}" if args.spelling == "compute"
-                    else f"pack = {PACKS[compute]}")
-            text = re.sub(r"pack = \w+", name, configured)
+            text = configure(compute)
             path = os.path.join(tmp, f"{compute}.mlir")
             with open(path, "w") as f:
                 f.write(text)
@@ -135,14 +141,10 @@ def main():
                                  formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--bin", default="build/bin",
                     help="directory of tiletune-opt and tiletune-run")
-    ap.add_argument("--spelling", choices=["compute", "pack"],
-                    default="compute",
-                    help="name each compute by `compute` (default) or by the "
-                         "equivalent `pack` (for builds before `compute`)")
     ap.add_argument("--out", required=True, help="output JSON lines")
     ap.add_argument("--form", choices=["plain", "tb"], default="plain",
                     help="plain: B stored K x N; tb: B stored N x K "
-                         "(nn.Linear), where ttmm applies too")
+                         "(nn.Linear), where ttmm and dnmm332 apply too")
     ap.add_argument("--sizes", type=int, default=80, help="number of sizes")
     ap.add_argument("--shapes", default="",
                     help="measure these sizes instead, MxNxK,MxNxK,...")

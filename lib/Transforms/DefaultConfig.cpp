@@ -108,9 +108,17 @@ llvm::Expected<CPUTarget> tiletune::getCPUTargetFor(StringRef mcpu,
   return CPUTarget::get(*cpu, threads);
 }
 
+bool tiletune::isComputeApplicable(OpKind kind, StringRef pack) {
+  return !isConv(kind) && llvm::is_contained(getPackValues(kind), pack);
+}
+
 TileConfigAttr tiletune::computeDefaultCPUConfig(MLIRContext *ctx,
                                                  const TunableOp &original,
-                                                 const CPUTarget &target) {
+                                                 const CPUTarget &target,
+                                                 StringRef requestedPack) {
+  assert((requestedPack.empty() ||
+          isComputeApplicable(original.kind, requestedPack)) &&
+         "a requested compute must apply to the op");
   // Every tile below divides a loop size: an op with an empty loop has no
   // config (and nothing to compute; matchTunableOp does not match it).
   if (original.dims.empty() ||
@@ -161,8 +169,25 @@ TileConfigAttr tiletune::computeDefaultCPUConfig(MLIRContext *ctx,
   // compute for M <= 16 as well. Measured on 1 x 768 x 768 Bᵀ (1 thread,
   // Zen 5): the packed default 9.7 GFLOP/s, the best of 48 tuned configs
   // without dn 24.6, with dn 46.0; 16 x 768 x 768: 81.5 / 96.4 / 122.9.
-  bool dnmm = llvm::is_contained(getPackValues(op.kind), "dn") &&
-              original.lookup("m")->size <= 16;
+  //
+  // It needs a long k: every output pays a horizontal reduction per k
+  // chunk, and a k shorter than a vector runs masked. Measured on 120 sizes
+  // of this form with every compute at its own default
+  // (bench/automcl/results/tb-znver5-1thread.jsonl, 1 thread, Zen 5): with
+  // k >= 16 x min(M, N) it ran 1.2-35x faster than every other compute when
+  // M <= 16, and when N is under a vector (the other computes put N on the
+  // lanes: a B of one row is a matrix-vector product), but at 0.02-0.8 of
+  // the best on short k (8 x 256 x 8: 13 GFLOP/s, tmm 113).
+  auto prefersDnmm = [&] {
+    int64_t m = original.lookup("m")->size, n = original.lookup("n")->size,
+            k = original.lookup("k")->size;
+    bool longK = k >= 16 * std::min(m, n);
+    return longK && ((m <= 16 && k >= 4 * lanes) || (n < lanes && k >= lanes));
+  };
+  bool dnmm =
+      requestedPack.empty()
+          ? llvm::is_contained(getPackValues(op.kind), "dn") && prefersDnmm()
+          : requestedPack == "dn";
   if (dnmm) {
     // One row of A against rn rows of B: rn accumulators + rn + 1 vectors
     // fit the register file; 8 rows of B (the tuned configs used 3-8).
@@ -239,9 +264,17 @@ TileConfigAttr tiletune::computeDefaultCPUConfig(MLIRContext *ctx,
       pack = "ab";
     // A transposed B ([n][k]) is read across rows by the register tile:
     // packing it into panels absorbs the transpose (the panel copy reads
-    // through the permutation), so it is always packed.
-    if (form && form->transposeB && pack == "none")
+    // through the permutation), so it is packed, unless M has at most 16
+    // rows: then the panels serve too few register rows to pay for their
+    // copy, and reading B in place ran faster on every such size of the
+    // tb dataset (8 x 256 x 8: 113 GFLOP/s in place, 54 packed; 16 x 16 x
+    // 64: 117 and 80; bench/automcl/results/tb-znver5-1thread.jsonl).
+    if (form && form->transposeB && pack == "none" &&
+        original.lookup("m")->size > 16)
       pack = "b";
+    // A requested compute keeps the tiles and takes its packing.
+    if (!requestedPack.empty())
+      pack = requestedPack;
     for (int64_t u : {4, 2, 1})
       if (kc % u == 0) {
         unroll = u;
@@ -401,6 +434,20 @@ TileConfigAttr tiletune::computeDefaultCPUConfig(MLIRContext *ctx,
   return buildConfig(ctx, kTargetCPU, original, factors, options);
 }
 
+/// The computes of op kind `kind` for a diagnostic: "tmm, lpmm, ..." or
+/// "none, it is not a matmul form".
+static std::string describeComputes(OpKind kind) {
+  if (isConv(kind))
+    return "none, it is not a matmul form";
+  std::string text;
+  for (StringRef pack : getPackValues(kind)) {
+    if (!text.empty())
+      text += ", ";
+    text += getComputeOfPack(pack).value_or(pack).str();
+  }
+  return text;
+}
+
 namespace {
 struct DefaultConfigPass
     : public tiletune::impl::TileTuneDefaultConfigBase<DefaultConfigPass> {
@@ -435,21 +482,45 @@ struct DefaultConfigPass
           << "tiletune-default-config: target\n"
           << StringRef(text).rtrim();
     }
+    std::optional<StringRef> requestedPack;
+    if (!compute.empty()) {
+      requestedPack = getPackOfCompute(compute);
+      if (!requestedPack) {
+        emitError(getOperation()->getLoc())
+            << "tiletune-default-config: unknown compute '" << compute
+            << "' (expected one of "
+            << lookupOptionSpec("cpu", "compute")->legal << ")";
+        return signalPassFailure();
+      }
+    }
     CPUTarget target = CPUTarget::get(
         *cpu, threads > 0 ? int64_t(threads) : int64_t(cpu->cores));
     bool anyError = false;
-    forEachOpToConfigure(getOperation(), overwrite, getArgument(),
-                         [&](Operation *op, const TunableOp &t) {
-      TileConfigAttr config = computeDefaultCPUConfig(&getContext(), t, target);
-      if (!config ||
-          failed(verifyConfig(config, t, [&] { return op->emitError(); }))) {
-        op->emitError("tiletune-default-config: no legal default config "
-                      "(internal error)");
-        anyError = true;
-        return;
-      }
-      setConfig(op, config);
-    });
+    forEachOpToConfigure(
+        getOperation(), overwrite, getArgument(),
+        [&](Operation *op, const TunableOp &t) {
+          StringRef pack;
+          if (requestedPack) {
+            if (isComputeApplicable(t.kind, *requestedPack))
+              pack = *requestedPack;
+            else
+              op->emitWarning()
+                  << "tiletune-default-config: compute '" << compute
+                  << "' does not apply to this op (its computes: "
+                  << describeComputes(t.kind)
+                  << "); it gets its default config";
+          }
+          TileConfigAttr config =
+              computeDefaultCPUConfig(&getContext(), t, target, pack);
+          if (!config || failed(verifyConfig(
+                             config, t, [&] { return op->emitError(); }))) {
+            op->emitError("tiletune-default-config: no legal default config "
+                          "(internal error)");
+            anyError = true;
+            return;
+          }
+          setConfig(op, config);
+        });
     if (anyError)
       signalPassFailure();
   }

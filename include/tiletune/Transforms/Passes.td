@@ -130,7 +130,10 @@ def TileTuneDefaultConfig : Pass<"tiletune-default-config"> {
     OpenMP's default thread count. The result always verifies,
     for any static shape (primes and 1 included). The target need not be
     able to run here (only compiled); an unknown CPU or feature name is an
-    error.
+    error. `compute=NAME` sizes the matmul configs for one AutoMCL compute
+    instead (e.g. `dnmm332`, whose register tile runs along k), so that
+    each compute can be measured at its own default
+    (`bench/automcl/collect.py`).
 
     ```mlir
     // before
@@ -160,6 +163,11 @@ def TileTuneDefaultConfig : Pass<"tiletune-default-config"> {
     Option<"printTarget", "print-target", "bool", /*default=*/"false",
            "Emit a remark on the module with the target description "
            "(vector width, registers, caches) the configs are sized for">,
+    Option<"compute", "compute", "std::string", /*default=*/"",
+           "Size the matmul configs for this AutoMCL compute (tmm, lpmm, "
+           "rpmmv, dpmm, ttmm, dnmm332) instead of the one the heuristic "
+           "picks; ops it does not apply to keep their default, with a "
+           "warning">,
   ];
   let dependentDialects = ["::mlir::tiletune::TileTuneDialect"];
 }

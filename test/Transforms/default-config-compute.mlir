@@ -1,0 +1,88 @@
+// `compute=NAME` sizes the matmul configs for one AutoMCL compute instead of
+// the one the heuristic picks (bench/automcl/collect.py measures each
+// compute at its own default this way). Target and caches pinned.
+
+// RUN: tiletune-opt %s --split-input-file --tiletune-default-config="mcpu=znver4 caches=48K,1M" | FileCheck %s --check-prefix=DEFAULT
+// RUN: tiletune-opt %s --split-input-file --tiletune-default-config="mcpu=haswell caches=32K,1M" | FileCheck %s --check-prefix=DEFAULT
+// RUN: tiletune-opt %s --split-input-file --tiletune-default-config="mcpu=znver4 caches=48K,1M compute=dnmm332" 2>/dev/null | FileCheck %s --check-prefix=DN
+// RUN: tiletune-opt %s --split-input-file --tiletune-default-config="compute=dnmm332" 2>&1 >/dev/null | FileCheck %s --check-prefix=DN-WARN
+// RUN: tiletune-opt %s --split-input-file --tiletune-default-config="mcpu=znver4 caches=48K,1M compute=ttmm" 2>/dev/null | FileCheck %s --check-prefix=TT
+// RUN: tiletune-opt %s --split-input-file --tiletune-default-config="compute=ttmm" 2>&1 >/dev/null | FileCheck %s --check-prefix=TT-WARN
+// RUN: tiletune-opt %s --split-input-file --tiletune-default-config="mcpu=znver4 caches=48K,1M compute=tmm" 2>/dev/null | FileCheck %s --check-prefix=TMM
+// RUN: not tiletune-opt %s --split-input-file --tiletune-default-config="compute=dnmm" 2>&1 | FileCheck %s --check-prefix=BAD
+
+// The dnmm332 config of a 128-row nn.Linear verifies and runs correctly
+// (its default is rpmmv: dnmm332 is the default for M <= 16 only).
+// RUN: tiletune-opt %s --tiletune-default-config="compute=dnmm332" -o %t.mlir 2>/dev/null
+// RUN: tiletune-run %t.mlir --entry=linear --pipeline=tiletune-lower-cpu --verify --repeats=1 --num-threads=2 | FileCheck %s --check-prefix=EXEC
+
+// nn.Linear, 128 x 96 x 80 (B stored N x K).
+func.func @linear(%a: tensor<128x80xf32>, %b: tensor<96x80xf32>,
+                  %c: tensor<128x96xf32>) -> tensor<128x96xf32> {
+  %r = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+                                      affine_map<(m, n, k) -> (n, k)>,
+                                      affine_map<(m, n, k) -> (m, n)>]
+         ins(%a, %b : tensor<128x80xf32>, tensor<96x80xf32>)
+         outs(%c : tensor<128x96xf32>) -> tensor<128x96xf32>
+  return %r : tensor<128x96xf32>
+}
+// DEFAULT-LABEL: func.func @linear
+// DEFAULT: pack = ab
+// One row of A against up to 8 rows of B, vectors along k.
+// DN-LABEL: func.func @linear
+// DN: register = {m = 1, n = 8}
+// DN-SAME: pack = dn
+// TT-LABEL: func.func @linear
+// TT: pack = bt
+// TMM-LABEL: func.func @linear
+// TMM: pack = none
+
+// -----
+
+// A plain matmul: dnmm332 and ttmm need a B stored N x K.
+func.func @plain(%a: tensor<64x48xf32>, %b: tensor<48x32xf32>,
+                 %c: tensor<64x32xf32>) -> tensor<64x32xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<64x48xf32>, tensor<48x32xf32>)
+                     outs(%c : tensor<64x32xf32>) -> tensor<64x32xf32>
+  return %r : tensor<64x32xf32>
+}
+// DN-WARN: default-config-compute.mlir:[[@LINE-4]]:8: warning: tiletune-default-config: compute 'dnmm332' does not apply to this op (its computes: tmm, lpmm, rpmmv, dpmm); it gets its default config
+// DN-LABEL: func.func @plain
+// DN-NOT: pack = dn
+// TT-WARN: warning: tiletune-default-config: compute 'ttmm' does not apply
+// TMM-LABEL: func.func @plain
+// TMM: pack = none
+
+// -----
+
+// The heuristic's own choice on the nn.Linear form (bench/automcl,
+// tb dataset): dnmm332 needs a long k against a short M or N; a short M
+// otherwise reads B in place (tmm).
+#tb = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+       affine_map<(m, n, k) -> (m, n)>]
+func.func @heuristic(%a1: tensor<1x768xf32>, %b1: tensor<768x768xf32>,
+                     %c1: tensor<1x768xf32>, %a2: tensor<8x8xf32>,
+                     %b2: tensor<256x8xf32>, %c2: tensor<8x256xf32>,
+                     %a3: tensor<256x256xf32>, %b3: tensor<1x256xf32>,
+                     %c3: tensor<256x1xf32>)
+    -> (tensor<1x768xf32>, tensor<8x256xf32>, tensor<256x1xf32>) {
+  %r1 = linalg.matmul indexing_maps = #tb
+          ins(%a1, %b1 : tensor<1x768xf32>, tensor<768x768xf32>)
+          outs(%c1 : tensor<1x768xf32>) -> tensor<1x768xf32>
+  %r2 = linalg.matmul indexing_maps = #tb
+          ins(%a2, %b2 : tensor<8x8xf32>, tensor<256x8xf32>)
+          outs(%c2 : tensor<8x256xf32>) -> tensor<8x256xf32>
+  %r3 = linalg.matmul indexing_maps = #tb
+          ins(%a3, %b3 : tensor<256x256xf32>, tensor<1x256xf32>)
+          outs(%c3 : tensor<256x1xf32>) -> tensor<256x1xf32>
+  return %r1, %r2, %r3 : tensor<1x768xf32>, tensor<8x256xf32>, tensor<256x1xf32>
+}
+// DEFAULT-LABEL: func.func @heuristic
+// DN-LABEL: func.func @heuristic
+// DEFAULT: pack = dn
+// DEFAULT: pack = none
+// DEFAULT: pack = dn
+
+// BAD: error: tiletune-default-config: unknown compute 'dnmm' (expected one of tmm|ttmm|dnmm332|lpmm|rpmmv|dpmm)
+
+// EXEC: verify: PASSED
