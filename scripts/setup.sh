@@ -17,6 +17,8 @@ PACKAGES=(
   openmpi-bin libopenmpi-dev
   # Python bindings and plotting (for Debian's /usr/bin/python3).
   python3 python3-dev pybind11-dev python3-numpy python3-matplotlib
+  # AutoMCL's compute model (bench/automcl/train.py, test/tools/automcl-train.test).
+  python3-xgboost
   # Reference libraries for the benchmarks.
   libdnnl-dev libopenblas-openmp-dev
 )

@@ -3,7 +3,8 @@
 
 AutoMCL's learned choice of compute (paper 001, Sec. 3 "Learning to choose
 schedules", Fig. 3): an XGBoost classifier with the matrix size as input
-predicts the fastest compute of a matmul. This script splits the sizes into
+predicts the fastest compute of a matmul of one form (collect.py --form:
+plain, or tb, B stored N x K, with ttmm and dnmm332 besides). This script splits the sizes into
 a training set and a held-out set (random, seeded), trains the classifier
 (multi:softprob over the computes), reports the held-out accuracy and what
 the prediction costs and saves compared with searching the compute, and
@@ -26,7 +27,14 @@ import sys
 FORMAT = "tiletune-automcl-compute-model"
 VERSION = 1
 FEATURES = ["m", "n", "k", "log2_mnk"]
-COMPUTES = ["tmm", "lpmm", "rpmmv", "dpmm"]
+# The computes of each form collect.py measures, and the op kind
+# (ComputeModel's "op") the form is: a B stored N x K (nn.Linear) adds ttmm
+# and dnmm332.
+COMPUTES_OF = {"plain": ["tmm", "lpmm", "rpmmv", "dpmm"],
+               "tb": ["tmm", "lpmm", "rpmmv", "dpmm", "ttmm", "dnmm332"]}
+OP_OF = {"plain": "matmul", "tb": "matmul_transpose_b"}
+COMPUTE_OF_PACK = {"none": "tmm", "a": "lpmm", "b": "rpmmv", "ab": "dpmm",
+                   "bt": "ttmm", "dn": "dnmm332"}
 
 
 def features(r):
@@ -61,14 +69,21 @@ def main():
     threads = {r["threads"] for r in rows}
     if len(targets) != 1 or len(threads) != 1:
         sys.exit("train.py: the data mixes targets or thread counts")
-    if any(r.get("form", "plain") != "plain" for r in rows):
-        sys.exit("train.py: the compute model chooses among the computes of "
-                 "plain matmuls (B stored K x N); collect the data without "
-                 "--form=tb")
+    forms = {r.get("form", "plain") for r in rows}
+    if len(forms) != 1:
+        sys.exit("train.py: the data mixes forms (collect.py --form); a "
+                 "model chooses among the computes of one form")
+    form = forms.pop()
+    computes = COMPUTES_OF[form]
+    for r in rows:
+        if sorted(r["gflops"]) != sorted(computes):
+            sys.exit(f"train.py: {r['m']}x{r['n']}x{r['k']} was measured "
+                     f"with computes {sorted(r['gflops'])}, not those of "
+                     f"form {form} ({computes}); collect it again")
     if not 0 < args.held_out < 1:
         sys.exit("train.py: --held-out must be in (0, 1)")
     for r in rows:
-        r["best"] = max(COMPUTES, key=lambda c: r["gflops"][c])
+        r["best"] = max(computes, key=lambda c: r["gflops"][c])
     rng = random.Random(args.seed)
     order = list(range(len(rows)))
     rng.shuffle(order)
@@ -77,16 +92,16 @@ def main():
     train = [rows[i] for i in order[n_test:]]
 
     dtrain = xgb.DMatrix(np.array([features(r) for r in train], np.float32),
-                         label=[COMPUTES.index(r["best"]) for r in train],
+                         label=[computes.index(r["best"]) for r in train],
                          feature_names=FEATURES)
-    params = {"objective": "multi:softprob", "num_class": len(COMPUTES),
+    params = {"objective": "multi:softprob", "num_class": len(computes),
               "max_depth": 3, "eta": 0.3, "seed": args.seed, "nthread": 1}
     booster = xgb.train(params, dtrain, num_boost_round=args.rounds)
 
     def predict(rs):
         d = xgb.DMatrix(np.array([features(r) for r in rs], np.float32),
                         feature_names=FEATURES)
-        return [COMPUTES[int(i)] for i in np.argmax(booster.predict(d), 1)]
+        return [computes[int(i)] for i in np.argmax(booster.predict(d), 1)]
 
     def evaluate(rs, chosen):
         # Performance of a choice relative to the best compute (1 = best).
@@ -97,8 +112,8 @@ def main():
 
     auto = predict(test)
     accuracy = sum(c == r["best"] for c, r in zip(auto, test)) / len(test)
-    wins = {c: sum(r["best"] == c for r in rows) for c in COMPUTES}
-    static = max(COMPUTES, key=lambda c: wins[c])  # one compute for all
+    wins = {c: sum(r["best"] == c for r in rows) for c in computes}
+    static = max(computes, key=lambda c: wins[c])  # one compute for all
     majority = sum(r["best"] == static for r in test) / len(test)
 
     # 5-fold cross-validation over all sizes (the one held-out split of a
@@ -109,17 +124,16 @@ def main():
         fold_test = [rows[i] for i in order[f::folds]]
         fold_train = [rows[i] for j, i in enumerate(order) if j % folds != f]
         d = xgb.DMatrix(np.array([features(r) for r in fold_train], np.float32),
-                        label=[COMPUTES.index(r["best"]) for r in fold_train],
+                        label=[computes.index(r["best"]) for r in fold_train],
                         feature_names=FEATURES)
         b = xgb.train(params, d, num_boost_round=args.rounds)
         dt = xgb.DMatrix(np.array([features(r) for r in fold_test], np.float32),
                          feature_names=FEATURES)
-        chosen = [COMPUTES[int(i)] for i in np.argmax(b.predict(dt), 1)]
+        chosen = [computes[int(i)] for i in np.argmax(b.predict(dt), 1)]
         cv_hits += sum(c == r["best"] for c, r in zip(chosen, fold_test))
         cv_ratios += [r["gflops"][c] / r["gflops"][r["best"]]
                       for r, c in zip(fold_test, chosen)]
-    default = [r.get("default_pack") for r in test]
-    pack_to_compute = {"none": "tmm", "a": "lpmm", "b": "rpmmv", "ab": "dpmm"}
+    default = [COMPUTE_OF_PACK[r["default_pack"]] for r in test]
     report = {
         "sizes": len(rows), "train": len(train), "held_out": len(test),
         "wins": wins,
@@ -133,17 +147,18 @@ def main():
                                      evaluate(test, [static] * len(test)))),
         "compiler_default": dict(zip(
             ("geomean_vs_best", "within_2pct"),
-            evaluate(test, [pack_to_compute.get(p, "tmm") for p in default]))),
+            evaluate(test, default))),
         # Searching the compute measures every compute of a size; the model
         # measures one: trials and measured seconds per size.
-        "search_trials_per_size": len(COMPUTES), "model_trials_per_size": 1,
+        "search_trials_per_size": len(computes), "model_trials_per_size": 1,
         "search_seconds": sum(sum(r["seconds"].values()) for r in test),
         "model_seconds": sum(r["seconds"][c] for r, c in zip(test, auto)),
     }
     model = {
         "format": FORMAT, "version": VERSION,
         "target": rows[0]["target"], "threads": rows[0]["threads"],
-        "features": FEATURES, "computes": COMPUTES,
+        "op": OP_OF[form],
+        "features": FEATURES, "computes": computes,
         "training": {"data": args.data, "seed": args.seed,
                      "rounds": args.rounds, "params": params,
                      "report": report},
@@ -155,7 +170,8 @@ def main():
     if args.report:
         with open(args.report, "w") as f:
             json.dump(report, f, indent=1)
-    print(f"sizes {len(rows)} (train {len(train)}, held out {len(test)}); "
+    print(f"{OP_OF[form]}: sizes {len(rows)} (train {len(train)}, "
+          f"held out {len(test)}); "
           f"best-compute counts {wins}")
     print(f"held-out accuracy: {accuracy:.2f} (always {static}: "
           f"{majority:.2f}); 5-fold cross-validated accuracy "
@@ -166,7 +182,7 @@ def main():
         print(f"{name:>20}: {g:.3f} of the best compute's GFLOP/s "
               f"(geomean), best within 2% on {w:.0%} of the held-out sizes")
     print(f"measuring: searching the compute {report['search_seconds']:.1f} s "
-          f"({len(COMPUTES)} trials/size), the model "
+          f"({len(computes)} trials/size), the model "
           f"{report['model_seconds']:.1f} s (1 trial/size)")
     print(f"wrote {args.model}")
 

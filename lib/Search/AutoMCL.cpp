@@ -40,8 +40,10 @@
 #include "tiletune/Search/ComputeModel.h"
 #include "tiletune/Search/CostModel.h"
 #include "tiletune/Space/Space.h"
+#include "tiletune/Support/ProblemSpec.h"
 #include "tiletune/Support/TilingTemplates.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Casting.h"
 #include "llvm/Support/WithColor.h"
 
@@ -59,7 +61,8 @@ struct AutoMCLOptions {
   uint64_t enumerateLimit;
   unsigned sampleSize;
   XGBoostOptions model;
-  /// The compute model's path ("" = search the compute).
+  /// The compute models' paths, ','-separated, one per matmul form ("" =
+  /// search the compute).
   std::string computeModel;
 };
 
@@ -112,10 +115,34 @@ static ComputeChoice chooseCompute(const Space &space, StringRef path) {
       space.lookup("b"))
     return searched("the space is not a cpu matmul space (the model chooses "
                     "among matmul computes)");
-  Expected<ComputeModel> model =
-      ComputeModel::load(path, getDefaultTargetCPU());
+  // A model knows the computes of the form it was measured on (a B stored
+  // N x K adds ttmm and dnmm332, and changes which compute wins): the first
+  // model of the op's form is used, the others are not an error.
+  OpKind kind =
+      space.getProblem() ? space.getProblem()->opKind : OpKind::Matmul;
+  std::optional<ComputeModel> model;
+  StringRef used;
+  std::string why;
+  for (StringRef file : llvm::split(path, ',')) {
+    Expected<ComputeModel> loaded =
+        ComputeModel::load(file, getDefaultTargetCPU());
+    std::string reason;
+    if (!loaded)
+      reason = toString(loaded.takeError());
+    else if (loaded->getOpKind() != kind)
+      reason = ("'" + file + "' was trained on " +
+                stringifyOpKind(loaded->getOpKind()) + ", the op is " +
+                stringifyOpKind(kind) + " (collect.py --form)")
+                   .str();
+    else {
+      model = std::move(*loaded);
+      used = file;
+      break;
+    }
+    why += (why.empty() ? "" : "; ") + reason;
+  }
   if (!model)
-    return searched(toString(model.takeError()));
+    return searched(why);
   int64_t sm = factorization(m)->getTotal(), sn = factorization(n)->getTotal(),
           sk = factorization(k)->getTotal();
   Expected<std::string> compute = model->predict(sm, sn, sk);
@@ -138,11 +165,11 @@ static ComputeChoice chooseCompute(const Space &space, StringRef path) {
   choice.packIndex = int64_t(it - choices.begin());
   choice.space = std::move(*pinned);
   choice.compute = *compute;
-  choice.note = ("compute model '" + path + "' chose " + *compute +
-                 " (pack = " + *packValue + ") for " + Twine(sm) + "x" +
-                 Twine(sn) + "x" + Twine(sk) +
-                 "; no trials are spent on the compute")
-                    .str();
+  choice.note =
+      ("compute model '" + used + "' chose " + *compute +
+       " (pack = " + *packValue + ") for " + Twine(sm) + "x" + Twine(sn) + "x" +
+       Twine(sk) + "; no trials are spent on the compute")
+          .str();
   return choice;
 }
 
@@ -372,10 +399,12 @@ void mlir::tiletune::registerAutoMCLStrategy(StrategyRegistry &registry) {
       {"threads", "1",
        "XGBoost threads (1 = bit-reproducible; more is faster)"},
       {"compute_model", "",
-       "AutoMCL's learned compute choice: a model file of "
-       "bench/automcl/train.py for this CPU; the predicted compute (pack) is "
-       "fixed for a cpu matmul; empty, missing, stale or foreign: the "
-       "compute is searched (with a message)"},
+       "AutoMCL's learned compute choice: model files of "
+       "bench/automcl/train.py for this CPU, ','-separated, one per matmul "
+       "form (matmul, matmul_transpose_b); the predicted compute (pack) is "
+       "fixed for a cpu matmul of a model's form; empty, missing, stale or "
+       "foreign, or no model of the op's form: the compute is searched "
+       "(with a message)"},
   };
   info.create = [](const Space &space, const StrategyOptions &options,
                    uint64_t seed) -> Expected<std::unique_ptr<Strategy>> {

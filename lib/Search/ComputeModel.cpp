@@ -32,8 +32,8 @@ static Error modelError(const Twine &msg) {
 }
 
 ComputeModel::ComputeModel(ComputeModel &&other) noexcept
-    : computes(std::move(other.computes)), threads(other.threads),
-      booster(other.booster) {
+    : computes(std::move(other.computes)), opKind(other.opKind),
+      threads(other.threads), booster(other.booster) {
   other.booster = nullptr;
 }
 
@@ -42,6 +42,7 @@ ComputeModel &ComputeModel::operator=(ComputeModel &&other) noexcept {
     if (booster)
       XGBoosterFree(static_cast<BoosterHandle>(booster));
     computes = std::move(other.computes);
+    opKind = other.opKind;
     threads = other.threads;
     booster = other.booster;
     other.booster = nullptr;
@@ -122,6 +123,20 @@ Expected<ComputeModel> ComputeModel::parse(StringRef text,
     model.computes.push_back(name->str());
   }
   model.threads = root->getInteger("threads").value_or(0);
+  // The op form the sizes were measured on; files of the first trainings
+  // have none and were measured on plain matmuls.
+  std::optional<StringRef> opName = root->getString("op");
+  std::optional<OpKind> kind =
+      opName ? symbolizeOpKind(*opName) : OpKind::Matmul;
+  if (!kind || !getMatmulForm(*kind) || getMatmulForm(*kind)->batched)
+    return modelError("compute model for \"" + opName.value_or("") +
+                      "\": the model chooses the compute of a matmul form "
+                      "(matmul, matmul_transpose_b, ...)");
+  model.opKind = *kind;
+  for (const std::string &c : model.computes)
+    if (!llvm::is_contained(getPackValues(*kind), *getPackOfCompute(c)))
+      return modelError("compute model for " + stringifyOpKind(*kind) +
+                        " names compute " + c + ", which does not apply to it");
   // The booster is XGBoost's own JSON as a string: reprinting it through
   // another JSON library would turn its floats 0.0 into integers, which
   // XGBoost refuses.

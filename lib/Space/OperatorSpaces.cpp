@@ -124,9 +124,13 @@ static StringRef getChoice(const Space &s, const Config &c, StringRef name,
 }
 
 /// The dim on the vector lanes of a CPU config: the layout option computes
-/// an NCHW conv as NHWC (filters on the lanes).
+/// an NCHW conv as NHWC (filters on the lanes); `pack = dn` puts k there.
 static StringRef getVectorDim(const Space &s, const Config &c,
                               OpKind opKind) {
+  // DNMM332's vectors run along k (its innermost k factor is the cache
+  // tile, whose vectors the register tile reads).
+  if (getChoice(s, c, "pack", "none") == "dn")
+    return "k";
   if ((opKind == OpKind::ConvNchwFchw || opKind == OpKind::ConvNgchwFgchw) &&
       getChoice(s, c, "layout", "native") == "nhwc")
     return "f";

@@ -73,9 +73,14 @@ std::string trainBooster() {
   return text;
 }
 
-/// A model file's text; the fields can be spoiled one by one.
+/// A model file's text; the fields can be spoiled one by one. The booster's
+/// two classes are `computes` (m <= 16, then above); `op` is the form's op
+/// kind ("" writes no "op" field, as the first trained files have none).
 std::string modelText(llvm::StringRef cpu = "", int64_t version = -1,
-                      llvm::StringRef format = ComputeModel::kFormat) {
+                      llvm::StringRef format = ComputeModel::kFormat,
+                      llvm::StringRef op = "",
+                      llvm::ArrayRef<llvm::StringRef> computes = {"tmm",
+                                                                  "rpmmv"}) {
   static const std::string booster = trainBooster();
   CPUDescription target = getDefaultTargetCPU();
   llvm::json::Array features;
@@ -90,8 +95,10 @@ std::string modelText(llvm::StringRef cpu = "", int64_t version = -1,
                           {"vector_bits", target.vectorBits}}},
       {"threads", 1},
       {"features", std::move(features)},
-      {"computes", llvm::json::Array{"tmm", "rpmmv"}},
+      {"computes", llvm::json::Array(computes)},
       {"booster", booster}};
+  if (!op.empty())
+    root["op"] = op;
   std::string text;
   llvm::raw_string_ostream os(text);
   os << llvm::json::Value(std::move(root));
@@ -143,6 +150,32 @@ TEST(ComputeModel, RefusesForeignStaleAndMissingFiles) {
             std::string::npos);
 }
 
+TEST(ComputeModel, KnowsTheFormItWasTrainedOn) {
+  CPUDescription target = getDefaultTargetCPU();
+  auto plain = ComputeModel::parse(modelText(), target);
+  ASSERT_TRUE(bool(plain)) << llvm::toString(plain.takeError());
+  EXPECT_EQ(plain->getOpKind(), OpKind::Matmul);
+  auto linear =
+      ComputeModel::parse(modelText("", -1, ComputeModel::kFormat,
+                                    "matmul_transpose_b", {"dnmm332", "rpmmv"}),
+                          target);
+  ASSERT_TRUE(bool(linear)) << llvm::toString(linear.takeError());
+  EXPECT_EQ(linear->getOpKind(), OpKind::MatmulTransposeB);
+  EXPECT_EQ(*linear->predict(1, 768, 768), "dnmm332");
+  // dnmm332 needs a B stored N x K; a conv is not a matmul form.
+  EXPECT_NE(
+      errorOf(ComputeModel::parse(modelText("", -1, ComputeModel::kFormat,
+                                            "matmul", {"dnmm332", "rpmmv"}),
+                                  target))
+          .find("names compute dnmm332, which does not apply"),
+      std::string::npos);
+  EXPECT_NE(errorOf(ComputeModel::parse(modelText("", -1, ComputeModel::kFormat,
+                                                  "conv_2d_nhwc_hwcf"),
+                                        target))
+                .find("chooses the compute of a matmul form"),
+            std::string::npos);
+}
+
 /// The strategy-specific part of a strategy's saved state.
 llvm::json::Object stateOf(const Strategy &s) {
   llvm::json::Value saved = s.saveState();
@@ -170,6 +203,43 @@ TEST(ComputeModel, AutoMCLFixesThePredictedCompute) {
   EXPECT_EQ(stateOf(*st).getString("compute"), "rpmmv");
   EXPECT_EQ(proposedPacks(*st, space, 16), std::set<std::string>{"b"});
   llvm::sys::fs::remove(path);
+}
+
+TEST(ComputeModel, AutoMCLUsesAModelOfTheOpsForm) {
+  std::string path =
+      writeTemp(modelText("", -1, ComputeModel::kFormat, "matmul_transpose_b",
+                          {"dnmm332", "rpmmv"}));
+  auto linear = makeProblemSpec("matmul_transpose_b", "cpu", {8, 64, 32});
+  Space space = *buildSpace(*linear);
+  auto st = makeStrategy("automcl", space,
+                         {{"compute_model", path}, {"batch", "16"}}, 1);
+  ASSERT_TRUE(st);
+  EXPECT_EQ(stateOf(*st).getString("compute"), "dnmm332");
+  EXPECT_EQ(proposedPacks(*st, space, 16), std::set<std::string>{"dn"});
+  // The same model on a plain matmul: another form, the compute is searched.
+  auto plain = makeProblemSpec("matmul", "cpu", {8, 64, 32});
+  Space plainSpace = *buildSpace(*plain);
+  auto other = makeStrategy("automcl", plainSpace,
+                            {{"compute_model", path}, {"batch", "64"}}, 1);
+  ASSERT_TRUE(other);
+  EXPECT_EQ(stateOf(*other).getString("compute"), "");
+  EXPECT_NE(stateOf(*other)
+                .getString("compute_note")
+                ->find("trained on matmul_transpose_b, the op is matmul"),
+            llvm::StringRef::npos);
+  // One model per form, ','-separated: each op takes the model of its form.
+  std::string plainPath = writeTemp(modelText());
+  std::string both = plainPath + "," + path;
+  auto plainSt = makeStrategy("automcl", plainSpace,
+                              {{"compute_model", both}, {"batch", "16"}}, 1);
+  ASSERT_TRUE(plainSt);
+  EXPECT_EQ(stateOf(*plainSt).getString("compute"), "tmm");
+  auto linearSt = makeStrategy("automcl", space,
+                               {{"compute_model", both}, {"batch", "16"}}, 1);
+  ASSERT_TRUE(linearSt);
+  EXPECT_EQ(stateOf(*linearSt).getString("compute"), "dnmm332");
+  llvm::sys::fs::remove(path);
+  llvm::sys::fs::remove(plainPath);
 }
 
 TEST(ComputeModel, AutoMCLSearchesTheComputeWithoutAUsableModel) {

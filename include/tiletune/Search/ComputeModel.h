@@ -6,8 +6,9 @@
 //
 // AutoMCL's "learning to choose schedules" (paper 001, Sec. 3 and Fig. 3):
 // an XGBoost classifier over the matrix sizes that predicts the fastest
-// compute (tmm, lpmm, rpmmv, dpmm: the `compute` option of a cpu config) of
-// a matmul, so that the automcl strategy spends no trials on the compute.
+// compute (tmm, lpmm, rpmmv, dpmm, and for a B stored N x K ttmm and
+// dnmm332: the `compute` option of a cpu config) of a matmul form, so that
+// the automcl strategy spends no trials on the compute.
 // The model is a versioned JSON file made for one CPU target by
 // bench/automcl/train.py from the measurements of bench/automcl/collect.py
 // (docs/Search.md, "AutoMCL's compute model"). MLIR-free.
@@ -18,6 +19,7 @@
 #define TILETUNE_SEARCH_COMPUTEMODEL_H
 
 #include "tiletune/Support/CPUDescription.h"
+#include "tiletune/Support/TilingTemplates.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
@@ -57,6 +59,10 @@ public:
 
   /// The computes the model chooses among (its classes, in order).
   llvm::ArrayRef<std::string> getComputes() const { return computes; }
+  /// The op form the training data was measured on (its "op" field:
+  /// matmul, or matmul_transpose_b for nn.Linear's B stored N x K, where
+  /// ttmm and dnmm332 apply too); the model chooses for that form only.
+  OpKind getOpKind() const { return opKind; }
   /// The thread count the training data was measured with.
   int64_t getThreads() const { return threads; }
 
@@ -69,6 +75,7 @@ public:
 private:
   ComputeModel() = default;
   llvm::SmallVector<std::string> computes;
+  OpKind opKind = OpKind::Matmul;
   int64_t threads = 0;
   /// The XGBoost booster (BoosterHandle), freed with the model.
   void *booster = nullptr;
