@@ -80,9 +80,10 @@ def run(cmd, **kw):
     return subprocess.run(cmd, capture_output=True, text=True, **kw)
 
 
-def target_of(tiletune_run):
+def target_of(tiletune_run, mcpu=""):
     """The CPU target as the compute model records it."""
-    out = run([tiletune_run, "--print-target"]).stdout
+    cmd = [tiletune_run, "--print-target"] + ([f"--mcpu={mcpu}"] if mcpu else [])
+    out = run(cmd).stdout
     cpu = re.search(r"^cpu: (\S+)", out, re.M).group(1)
     isa = re.search(r"^isa: (\S+)", out, re.M).group(1)
     bits = int(re.search(r"^vector width: (\d+) bits", out, re.M).group(1))
@@ -100,6 +101,8 @@ def measure(args, m, n, k):
             f.write(kernel(m, n, k, args.form))
         def configure(compute=""):
             option = f"threads={args.threads}"
+            if args.mcpu:
+                option += f" mcpu={args.mcpu}"
             if compute:
                 option += f" compute={compute}"
             res = run([opt, src, f"--tiletune-default-config={option}"])
@@ -123,7 +126,8 @@ def measure(args, m, n, k):
             start = time.time()
             res = run([runner, path, "--pipeline=tiletune-lower-cpu",
                        "--verify", f"--repeats={args.repeats}",
-                       f"--num-threads={args.threads}"])
+                       f"--num-threads={args.threads}"]
+                      + ([f"--mcpu={args.mcpu}"] if args.mcpu else []))
             wall = time.time() - start
             if res.returncode != 0 or "verify: PASSED" not in res.stdout:
                 raise RuntimeError(f"{compute} on {m}x{n}x{k} failed:\n"
@@ -145,6 +149,10 @@ def main():
     ap.add_argument("--form", choices=["plain", "tb"], default="plain",
                     help="plain: B stored K x N; tb: B stored N x K "
                          "(nn.Linear), where ttmm and dnmm332 apply too")
+    ap.add_argument("--mcpu", default="",
+                    help="target CPU in LLVM's names (e.g. haswell for AVX2 "
+                         "on an AVX-512 host; default: the host); the data "
+                         "and the model are then that target's")
     ap.add_argument("--sizes", type=int, default=80, help="number of sizes")
     ap.add_argument("--shapes", default="",
                     help="measure these sizes instead, MxNxK,MxNxK,...")
@@ -157,7 +165,7 @@ def main():
     runner = os.path.join(args.bin, "tiletune-run")
     if not os.path.exists(runner):
         sys.exit(f"collect.py: no {runner} (build first, or pass --bin)")
-    target = target_of(runner)
+    target = target_of(runner, args.mcpu)
     done = set()
     if os.path.exists(args.out):
         with open(args.out) as f:
