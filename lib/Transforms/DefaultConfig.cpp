@@ -173,16 +173,19 @@ TileConfigAttr tiletune::computeDefaultCPUConfig(MLIRContext *ctx,
   // It needs a long k: every output pays a horizontal reduction per k
   // chunk, and a k shorter than a vector runs masked. Measured on 120 sizes
   // of this form with every compute at its own default
-  // (bench/automcl/results/tb-znver5-1thread.jsonl, 1 thread, Zen 5): with
-  // k >= 16 x min(M, N) it ran 1.2-35x faster than every other compute when
-  // M <= 16, and when N is under a vector (the other computes put N on the
-  // lanes: a B of one row is a matrix-vector product), but at 0.02-0.8 of
-  // the best on short k (8 x 256 x 8: 13 GFLOP/s, tmm 113).
+  // (bench/automcl/results/tb-*.jsonl, 1 thread, Zen 5): with at least
+  // min(M, N) vectors of k it ran 1.2-35x faster than every other compute
+  // when M <= 16 (and k holds two vectors), and when N is under a vector
+  // (the other computes put N on the lanes: a B of one row is a
+  // matrix-vector product), but at 0.02-0.8 of the best on short k
+  // (8 x 256 x 8: 13 GFLOP/s, tmm 113). Counted in vectors, the same rule
+  // fits AVX2 (haswell: 0.92 of the best compute over the 120 sizes, 16
+  // multiples of k instead of 8 vectors gave 0.89).
   auto prefersDnmm = [&] {
     int64_t m = original.lookup("m")->size, n = original.lookup("n")->size,
             k = original.lookup("k")->size;
-    bool longK = k >= 16 * std::min(m, n);
-    return longK && ((m <= 16 && k >= 4 * lanes) || (n < lanes && k >= lanes));
+    bool longK = k >= lanes * std::min(m, n);
+    return longK && ((m <= 16 && k >= 2 * lanes) || (n < lanes && k >= lanes));
   };
   bool dnmm =
       requestedPack.empty()

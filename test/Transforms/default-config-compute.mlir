@@ -3,7 +3,8 @@
 // compute at its own default this way). Target and caches pinned.
 
 // RUN: tiletune-opt %s --split-input-file --tiletune-default-config="mcpu=znver4 caches=48K,1M" | FileCheck %s --check-prefix=DEFAULT
-// RUN: tiletune-opt %s --split-input-file --tiletune-default-config="mcpu=haswell caches=32K,1M" | FileCheck %s --check-prefix=DEFAULT
+// RUN: tiletune-opt %s --split-input-file --tiletune-default-config="mcpu=haswell caches=32K,1M" | FileCheck %s --check-prefixes=DEFAULT,AVX2
+// RUN: tiletune-opt %s --split-input-file --tiletune-default-config="mcpu=znver4 caches=48K,1M" | FileCheck %s --check-prefix=AVX512
 // RUN: tiletune-opt %s --split-input-file --tiletune-default-config="mcpu=znver4 caches=48K,1M compute=dnmm332" 2>/dev/null | FileCheck %s --check-prefix=DN
 // RUN: tiletune-opt %s --split-input-file --tiletune-default-config="compute=dnmm332" 2>&1 >/dev/null | FileCheck %s --check-prefix=DN-WARN
 // RUN: tiletune-opt %s --split-input-file --tiletune-default-config="mcpu=znver4 caches=48K,1M compute=ttmm" 2>/dev/null | FileCheck %s --check-prefix=TT
@@ -82,6 +83,24 @@ func.func @heuristic(%a1: tensor<1x768xf32>, %b1: tensor<768x768xf32>,
 // DEFAULT: pack = dn
 // DEFAULT: pack = none
 // DEFAULT: pack = dn
+
+// -----
+
+// dnmm332's rule counts k in vectors: 64 is 8 AVX2 vectors, enough for
+// the 8 rows of A, but 4 AVX-512 vectors, not enough (tmm then).
+func.func @vectors(%a: tensor<8x64xf32>, %b: tensor<256x64xf32>,
+                   %c: tensor<8x256xf32>) -> tensor<8x256xf32> {
+  %r = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+                                      affine_map<(m, n, k) -> (n, k)>,
+                                      affine_map<(m, n, k) -> (m, n)>]
+         ins(%a, %b : tensor<8x64xf32>, tensor<256x64xf32>)
+         outs(%c : tensor<8x256xf32>) -> tensor<8x256xf32>
+  return %r : tensor<8x256xf32>
+}
+// AVX2-LABEL: func.func @vectors
+// AVX2: pack = dn
+// AVX512-LABEL: func.func @vectors
+// AVX512: pack = none
 
 // BAD: error: tiletune-default-config: unknown compute 'dnmm' (expected one of tmm|ttmm|dnmm332|lpmm|rpmmv|dpmm)
 
