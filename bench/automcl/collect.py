@@ -34,6 +34,11 @@ import time
 
 COMPUTES = ["tmm", "lpmm", "rpmmv", "dpmm"]
 SCALES = [1, 8, 16, 64, 256, 512]
+# The op kind (ComputeModel's "op") each form measures, and the compute each
+# `pack` value is (the default config records its pack); train.py uses both.
+OP_OF_FORM = {"plain": "matmul", "tb": "matmul_transpose_b"}
+COMPUTE_OF_PACK = {"none": "tmm", "a": "lpmm", "b": "rpmmv", "ab": "dpmm",
+                   "bt": "ttmm", "dn": "dnmm332"}
 
 
 def computes_of(form):

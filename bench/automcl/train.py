@@ -24,17 +24,12 @@ import math
 import random
 import sys
 
+# The computes, op kind and packs of each form, as collect.py measures them.
+from collect import COMPUTE_OF_PACK, OP_OF_FORM, computes_of
+
 FORMAT = "tiletune-automcl-compute-model"
 VERSION = 1
 FEATURES = ["m", "n", "k", "log2_mnk"]
-# The computes of each form collect.py measures, and the op kind
-# (ComputeModel's "op") the form is: a B stored N x K (nn.Linear) adds ttmm
-# and dnmm332.
-COMPUTES_OF = {"plain": ["tmm", "lpmm", "rpmmv", "dpmm"],
-               "tb": ["tmm", "lpmm", "rpmmv", "dpmm", "ttmm", "dnmm332"]}
-OP_OF = {"plain": "matmul", "tb": "matmul_transpose_b"}
-COMPUTE_OF_PACK = {"none": "tmm", "a": "lpmm", "b": "rpmmv", "ab": "dpmm",
-                   "bt": "ttmm", "dn": "dnmm332"}
 
 
 def features(r):
@@ -74,7 +69,7 @@ def main():
         sys.exit("train.py: the data mixes forms (collect.py --form); a "
                  "model chooses among the computes of one form")
     form = forms.pop()
-    computes = COMPUTES_OF[form]
+    computes = computes_of(form)
     for r in rows:
         if sorted(r["gflops"]) != sorted(computes):
             sys.exit(f"train.py: {r['m']}x{r['n']}x{r['k']} was measured "
@@ -157,7 +152,7 @@ def main():
     model = {
         "format": FORMAT, "version": VERSION,
         "target": rows[0]["target"], "threads": rows[0]["threads"],
-        "op": OP_OF[form],
+        "op": OP_OF_FORM[form],
         "features": FEATURES, "computes": computes,
         "training": {"data": args.data, "seed": args.seed,
                      "rounds": args.rounds, "params": params,
@@ -170,7 +165,7 @@ def main():
     if args.report:
         with open(args.report, "w") as f:
             json.dump(report, f, indent=1)
-    print(f"{OP_OF[form]}: sizes {len(rows)} (train {len(train)}, "
+    print(f"{OP_OF_FORM[form]}: sizes {len(rows)} (train {len(train)}, "
           f"held out {len(test)}); "
           f"best-compute counts {wins}")
     print(f"held-out accuracy: {accuracy:.2f} (always {static}: "

@@ -134,7 +134,7 @@ Expected<ComputeModel> ComputeModel::parse(StringRef text,
                       "(matmul, matmul_transpose_b, ...)");
   model.opKind = *kind;
   for (const std::string &c : model.computes)
-    if (!llvm::is_contained(getPackValues(*kind), *getPackOfCompute(c)))
+    if (!isComputeApplicable(*kind, *getPackOfCompute(c)))
       return modelError("compute model for " + stringifyOpKind(*kind) +
                         " names compute " + c + ", which does not apply to it");
   // The booster is XGBoost's own JSON as a string: reprinting it through

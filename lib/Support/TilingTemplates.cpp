@@ -332,6 +332,10 @@ SmallVector<StringRef> mlir::tiletune::getPackValues(OpKind kind) {
   return values;
 }
 
+bool mlir::tiletune::isComputeApplicable(OpKind kind, StringRef pack) {
+  return !isConv(kind) && llvm::is_contained(getPackValues(kind), pack);
+}
+
 std::optional<StringRef> mlir::tiletune::getPackOfCompute(StringRef compute) {
   for (const ComputePack &entry : kComputePacks)
     if (entry.compute == compute)

@@ -108,10 +108,6 @@ llvm::Expected<CPUTarget> tiletune::getCPUTargetFor(StringRef mcpu,
   return CPUTarget::get(*cpu, threads);
 }
 
-bool tiletune::isComputeApplicable(OpKind kind, StringRef pack) {
-  return !isConv(kind) && llvm::is_contained(getPackValues(kind), pack);
-}
-
 TileConfigAttr tiletune::computeDefaultCPUConfig(MLIRContext *ctx,
                                                  const TunableOp &original,
                                                  const CPUTarget &target,

@@ -159,6 +159,10 @@ const OptionSpec *lookupOptionSpec(llvm::StringRef target,
 /// (dnmm332: vectors along k) only where, besides, A is stored [b?][m][k].
 llvm::SmallVector<llvm::StringRef> getPackValues(OpKind kind);
 
+/// Whether AutoMCL compute `pack` (a `pack` value) applies to ops of `kind`:
+/// a matmul or batch_matmul form whose getPackValues include it.
+bool isComputeApplicable(OpKind kind, llvm::StringRef pack);
+
 /// The `pack` value that AutoMCL compute `compute` (a legal value of the cpu
 /// option `compute`) stands for: tmm -> none, lpmm -> a, rpmmv -> b,
 /// dpmm -> ab, ttmm -> bt, dnmm332 -> dn; nullopt for unknown names.

@@ -50,17 +50,11 @@ struct CPUTarget {
 /// none, a, b, ab, bt or dn, i.e. tmm ... dnmm332) instead of the one the
 /// heuristic picks: its tiles are sized for that compute (dn's register tile
 /// runs along k), so that each compute can be measured at its own default
-/// (bench/automcl/collect.py). It must be one of getPackValues(op.kind) and
-/// the op a matmul or batch_matmul form (isComputeApplicable); "" lets the
-/// heuristic choose.
+/// (bench/automcl/collect.py). It must apply to the op
+/// (isComputeApplicable, TilingTemplates.h); "" lets the heuristic choose.
 TileConfigAttr computeDefaultCPUConfig(MLIRContext *ctx, const TunableOp &op,
                                        const CPUTarget &target = {},
                                        llvm::StringRef pack = "");
-
-/// Whether computeDefaultCPUConfig can size a config of compute `pack` for
-/// ops of `kind`: a matmul or batch_matmul form whose legal pack values
-/// (getPackValues) include it.
-bool isComputeApplicable(OpKind kind, llvm::StringRef pack);
 
 /// Error when the text of the `mcpu`/`mattr` options names no target.
 llvm::Expected<CPUTarget> getCPUTargetFor(llvm::StringRef mcpu,
