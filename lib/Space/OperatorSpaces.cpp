@@ -273,6 +273,17 @@ Expected<Space> mlir::tiletune::buildSpace(const ProblemSpec &problem,
                   " does not divide the cache tile " + std::to_string(tile) +
                   " of '" + unrollDim + "'";
          }});
+    // The im2col GEMM of an NCHW conv reads NHWC windows: only with
+    // `layout = nhwc` (the verifier's rule).
+    if (kind == OpKind::ConvNchwFchw && space.lookup("im2col"))
+      space.addConstraint(
+          {"im2col-layout",
+           [](const Space &s, const Config &c) -> std::optional<std::string> {
+             if (getChoice(s, c, "im2col", "false") != "true" ||
+                 getChoice(s, c, "layout", "native") == "nhwc")
+               return std::nullopt;
+             return std::string("im2col on an NCHW conv needs layout = nhwc");
+           }});
     if (options.maxRegisterTile > 0) {
       int64_t limit = options.maxRegisterTile;
       space.addConstraint(

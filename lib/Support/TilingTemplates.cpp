@@ -349,3 +349,26 @@ std::optional<StringRef> mlir::tiletune::getComputeOfPack(StringRef pack) {
       return entry.compute;
   return std::nullopt;
 }
+
+std::optional<ConvCompute> mlir::tiletune::getConvCompute(StringRef compute) {
+  if (compute == "direct")
+    return ConvCompute{};
+  if (!compute.consume_front("im2col_"))
+    return std::nullopt;
+  std::optional<StringRef> pack = getPackOfCompute(compute);
+  if (!pack)
+    return std::nullopt;
+  return ConvCompute{/*im2col=*/true, *pack};
+}
+
+std::optional<OpKind> mlir::tiletune::getIm2colMatmulKind(OpKind kind) {
+  switch (kind) {
+  case OpKind::ConvNhwcHwcf:
+  case OpKind::ConvNchwFchw:
+    return OpKind::Matmul;
+  case OpKind::ConvNhwcFhwc:
+    return OpKind::MatmulTransposeB;
+  default:
+    return std::nullopt;
+  }
+}

@@ -380,10 +380,12 @@ FailureOr<Operation *> tiletune::convertLayoutToConfig(RewriterBase &rewriter,
   // An FHWC conv whose config packs the filter (`pack = b`/`ab`) keeps its
   // form: the packing copy transposes each filter tile (CPUTiling.cpp,
   // packFilterToHwcf). Otherwise the whole filter is transposed first.
+  // An im2col conv reads its FHWC filter as the [F][KH*KW*C] matrix it is
+  // (convertConvToIm2col).
   if (auto fhwc = dyn_cast<linalg::Conv2DNhwcFhwcOp>(op);
       fhwc && config && config.getTarget() == kTargetCPU) {
     StringRef pack = getCPUPack(config);
-    if (pack == "b" || pack == "ab")
+    if (pack == "b" || pack == "ab" || usesIm2col(config))
       return op;
     return convertFilterToHwcf(rewriter, fhwc, config, reason);
   }
@@ -454,6 +456,231 @@ FailureOr<Operation *> tiletune::convertLayoutToConfig(RewriterBase &rewriter,
       (void)tileAndVectorizeTranspose(rewriter, t);
   }
   return nhwc.getOperation();
+}
+
+//===----------------------------------------------------------------------===//
+// im2col
+//===----------------------------------------------------------------------===//
+
+/// The config of the im2col GEMM of a conv with config `config`: each
+/// level's tile of m is the product of the tiles of n, oh and ow (of n only
+/// at the parallel level, where the batch is tiled), of n the tile of f, of
+/// k the product of the tiles of kh, kw and c. The conv's tiles divide its
+/// loops, so these divide M = N*OH*OW, F and K = KH*KW*C and nest. `order`
+/// keeps the first of the conv loops of each GEMM loop; `vectorize` and
+/// `unroll` carry over (unroll divides c's cache tile, so k's); `pack` is
+/// the conv's (or its compute's).
+static TileConfigAttr getIm2colGemmConfig(TileConfigAttr config) {
+  MLIRContext *ctx = config.getContext();
+  Builder b(ctx);
+  auto tile = [&](StringRef level, StringRef dim) -> int64_t {
+    return config.getTileSize(level, dim).value_or(1);
+  };
+  SmallVector<NamedAttribute> entries;
+  for (StringRef level : getTargetLevels(kTargetCPU)) {
+    int64_t m = tile(level, "oh") * tile(level, "ow");
+    if (level == "parallel")
+      m *= tile(level, "n");
+    SmallVector<NamedAttribute> sizes = {
+        b.getNamedAttr("m", b.getI64IntegerAttr(m)),
+        b.getNamedAttr("n", b.getI64IntegerAttr(tile(level, "f")))};
+    if (level == "cache")
+      sizes.push_back(b.getNamedAttr(
+          "k", b.getI64IntegerAttr(tile(level, "kh") * tile(level, "kw") *
+                                   tile(level, "c"))));
+    entries.push_back(b.getNamedAttr(level, b.getDictionaryAttr(sizes)));
+  }
+  if (config.getOption("order")) {
+    SmallVector<Attribute> order;
+    for (StringRef dim : config.getOrder()) {
+      StringRef gemm = dim == "f"                     ? "n"
+                       : (dim == "oh" || dim == "ow") ? "m"
+                                                      : "k";
+      if (!llvm::is_contained(order, b.getStringAttr(gemm)))
+        order.push_back(b.getStringAttr(gemm));
+    }
+    entries.push_back(b.getNamedAttr("order", b.getArrayAttr(order)));
+  }
+  for (StringRef name : {"vectorize", "unroll"})
+    if (Attribute value = config.getOption(name))
+      entries.push_back(b.getNamedAttr(name, value));
+  entries.push_back(
+      b.getNamedAttr("pack", b.getStringAttr(getCPUPack(config))));
+  return TileConfigAttr::get(ctx, config.getTarget(),
+                             b.getDictionaryAttr(entries));
+}
+
+/// The reassociation of `rank` dims collapsed into two groups, the first
+/// `split` dims and the rest.
+static SmallVector<ReassociationIndices> splitInTwo(int64_t rank,
+                                                    int64_t split) {
+  ReassociationIndices first, second;
+  for (int64_t d = 0; d < rank; ++d)
+    (d < split ? first : second).push_back(d);
+  return {first, second};
+}
+
+/// Collapses `value` (a tensor, or a buffer with the identity layout) by
+/// `reassociation`.
+static Value collapse(OpBuilder &b, Location loc, Value value,
+                      ArrayRef<ReassociationIndices> reassociation) {
+  if (isa<RankedTensorType>(value.getType()))
+    return tensor::CollapseShapeOp::create(b, loc, value, reassociation);
+  return memref::CollapseShapeOp::create(b, loc, value, reassociation);
+}
+
+/// `value` (a static tensor or buffer) without its unit dims, keeping one
+/// dim (a row of one element has rank 1): a rank-reducing slice of all of
+/// it.
+static Value dropUnitDims(OpBuilder &b, Location loc, Value value) {
+  auto type = cast<ShapedType>(value.getType());
+  SmallVector<int64_t> shape;
+  for (int64_t size : type.getShape())
+    if (size != 1)
+      shape.push_back(size);
+  if (shape.empty())
+    shape.push_back(1);
+  if (isa<RankedTensorType>(type))
+    return tensor::createCanonicalRankReducingExtractSliceOp(
+        b, loc, value, RankedTensorType::get(shape, type.getElementType()));
+  return memref::createCanonicalRankReducingSubViewOp(b, loc, value, shape);
+}
+
+FailureOr<Operation *> tiletune::convertConvToIm2col(RewriterBase &rewriter,
+                                                     Operation *op,
+                                                     std::string *reason) {
+  TileConfigAttr config = getConfig(op);
+  if (!config || config.getTarget() != kTargetCPU || !usesIm2col(config))
+    return op;
+  if (!isa<linalg::Conv2DNhwcHwcfOp, linalg::Conv2DNhwcFhwcOp>(op))
+    return failWithReason(reason, "'im2col' computes a conv_2d_nhwc_hwcf or "
+                                  "conv_2d_nhwc_fhwc (an NCHW conv with "
+                                  "'layout = nhwc')");
+  auto conv = cast<linalg::LinalgOp>(op);
+  bool onTensors = conv.hasPureTensorSemantics();
+  if (!onTensors) {
+    if (!conv.hasPureBufferSemantics())
+      return failWithReason(reason, "'im2col' needs the conv on tensors or "
+                                    "on buffers, not both");
+    for (Value operand : op->getOperands())
+      if (!cast<MemRefType>(operand.getType()).getLayout().isIdentity())
+        return failWithReason(reason, "'im2col' on buffers needs operands "
+                                      "with the identity layout (they are "
+                                      "viewed as matrices)");
+  }
+  std::string why;
+  FailureOr<TunableOp> tunable = matchTunableOp(op, &why);
+  if (failed(tunable))
+    return failWithReason(reason, why);
+  auto size = [&](StringRef dim) { return tunable->lookup(dim)->size; };
+  int64_t n = size("n"), oh = size("oh"), ow = size("ow"), kh = size("kh"),
+          kw = size("kw"), c = size("c");
+  bool fhwc = isa<linalg::Conv2DNhwcFhwcOp>(op);
+  MLIRContext *ctx = op->getContext();
+  Location loc = op->getLoc();
+  Type elementType = tunable->elementType;
+  rewriter.setInsertionPoint(op);
+
+  // The windows: im2col[n][oh][ow][kh][kw][c] =
+  //   input[n][oh*sh + kh*dh][ow*sw + kw*dw][c].
+  SmallVector<int64_t> windowShape = {n, oh, ow, kh, kw, c};
+  Value windows =
+      onTensors ? Value(tensor::EmptyOp::create(rewriter, loc, windowShape,
+                                                elementType))
+                : Value(memref::AllocOp::create(
+                      rewriter, loc, MemRefType::get(windowShape, elementType),
+                      rewriter.getI64IntegerAttr(64)));
+  AffineExpr d[6];
+  bindDims(ctx, d[0], d[1], d[2], d[3], d[4], d[5]);
+  auto [sh, sw] = tunable->strides;
+  auto [dh, dw] = tunable->dilations;
+  AffineMap inputMap = AffineMap::get(
+      6, 0, {d[0], d[1] * sh + d[3] * dh, d[2] * sw + d[4] * dw, d[5]}, ctx);
+  SmallVector<AffineMap> maps = {inputMap,
+                                 AffineMap::getMultiDimIdentityMap(6, ctx)};
+  SmallVector<utils::IteratorType> iterators(6, utils::IteratorType::parallel);
+  SmallVector<Type> windowTypes;
+  if (onTensors)
+    windowTypes.push_back(windows.getType());
+  auto gather = linalg::GenericOp::create(
+      rewriter, loc, windowTypes, ValueRange{conv.getDpsInputs()[0]},
+      ValueRange{windows}, maps, iterators,
+      [](OpBuilder &b, Location l, ValueRange args) {
+        linalg::YieldOp::create(b, l, args[0]);
+      });
+  if (onTensors)
+    windows = gather->getResult(0);
+
+  // The GEMM: [N*OH*OW][KH*KW*C] x filter -> [N*OH*OW][F].
+  Value lhs = collapse(rewriter, loc, windows, splitInTwo(6, 3));
+  Value rhs = collapse(rewriter, loc, conv.getDpsInputs()[1],
+                       fhwc ? splitInTwo(4, 1) : splitInTwo(4, 3));
+  Value init = conv.getDpsInits()[0];
+  Value acc = collapse(rewriter, loc, init, splitInTwo(4, 3));
+  SmallVector<Type> resultTypes;
+  if (onTensors)
+    resultTypes.push_back(acc.getType());
+  auto gemm = linalg::MatmulOp::create(rewriter, loc, resultTypes,
+                                       ValueRange{lhs, rhs}, ValueRange{acc});
+  SmallVector<Attribute> gemmMaps;
+  for (AffineMap map : getMatmulFormMaps(
+           ctx, *getMatmulForm(*getIm2colMatmulKind(tunable->kind))))
+    gemmMaps.push_back(AffineMapAttr::get(map));
+  gemm->setAttr("indexing_maps", ArrayAttr::get(ctx, gemmMaps));
+  setConfig(gemm, getIm2colGemmConfig(config));
+
+  // The window copy, split over the GEMM's threads, one row of c at a time.
+  FailureOr<CPUSchedule> schedule = decodeCPUSchedule(gemm, getConfig(gemm));
+  int64_t threads = succeeded(schedule) ? schedule->getParallelTrips() : 1;
+  Operation *copy = gather;
+  if (threads > 1) {
+    // The first of n, oh that the threads divide, else oh in ceil parts.
+    SmallVector<int64_t> tiles(6, 0);
+    if (n % threads == 0)
+      tiles[0] = n / threads;
+    else
+      tiles[1] = llvm::divideCeil(oh, std::min(threads, oh));
+    FailureOr<scf::SCFTilingResult> split =
+        tileOneLevel(rewriter, copy, getAsIndexOpFoldResult(ctx, tiles),
+                     scf::SCFTilingOptions::LoopType::ForallOp);
+    if (succeeded(split))
+      copy = split->tiledOps.back();
+  }
+  // One piece per window row: c, or kw x c where the row of input pixels
+  // is contiguous (unit stride and dilation along w). Each piece becomes a
+  // linalg.copy of the row without its unit dims, which the pipeline moves
+  // in vectors (or memcpy) after bufferization, like the packing copies.
+  bool wholeKw = sw == 1 && dw == 1;
+  SmallVector<int64_t> pieceTiles = {1, 1, 1, 1, wholeKw ? 0 : 1, 0};
+  FailureOr<scf::SCFTilingResult> rows =
+      tileOneLevel(rewriter, copy, getAsIndexOpFoldResult(ctx, pieceTiles));
+  if (failed(rows))
+    return failWithReason(reason, "tiling the im2col copy failed");
+  auto piece = cast<linalg::LinalgOp>(rows->tiledOps.back());
+  rewriter.setInsertionPoint(piece);
+  Value source = piece.getDpsInputs()[0], target = piece.getDpsInits()[0];
+  Value rowSource = dropUnitDims(rewriter, loc, source);
+  Value rowTarget = dropUnitDims(rewriter, loc, target);
+  auto rowCopy = linalg::CopyOp::create(rewriter, loc, rowSource, rowTarget);
+  if (onTensors) {
+    Value whole = tensor::InsertSliceOp::create(
+        rewriter, loc, rowCopy->getResult(0), target,
+        SmallVector<OpFoldResult>(6, rewriter.getIndexAttr(0)),
+        tensor::getMixedSizes(rewriter, loc, target),
+        SmallVector<OpFoldResult>(6, rewriter.getIndexAttr(1)));
+    rewriter.replaceOp(piece, whole);
+  } else {
+    rewriter.eraseOp(piece);
+  }
+  if (onTensors) {
+    rewriter.setInsertionPointAfter(gemm);
+    Value result = tensor::ExpandShapeOp::create(
+        rewriter, loc, init.getType(), gemm->getResult(0), splitInTwo(4, 3));
+    rewriter.replaceOp(op, result);
+  } else {
+    rewriter.eraseOp(op);
+  }
+  return gemm.getOperation();
 }
 
 //===----------------------------------------------------------------------===//

@@ -1244,9 +1244,13 @@ FailureOr<CPUTilingResult> tiletune::applyCPUConfig(RewriterBase &rewriter,
       convertLayoutToConfig(rewriter, *named, &reason);
   if (failed(converted))
     return fail(*named);
-  FailureOr<Operation *> padded = padToConfig(rewriter, *converted, &reason);
-  if (failed(padded))
+  FailureOr<Operation *> gemm =
+      convertConvToIm2col(rewriter, *converted, &reason);
+  if (failed(gemm))
     return fail(*converted);
+  FailureOr<Operation *> padded = padToConfig(rewriter, *gemm, &reason);
+  if (failed(padded))
+    return fail(*gemm);
   op = *padded;
   // The schedule is decoded from this op, so its kind matches: only the
   // loops are checked (one matchTunableOp per op, in the decoder).
@@ -1275,9 +1279,13 @@ FailureOr<CPUTilingResult> tiletune::applyCPUConfig(RewriterBase &rewriter,
   FailureOr<CPUTilingResult> result =
       tileAndVectorizeChecked(rewriter, op, *schedule, fuseEpilogues);
   if (succeeded(result) && hadEpilogue && result->numEpilogueOps == 0) {
-    if (*padded != *converted || schedule->isPadded())
+    if (*padded != *gemm || schedule->isPadded())
       result->epilogueNotFused = "the config pads the op (`pad`): its "
                                  "partial tiles run on padded copies";
+    else if (*gemm != *converted)
+      result->epilogueNotFused = "the config computes the conv as an im2col "
+                                 "GEMM ('im2col'): a reshape sits between the "
+                                 "GEMM and the epilogue";
     else if (grouped)
       result->epilogueNotFused = "the op is a grouped convolution, computed "
                                  "group by group: the epilogue runs after "

@@ -433,16 +433,108 @@ TileConfigAttr tiletune::computeDefaultCPUConfig(MLIRContext *ctx,
   return buildConfig(ctx, kTargetCPU, original, factors, options);
 }
 
-/// The computes of op kind `kind` for a diagnostic: "tmm, lpmm, ..." or
-/// "none, it is not a matmul form".
+TileConfigAttr tiletune::computeIm2colDefaultCPUConfig(MLIRContext *ctx,
+                                                       const TunableOp &conv,
+                                                       const CPUTarget &target,
+                                                       StringRef pack) {
+  std::optional<OpKind> gemmKind = getIm2colMatmulKind(conv.kind);
+  assert(gemmKind && isComputeApplicable(*gemmKind, pack) &&
+         "im2col and the compute must apply to the conv");
+  if (conv.dims.empty() ||
+      llvm::any_of(conv.dims, [](const LoopDim &dim) { return dim.size < 1; }))
+    return {};
+  auto size = [&](StringRef name) { return conv.lookup(name)->size; };
+  // The GEMM the conv becomes (convertConvToIm2col) and its default config
+  // for the compute.
+  TunableOp gemm;
+  gemm.kind = *gemmKind;
+  gemm.elementType = conv.elementType;
+  gemm.onTensors = conv.onTensors;
+  gemm.dims = {
+      {"m", size("n") * size("oh") * size("ow"), DimRole::Parallel, 0},
+      {"n", size("f"), DimRole::Parallel, 1},
+      {"k", size("kh") * size("kw") * size("c"), DimRole::Reduction, 2}};
+  TileConfigAttr gemmConfig = computeDefaultCPUConfig(ctx, gemm, target, pack);
+  if (!gemmConfig)
+    return {};
+  // The conv tiles whose products (the GEMM tiles convertConvToIm2col
+  // derives) come closest to the GEMM's from below: m's tile from ow, then
+  // oh, then (threads only) n; k's from c, then kw, then kh. Each divides
+  // the tile of the level above, so the config verifies.
+  std::map<std::string, int64_t> outer;
+  for (const LoopDim &dim : conv.dims)
+    outer[dim.name] = dim.size;
+  FactorMap factors;
+  for (const LoopDim &dim : conv.dims)
+    factors[dim.name] = {};
+  auto fit = [&](StringRef level, StringRef gemmDim,
+                 ArrayRef<StringRef> convDims) {
+    int64_t want = gemmConfig.getTileSize(level, gemmDim).value_or(1);
+    for (StringRef name : convDims) {
+      std::string key = name.str();
+      int64_t tile =
+          largestDivisorAtMost(outer[key], std::max<int64_t>(1, want));
+      factors[key].push_back(outer[key] / tile);
+      outer[key] = tile;
+      want /= tile;
+    }
+  };
+  fit("parallel", "m", {"ow", "oh", "n"});
+  fit("parallel", "n", {"f"});
+  for (StringRef level : {"cache", "register"}) {
+    fit(level, "m", {"ow", "oh"});
+    fit(level, "n", {"f"});
+  }
+  fit("cache", "k", {"c", "kw", "kh"});
+  for (const LoopDim &dim : conv.dims)
+    factors[dim.name].push_back(outer[dim.name]);
+  Builder b(ctx);
+  SmallVector<Attribute> order;
+  for (StringRef dim : gemmConfig.getOrder()) {
+    SmallVector<StringRef> names;
+    if (dim == "m")
+      names = {"oh", "ow"};
+    else if (dim == "n")
+      names = {"f"};
+    else
+      names = {"kh", "kw", "c"};
+    for (StringRef name : names)
+      order.push_back(b.getStringAttr(name));
+  }
+  // `unroll` must divide c's cache tile.
+  int64_t unroll = gemmConfig.getIntOption("unroll");
+  while (unroll > 1 && outer["c"] % unroll != 0)
+    unroll /= 2;
+  SmallVector<NamedAttribute> options = {
+      b.getNamedAttr("order", b.getArrayAttr(order)),
+      b.getNamedAttr("vectorize", b.getBoolAttr(true)),
+      b.getNamedAttr("unroll", b.getI64IntegerAttr(unroll)),
+      b.getNamedAttr(
+          "compute",
+          b.getStringAttr(("im2col_" + *getComputeOfPack(pack)).str())),
+  };
+  if (conv.kind == OpKind::ConvNchwFchw)
+    options.push_back(b.getNamedAttr("layout", b.getStringAttr("nhwc")));
+  return buildConfig(ctx, kTargetCPU, conv, factors, options);
+}
+
+/// The computes of op kind `kind` for a diagnostic: "tmm, lpmm, ..." (a
+/// matmul form), "direct, im2col_tmm, ..." (a conv with an im2col form) or
+/// "direct".
 static std::string describeComputes(OpKind kind) {
-  if (isConv(kind))
-    return "none, it is not a matmul form";
   std::string text;
-  for (StringRef pack : getPackValues(kind)) {
-    if (!text.empty())
-      text += ", ";
-    text += getComputeOfPack(pack).value_or(pack).str();
+  std::optional<OpKind> gemm = getIm2colMatmulKind(kind);
+  if (isConv(kind))
+    text = "direct";
+  if (!isConv(kind) || gemm) {
+    for (StringRef pack : getPackValues(gemm.value_or(kind))) {
+      std::optional<StringRef> name = getComputeOfPack(pack);
+      if (!name || (gemm && pack == "bt"))
+        continue;
+      if (!text.empty())
+        text += ", ";
+      text += (gemm ? "im2col_" : "") + name->str();
+    }
   }
   return text;
 }
@@ -481,10 +573,13 @@ struct DefaultConfigPass
           << "tiletune-default-config: target\n"
           << StringRef(text).rtrim();
     }
-    std::optional<StringRef> requestedPack;
+    // A matmul compute (tmm ... dnmm332) or a conv one (direct, im2col_X).
+    std::optional<StringRef> matmulPack;
+    std::optional<ConvCompute> convCompute;
     if (!compute.empty()) {
-      requestedPack = getPackOfCompute(compute);
-      if (!requestedPack) {
+      matmulPack = getPackOfCompute(compute);
+      convCompute = getConvCompute(compute);
+      if (!matmulPack && !convCompute) {
         emitError(getOperation()->getLoc())
             << "tiletune-default-config: unknown compute '" << compute
             << "' (expected one of "
@@ -499,18 +594,28 @@ struct DefaultConfigPass
         getOperation(), overwrite, getArgument(),
         [&](Operation *op, const TunableOp &t) {
           StringRef pack;
-          if (requestedPack) {
-            if (isComputeApplicable(t.kind, *requestedPack))
-              pack = *requestedPack;
-            else
-              op->emitWarning()
-                  << "tiletune-default-config: compute '" << compute
-                  << "' does not apply to this op (its computes: "
-                  << describeComputes(t.kind)
-                  << "); it gets its default config";
+          bool im2col = false, applies = compute.empty();
+          if (matmulPack && isComputeApplicable(t.kind, *matmulPack)) {
+            pack = *matmulPack;
+            applies = true;
+          } else if (convCompute && isConv(t.kind)) {
+            std::optional<OpKind> gemm = getIm2colMatmulKind(t.kind);
+            applies = !convCompute->im2col ||
+                      (gemm && isComputeApplicable(*gemm, convCompute->pack) &&
+                       convCompute->pack != "bt");
+            im2col = applies && convCompute->im2col;
+            pack = convCompute->pack;
           }
+          if (!applies)
+            op->emitWarning()
+                << "tiletune-default-config: compute '" << compute
+                << "' does not apply to this op (its computes: "
+                << describeComputes(t.kind) << "); it gets its default config";
           TileConfigAttr config =
-              computeDefaultCPUConfig(&getContext(), t, target, pack);
+              im2col ? computeIm2colDefaultCPUConfig(&getContext(), t, target,
+                                                     pack)
+                     : computeDefaultCPUConfig(&getContext(), t, target,
+                                               isConv(t.kind) ? "" : pack);
           if (!config || failed(verifyConfig(
                              config, t, [&] { return op->emitError(); }))) {
             op->emitError("tiletune-default-config: no legal default config "

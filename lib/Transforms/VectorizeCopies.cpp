@@ -304,6 +304,8 @@ static constexpr int64_t kMaxRowsPerVectorCopy = 16;
 /// innermost.
 static int64_t getNumRows(ArrayRef<int64_t> shape) {
   int64_t rows = 1;
+  if (shape.empty())
+    return rows;
   for (int64_t size : shape.drop_back())
     rows *= size;
   return rows;

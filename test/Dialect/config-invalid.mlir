@@ -82,7 +82,7 @@ func.func @bad_option_value(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>, %c: tensor
 // -----
 
 func.func @unknown_option(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>, %c: tensor<8x8xf32>) -> tensor<8x8xf32> {
-  // expected-error @+1 {{unknown level or option 'block' for target 'cpu' (levels: parallel, cache, register; options: order, vectorize, pack, unroll, compute, pad, layout)}}
+  // expected-error @+1 {{unknown level or option 'block' for target 'cpu' (levels: parallel, cache, register; options: order, vectorize, pack, unroll, compute, pad, layout, im2col)}}
   %0 = linalg.matmul {tiletune.config = #tiletune.config<cpu, block = {m = 8}>}
     ins(%a, %b : tensor<8x8xf32>, tensor<8x8xf32>) outs(%c : tensor<8x8xf32>) -> tensor<8x8xf32>
   return %0 : tensor<8x8xf32>

@@ -102,6 +102,43 @@ func.func @vectors(%a: tensor<8x64xf32>, %b: tensor<256x64xf32>,
 // AVX512-LABEL: func.func @vectors
 // AVX512: pack = none
 
-// BAD: error: tiletune-default-config: unknown compute 'dnmm' (expected one of tmm|ttmm|dnmm332|lpmm|rpmmv|dpmm)
+// BAD: error: tiletune-default-config: unknown compute 'dnmm' (expected one of tmm|ttmm|dnmm332|lpmm|rpmmv|dpmm|direct|im2col_tmm|im2col_lpmm|im2col_rpmmv|im2col_dpmm|im2col_dnmm332)
 
 // EXEC: verify: PASSED
+
+// -----
+
+// Convs: `direct` is the heuristic's own conv config; im2col_X is the
+// default config of the im2col GEMM (49 x 512 x 4608 here) for compute X,
+// written as conv tiles (m from ow and oh, k from c, kw, kh). dnmm332 needs
+// the FHWC filter (B stored N x K); on an HWCF one it warns.
+// RUN: tiletune-opt %s --split-input-file --tiletune-default-config="mcpu=znver4 caches=48K,1M compute=im2col_rpmmv threads=1" 2>/dev/null | FileCheck %s --check-prefix=IM2COL
+// RUN: tiletune-opt %s --split-input-file --tiletune-default-config="mcpu=znver4 caches=48K,1M compute=im2col_dnmm332 threads=1" 2>&1 | FileCheck %s --check-prefix=IM2COL-DN
+// RUN: tiletune-opt %s --split-input-file --tiletune-default-config="mcpu=znver4 caches=48K,1M compute=direct threads=1" 2>/dev/null | FileCheck %s --check-prefix=DIRECT
+func.func @conv_fhwc(%i: tensor<1x9x9x512xf32>, %f: tensor<512x3x3x512xf32>,
+                     %o: tensor<1x7x7x512xf32>) -> tensor<1x7x7x512xf32> {
+  %0 = linalg.conv_2d_nhwc_fhwc
+    ins(%i, %f : tensor<1x9x9x512xf32>, tensor<512x3x3x512xf32>)
+    outs(%o : tensor<1x7x7x512xf32>) -> tensor<1x7x7x512xf32>
+  return %0 : tensor<1x7x7x512xf32>
+}
+func.func @conv_hwcf(%i: tensor<1x9x9x512xf32>, %f: tensor<3x3x512x512xf32>,
+                     %o: tensor<1x7x7x512xf32>) -> tensor<1x7x7x512xf32> {
+  %0 = linalg.conv_2d_nhwc_hwcf
+    ins(%i, %f : tensor<1x9x9x512xf32>, tensor<3x3x512x512xf32>)
+    outs(%o : tensor<1x7x7x512xf32>) -> tensor<1x7x7x512xf32>
+  return %0 : tensor<1x7x7x512xf32>
+}
+// IM2COL-LABEL: func.func @conv_fhwc
+// IM2COL: cache = {c = 256, f = 512, kh = 1, kw = 1, oh = 7, ow = 7}, register = {f = 32, oh = 1, ow = 7}, compute = im2col_rpmmv
+// IM2COL-LABEL: func.func @conv_hwcf
+// IM2COL: compute = im2col_rpmmv
+// IM2COL-DN: warning: tiletune-default-config: compute 'im2col_dnmm332' does not apply to this op (its computes: direct, im2col_tmm, im2col_lpmm, im2col_rpmmv, im2col_dpmm); it gets its default config
+// IM2COL-DN-LABEL: func.func @conv_fhwc
+// IM2COL-DN: register = {f = 8, oh = 1, ow = 1}, compute = im2col_dnmm332
+// IM2COL-DN-LABEL: func.func @conv_hwcf
+// IM2COL-DN-NOT: compute
+// IM2COL-DN: pack = none
+// DIRECT-LABEL: func.func @conv_fhwc
+// DIRECT-NOT: compute
+// DIRECT: pack = b

@@ -266,7 +266,8 @@ TEST(CpuSpace, BatchAndConvSchema) {
   // unroll applies to c for convolutions.
   Config x = *d.parseKey("n=[1,1];f=[64,1,1,1];oh=[56,1,1,1];ow=[56,1,1,1];"
                          "c=[16,2];kh=[3,1];kw=[3,1];order=[f,oh,ow,c,kh,kw];"
-                         "vectorize=true;pack=none;unroll=4;layout=native");
+                         "vectorize=true;pack=none;unroll=4;layout=native;"
+                         "im2col=false");
   std::string why;
   EXPECT_FALSE(d.isValid(x, &why));
   EXPECT_NE(why.find("of 'c'"), std::string::npos);
@@ -277,6 +278,20 @@ TEST(CpuSpace, BatchAndConvSchema) {
   EXPECT_EQ(d.getParameter(*layout).count(), 2u);
   EXPECT_NE(d.getKey(d.getDefault()).find("layout=native"), std::string::npos);
   EXPECT_FALSE(c.lookup("layout").has_value());
+  // Both search im2col (direct first); NCHW's needs layout = nhwc.
+  ASSERT_TRUE(c.lookup("im2col").has_value());
+  EXPECT_NE(c.getKey(c.getDefault()).find("im2col=false"), std::string::npos);
+  Config nchwIm2col = *d.parseKey(
+      "n=[1,1];f=[64,1,1,1];oh=[56,1,1,1];ow=[56,1,1,1];c=[16,2];kh=[3,1];"
+      "kw=[3,1];order=[f,oh,ow,c,kh,kw];vectorize=true;pack=none;unroll=1;"
+      "layout=native;im2col=true");
+  EXPECT_FALSE(d.isValid(nchwIm2col, &why));
+  EXPECT_NE(why.find("layout = nhwc"), std::string::npos) << why;
+  Config nhwcIm2col = *d.parseKey(
+      "n=[1,1];f=[64,1,1,1];oh=[56,1,1,1];ow=[56,1,1,1];c=[16,2];kh=[3,1];"
+      "kw=[3,1];order=[f,oh,ow,c,kh,kw];vectorize=true;pack=none;unroll=1;"
+      "layout=nhwc;im2col=true");
+  EXPECT_TRUE(d.isValid(nhwcIm2col, &why)) << why;
 }
 
 TEST(CudaSpace, OpEvoTemplates) {

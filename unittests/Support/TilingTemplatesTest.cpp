@@ -108,7 +108,20 @@ TEST(TilingTemplatesTest, Computes) {
   EXPECT_TRUE(compute->appliesTo(OpKind::Matmul));
   EXPECT_TRUE(compute->appliesTo(OpKind::BatchMatmul));
   EXPECT_TRUE(compute->appliesTo(OpKind::MatmulTransposeB));
-  EXPECT_FALSE(compute->appliesTo(OpKind::ConvNhwcHwcf));
+  EXPECT_TRUE(compute->appliesTo(OpKind::ConvNhwcHwcf));
+  // On a conv: direct, or im2col with a matmul compute of the GEMM's form.
+  EXPECT_FALSE(getConvCompute("direct")->im2col);
+  EXPECT_TRUE(getConvCompute("im2col_dnmm332")->im2col);
+  EXPECT_EQ(getConvCompute("im2col_dnmm332")->pack, "dn");
+  EXPECT_FALSE(getConvCompute("rpmmv").has_value());
+  EXPECT_FALSE(getConvCompute("im2col_direct").has_value());
+  EXPECT_FALSE(getPackOfCompute("im2col_rpmmv").has_value());
+  EXPECT_EQ(getIm2colMatmulKind(OpKind::ConvNhwcHwcf), OpKind::Matmul);
+  EXPECT_EQ(getIm2colMatmulKind(OpKind::ConvNhwcFhwc),
+            OpKind::MatmulTransposeB);
+  EXPECT_EQ(getIm2colMatmulKind(OpKind::ConvNchwFchw), OpKind::Matmul);
+  EXPECT_FALSE(getIm2colMatmulKind(OpKind::ConvNgchwFgchw).has_value());
+  EXPECT_FALSE(getIm2colMatmulKind(OpKind::Matmul).has_value());
   EXPECT_EQ(compute->defaultValue, "");
   for (llvm::StringRef pack : lookupOptionSpec("cpu", "pack")->getLegalValues()) {
     std::optional<llvm::StringRef> name = getComputeOfPack(pack);

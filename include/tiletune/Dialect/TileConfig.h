@@ -156,10 +156,15 @@ LogicalResult verifyConfig(TileConfigAttr config, const TunableOp &op,
                            llvm::function_ref<InFlightDiagnostic()> emitError);
 
 /// The `pack` value a CPU config computes with: the one its `compute` names
-/// (tmm -> none, ..., ttmm -> bt, dnmm332 -> dn; getPackOfCompute) when it
-/// names one, else its `pack` (default none). verifyConfig checks that the
-/// two agree when both are given.
+/// (tmm -> none, ..., ttmm -> bt, dnmm332 -> dn; getPackOfCompute; on a
+/// conv im2col_X -> the pack of X) when it names one, else its `pack`
+/// (default none). verifyConfig checks that the two agree when both are
+/// given.
 llvm::StringRef getCPUPack(TileConfigAttr config);
+
+/// Whether a CPU config computes its conv as an im2col GEMM: `im2col =
+/// true` or `compute = im2col_X` (verifyConfig checks that they agree).
+bool usesIm2col(TileConfigAttr config);
 
 /// The config attached to `op`, or null.
 TileConfigAttr getConfig(Operation *op);

@@ -173,6 +173,25 @@ std::optional<llvm::StringRef> getPackOfCompute(llvm::StringRef compute);
 /// for an unknown value.
 std::optional<llvm::StringRef> getComputeOfPack(llvm::StringRef pack);
 
+/// A compute of a 2-D conv (the cpu option `compute` on a conv): `direct`,
+/// the conv's own loop nest, or im2col_X (paper 001's Im2colRPMMV,
+/// Im2colDNMM332, ...): the conv computed as the GEMM of its im2col matrix,
+/// with matmul compute X.
+struct ConvCompute {
+  bool im2col = false;
+  /// The `pack` value of X; empty for `direct` (the config's `pack` holds).
+  llvm::StringRef pack;
+};
+/// The conv compute called `compute`; nullopt for other names.
+std::optional<ConvCompute> getConvCompute(llvm::StringRef compute);
+
+/// The matmul form of the im2col GEMM of a conv of `kind` (option `im2col`):
+/// matmul for an HWCF filter ([KH*KW*C][F]), matmul_transpose_b for an FHWC
+/// one ([F][KH*KW*C]); an NCHW conv is computed as NHWC (`layout = nhwc`)
+/// first, so matmul. nullopt for the kinds without im2col (grouped convs,
+/// matmuls).
+std::optional<OpKind> getIm2colMatmulKind(OpKind kind);
+
 } // namespace mlir::tiletune
 
 #endif // TILETUNE_SUPPORT_TILINGTEMPLATES_H

@@ -111,6 +111,20 @@ FailureOr<Operation *> convertLayoutToConfig(RewriterBase &rewriter,
                                              Operation *op,
                                              std::string *reason = nullptr);
 
+/// Applies `im2col` (or `compute = im2col_X`) of a conv's CPU config: a
+/// conv_2d_nhwc_hwcf or conv_2d_nhwc_fhwc (an NCHW conv arrives as HWCF
+/// after convertLayoutToConfig) becomes the copy of its input windows into
+/// an im2col matrix [N*OH*OW][KH*KW*C] (vectorized along c, split over the
+/// threads) and a linalg.matmul of it with the filter viewed as [KH*KW*C][F]
+/// (HWCF) or [F][KH*KW*C] (FHWC: the matmul_transpose_b form) into the
+/// output viewed as [N*OH*OW][F]. The matmul carries the GEMM config the
+/// conv's config implies (its tiles multiplied per level, docs/TileConfig.md).
+/// On buffers the operands need the identity layout. Returns the op to tile
+/// (the matmul, or `op` itself when the config does not ask for im2col).
+FailureOr<Operation *> convertConvToIm2col(RewriterBase &rewriter,
+                                           Operation *op,
+                                           std::string *reason = nullptr);
+
 /// Applies the `pad` option of the op's CPU config: when it pads a loop
 /// beyond its size, the op is replaced by the same op (same config) on
 /// zero-padded operands — `tensor.pad` and a `tensor.extract_slice` of the

@@ -56,6 +56,19 @@ TileConfigAttr computeDefaultCPUConfig(MLIRContext *ctx, const TunableOp &op,
                                        const CPUTarget &target = {},
                                        llvm::StringRef pack = "");
 
+/// The default config of a conv computed as its im2col GEMM with matmul
+/// compute `pack` (`compute = im2col_X`, paper 001's Im2colRPMMV,
+/// Im2colDNMM332, ...): the default config of that GEMM (N*OH*OW x F x
+/// KH*KW*C, computeDefaultCPUConfig with `pack`) written as conv tiles whose
+/// products per level come closest to the GEMM's tiles from below (m from
+/// ow, oh, then n; k from c, kw, kh). The conv must have an im2col form
+/// (getIm2colMatmulKind) and `pack` must apply to it (isComputeApplicable);
+/// null for an op with an empty loop.
+TileConfigAttr computeIm2colDefaultCPUConfig(MLIRContext *ctx,
+                                             const TunableOp &conv,
+                                             const CPUTarget &target,
+                                             llvm::StringRef pack);
+
 /// Error when the text of the `mcpu`/`mattr` options names no target.
 llvm::Expected<CPUTarget> getCPUTargetFor(llvm::StringRef mcpu,
                                           llvm::StringRef mattr,

@@ -1,0 +1,105 @@
+// The im2col conv computes (`im2col = true` / `compute = im2col_X`, paper
+// 001's Im2colRPMMV and Im2colDNMM332): the input windows copied into an
+// im2col matrix and a matmul of it with the filter viewed as a matrix. Run
+// with explicit configs for each conv form (HWCF, FHWC, NCHW through
+// `layout = nhwc`), shapes of 1, primes and non-divisible sizes, strides and
+// dilations, f64 on buffers, at 1 and 2 threads and for AVX2 (haswell), and
+// with the default config of each im2col compute; every one must match the
+// C++ reference.
+
+// RUN: for e in fhwc_rpmmv fhwc_dnmm332 hwcf_strided_buffers nchw_tmm primes_dpmm ones_lpmm; do \
+// RUN:   tiletune-run %s --entry=$e --pipeline=tiletune-lower-cpu --verify --repeats=1; \
+// RUN:   tiletune-run %s --entry=$e --pipeline=tiletune-lower-cpu --verify --repeats=1 --num-threads=2; \
+// RUN:   tiletune-run %s --entry=$e --pipeline=tiletune-lower-cpu --verify --repeats=1 --mcpu=haswell; \
+// RUN: done | FileCheck %s --check-prefix=EXPLICIT
+// RUN: tiletune-opt %s --tiletune-default-config="compute=im2col_rpmmv overwrite=1" -o %t.rpmmv.mlir
+// RUN: tiletune-opt %s --tiletune-default-config="compute=im2col_dnmm332 overwrite=1" -o %t.dn.mlir 2>/dev/null
+// RUN: for e in primes_dpmm ones_lpmm hwcf_strided_buffers nchw_tmm; do \
+// RUN:   tiletune-run %t.rpmmv.mlir --entry=$e --pipeline=tiletune-lower-cpu --verify --repeats=1 --num-threads=2; \
+// RUN: done | FileCheck %s --check-prefix=DEFAULT4
+// RUN: for e in fhwc_rpmmv primes_dpmm ones_lpmm; do \
+// RUN:   tiletune-run %t.dn.mlir --entry=$e --pipeline=tiletune-lower-cpu --verify --repeats=1 --num-threads=2; \
+// RUN: done | FileCheck %s --check-prefix=DEFAULT3
+
+// EXPLICIT-COUNT-18: verify: PASSED
+// EXPLICIT-NOT: verify
+// DEFAULT4-COUNT-4: verify: PASSED
+// DEFAULT3-COUNT-3: verify: PASSED
+
+// Im2colRPMMV on TOSA's FHWC form (the GEMM's B is [F][KH*KW*C], packed).
+func.func @fhwc_rpmmv(%i: tensor<1x10x10x16xf32>, %f: tensor<32x3x3x16xf32>,
+                      %o: tensor<1x8x8x32xf32>) -> tensor<1x8x8x32xf32> {
+  %0 = linalg.conv_2d_nhwc_fhwc {tiletune.config = #tiletune.config<cpu,
+         parallel = {n = 1, oh = 4, ow = 8, f = 32},
+         cache = {oh = 2, ow = 8, f = 32, kh = 3, kw = 3, c = 8},
+         register = {oh = 1, ow = 4, f = 16}, unroll = 2,
+         compute = im2col_rpmmv>}
+    ins(%i, %f : tensor<1x10x10x16xf32>, tensor<32x3x3x16xf32>)
+    outs(%o : tensor<1x8x8x32xf32>) -> tensor<1x8x8x32xf32>
+  return %0 : tensor<1x8x8x32xf32>
+}
+
+// Im2colDNMM332: A and B both read along k = KH*KW*C = 135 (not a whole
+// number of vectors).
+func.func @fhwc_dnmm332(%i: tensor<1x10x9x15xf32>, %f: tensor<13x3x3x15xf32>,
+                        %o: tensor<1x8x7x13xf32>) -> tensor<1x8x7x13xf32> {
+  %0 = linalg.conv_2d_nhwc_fhwc {tiletune.config = #tiletune.config<cpu,
+         parallel = {n = 1, oh = 4, ow = 7, f = 13},
+         cache = {oh = 2, ow = 7, f = 13, kh = 3, kw = 1, c = 15},
+         register = {oh = 1, ow = 1, f = 13}, compute = im2col_dnmm332>}
+    ins(%i, %f : tensor<1x10x9x15xf32>, tensor<13x3x3x15xf32>)
+    outs(%o : tensor<1x8x7x13xf32>) -> tensor<1x8x7x13xf32>
+  return %0 : tensor<1x8x7x13xf32>
+}
+
+// Batch 2, strides 2, dilations (1, 2), f64, on buffers.
+func.func @hwcf_strided_buffers(%i: memref<2x11x13x3xf64>,
+                                %f: memref<3x3x3x6xf64>,
+                                %o: memref<2x5x5x6xf64>) {
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<[1, 2]> : tensor<2xi64>,
+                            strides = dense<2> : tensor<2xi64>,
+                            tiletune.config = #tiletune.config<cpu,
+         parallel = {n = 1, oh = 5, ow = 5, f = 6},
+         cache = {oh = 1, ow = 5, f = 6, kh = 3, kw = 1, c = 3},
+         register = {oh = 1, ow = 5, f = 2}, im2col = true, pack = b>}
+    ins(%i, %f : memref<2x11x13x3xf64>, memref<3x3x3x6xf64>)
+    outs(%o : memref<2x5x5x6xf64>)
+  return
+}
+
+// NCHW: computed as NHWC (layout = nhwc), then as its im2col GEMM.
+func.func @nchw_tmm(%i: tensor<2x5x9x11xf32>, %f: tensor<7x5x3x3xf32>,
+                    %o: tensor<2x7x7x9xf32>) -> tensor<2x7x7x9xf32> {
+  %0 = linalg.conv_2d_nchw_fchw {tiletune.config = #tiletune.config<cpu,
+         parallel = {n = 1, oh = 7, ow = 9, f = 7},
+         cache = {oh = 7, ow = 3, f = 7, kh = 3, kw = 3, c = 5},
+         register = {oh = 1, ow = 3, f = 7}, layout = nhwc,
+         compute = im2col_tmm>}
+    ins(%i, %f : tensor<2x5x9x11xf32>, tensor<7x5x3x3xf32>)
+    outs(%o : tensor<2x7x7x9xf32>) -> tensor<2x7x7x9xf32>
+  return %0 : tensor<2x7x7x9xf32>
+}
+
+// C = 5, F = 7, OH = 7, OW = 9: primes; both operands packed.
+func.func @primes_dpmm(%i: tensor<1x9x11x5xf32>, %f: tensor<7x3x3x5xf32>,
+                       %o: tensor<1x7x9x7xf32>) -> tensor<1x7x9x7xf32> {
+  %0 = linalg.conv_2d_nhwc_fhwc {tiletune.config = #tiletune.config<cpu,
+         parallel = {n = 1, oh = 7, ow = 9, f = 7},
+         cache = {oh = 7, ow = 3, f = 7, kh = 1, kw = 3, c = 5},
+         register = {oh = 1, ow = 3, f = 7}, compute = im2col_dpmm>}
+    ins(%i, %f : tensor<1x9x11x5xf32>, tensor<7x3x3x5xf32>)
+    outs(%o : tensor<1x7x9x7xf32>) -> tensor<1x7x9x7xf32>
+  return %0 : tensor<1x7x9x7xf32>
+}
+
+// Every loop of size 1 but the filters.
+func.func @ones_lpmm(%i: tensor<1x1x1x1xf32>, %f: tensor<3x1x1x1xf32>,
+                     %o: tensor<1x1x1x3xf32>) -> tensor<1x1x1x3xf32> {
+  %0 = linalg.conv_2d_nhwc_fhwc {tiletune.config = #tiletune.config<cpu,
+         parallel = {n = 1, oh = 1, ow = 1, f = 3},
+         cache = {oh = 1, ow = 1, f = 3, kh = 1, kw = 1, c = 1},
+         register = {oh = 1, ow = 1, f = 3}, compute = im2col_lpmm>}
+    ins(%i, %f : tensor<1x1x1x1xf32>, tensor<3x1x1x1xf32>)
+    outs(%o : tensor<1x1x1x3xf32>) -> tensor<1x1x1x3xf32>
+  return %0 : tensor<1x1x1x3xf32>
+}
