@@ -650,6 +650,10 @@ mlir::tiletune::verifyConfig(TileConfigAttr config, const TunableOp &op,
       return emitError() << "'im2col' on a conv_2d_nchw_fchw needs "
                             "'layout = nhwc' (the im2col GEMM reads NHWC "
                             "windows)";
+    if (pack == "bt")
+      return emitError() << "'pack = bt' (transpose B whole) does not apply "
+                            "with 'im2col': the GEMM reads the filter as the "
+                            "matrix it is";
     packKind = *gemm;
     kindName = stringifyOpKind(packKind);
   }

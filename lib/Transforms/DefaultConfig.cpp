@@ -108,10 +108,51 @@ llvm::Expected<CPUTarget> tiletune::getCPUTargetFor(StringRef mcpu,
   return CPUTarget::get(*cpu, threads);
 }
 
+/// The im2col compute (a `pack` value of its GEMM) the default config
+/// takes for conv `op`, or nullopt for the direct conv. Measured on
+/// ResNet-50's stage-4 convs (7x7 maps, Zen 5, two rounds each, ms,
+/// direct / im2col default; `tiletune-default-config compute=...`):
+///   3x3 512, batch 8: 1 thread 18.1 / 10.3 (rpmmv), 2 threads 7.5-8.2 /
+///     5.5-5.7;
+///   3x3 512, batch 1: 1 thread 1.7-2.4 / 1.7-2.0, 2 threads 0.85-0.89 /
+///     1.0-1.2 (direct kept);
+///   1x1 1024 -> 2048, stride 2: 1 thread 1.56-2.09 / 1.46 (dnmm332),
+///     2 threads 0.83-0.94 / 0.69-0.72;
+///   1x1 2048 -> 512: 1 thread 0.79-0.89 / 0.69-0.74, 2 threads 0.40-0.42 /
+///     0.40-0.47.
+/// On 14x14 and 28x28 maps the direct conv and im2col_rpmmv were within 5%
+/// of each other (im2col_dnmm332 25-40% slower), so larger maps stay
+/// direct. On a small map the direct conv's register tile gets one short
+/// row (OW = 7) per step; the GEMM's M = N*OH*OW rows are tiled freely.
+static std::optional<StringRef> pickIm2colPack(const TunableOp &op) {
+  std::optional<OpKind> gemm = getIm2colMatmulKind(op.kind);
+  if (!gemm)
+    return std::nullopt;
+  auto size = [&](StringRef name) { return op.lookup(name)->size; };
+  if (size("oh") * size("ow") > 49 || size("c") < 256 || size("f") < 256)
+    return std::nullopt;
+  if (size("kh") * size("kw") > 1)
+    return size("n") > 1 ? std::optional<StringRef>("b") : std::nullopt;
+  // 1x1: DNMM332 where the filter is [F][C] (B stored N x K).
+  if (isComputeApplicable(*gemm, "dn") && size("c") >= 1024)
+    return StringRef("dn");
+  return std::nullopt;
+}
+
 TileConfigAttr tiletune::computeDefaultCPUConfig(MLIRContext *ctx,
-                                                 const TunableOp &original,
+                                                 const TunableOp &op,
                                                  const CPUTarget &target,
                                                  StringRef requestedPack) {
+  if (isConv(op.kind) &&
+      llvm::none_of(op.dims, [](const LoopDim &dim) { return dim.size < 1; }))
+    if (std::optional<StringRef> pack = pickIm2colPack(op))
+      return computeIm2colDefaultCPUConfig(ctx, op, target, *pack);
+  return computeDirectDefaultCPUConfig(ctx, op, target, requestedPack);
+}
+
+TileConfigAttr tiletune::computeDirectDefaultCPUConfig(
+    MLIRContext *ctx, const TunableOp &original, const CPUTarget &target,
+    StringRef requestedPack) {
   assert((requestedPack.empty() ||
           isComputeApplicable(original.kind, requestedPack)) &&
          "a requested compute must apply to the op");
@@ -611,11 +652,15 @@ struct DefaultConfigPass
                 << "tiletune-default-config: compute '" << compute
                 << "' does not apply to this op (its computes: "
                 << describeComputes(t.kind) << "); it gets its default config";
-          TileConfigAttr config =
-              im2col ? computeIm2colDefaultCPUConfig(&getContext(), t, target,
-                                                     pack)
-                     : computeDefaultCPUConfig(&getContext(), t, target,
-                                               isConv(t.kind) ? "" : pack);
+          TileConfigAttr config;
+          if (im2col)
+            config =
+                computeIm2colDefaultCPUConfig(&getContext(), t, target, pack);
+          else if (applies && convCompute && isConv(t.kind))
+            config = computeDirectDefaultCPUConfig(&getContext(), t, target);
+          else
+            config = computeDefaultCPUConfig(&getContext(), t, target,
+                                             isConv(t.kind) ? "" : pack);
           if (!config || failed(verifyConfig(
                              config, t, [&] { return op->emitError(); }))) {
             op->emitError("tiletune-default-config: no legal default config "

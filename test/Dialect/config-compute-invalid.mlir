@@ -166,3 +166,12 @@ func.func @conv_compute_on_matmul(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>, %c: 
     ins(%a, %b : tensor<8x8xf32>, tensor<8x8xf32>) outs(%c : tensor<8x8xf32>) -> tensor<8x8xf32>
   return %0 : tensor<8x8xf32>
 }
+
+// -----
+
+func.func @im2col_bt(%i: tensor<1x6x6x8xf32>, %f: tensor<16x3x3x8xf32>, %o: tensor<1x4x4x16xf32>) -> tensor<1x4x4x16xf32> {
+  // expected-error @+1 {{'pack = bt' (transpose B whole) does not apply with 'im2col': the GEMM reads the filter as the matrix it is}}
+  %0 = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, tiletune.config = #tiletune.config<cpu, parallel = {n = 1, oh = 4, ow = 4, f = 16}, cache = {oh = 4, ow = 4, f = 16, kh = 3, kw = 3, c = 8}, register = {oh = 1, ow = 4, f = 16}, im2col = true, pack = bt>}
+    ins(%i, %f : tensor<1x6x6x8xf32>, tensor<16x3x3x8xf32>) outs(%o : tensor<1x4x4x16xf32>) -> tensor<1x4x4x16xf32>
+  return %0 : tensor<1x4x4x16xf32>
+}

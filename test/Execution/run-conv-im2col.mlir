@@ -21,6 +21,18 @@
 // RUN:   tiletune-run %t.dn.mlir --entry=$e --pipeline=tiletune-lower-cpu --verify --repeats=1 --num-threads=2; \
 // RUN: done | FileCheck %s --check-prefix=DEFAULT3
 
+// The default configs compute these two small-map convs as im2col GEMMs
+// (DefaultConfig.cpp): a 1x1 FHWC conv of 1024 channels with dnmm332, a
+// batched 3x3 with rpmmv.
+// RUN: for e in default_1x1 default_3x3; do for t in 1 2; do \
+// RUN:   tiletune-run %s --entry=$e --pipeline="tiletune-lower-cpu{default-configs=1 threads=$t}" --verify --repeats=1 --num-threads=$t; \
+// RUN: done; done | FileCheck %s --check-prefix=DEFAULT4
+// RUN: tiletune-opt %s --tiletune-default-config | FileCheck %s --check-prefix=RULE
+// RULE-LABEL: func.func @default_1x1
+// RULE: compute = im2col_dnmm332
+// RULE-LABEL: func.func @default_3x3
+// RULE: compute = im2col_rpmmv
+
 // EXPLICIT-COUNT-18: verify: PASSED
 // EXPLICIT-NOT: verify
 // DEFAULT4-COUNT-4: verify: PASSED
@@ -102,4 +114,20 @@ func.func @ones_lpmm(%i: tensor<1x1x1x1xf32>, %f: tensor<3x1x1x1xf32>,
     ins(%i, %f : tensor<1x1x1x1xf32>, tensor<3x1x1x1xf32>)
     outs(%o : tensor<1x1x1x3xf32>) -> tensor<1x1x1x3xf32>
   return %0 : tensor<1x1x1x3xf32>
+}
+
+func.func @default_1x1(%i: tensor<1x7x7x1024xf32>, %f: tensor<256x1x1x1024xf32>,
+                       %o: tensor<1x7x7x256xf32>) -> tensor<1x7x7x256xf32> {
+  %0 = linalg.conv_2d_nhwc_fhwc
+    ins(%i, %f : tensor<1x7x7x1024xf32>, tensor<256x1x1x1024xf32>)
+    outs(%o : tensor<1x7x7x256xf32>) -> tensor<1x7x7x256xf32>
+  return %0 : tensor<1x7x7x256xf32>
+}
+
+func.func @default_3x3(%i: tensor<2x7x7x256xf32>, %f: tensor<256x3x3x256xf32>,
+                       %o: tensor<2x5x5x256xf32>) -> tensor<2x5x5x256xf32> {
+  %0 = linalg.conv_2d_nhwc_fhwc
+    ins(%i, %f : tensor<2x7x7x256xf32>, tensor<256x3x3x256xf32>)
+    outs(%o : tensor<2x5x5x256xf32>) -> tensor<2x5x5x256xf32>
+  return %0 : tensor<2x5x5x256xf32>
 }

@@ -662,6 +662,12 @@ TileConfigAttr Generator::drawVerifierConfig(std::mt19937_64 &rng,
   const OptionSpec *layoutSpec = lookupOptionSpec(kTargetCPU, "layout");
   bool paddable = padSpec && padSpec->appliesTo(op.kind);
   bool hasLayout = layoutSpec && layoutSpec->appliesTo(op.kind);
+  std::optional<OpKind> im2colKind = getIm2colMatmulKind(op.kind);
+  SmallVector<StringRef> im2colPacks;
+  if (im2colKind)
+    for (StringRef pack : getPackValues(*im2colKind))
+      if (pack != "bt")
+        im2colPacks.push_back(pack);
   for (unsigned attempt = 0; attempt < 200; ++attempt) {
     FactorMap factors;
     for (const LoopDim &dim : op.dims) {
@@ -687,9 +693,15 @@ TileConfigAttr Generator::drawVerifierConfig(std::mt19937_64 &rng,
       std::shuffle(order.begin(), order.end(), rng);
       options.push_back(b.getNamedAttr("order", b.getArrayAttr(order)));
     }
+    // A conv as its im2col GEMM, packed as that GEMM's form allows (dn on
+    // an FHWC filter).
+    bool im2col = im2colKind && chance(rng, 0.3);
+    if (im2col)
+      options.push_back(b.getNamedAttr("im2col", b.getBoolAttr(true)));
     if (chance(rng, 0.5))
       options.push_back(b.getNamedAttr(
-          "pack", b.getStringAttr(pick<StringRef>(rng, packs))));
+          "pack",
+          b.getStringAttr(pick<StringRef>(rng, im2col ? im2colPacks : packs))));
     if (chance(rng, 0.5))
       options.push_back(b.getNamedAttr(
           "unroll", b.getI64IntegerAttr(pick<int64_t>(rng, unrolls))));

@@ -52,9 +52,22 @@ struct CPUTarget {
 /// runs along k), so that each compute can be measured at its own default
 /// (bench/automcl/collect.py). It must apply to the op
 /// (isComputeApplicable, TilingTemplates.h); "" lets the heuristic choose.
+///
+/// A conv on a small map (at most 49 output pixels, at least 256 channels
+/// in and out) is computed as its im2col GEMM: im2col_rpmmv for a window
+/// larger than 1x1 at a batch above 1, im2col_dnmm332 for a 1x1 FHWC conv
+/// of at least 1024 input channels (computeIm2colDefaultCPUConfig); every
+/// other conv directly.
 TileConfigAttr computeDefaultCPUConfig(MLIRContext *ctx, const TunableOp &op,
                                        const CPUTarget &target = {},
                                        llvm::StringRef pack = "");
+
+/// computeDefaultCPUConfig without the im2col rule: a conv is always
+/// computed directly (`compute = direct`).
+TileConfigAttr computeDirectDefaultCPUConfig(MLIRContext *ctx,
+                                             const TunableOp &op,
+                                             const CPUTarget &target = {},
+                                             llvm::StringRef pack = "");
 
 /// The default config of a conv computed as its im2col GEMM with matmul
 /// compute `pack` (`compute = im2col_X`, paper 001's Im2colRPMMV,

@@ -133,7 +133,9 @@ def TileTuneDefaultConfig : Pass<"tiletune-default-config"> {
     error. `compute=NAME` sizes the matmul configs for one AutoMCL compute
     instead (e.g. `dnmm332`, whose register tile runs along k), so that
     each compute can be measured at its own default
-    (`bench/automcl/collect.py`).
+    (`bench/automcl/collect.py`); on convs `direct` or `im2col_X` (the conv
+    as the GEMM of its im2col matrix, with the default tiles of that GEMM
+    for compute X).
 
     ```mlir
     // before
@@ -164,10 +166,11 @@ def TileTuneDefaultConfig : Pass<"tiletune-default-config"> {
            "Emit a remark on the module with the target description "
            "(vector width, registers, caches) the configs are sized for">,
     Option<"compute", "compute", "std::string", /*default=*/"",
-           "Size the matmul configs for this AutoMCL compute (tmm, lpmm, "
-           "rpmmv, dpmm, ttmm, dnmm332) instead of the one the heuristic "
-           "picks; ops it does not apply to keep their default, with a "
-           "warning">,
+           "Size the configs for this AutoMCL compute (matmuls: tmm, lpmm, "
+           "rpmmv, dpmm, ttmm, dnmm332; convs: direct, im2col_tmm, "
+           "im2col_lpmm, im2col_rpmmv, im2col_dpmm, im2col_dnmm332) instead "
+           "of the one the heuristic picks; ops it does not apply to keep "
+           "their default, with a warning">,
   ];
   let dependentDialects = ["::mlir::tiletune::TileTuneDialect"];
 }
