@@ -307,11 +307,16 @@ Expected<Config> Space::parseKey(StringRef key) const {
             cfg.getSlots().slice(offsets[*idx], params[*idx]->getWidth())))
       return std::move(e);
   }
-  for (unsigned i = 0; i < params.size(); ++i)
-    if (!seen[i])
+  for (unsigned i = 0; i < params.size(); ++i) {
+    if (seen[i])
+      continue;
+    if (isa<FactorizationParam>(*params[i]))
       return createStringError(inconvertibleErrorCode(),
                                "config key '" + key + "': missing parameter '" +
                                    params[i]->getName() + "'");
+    params[i]->getDefault(
+        cfg.getSlots().slice(offsets[i], params[i]->getWidth()));
+  }
   return cfg;
 }
 

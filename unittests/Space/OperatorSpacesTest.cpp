@@ -292,6 +292,19 @@ TEST(CpuSpace, BatchAndConvSchema) {
       "kw=[3,1];order=[f,oh,ow,c,kh,kw];vectorize=true;pack=none;unroll=1;"
       "layout=nhwc;im2col=true");
   EXPECT_TRUE(d.isValid(nhwcIm2col, &why)) << why;
+  // A key written before `im2col` existed (an older database) parses to the
+  // direct conv; a missing factorization is still an error.
+  llvm::Expected<Config> old = c.parseKey(
+      "n=[1,1];oh=[56,1,1,1];ow=[56,1,1,1];f=[64,1,1,1];kh=[3,1];kw=[3,1];"
+      "c=[32,1];order=[oh,ow,f,kh,kw,c];vectorize=true;pack=none;unroll=1");
+  ASSERT_TRUE(static_cast<bool>(old)) << llvm::toString(old.takeError());
+  EXPECT_NE(c.getKey(*old).find("im2col=false"), std::string::npos);
+  llvm::Expected<Config> noC = c.parseKey(
+      "n=[1,1];oh=[56,1,1,1];ow=[56,1,1,1];f=[64,1,1,1];kh=[3,1];kw=[3,1];"
+      "order=[oh,ow,f,kh,kw,c];vectorize=true;pack=none;unroll=1");
+  ASSERT_FALSE(static_cast<bool>(noC));
+  EXPECT_NE(llvm::toString(noC.takeError()).find("missing parameter 'c'"),
+            std::string::npos);
 }
 
 TEST(CudaSpace, OpEvoTemplates) {

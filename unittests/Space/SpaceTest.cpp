@@ -281,7 +281,7 @@ TEST(SpaceTest, ConfigToJSON) {
 TEST(SpaceTest, ParseKeyErrors) {
   Space s = makeSmallSpace();
   for (const char *bad :
-       {"m=[12,1,1];order=[a,b,c];u=1", "m=[12,1,1];order=[a,b,c];u=3;v=true",
+       {"order=[a,b,c];u=1;v=true", "m=[12,1,1];order=[a,b,c];u=3;v=true",
         "m=[12,2,1];order=[a,b,c];u=1;v=true",
         "m=[12,1,1];order=[a,b,c];u=1;v=true;w=1",
         "m=[12,1,1];m=[12,1,1];order=[a,b,c];u=1;v=true"}) {
@@ -290,6 +290,11 @@ TEST(SpaceTest, ParseKeyErrors) {
     if (!c)
       llvm::consumeError(c.takeError());
   }
+  // A missing option (a key older than the option) takes its default.
+  auto old = s.parseKey("m=[12,1,1];order=[a,b,c];u=1");
+  ASSERT_TRUE(bool(old)) << llvm::toString(old.takeError());
+  EXPECT_EQ(s.getKey(*old),
+            s.getKey(*s.parseKey("m=[12,1,1];order=[a,b,c];u=1;v=true")));
 }
 
 TEST(SpaceTest, NeighboursAreProductTopology) {

@@ -510,7 +510,10 @@ public:
 
   /// Canonical text key, e.g. "m=[4,2,8,16];k=[64,16];order=[n,k,m]".
   std::string getKey(const Config &config) const;
-  /// Parses a key produced by getKey (parameters in any order, all present).
+  /// Parses a key produced by getKey (parameters in any order). Every
+  /// factorization must be present; an option missing from the key takes
+  /// its default, so keys written before an option was added (a tuning
+  /// database of an older version) still parse, meaning what they ran.
   llvm::Expected<Config> parseKey(llvm::StringRef key) const;
   /// The JSON form of a config, as the tuning database stores it: parameter
   /// name -> value (factor list, element names, integer or choice name),
