@@ -372,3 +372,11 @@ std::optional<OpKind> mlir::tiletune::getIm2colMatmulKind(OpKind kind) {
     return std::nullopt;
   }
 }
+
+StringRef mlir::tiletune::getIm2colGemmLoop(StringRef convLoop) {
+  if (convLoop == "n" || convLoop == "oh" || convLoop == "ow")
+    return "m";
+  if (convLoop == "f")
+    return "n";
+  return "k";
+}

@@ -493,9 +493,7 @@ static TileConfigAttr getIm2colGemmConfig(TileConfigAttr config) {
   if (config.getOption("order")) {
     SmallVector<Attribute> order;
     for (StringRef dim : config.getOrder()) {
-      StringRef gemm = dim == "f"                     ? "n"
-                       : (dim == "oh" || dim == "ow") ? "m"
-                                                      : "k";
+      StringRef gemm = getIm2colGemmLoop(dim);
       if (!llvm::is_contained(order, b.getStringAttr(gemm)))
         order.push_back(b.getStringAttr(gemm));
     }

@@ -531,17 +531,12 @@ TileConfigAttr tiletune::computeIm2colDefaultCPUConfig(MLIRContext *ctx,
     factors[dim.name].push_back(outer[dim.name]);
   Builder b(ctx);
   SmallVector<Attribute> order;
-  for (StringRef dim : gemmConfig.getOrder()) {
-    SmallVector<StringRef> names;
-    if (dim == "m")
-      names = {"oh", "ow"};
-    else if (dim == "n")
-      names = {"f"};
-    else
-      names = {"kh", "kw", "c"};
-    for (StringRef name : names)
-      order.push_back(b.getStringAttr(name));
-  }
+  // Each GEMM loop in the GEMM's order stands for its conv loops (in the
+  // conv's iterator order; the batch n is in no order).
+  for (StringRef gemmLoop : gemmConfig.getOrder())
+    for (const LoopDim &dim : conv.dims)
+      if (dim.role != DimRole::Batch && getIm2colGemmLoop(dim.name) == gemmLoop)
+        order.push_back(b.getStringAttr(dim.name));
   // `unroll` must divide c's cache tile.
   int64_t unroll = gemmConfig.getIntOption("unroll");
   while (unroll > 1 && outer["c"] % unroll != 0)

@@ -192,6 +192,11 @@ std::optional<ConvCompute> getConvCompute(llvm::StringRef compute);
 /// matmuls).
 std::optional<OpKind> getIm2colMatmulKind(OpKind kind);
 
+/// The loop of the im2col GEMM that conv loop `convLoop` becomes part of:
+/// "m" for n, oh and ow (M = N*OH*OW), "n" for f, "k" for kh, kw and c
+/// (K = KH*KW*C).
+llvm::StringRef getIm2colGemmLoop(llvm::StringRef convLoop);
+
 } // namespace mlir::tiletune
 
 #endif // TILETUNE_SUPPORT_TILINGTEMPLATES_H
