@@ -43,6 +43,7 @@ struct CPUOptions {
   std::string pack = "none";
   int64_t unroll = 1;
   bool nhwc = false;
+  bool im2col = false;
 };
 } // namespace
 
@@ -71,6 +72,8 @@ static CPUOptions readCPUOptions(const ProblemSpec &problem, const Space &space,
     o.pack = v->str();
   if (std::optional<StringRef> v = choice("layout"))
     o.nhwc = *v == "nhwc";
+  if (std::optional<StringRef> v = choice("im2col"))
+    o.im2col = *v == "true";
   if (std::optional<unsigned> i = space.lookup("unroll"))
     if (const auto *p = dyn_cast<DiscreteParam>(&space.getParameter(*i)))
       o.unroll = p->getValue(space.getValue(config, *i));
@@ -238,6 +241,16 @@ void LoopNestFeaturizer::encode(const Config &config,
       operands[1].indices.size() >= 2)
     std::swap(operands[1].indices[operands[1].indices.size() - 2],
               operands[1].indices.back());
+  // `im2col = true`: the GEMM reads the input from its window matrix
+  // [n][oh][ow][kh][kw][c] (the copy convertConvToIm2col makes), one element
+  // per output pixel and filter tap, so the output-pixel loops stride by
+  // whole windows and the filter-tap loops are contiguous; the filter and
+  // the output are read in place.
+  if (options.im2col && !operands.empty() && operands[0].name == "input") {
+    operands[0].indices.clear();
+    for (StringRef d : {"n", "oh", "ow", "kh", "kw", "c"})
+      operands[0].indices.push_back({IndexTerm{d.str(), 1}});
+  }
   size_t n = nest.size();
   int64_t elementBytes = problem.elementBytes;
 

@@ -215,6 +215,44 @@ TEST(LoopNestFeatures, KnownValuesOfTinyMatmul) {
   EXPECT_DOUBLE_EQ(p["L4.cache.B.stride"], f["L4.cache.B.stride"]);
 }
 
+// im2col: the GEMM reads the input from its window matrix
+// [n][oh][ow][kh][kw][c], so one output pixel along ow moves a whole window
+// (KH * KW * C elements) instead of stride * C elements of the image; the
+// filter and the output are read the same way in both.
+TEST(LoopNestFeatures, Im2colReadsTheWindowMatrix) {
+  auto p = makeProblemSpec("conv_2d_nhwc_hwcf", "cpu", {1, 5, 5, 8, 3, 3, 4});
+  ASSERT_TRUE(bool(p));
+  p->strides = {2, 2};
+  auto s = buildSpace(*p);
+  ASSERT_TRUE(bool(s)) << llvm::toString(s.takeError());
+  std::string direct = s->getKey(s->getDefault());
+  size_t at = direct.find("im2col=false");
+  ASSERT_NE(at, std::string::npos) << direct;
+  std::string im2col = direct;
+  im2col.replace(at, 12, "im2col=true");
+  std::map<std::string, double> d = featuresByName(*s, direct);
+  std::map<std::string, double> w = featuresByName(*s, im2col);
+  ASSERT_EQ(d.size(), w.size());
+  auto named = [](const std::map<std::string, double> &f,
+                  llvm::StringRef suffix) {
+    for (const auto &[name, value] : f)
+      if (llvm::StringRef(name).ends_with(suffix))
+        return value;
+    ADD_FAILURE() << "no feature named *" << suffix.str();
+    return -1.0;
+  };
+  EXPECT_DOUBLE_EQ(named(d, ".tile.ow.input.stride"), lg(2 * 4 * 4));
+  EXPECT_DOUBLE_EQ(named(w, ".tile.ow.input.stride"), lg(3 * 3 * 4 * 4));
+  EXPECT_DOUBLE_EQ(named(w, ".tile.ow.filter.stride"),
+                   named(d, ".tile.ow.filter.stride"));
+  EXPECT_DOUBLE_EQ(named(w, ".tile.ow.output.stride"),
+                   named(d, ".tile.ow.output.stride"));
+  // The whole nest: every tap of every window (5 x 5 output pixels x
+  // 3 x 3 x 4 taps) against the 11 x 11 x 4 image they overlap on.
+  EXPECT_DOUBLE_EQ(w["L0.parallel.n.input.bytes"], lg(5 * 5 * 3 * 3 * 4 * 4));
+  EXPECT_DOUBLE_EQ(d["L0.parallel.n.input.bytes"], lg(11 * 11 * 4 * 4));
+}
+
 TEST(LoopNestFeatures, ConstantWidthOverConfigs) {
   const std::vector<std::pair<const char *, SmallVector<int64_t>>> ops = {
       {"matmul", {32, 24, 17}},
