@@ -217,8 +217,10 @@ llvm::Expected<Space> mlir::tiletune::getSearchSpace(StringRef algorithm,
     return filtered;
   // AutoMCL's configuration space is "solely formed by different tiling
   // sizes" (paper 001, Sec. 3): the schedule options are the compute's
-  // template, here the default config's, except `pack`, which is the
-  // compute itself.
+  // template, here the default config's, except the parameters that select
+  // the compute itself: `pack` (the matmul computes) and a conv's `im2col`
+  // (direct or im2col + GEMM; the strategy's `conv_compute` decides whether
+  // it is searched).
   //
   // The strategy's configs go to the tuner, which reads them in `space`'s
   // encoding: G must keep it. A pinned permutation or factorization does
@@ -232,7 +234,7 @@ llvm::Expected<Space> mlir::tiletune::getSearchSpace(StringRef algorithm,
   for (unsigned i = 0, e = space.getNumParameters(); i < e; ++i) {
     const Parameter &param = space.getParameter(i);
     if (isa<FactorizationParam>(param) || param.getName() == "pack" ||
-        param.count() == 1)
+        param.getName() == "im2col" || param.count() == 1)
       continue;
     std::string pin;
     llvm::raw_string_ostream os(pin);

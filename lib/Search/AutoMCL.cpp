@@ -74,23 +74,24 @@ struct ComputeChoice {
   std::string compute;
   /// Why (the prediction, or why the compute is searched).
   std::string note;
-  /// With a predicted compute: the slot of `pack` in a config and the index
-  /// of the predicted value among the full space's choices. A config of
-  /// `space` (where `pack` has the one choice 0) becomes a config of the
+  /// With a fixed compute: the slot of the parameter that selects it
+  /// (`pack` of a matmul, `im2col` of a conv) in a config and the index of
+  /// the chosen value among the full space's choices. A config of `space`
+  /// (where that parameter has the one choice 0) becomes a config of the
   /// strategy's space by setting that slot, and back by clearing it.
-  unsigned packSlot = 0;
-  int64_t packIndex = 0;
+  unsigned slot = 0;
+  int64_t index = 0;
 
   /// `cfg` of G as a config of the strategy's space.
   Config toFull(Config cfg) const {
     if (space)
-      cfg.getSlots()[packSlot] = packIndex;
+      cfg.getSlots()[slot] = index;
     return cfg;
   }
   /// `cfg` of the strategy's space as a config of G.
   Config toG(Config cfg) const {
     if (space)
-      cfg.getSlots()[packSlot] = 0;
+      cfg.getSlots()[slot] = 0;
     return cfg;
   }
 };
@@ -161,8 +162,8 @@ static ComputeChoice chooseCompute(const Space &space, StringRef path) {
   auto it = llvm::find(choices, *packValue);
   if (it == choices.end())
     return searched("the space has no pack value " + *packValue);
-  choice.packSlot = space.getOffset(*pack);
-  choice.packIndex = int64_t(it - choices.begin());
+  choice.slot = space.getOffset(*pack);
+  choice.index = int64_t(it - choices.begin());
   choice.space = std::move(*pinned);
   choice.compute = *compute;
   choice.note =
@@ -170,6 +171,35 @@ static ComputeChoice chooseCompute(const Space &space, StringRef path) {
        " (pack = " + *packValue + ") for " + Twine(sm) + "x" + Twine(sn) + "x" +
        Twine(sk) + "; no trials are spent on the compute")
           .str();
+  return choice;
+}
+
+/// `conv_compute = direct`: the paper's conv compute, CONVOpt (Sec. 4: its
+/// learned choice "does not work quite well" for conv2d, so AutoMCL keeps
+/// CONVOpt): G becomes the configs of a conv space with `im2col = false`.
+/// A space without a searched `im2col` (a matmul, a grouped conv, or
+/// `im2col` fixed by the user) is left as it is.
+static std::optional<ComputeChoice> pinDirectConv(const Space &space) {
+  std::optional<unsigned> i = space.lookup("im2col");
+  const auto *param =
+      i ? llvm::dyn_cast<CategoricalParam>(&space.getParameter(*i)) : nullptr;
+  if (!param || param->getChoices().size() < 2)
+    return std::nullopt;
+  auto choices = param->getChoices();
+  auto it = llvm::find(choices, "false");
+  Expected<Space> pinned = space.withPinned("im2col=false");
+  if (it == choices.end() || !pinned) {
+    if (!pinned)
+      consumeError(pinned.takeError());
+    return std::nullopt;
+  }
+  ComputeChoice choice;
+  choice.slot = space.getOffset(*i);
+  choice.index = int64_t(it - choices.begin());
+  choice.space = std::move(*pinned);
+  choice.compute = "direct";
+  choice.note = "conv_compute = direct: the paper's conv compute (CONVOpt, "
+                "im2col = false); no trials are spent on the compute";
   return choice;
 }
 
@@ -405,7 +435,12 @@ void mlir::tiletune::registerAutoMCLStrategy(StrategyRegistry &registry) {
        "fixed for a cpu matmul of a model's form; empty, missing, stale or "
        "foreign, or no model of the op's form: the compute is searched "
        "(with a message)"},
+      {"conv_compute", "search",
+       "the compute of a cpu conv: 'search' = `im2col` is a searched "
+       "parameter (direct or im2col + GEMM, beyond the paper); 'direct' = "
+       "the paper's CONVOpt only (im2col = false; --protocol=paper)"},
   };
+  info.paperOptions = {{"conv_compute", "direct"}};
   info.create = [](const Space &space, const StrategyOptions &options,
                    uint64_t seed) -> Expected<std::unique_ptr<Strategy>> {
     using namespace learned;
@@ -440,8 +475,20 @@ void mlir::tiletune::registerAutoMCLStrategy(StrategyRegistry &registry) {
       return std::move(err);
     o.model.recallK = o.batch;
     ComputeChoice choice;
+    StringRef convCompute = options.at("conv_compute");
+    if (convCompute != "direct" && convCompute != "search")
+      return createStringError(inconvertibleErrorCode(),
+                               "option 'conv_compute' must be 'direct' or "
+                               "'search', got '" +
+                                   convCompute + "'");
+    std::optional<ComputeChoice> direct;
+    if (convCompute == "direct")
+      direct = pinDirectConv(space);
     auto modelPath = options.find("compute_model");
-    if (modelPath != options.end() && !modelPath->second.empty()) {
+    if (direct) {
+      choice = std::move(*direct);
+      WithColor::remark(errs(), "automcl") << choice.note << "\n";
+    } else if (modelPath != options.end() && !modelPath->second.empty()) {
       o.computeModel = modelPath->second;
       choice = chooseCompute(space, o.computeModel);
       if (choice.space)

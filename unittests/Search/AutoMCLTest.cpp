@@ -18,6 +18,9 @@
 
 #include "gtest/gtest.h"
 
+#include <set>
+#include <string>
+
 using namespace mlir::tiletune;
 using namespace mlir::tiletune::testing;
 using llvm::SmallVector;
@@ -116,6 +119,41 @@ TEST(AutoMCL, FailuresOnlyKeepSearchingRandomly) {
   }
   EXPECT_FALSE(st->getBest().has_value());
   EXPECT_EQ(stateOf(*st).getString("last_error"), "");
+}
+
+/// The `im2col` values `count` proposals of `st` use.
+std::set<std::string> proposedIm2col(Strategy &st, const Space &space,
+                                     unsigned count) {
+  std::set<std::string> values;
+  const auto &im2col =
+      llvm::cast<CategoricalParam>(space.getParameter(*space.lookup("im2col")));
+  for (const Trial &t : st.propose(count))
+    values.insert(im2col.getChoice(space.getValue(t.cfg, "im2col")).str());
+  return values;
+}
+
+TEST(AutoMCL, ConvComputeDirectIsThePapersCONVOpt) {
+  auto p = makeProblemSpec("conv_2d_nhwc_hwcf", "cpu", {1, 8, 8, 16, 3, 3, 8});
+  ASSERT_TRUE(bool(p));
+  Space space = *buildSpace(*p);
+  // Default: the compute is searched, both values are proposed.
+  auto searched = makeStrategy("automcl", space, {{"batch", "64"}}, 1);
+  ASSERT_TRUE(searched);
+  EXPECT_EQ(stateOf(*searched).getString("compute"), "");
+  EXPECT_EQ(proposedIm2col(*searched, space, 64),
+            (std::set<std::string>{"false", "true"}));
+  // conv_compute = direct (the paper protocol): only im2col = false, and a
+  // compute model given alongside does not change that.
+  auto direct = makeStrategy(
+      "automcl", space,
+      {{"batch", "64"}, {"conv_compute", "direct"}, {"compute_model", "x"}}, 1);
+  ASSERT_TRUE(direct);
+  EXPECT_EQ(stateOf(*direct).getString("compute"), "direct");
+  EXPECT_EQ(proposedIm2col(*direct, space, 64), std::set<std::string>{"false"});
+  // A matmul has no im2col: the option changes nothing.
+  EXPECT_TRUE(
+      makeStrategy("automcl", cpuSpace(), {{"conv_compute", "direct"}}, 1));
+  expectOptionsChecked("automcl", {{"conv_compute", "im2col"}});
 }
 
 //===----------------------------------------------------------------------===//

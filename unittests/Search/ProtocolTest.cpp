@@ -48,6 +48,7 @@ TEST(Protocol, PaperPresets) {
   EXPECT_EQ(xgb["features"], "itervar");
   EXPECT_EQ(xgb["loss"], "rank");
   EXPECT_EQ(xgb["plan_size"], "64");
+  EXPECT_EQ(paperOptions("automcl")["conv_compute"], "direct");
   // Explicit options win over the presets.
   EXPECT_EQ(paperOptions("gbfs", {{"rho", "7"}})["rho"], "7");
   // The default protocol adds nothing.
