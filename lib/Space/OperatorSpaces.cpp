@@ -28,6 +28,20 @@ unsigned mlir::tiletune::getNumFactors(StringRef target, OpKind opKind,
 
 /// The space parameter of a schedule option searched on `problem`, or null
 /// for options that are not searched (`pad`: padding follows the factors).
+/// The `pack` values a space of `kind` searches: the op's own
+/// (getPackValues) and, for a conv with an im2col GEMM, those of that GEMM
+/// which apply with `im2col` (never `bt`, which the verifier refuses there):
+/// `dn` of an FHWC conv, the paper's Im2colDNMM332. Such a value needs
+/// `im2col = true` (constraint "im2col-pack").
+static SmallVector<StringRef> getSpacePackValues(OpKind kind) {
+  SmallVector<StringRef> values = getPackValues(kind);
+  if (std::optional<OpKind> gemm = getIm2colMatmulKind(kind))
+    for (StringRef value : getPackValues(*gemm))
+      if (value != "bt" && !llvm::is_contained(values, value))
+        values.push_back(value);
+  return values;
+}
+
 static std::shared_ptr<Parameter>
 makeOptionParameter(const OptionSpec &spec, const ProblemSpec &problem) {
   switch (spec.kind) {
@@ -54,9 +68,10 @@ makeOptionParameter(const OptionSpec &spec, const ProblemSpec &problem) {
     // the passes do not generate: not a parameter of its own.
     if (spec.name == "compute")
       return nullptr;
-    // `pack = bt` (ttmm) applies where B is stored [b?][n][k] only.
+    // `pack = bt` (ttmm) applies where B is stored [b?][n][k] only; a
+    // conv adds the packs of its im2col GEMM (`dn` of an FHWC conv).
     SmallVector<StringRef> legal = spec.name == "pack"
-                                       ? getPackValues(problem.opKind)
+                                       ? getSpacePackValues(problem.opKind)
                                        : spec.getLegalValues();
     SmallVector<std::string> choices;
     int64_t defaultIndex = 0;
@@ -130,7 +145,7 @@ static StringRef getVectorDim(const Space &s, const Config &c,
   // DNMM332's vectors run along k (its innermost k factor is the cache
   // tile, whose vectors the register tile reads).
   if (getChoice(s, c, "pack", "none") == "dn")
-    return "k";
+    return isConv(opKind) ? "c" : "k"; // a conv's im2col GEMM: k ends in c
   if ((opKind == OpKind::ConvNchwFchw || opKind == OpKind::ConvNgchwFgchw) &&
       getChoice(s, c, "layout", "native") == "nhwc")
     return "f";
@@ -176,8 +191,18 @@ static void addCPUTargetConstraints(Space &space, const ProblemSpec &problem,
            // `pack = dn` (dnmm332): rm x rn accumulator vectors (along k)
            // plus rm vectors of A and rn of B.
            if (getChoice(s, c, "pack", "none") == "dn") {
-             int64_t rm = s.getValue(c, "m").back();
-             int64_t rn = s.getValue(c, "n").back();
+             // A conv's im2col GEMM: m = n*oh*ow, n = f (per level).
+             auto gemmTile = [&](StringRef loop) {
+               if (!isConv(kind))
+                 return s.getValue(c, loop).back();
+               int64_t tile = 1;
+               for (const std::string &d : parallel)
+                 if (getIm2colGemmLoop(d) == loop)
+                   tile *= s.getValue(c, d).back();
+               return tile;
+             };
+             int64_t rm = gemmTile("m");
+             int64_t rn = gemmTile("n");
              int64_t need = rm * rn + rm + rn;
              if (need <= registers)
                return std::nullopt;
@@ -284,6 +309,23 @@ Expected<Space> mlir::tiletune::buildSpace(const ProblemSpec &problem,
                return std::nullopt;
              return std::string("im2col on an NCHW conv needs layout = nhwc");
            }});
+    // The packs only the im2col GEMM has (`dn` of an FHWC conv) need it.
+    if (getSpacePackValues(kind).size() > getPackValues(kind).size()) {
+      SmallVector<std::string> own;
+      for (StringRef value : getPackValues(kind))
+        own.push_back(value.str());
+      space.addConstraint(
+          {"im2col-pack",
+           [own](const Space &s,
+                 const Config &c) -> std::optional<std::string> {
+             StringRef pack = getChoice(s, c, "pack", "none");
+             if (llvm::is_contained(own, pack) ||
+                 getChoice(s, c, "im2col", "false") == "true")
+               return std::nullopt;
+             return "pack = " + pack.str() +
+                    " is a compute of the im2col GEMM: it needs im2col = true";
+           }});
+    }
     if (options.maxRegisterTile > 0) {
       int64_t limit = options.maxRegisterTile;
       space.addConstraint(

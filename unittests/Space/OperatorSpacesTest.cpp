@@ -307,6 +307,52 @@ TEST(CpuSpace, BatchAndConvSchema) {
             std::string::npos);
 }
 
+// An FHWC conv's space also searches its im2col GEMM's `dn` (the paper's
+// Im2colDNMM332), only with im2col = true; dn's register rule counts the
+// GEMM's register tile (m = n*oh*ow, n = f). HWCF and NCHW convs have no dn.
+TEST(CpuSpace, FhwcConvSearchesIm2colDnmm332) {
+  auto packsOf = [](const Space &s) {
+    return llvm::cast<CategoricalParam>(s.getParameter(*s.lookup("pack")))
+        .getChoices();
+  };
+  SpaceOptions options;
+  options.vectorRegisters = 32;
+  options.vectorBytes = 64;
+  ProblemSpec p =
+      problemOrDie("conv_2d_nhwc_fhwc", "cpu", {1, 7, 7, 64, 1, 1, 32});
+  Space fhwc = buildOrDie(p, options);
+  EXPECT_TRUE(llvm::is_contained(packsOf(fhwc), "dn"));
+  EXPECT_FALSE(llvm::is_contained(packsOf(fhwc), "bt"));
+  for (const char *kind : {"conv_2d_nhwc_hwcf", "conv_2d_nchw_fchw"})
+    EXPECT_FALSE(llvm::is_contained(
+        packsOf(buildOrDie(problemOrDie(kind, "cpu", {1, 7, 7, 64, 1, 1, 32}))),
+        "dn"))
+        << kind;
+  auto key = [](const char *oh, const char *ow, const char *f, const char *pack,
+                const char *im2col) {
+    return std::string("n=[1,1];oh=") + oh + ";ow=" + ow + ";f=" + f +
+           ";kh=[1,1];kw=[1,1];c=[1,32];order=[oh,ow,f,kh,kw,c];"
+           "vectorize=true;pack=" +
+           pack + ";unroll=1;im2col=" + im2col;
+  };
+  std::string why;
+  // 1 x 7 output pixels x 2 filters: 14 accumulators + 7 + 2 = 23 registers.
+  Config dn =
+      *fhwc.parseKey(key("[1,7,1,1]", "[1,1,1,7]", "[1,32,1,2]", "dn", "true"));
+  EXPECT_TRUE(fhwc.isValid(dn, &why)) << why;
+  Config direct = *fhwc.parseKey(
+      key("[1,7,1,1]", "[1,1,1,7]", "[1,32,1,2]", "dn", "false"));
+  EXPECT_FALSE(fhwc.isValid(direct, &why));
+  EXPECT_NE(why.find("needs im2col = true"), std::string::npos) << why;
+  // 7 x 7 pixels x 2 filters: 98 + 49 + 2 registers.
+  Config big =
+      *fhwc.parseKey(key("[1,1,1,7]", "[1,1,1,7]", "[1,32,1,2]", "dn", "true"));
+  EXPECT_FALSE(fhwc.isValid(big, &why));
+  EXPECT_NE(why.find("dnmm register tile of 49 x 2 needs 149"),
+            std::string::npos)
+      << why;
+}
+
 TEST(CudaSpace, OpEvoTemplates) {
   Space mm = buildOrDie(problemOrDie("matmul", "cuda", {512, 1024, 1024}));
   ASSERT_EQ(mm.getNumParameters(), 3u);
