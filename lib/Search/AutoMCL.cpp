@@ -450,15 +450,10 @@ void mlir::tiletune::registerAutoMCLStrategy(StrategyRegistry &registry) {
     if (!batch)
       return batch.takeError();
     o.batch = unsigned(*batch);
-    StringRef loss = options.at("loss");
-    if (loss == "reg")
-      o.model.objective = "reg:squarederror";
-    else if (loss == "rank")
-      o.model.objective = "rank:pairwise";
-    else
-      return createStringError(inconvertibleErrorCode(),
-                               "option 'loss' must be 'reg' or 'rank', got '" +
-                                   loss + "'");
+    auto loss = getChoiceOption(options, "loss", {"reg", "rank"});
+    if (!loss)
+      return loss.takeError();
+    o.model.objective = *loss == "reg" ? "reg:squarederror" : "rank:pairwise";
     auto exhaustive = getIntOptionInRange(options, "exhaustive_limit", 0, big);
     if (!exhaustive)
       return exhaustive.takeError();
@@ -475,14 +470,12 @@ void mlir::tiletune::registerAutoMCLStrategy(StrategyRegistry &registry) {
       return std::move(err);
     o.model.recallK = o.batch;
     ComputeChoice choice;
-    StringRef convCompute = options.at("conv_compute");
-    if (convCompute != "direct" && convCompute != "search")
-      return createStringError(inconvertibleErrorCode(),
-                               "option 'conv_compute' must be 'direct' or "
-                               "'search', got '" +
-                                   convCompute + "'");
+    auto convCompute =
+        getChoiceOption(options, "conv_compute", {"direct", "search"});
+    if (!convCompute)
+      return convCompute.takeError();
     std::optional<ComputeChoice> direct;
-    if (convCompute == "direct")
+    if (*convCompute == "direct")
       direct = pinDirectConv(space);
     auto modelPath = options.find("compute_model");
     if (direct) {

@@ -224,18 +224,15 @@ void mlir::tiletune::registerGBFSStrategy(StrategyRegistry &registry) {
     auto restart = getBoolOption(options, "restart");
     if (!restart)
       return restart.takeError();
-    const std::string &start = options.at("start");
-    if (start != "default" && start != "random")
-      return createStringError(inconvertibleErrorCode(),
-                               "gbfs: 'start' must be 'default' or 'random'");
-    const std::string &expand = options.at("expand");
-    if (expand != "fill" && expand != "one")
-      return createStringError(inconvertibleErrorCode(),
-                               "gbfs: 'expand' must be 'fill' or 'one', got '" +
-                                   expand + "'");
+    auto start = getChoiceOption(options, "start", {"default", "random"});
+    if (!start)
+      return start.takeError();
+    auto expand = getChoiceOption(options, "expand", {"fill", "one"});
+    if (!expand)
+      return expand.takeError();
     return std::make_unique<GBFSStrategy>(space, options, seed, *rho,
-                                          start == "random", *restart,
-                                          expand == "one");
+                                          *start == "random", *restart,
+                                          *expand == "one");
   };
   cantFail(registry.add(std::move(info)));
 }

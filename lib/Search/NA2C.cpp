@@ -893,13 +893,10 @@ void mlir::tiletune::registerNA2CStrategy(StrategyRegistry &registry) {
     if (!normAdv)
       return normAdv.takeError();
     o.normalizeAdvantage = *normAdv;
-    StringRef start = options.at("start");
-    if (start != "default" && start != "random")
-      return createStringError(inconvertibleErrorCode(),
-                               "option 'start' must be 'default' or "
-                               "'random', got '" +
-                                   start + "'");
-    o.randomStart = start == "random";
+    auto start = getChoiceOption(options, "start", {"default", "random"});
+    if (!start)
+      return start.takeError();
+    o.randomStart = *start == "random";
     if (o.maxSteps < o.steps)
       return createStringError(inconvertibleErrorCode(),
                                "na2c: 'max_steps' must be >= 'steps'");

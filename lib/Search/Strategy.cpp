@@ -94,6 +94,26 @@ Expected<bool> mlir::tiletune::getBoolOption(const StrategyOptions &options,
   return optionError(name, "'" + *text + "' is not a boolean");
 }
 
+Expected<StringRef>
+mlir::tiletune::getChoiceOption(const StrategyOptions &options, StringRef name,
+                                ArrayRef<StringRef> choices) {
+  auto text = findOption(options, name);
+  if (!text)
+    return text.takeError();
+  for (StringRef choice : choices)
+    if (*text == choice)
+      return choice;
+  std::string list;
+  for (auto [i, choice] : llvm::enumerate(choices))
+    list += (i == 0                    ? ""
+             : i + 1 == choices.size() ? " or "
+                                       : ", ") +
+            ("'" + choice + "'").str();
+  return createStringError(inconvertibleErrorCode(),
+                           "option '" + name + "' must be " + list + ", got '" +
+                               *text + "'");
+}
+
 void mlir::tiletune::splitSeedConfigs(StringRef text,
                                       SmallVectorImpl<StringRef> &keys) {
   SmallVector<StringRef> parts;

@@ -434,22 +434,14 @@ void mlir::tiletune::registerXGBStrategy(StrategyRegistry &registry) {
     if (!eps)
       return eps.takeError();
     o.epsilon = *eps;
-    StringRef loss = options.at("loss");
-    if (loss == "rank")
-      o.model.objective = "rank:pairwise";
-    else if (loss == "reg")
-      o.model.objective = "reg:squarederror";
-    else
-      return createStringError(inconvertibleErrorCode(),
-                               "option 'loss' must be 'rank' or 'reg', got '" +
-                                   loss + "'");
-    StringRef features = options.at("features");
-    if (features != "itervar" && features != "knob")
-      return createStringError(inconvertibleErrorCode(),
-                               "option 'features' must be 'itervar' or "
-                               "'knob', got '" +
-                                   features + "'");
-    o.itervar = features == "itervar";
+    auto loss = getChoiceOption(options, "loss", {"rank", "reg"});
+    if (!loss)
+      return loss.takeError();
+    o.model.objective = *loss == "rank" ? "rank:pairwise" : "reg:squarederror";
+    auto features = getChoiceOption(options, "features", {"itervar", "knob"});
+    if (!features)
+      return features.takeError();
+    o.itervar = *features == "itervar";
     if (Error err = learned::readXGBoostOptions(options, seed, o.model))
       return std::move(err);
     auto chains = getIntOptionInRange(options, "sa_chains", 1, big);

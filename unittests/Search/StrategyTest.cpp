@@ -77,6 +77,21 @@ TEST(Registry, ParseOptions) {
   llvm::consumeError(dup.takeError());
 }
 
+TEST(Registry, ChoiceOptions) {
+  StrategyOptions o = {{"loss", "reg"}, {"start", "sideways"}};
+  auto loss = getChoiceOption(o, "loss", {"rank", "reg"});
+  ASSERT_TRUE(bool(loss));
+  EXPECT_EQ(*loss, "reg");
+  auto start = getChoiceOption(o, "start", {"default", "random", "untiled"});
+  ASSERT_FALSE(bool(start));
+  EXPECT_EQ(llvm::toString(start.takeError()),
+            "option 'start' must be 'default', 'random' or 'untiled', got "
+            "'sideways'");
+  auto missing = getChoiceOption(o, "features", {"itervar", "knob"});
+  ASSERT_FALSE(bool(missing));
+  EXPECT_EQ(llvm::toString(missing.takeError()), "option 'features': missing");
+}
+
 TEST(Registry, StatusNames) {
   for (TrialStatus s : {TrialStatus::Ok, TrialStatus::Invalid,
                         TrialStatus::CompileError, TrialStatus::RuntimeError,

@@ -98,6 +98,11 @@ llvm::Expected<double> getDoubleOption(const StrategyOptions &options,
 /// Reads a boolean option ("true"/"false"/"1"/"0").
 llvm::Expected<bool> getBoolOption(const StrategyOptions &options,
                                    llvm::StringRef name);
+/// Reads an option that takes one of `choices` (returned as that element);
+/// the error lists them: "option 'loss' must be 'rank' or 'reg', got 'l1'".
+llvm::Expected<llvm::StringRef>
+getChoiceOption(const StrategyOptions &options, llvm::StringRef name,
+                llvm::ArrayRef<llvm::StringRef> choices);
 
 /// Base class of all search strategies (ask/tell). The base class owns the
 /// bookkeeping every strategy shares: trial ids, the set of proposed configs
