@@ -522,6 +522,20 @@ int64_t mlir::tiletune::getConvCacheLines(int64_t owt, int64_t ict,
                    owt * (ceilDiv(oct, cw) + 1) + oct * (ceilDiv(owt, cw) + 1)});
 }
 
+int64_t mlir::tiletune::getIm2colConvCacheLines(MatmulSchedule schedule,
+                                                int64_t owt, int64_t ict,
+                                                int64_t oct, int64_t kh,
+                                                int64_t kw, int64_t s2,
+                                                int64_t d2, int64_t cw) {
+  int64_t window = (owt - 1) * s2 + (kw - 1) * d2 + 1;
+  int64_t kt = kh * kw * ict;
+  return std::max(
+      {owt * (ceilDiv(kt, cw) + 1) + ict * (ceilDiv(window, cw) + 1),
+       2 * oct * (ceilDiv(kt, cw) + 1),
+       oct * (ceilDiv(owt, cw) + 1) + owt * (ceilDiv(oct, cw) + 1),
+       getMatmulCacheLines(schedule, owt, kt, oct, cw)});
+}
+
 /// Cache tile of a dim in a CPU config: the product of the factors inside
 /// the cache level (parallel: f2*f3; reduction: f1; batch: 1). With
 /// `innermost`, the innermost tile instead: the register tile f3 of a
@@ -561,16 +575,14 @@ Expected<Space> mlir::tiletune::filterByIdealCacheModel(
   int64_t vw = std::max<int64_t>(1, model.vectorBytes / problem.elementBytes);
   bool hasPack = space.lookup("pack").has_value();
   ProblemSpec p = problem;
-  // T of Table 2 (by the config's `pack`) or Table 3 on the cache tile or
-  // the innermost tile.
+  // T of Table 2 (by the config's `pack`) or Table 3 (CONVOpt, or
+  // Im2col-CONV with the GEMM's `pack` row when `im2col = true`) on the
+  // cache tile or the innermost tile.
   auto linesTouched = [p, cw, hasPack](const Space &s, const Config &c,
                                        bool innermost) {
     auto tile = [&](StringRef name) {
       return cacheTile(s, c, *p.lookup(name), innermost);
     };
-    if (isConv(p.opKind))
-      return getConvCacheLines(tile("ow"), tile("c"), tile("f"), tile("kh"),
-                               tile("kw"), p.strides[1], p.dilations[1], cw);
     MatmulSchedule sched = MatmulSchedule::TMM;
     if (hasPack) {
       StringRef pack =
@@ -582,6 +594,14 @@ Expected<Space> mlir::tiletune::filterByIdealCacheModel(
               : pack == "bt" ? MatmulSchedule::TTMM
               : pack == "dn" ? MatmulSchedule::DNMM
                              : MatmulSchedule::TMM;
+    }
+    if (isConv(p.opKind)) {
+      if (getChoice(s, c, "im2col", "false") == "true")
+        return getIm2colConvCacheLines(sched, tile("ow"), tile("c"), tile("f"),
+                                       tile("kh"), tile("kw"), p.strides[1],
+                                       p.dilations[1], cw);
+      return getConvCacheLines(tile("ow"), tile("c"), tile("f"), tile("kh"),
+                               tile("kw"), p.strides[1], p.dilations[1], cw);
     }
     return getMatmulCacheLines(sched, tile("m"), tile("k"), tile("n"), cw);
   };

@@ -475,6 +475,14 @@ TEST(AutoMCL, CacheLineFormulas) {
   int64_t t4 = 8 * 3 + 32 * 2;
   EXPECT_EQ(getConvCacheLines(8, 16, 32, 3, 3, 1, 1, 16),
             std::max({t1, t2, t3, t4}));
+  // Im2col-CONV (Table 3, bottom) on the same tile: K_t = 9 * 16 = 144.
+  int64_t i1 = 8 * (9 + 1) + 16 * (1 + 1); // windows + input rows
+  int64_t i2 = 2 * 32 * (9 + 1);           // filter panel
+  int64_t i3 = 32 * (1 + 1) + 8 * (2 + 1); // output
+  int64_t i4 = getMatmulCacheLines(MatmulSchedule::RPMM, 8, 144, 32, 16);
+  EXPECT_EQ(
+      getIm2colConvCacheLines(MatmulSchedule::RPMM, 8, 16, 32, 3, 3, 1, 1, 16),
+      std::max({i1, i2, i3, i4}));
 }
 
 TEST(AutoMCL, IdealCacheFilter) {

@@ -141,6 +141,14 @@ int64_t getMatmulCacheLines(MatmulSchedule schedule, int64_t mt, int64_t kt,
 int64_t getConvCacheLines(int64_t owt, int64_t ict, int64_t oct, int64_t kh,
                           int64_t kw, int64_t s2, int64_t d2, int64_t cw);
 
+/// T_c(OW_t, IC_t, OC_t) of AutoMCL Table 3, Im2col-CONV row (a conv with
+/// `im2col = true`): the window rows copied into the im2col matrix, the
+/// filter panel, the output tile, and T_m of the im2col GEMM's `schedule`
+/// on M_t = OW_t, K_t = KH * KW * IC_t, N_t = OC_t.
+int64_t getIm2colConvCacheLines(MatmulSchedule schedule, int64_t owt,
+                                int64_t ict, int64_t oct, int64_t kh,
+                                int64_t kw, int64_t s2, int64_t d2, int64_t cw);
+
 /// AutoMCL's tiling-size filter: keeps configs whose innermost tile fits the
 /// inner ideal cache and whose cache tile fits the outer one (T < Z_w / C_w,
 /// T from Table 2 or 3; the innermost tile is the register tile of the
