@@ -187,10 +187,11 @@ static std::optional<ComputeChoice> pinDirectConv(const Space &space) {
     return std::nullopt;
   auto choices = param->getChoices();
   auto it = llvm::find(choices, "false");
+  if (it == choices.end())
+    return std::nullopt;
   Expected<Space> pinned = space.withPinned("im2col=false");
-  if (it == choices.end() || !pinned) {
-    if (!pinned)
-      consumeError(pinned.takeError());
+  if (!pinned) {
+    consumeError(pinned.takeError());
     return std::nullopt;
   }
   ComputeChoice choice;

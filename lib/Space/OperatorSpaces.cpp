@@ -26,8 +26,6 @@ unsigned mlir::tiletune::getNumFactors(StringRef target, OpKind opKind,
   return getDimLevels(target, opKind, role).size() + 1;
 }
 
-/// The space parameter of a schedule option searched on `problem`, or null
-/// for options that are not searched (`pad`: padding follows the factors).
 /// The `pack` values a space of `kind` searches: the op's own
 /// (getPackValues) and, for a conv with an im2col GEMM, those of that GEMM
 /// which apply with `im2col` (never `bt`, which the verifier refuses there):
@@ -42,6 +40,8 @@ static SmallVector<StringRef> getSpacePackValues(OpKind kind) {
   return values;
 }
 
+/// The space parameter of a schedule option searched on `problem`, or null
+/// for options that are not searched (`pad`: padding follows the factors).
 static std::shared_ptr<Parameter>
 makeOptionParameter(const OptionSpec &spec, const ProblemSpec &problem) {
   switch (spec.kind) {
