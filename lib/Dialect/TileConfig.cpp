@@ -640,16 +640,19 @@ mlir::tiletune::verifyConfig(TileConfigAttr config, const TunableOp &op,
   // to that matmul.
   OpKind packKind = op.kind;
   if (im2col.value_or(false)) {
-    std::optional<OpKind> gemm = getIm2colMatmulKind(op.kind);
+    bool nhwcLayout = config.getStringOption("layout") == "nhwc";
+    bool oneByOne = isConv(op.kind) && op.lookup("kh") && op.lookup("kw") &&
+                    op.lookup("kh")->size == 1 && op.lookup("kw")->size == 1;
+    if (op.kind == OpKind::ConvNchwFchw && !nhwcLayout && !oneByOne)
+      return emitError() << "'im2col' on a conv_2d_nchw_fchw with a filter "
+                            "larger than 1x1 needs 'layout = nhwc' (its "
+                            "im2col GEMM reads NHWC windows)";
+    std::optional<OpKind> gemm =
+        getIm2colMatmulKind(op.kind, nhwcLayout, oneByOne);
     if (!gemm)
       return emitError() << "'im2col' applies to conv_2d_nhwc_hwcf, "
                             "conv_2d_nhwc_fhwc and conv_2d_nchw_fchw, not "
                          << kindName;
-    if (op.kind == OpKind::ConvNchwFchw &&
-        config.getStringOption("layout") != "nhwc")
-      return emitError() << "'im2col' on a conv_2d_nchw_fchw needs "
-                            "'layout = nhwc' (the im2col GEMM reads NHWC "
-                            "windows)";
     if (pack == "bt")
       return emitError() << "'pack = bt' (transpose B whole) does not apply "
                             "with 'im2col': the GEMM reads the filter as the "
@@ -669,7 +672,8 @@ mlir::tiletune::verifyConfig(TileConfigAttr config, const TunableOp &op,
            << "'pack = dn' (compute dnmm332: vectors along k) applies to a "
               "matmul whose A is stored [b?][m][k] and B [b?][n][k] (both "
               "contiguous along k: matmul_transpose_b, "
-              "batch_matmul_transpose_b, an FHWC conv with 'im2col'); this "
+              "batch_matmul_transpose_b, an FHWC conv with 'im2col', a 1x1 "
+              "NCHW one with 'im2col' and 'layout = nhwc'); this "
            << kindName << " is not: use 'pack = none' (tmm) or 'b' (rpmmv)";
   kindName = stringifyOpKind(op.kind);
   int64_t unroll = config.getIntOption("unroll");

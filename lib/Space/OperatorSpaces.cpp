@@ -29,11 +29,20 @@ unsigned mlir::tiletune::getNumFactors(StringRef target, OpKind opKind,
 /// The `pack` values a space of `kind` searches: the op's own
 /// (getPackValues) and, for a conv with an im2col GEMM, those of that GEMM
 /// which apply with `im2col` (never `bt`, which the verifier refuses there):
-/// `dn` of an FHWC conv, the paper's Im2colDNMM332. Such a value needs
-/// `im2col = true` (constraint "im2col-pack").
-static SmallVector<StringRef> getSpacePackValues(OpKind kind) {
+/// `dn` of an FHWC conv and of a 1x1 NCHW conv through NHWC, the paper's
+/// Im2colDNMM332. Such a value needs `im2col = true` (constraint
+/// "im2col-pack"; an NCHW conv's also `layout = nhwc`).
+static bool isOneByOneNchw(const ProblemSpec &problem) {
+  return problem.opKind == OpKind::ConvNchwFchw &&
+         problem.lookup("kh")->size == 1 && problem.lookup("kw")->size == 1;
+}
+static SmallVector<StringRef> getSpacePackValues(const ProblemSpec &problem) {
+  OpKind kind = problem.opKind;
   SmallVector<StringRef> values = getPackValues(kind);
-  if (std::optional<OpKind> gemm = getIm2colMatmulKind(kind))
+  // An NCHW conv's im2col GEMMs: through NHWC (a superset of the per-image
+  // matmul's packs on a 1x1 conv).
+  if (std::optional<OpKind> gemm = getIm2colMatmulKind(
+          kind, /*nhwcLayout=*/true, isOneByOneNchw(problem)))
     for (StringRef value : getPackValues(*gemm))
       if (value != "bt" && !llvm::is_contained(values, value))
         values.push_back(value);
@@ -71,7 +80,7 @@ makeOptionParameter(const OptionSpec &spec, const ProblemSpec &problem) {
     // `pack = bt` (ttmm) applies where B is stored [b?][n][k] only; a
     // conv adds the packs of its im2col GEMM (`dn` of an FHWC conv).
     SmallVector<StringRef> legal = spec.name == "pack"
-                                       ? getSpacePackValues(problem.opKind)
+                                       ? getSpacePackValues(problem)
                                        : spec.getLegalValues();
     SmallVector<std::string> choices;
     int64_t defaultIndex = 0;
@@ -140,6 +149,8 @@ static StringRef getChoice(const Space &s, const Config &c, StringRef name,
 
 /// The dim on the vector lanes of a CPU config: the layout option computes
 /// an NCHW conv as NHWC (filters on the lanes); `pack = dn` puts k there.
+/// (The per-image im2col GEMM of an NCHW conv in its native layout puts
+/// the pixels oh*ow there: isPerImageIm2colConfig.)
 static StringRef getVectorDim(const Space &s, const Config &c,
                               OpKind opKind) {
   // DNMM332's vectors run along k (its innermost k factor is the cache
@@ -213,8 +224,22 @@ static void addCPUTargetConstraints(Space &space, const ProblemSpec &problem,
            }
            StringRef vdim = getVectorDim(s, c, kind);
            int64_t rows = 1, vectors = 1;
+           // The per-image im2col GEMM of an NCHW conv: f rows x oh*ow
+           // pixels on the lanes.
+           bool perImage =
+               isPerImageIm2col(kind, getChoice(s, c, "layout", "native") ==
+                                          "nhwc") &&
+               getChoice(s, c, "im2col", "false") == "true";
+           if (perImage) {
+             int64_t pixels =
+                 s.getValue(c, "oh").back() * s.getValue(c, "ow").back();
+             rows = s.getValue(c, "f").back();
+             vectors = (pixels + lanes - 1) / lanes;
+           }
            for (const std::string &d : parallel) {
              int64_t reg = s.getValue(c, d).back();
+             if (perImage)
+               break;
              if (d == vdim)
                vectors = (reg + lanes - 1) / lanes;
              else
@@ -298,32 +323,40 @@ Expected<Space> mlir::tiletune::buildSpace(const ProblemSpec &problem,
                   " does not divide the cache tile " + std::to_string(tile) +
                   " of '" + unrollDim + "'";
          }});
-    // The im2col GEMM of an NCHW conv reads NHWC windows: only with
-    // `layout = nhwc` (the verifier's rule).
-    if (kind == OpKind::ConvNchwFchw && space.lookup("im2col"))
+    // The im2col GEMM of an NCHW conv larger than 1x1 reads NHWC windows:
+    // only with `layout = nhwc` (the verifier's rule). A 1x1 one has both.
+    if (kind == OpKind::ConvNchwFchw && space.lookup("im2col") &&
+        !isOneByOneNchw(problem))
       space.addConstraint(
           {"im2col-layout",
            [](const Space &s, const Config &c) -> std::optional<std::string> {
              if (getChoice(s, c, "im2col", "false") != "true" ||
                  getChoice(s, c, "layout", "native") == "nhwc")
                return std::nullopt;
-             return std::string("im2col on an NCHW conv needs layout = nhwc");
+             return std::string(
+                 "im2col on an NCHW conv with a filter larger than "
+                 "1x1 needs layout = nhwc");
            }});
-    // The packs only the im2col GEMM has (`dn` of an FHWC conv) need it.
-    if (getSpacePackValues(kind).size() > getPackValues(kind).size()) {
+    // The packs only the im2col GEMM has (`dn` of an FHWC conv, of a 1x1
+    // NCHW conv through NHWC) need it.
+    if (getSpacePackValues(problem).size() > getPackValues(kind).size()) {
       SmallVector<std::string> own;
       for (StringRef value : getPackValues(kind))
         own.push_back(value.str());
+      bool needsNhwc = kind == OpKind::ConvNchwFchw;
       space.addConstraint(
           {"im2col-pack",
-           [own](const Space &s,
-                 const Config &c) -> std::optional<std::string> {
+           [own, needsNhwc](const Space &s,
+                            const Config &c) -> std::optional<std::string> {
              StringRef pack = getChoice(s, c, "pack", "none");
              if (llvm::is_contained(own, pack) ||
-                 getChoice(s, c, "im2col", "false") == "true")
+                 (getChoice(s, c, "im2col", "false") == "true" &&
+                  (!needsNhwc ||
+                   getChoice(s, c, "layout", "native") == "nhwc")))
                return std::nullopt;
              return "pack = " + pack.str() +
-                    " is a compute of the im2col GEMM: it needs im2col = true";
+                    " is a compute of the im2col GEMM: it needs im2col = " +
+                    "true" + (needsNhwc ? " and layout = nhwc" : "");
            }});
     }
     if (options.maxRegisterTile > 0) {

@@ -361,11 +361,18 @@ std::optional<ConvCompute> mlir::tiletune::getConvCompute(StringRef compute) {
   return ConvCompute{/*im2col=*/true, *pack};
 }
 
-std::optional<OpKind> mlir::tiletune::getIm2colMatmulKind(OpKind kind) {
+std::optional<OpKind> mlir::tiletune::getIm2colMatmulKind(OpKind kind,
+                                                          bool nhwcLayout,
+                                                          bool oneByOne) {
   switch (kind) {
   case OpKind::ConvNhwcHwcf:
-  case OpKind::ConvNchwFchw:
     return OpKind::Matmul;
+  case OpKind::ConvNchwFchw:
+    if (nhwcLayout)
+      return oneByOne ? OpKind::MatmulTransposeB : OpKind::Matmul;
+    if (oneByOne)
+      return OpKind::Matmul;
+    return std::nullopt;
   case OpKind::ConvNhwcFhwc:
     return OpKind::MatmulTransposeB;
   default:
@@ -373,7 +380,20 @@ std::optional<OpKind> mlir::tiletune::getIm2colMatmulKind(OpKind kind) {
   }
 }
 
-StringRef mlir::tiletune::getIm2colGemmLoop(StringRef convLoop) {
+bool mlir::tiletune::isPerImageIm2col(OpKind kind, bool nhwcLayout) {
+  return kind == OpKind::ConvNchwFchw && !nhwcLayout;
+}
+
+StringRef mlir::tiletune::getIm2colGemmLoop(StringRef convLoop, bool perImage) {
+  if (perImage) {
+    if (convLoop == "n")
+      return "";
+    if (convLoop == "f")
+      return "m";
+    if (convLoop == "oh" || convLoop == "ow")
+      return "n";
+    return "k";
+  }
   if (convLoop == "n" || convLoop == "oh" || convLoop == "ow")
     return "m";
   if (convLoop == "f")

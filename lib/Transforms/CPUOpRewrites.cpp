@@ -20,6 +20,8 @@
 #include "mlir/Dialect/Tensor/Utils/Utils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
+#include <map>
+
 using namespace mlir;
 using namespace mlir::tiletune;
 
@@ -139,6 +141,15 @@ tiletune::replaceWithHwcfConv(RewriterBase &rewriter,
   else
     rewriter.eraseOp(conv);
   return nhwc;
+}
+
+/// Whether `op` is a 2-D conv with a 1x1 filter (static).
+static bool isOneByOneConv(Operation *op) {
+  FailureOr<TunableOp> tunable = matchTunableOp(op);
+  if (failed(tunable) || !isConv(tunable->kind))
+    return false;
+  const LoopDim *kh = tunable->lookup("kh"), *kw = tunable->lookup("kw");
+  return kh && kw && kh->size == 1 && kw->size == 1;
 }
 
 /// Splits a layout transpose on tensors over the conv's threads: an
@@ -394,6 +405,11 @@ FailureOr<Operation *> tiletune::convertLayoutToConfig(RewriterBase &rewriter,
   if (!config || config.getTarget() != kTargetCPU ||
       config.getStringOption("layout") != "nhwc")
     return op;
+  // A 1x1 NCHW conv's im2col GEMM through NHWC reads its FCHW filter as the
+  // [F][C] matrix it is: no filter transpose (convertConvToIm2col).
+  if (isa<linalg::Conv2DNchwFchwOp>(op) && usesIm2col(config) &&
+      isOneByOneConv(op))
+    return op;
   auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op);
   if (!conv || (!conv.hasPureTensorSemantics() &&
                 !conv.hasPureBufferSemantics()))
@@ -463,14 +479,16 @@ FailureOr<Operation *> tiletune::convertLayoutToConfig(RewriterBase &rewriter,
 //===----------------------------------------------------------------------===//
 
 /// The config of the im2col GEMM of a conv with config `config`: each
-/// level's tile of m is the product of the tiles of n, oh and ow (of n only
-/// at the parallel level, where the batch is tiled), of n the tile of f, of
-/// k the product of the tiles of kh, kw and c. The conv's tiles divide its
-/// loops, so these divide M = N*OH*OW, F and K = KH*KW*C and nest. `order`
-/// keeps the first of the conv loops of each GEMM loop; `vectorize` and
-/// `unroll` carry over (unroll divides c's cache tile, so k's); `pack` is
-/// the conv's (or its compute's).
-static TileConfigAttr getIm2colGemmConfig(TileConfigAttr config) {
+/// level's tile of a GEMM loop is the product of the tiles of its conv
+/// loops (getIm2colGemmLoop). Windows form: m = n*oh*ow (n only at the
+/// parallel level, where the batch is tiled), n = f, k = kh*kw*c; per-image
+/// form (`perImage`): m = f, n = oh*ow, k = c*kh*kw, the batch in the loop
+/// around the GEMM. The conv's tiles divide its loops, so these divide the
+/// GEMM's loops and nest. `order` keeps the first of the conv loops of each
+/// GEMM loop; `vectorize` and `unroll` carry over (unroll divides c's cache
+/// tile, so k's); `pack` is the conv's (or its compute's).
+static TileConfigAttr getIm2colGemmConfig(TileConfigAttr config,
+                                          bool perImage) {
   MLIRContext *ctx = config.getContext();
   Builder b(ctx);
   auto tile = [&](StringRef level, StringRef dim) -> int64_t {
@@ -478,23 +496,25 @@ static TileConfigAttr getIm2colGemmConfig(TileConfigAttr config) {
   };
   SmallVector<NamedAttribute> entries;
   for (StringRef level : getTargetLevels(kTargetCPU)) {
-    int64_t m = tile(level, "oh") * tile(level, "ow");
-    if (level == "parallel")
-      m *= tile(level, "n");
-    SmallVector<NamedAttribute> sizes = {
-        b.getNamedAttr("m", b.getI64IntegerAttr(m)),
-        b.getNamedAttr("n", b.getI64IntegerAttr(tile(level, "f")))};
-    if (level == "cache")
-      sizes.push_back(b.getNamedAttr(
-          "k", b.getI64IntegerAttr(tile(level, "kh") * tile(level, "kw") *
-                                   tile(level, "c"))));
-    entries.push_back(b.getNamedAttr(level, b.getDictionaryAttr(sizes)));
+    std::map<StringRef, int64_t> sizes;
+    for (StringRef dim : {"n", "f", "oh", "ow", "c", "kh", "kw"}) {
+      StringRef gemm = getIm2colGemmLoop(dim, perImage);
+      if (gemm.empty() || (gemm == "k" && level != "cache") ||
+          (dim == "n" && level != "parallel"))
+        continue;
+      auto [it, inserted] = sizes.try_emplace(gemm, 1);
+      it->second *= tile(level, dim);
+    }
+    SmallVector<NamedAttribute> attrs;
+    for (auto [gemm, size] : sizes)
+      attrs.push_back(b.getNamedAttr(gemm, b.getI64IntegerAttr(size)));
+    entries.push_back(b.getNamedAttr(level, b.getDictionaryAttr(attrs)));
   }
   if (config.getOption("order")) {
     SmallVector<Attribute> order;
     for (StringRef dim : config.getOrder()) {
-      StringRef gemm = getIm2colGemmLoop(dim);
-      if (!llvm::is_contained(order, b.getStringAttr(gemm)))
+      StringRef gemm = getIm2colGemmLoop(dim, perImage);
+      if (!gemm.empty() && !llvm::is_contained(order, b.getStringAttr(gemm)))
         order.push_back(b.getStringAttr(gemm));
     }
     entries.push_back(b.getNamedAttr("order", b.getArrayAttr(order)));
@@ -544,16 +564,206 @@ static Value dropUnitDims(OpBuilder &b, Location loc, Value value) {
   return memref::createCanonicalRankReducingSubViewOp(b, loc, value, shape);
 }
 
+/// The im2col GEMM of a 1x1 conv_2d_nchw_fchw with `layout = nhwc`: the
+/// window matrix is the input, subsampled by the strides, transposed once
+/// into [N][OH][OW][C]; the FCHW filter is the [F][C] matrix itself (the
+/// matmul_transpose_b form, read in place: no filter copy, where the NHWC
+/// route of a larger conv transposes the whole filter on every call); the
+/// GEMM accumulates into [N][OH][OW][F] (the output transposed, or a fill of
+/// the same value when the output is a fill on tensors), transposed back
+/// into the NCHW output. The transposes are split over the GEMM's threads.
+static FailureOr<Operation *>
+convertNchwConvThroughNhwc(RewriterBase &rewriter, linalg::LinalgOp conv,
+                           const TunableOp &tunable, std::string *reason) {
+  auto size = [&](StringRef dim) { return tunable.lookup(dim)->size; };
+  int64_t n = size("n"), c = size("c"), oh = size("oh"), ow = size("ow");
+  MLIRContext *ctx = conv->getContext();
+  Location loc = conv.getLoc();
+  bool onTensors = conv.hasPureTensorSemantics();
+  rewriter.setInsertionPoint(conv);
+  SmallVector<linalg::TransposeOp> transposes;
+  // The pixels the 1x1 filter reads: every sh-th row, sw-th column.
+  Value input = conv.getDpsInputs()[0];
+  auto [sh, sw] = tunable.strides;
+  if (sh != 1 || sw != 1) {
+    SmallVector<OpFoldResult> offsets(4, rewriter.getIndexAttr(0));
+    SmallVector<OpFoldResult> sizes =
+        getAsIndexOpFoldResult(ctx, {n, c, oh, ow});
+    SmallVector<OpFoldResult> strides =
+        getAsIndexOpFoldResult(ctx, {1, 1, sh, sw});
+    input = onTensors
+                ? Value(tensor::ExtractSliceOp::create(rewriter, loc, input,
+                                                       offsets, sizes, strides))
+                : Value(memref::SubViewOp::create(rewriter, loc, input, offsets,
+                                                  sizes, strides));
+  }
+  auto [inputT, windows] =
+      transposeIntoFresh(rewriter, loc, input, {0, 2, 3, 1}, onTensors);
+  transposes.push_back(inputT);
+  Value init = conv.getDpsInits()[0];
+  Value acc;
+  if (auto fill = init.getDefiningOp<linalg::FillOp>(); fill && onTensors) {
+    auto type = cast<RankedTensorType>(init.getType());
+    Value empty = tensor::EmptyOp::create(
+        rewriter, loc, ArrayRef<int64_t>{n, oh, ow, type.getShape()[1]},
+        type.getElementType());
+    acc = linalg::FillOp::create(rewriter, loc, fill.getInputs()[0], empty)
+              ->getResult(0);
+  } else {
+    auto [initT, transposedInit] =
+        transposeIntoFresh(rewriter, loc, init, {0, 2, 3, 1}, onTensors);
+    transposes.push_back(initT);
+    acc = transposedInit;
+  }
+  Value lhs = collapse(rewriter, loc, windows, splitInTwo(4, 3));
+  Value rhs = collapse(rewriter, loc, conv.getDpsInputs()[1], splitInTwo(4, 1));
+  Value accMatrix = collapse(rewriter, loc, acc, splitInTwo(4, 3));
+  SmallVector<Type> resultTypes;
+  if (onTensors)
+    resultTypes.push_back(accMatrix.getType());
+  auto gemm = linalg::MatmulOp::create(
+      rewriter, loc, resultTypes, ValueRange{lhs, rhs}, ValueRange{accMatrix});
+  SmallVector<Attribute> gemmMaps;
+  for (AffineMap map :
+       getMatmulFormMaps(ctx, *getMatmulForm(OpKind::MatmulTransposeB)))
+    gemmMaps.push_back(AffineMapAttr::get(map));
+  gemm->setAttr("indexing_maps", ArrayAttr::get(ctx, gemmMaps));
+  setConfig(gemm, getIm2colGemmConfig(getConfig(conv), /*perImage=*/false));
+  rewriter.setInsertionPointAfter(gemm);
+  if (onTensors) {
+    Value result = tensor::ExpandShapeOp::create(
+        rewriter, loc, acc.getType(), gemm->getResult(0), splitInTwo(4, 3));
+    auto [outT, output] =
+        transposeIntoFresh(rewriter, loc, result, {0, 3, 1, 2}, onTensors);
+    transposes.push_back(outT);
+    rewriter.replaceOp(conv, output);
+    FailureOr<CPUSchedule> schedule = decodeCPUSchedule(gemm, getConfig(gemm));
+    int64_t threads = succeeded(schedule) ? schedule->getParallelTrips() : 1;
+    for (linalg::TransposeOp t : transposes)
+      splitTransposeOverThreads(rewriter, t, threads);
+  } else {
+    transposes.push_back(linalg::TransposeOp::create(
+        rewriter, loc, acc, init, ArrayRef<int64_t>{0, 3, 1, 2}));
+    rewriter.eraseOp(conv);
+    for (linalg::TransposeOp t : transposes)
+      (void)tileAndVectorizeTranspose(rewriter, t);
+  }
+  return gemm.getOperation();
+}
+
+/// The per-image im2col GEMM of a 1x1 conv_2d_nchw_fchw in its native
+/// layout: for each image, out[F][OH*OW] += filter[F][C] x input[C][OH*OW],
+/// a plain matmul of the operands as they are stored (the input of a
+/// strided conv is first copied to its [C][OH][OW] pixels). No transposes:
+/// the pixels are on the vector lanes. The images are a loop around the
+/// GEMM: an scf.forall over the threads of the parallel tile of n (where it
+/// splits the batch), each image in an scf.for; both are left out where they
+/// would have one trip. The GEMM carries the conv's tiles as m = f,
+/// n = oh*ow, k = c (getIm2colGemmConfig).
+static FailureOr<Operation *> convertNchwConvPerImage(RewriterBase &rewriter,
+                                                      linalg::LinalgOp conv,
+                                                      const TunableOp &tunable,
+                                                      std::string *reason) {
+  TileConfigAttr config = getConfig(conv);
+  MLIRContext *ctx = conv->getContext();
+  const LoopDim *batch = tunable.lookup("n");
+  int64_t perThread = config.getTileSize("parallel", "n").value_or(batch->size);
+  if (perThread < 1 || batch->size % perThread != 0)
+    return failWithReason(reason, "the parallel tile of 'n' does not divide "
+                                  "the batch");
+  Operation *current = conv;
+  auto tileImages = [&](int64_t tile,
+                        scf::SCFTilingOptions::LoopType type) -> LogicalResult {
+    SmallVector<int64_t> tiles(conv.getNumLoops(), 0);
+    tiles[batch->loopIndex] = tile;
+    FailureOr<scf::SCFTilingResult> tiled = tileOneLevel(
+        rewriter, current, getAsIndexOpFoldResult(ctx, tiles), type);
+    if (failed(tiled))
+      return failure();
+    current = tiled->tiledOps.back();
+    return success();
+  };
+  if (perThread < batch->size &&
+      failed(tileImages(perThread, scf::SCFTilingOptions::LoopType::ForallOp)))
+    return failWithReason(reason, "tiling the images over threads failed");
+  if (perThread > 1 &&
+      failed(tileImages(1, scf::SCFTilingOptions::LoopType::ForOp)))
+    return failWithReason(reason, "tiling the image loop failed");
+  auto image = cast<linalg::LinalgOp>(current);
+  bool onTensors = image.hasPureTensorSemantics();
+  Location loc = image.getLoc();
+  rewriter.setInsertionPoint(image);
+  auto size = [&](StringRef dim) { return tunable.lookup(dim)->size; };
+  int64_t c = size("c"), oh = size("oh"), ow = size("ow");
+  // [C][OH][OW]: the input image, or its every sh-th row and sw-th column
+  // copied into a fresh tensor or buffer.
+  Value input = dropUnitDim(rewriter, loc, image.getDpsInputs()[0], 0);
+  auto [sh, sw] = tunable.strides;
+  auto inputType = cast<ShapedType>(input.getType());
+  if (sh != 1 || sw != 1 || inputType.getShape()[1] != oh ||
+      inputType.getShape()[2] != ow) {
+    SmallVector<OpFoldResult> offsets(3, rewriter.getIndexAttr(0));
+    SmallVector<OpFoldResult> sizes = getAsIndexOpFoldResult(ctx, {c, oh, ow});
+    SmallVector<OpFoldResult> strides =
+        getAsIndexOpFoldResult(ctx, {1, sh, sw});
+    Value pixels =
+        onTensors ? Value(tensor::ExtractSliceOp::create(
+                        rewriter, loc, input, offsets, sizes, strides))
+                  : Value(memref::SubViewOp::create(rewriter, loc, input,
+                                                    offsets, sizes, strides));
+    SmallVector<int64_t> shape = {c, oh, ow};
+    Value fresh =
+        onTensors ? Value(tensor::EmptyOp::create(rewriter, loc, shape,
+                                                  inputType.getElementType()))
+                  : Value(memref::AllocOp::create(
+                        rewriter, loc,
+                        MemRefType::get(shape, inputType.getElementType()),
+                        rewriter.getI64IntegerAttr(64)));
+    auto copy = linalg::CopyOp::create(rewriter, loc, pixels, fresh);
+    input = onTensors ? copy->getResult(0) : fresh;
+  }
+  Value lhs =
+      collapse(rewriter, loc, image.getDpsInputs()[1], splitInTwo(4, 1));
+  Value rhs = collapse(rewriter, loc, input, splitInTwo(3, 1));
+  Value init = image.getDpsInits()[0];
+  Value output = dropUnitDim(rewriter, loc, init, 0);
+  Value acc = collapse(rewriter, loc, output, splitInTwo(3, 1));
+  SmallVector<Type> resultTypes;
+  if (onTensors)
+    resultTypes.push_back(acc.getType());
+  auto gemm = linalg::MatmulOp::create(rewriter, loc, resultTypes,
+                                       ValueRange{lhs, rhs}, ValueRange{acc});
+  setConfig(gemm, getIm2colGemmConfig(config, /*perImage=*/true));
+  if (!onTensors) {
+    rewriter.eraseOp(image);
+    return gemm.getOperation();
+  }
+  rewriter.setInsertionPointAfter(gemm);
+  Value result = tensor::ExpandShapeOp::create(
+      rewriter, loc, output.getType(), gemm->getResult(0), splitInTwo(3, 1));
+  auto initType = cast<RankedTensorType>(init.getType());
+  SmallVector<OpFoldResult> offsets(4, rewriter.getIndexAttr(0));
+  SmallVector<OpFoldResult> ones(4, rewriter.getIndexAttr(1));
+  SmallVector<OpFoldResult> sizes =
+      getAsIndexOpFoldResult(ctx, initType.getShape());
+  Value inserted = tensor::InsertSliceOp::create(rewriter, loc, result, init,
+                                                 offsets, sizes, ones);
+  rewriter.replaceOp(image, inserted);
+  return gemm.getOperation();
+}
+
 FailureOr<Operation *> tiletune::convertConvToIm2col(RewriterBase &rewriter,
                                                      Operation *op,
                                                      std::string *reason) {
   TileConfigAttr config = getConfig(op);
   if (!config || config.getTarget() != kTargetCPU || !usesIm2col(config))
     return op;
-  if (!isa<linalg::Conv2DNhwcHwcfOp, linalg::Conv2DNhwcFhwcOp>(op))
-    return failWithReason(reason, "'im2col' computes a conv_2d_nhwc_hwcf or "
-                                  "conv_2d_nhwc_fhwc (an NCHW conv with "
-                                  "'layout = nhwc')");
+  if (!isa<linalg::Conv2DNhwcHwcfOp, linalg::Conv2DNhwcFhwcOp,
+           linalg::Conv2DNchwFchwOp>(op))
+    return failWithReason(reason, "'im2col' computes a conv_2d_nhwc_hwcf, "
+                                  "conv_2d_nhwc_fhwc or 1x1 "
+                                  "conv_2d_nchw_fchw (a larger NCHW conv "
+                                  "with 'layout = nhwc')");
   auto conv = cast<linalg::LinalgOp>(op);
   bool onTensors = conv.hasPureTensorSemantics();
   if (!onTensors) {
@@ -570,6 +780,17 @@ FailureOr<Operation *> tiletune::convertConvToIm2col(RewriterBase &rewriter,
   FailureOr<TunableOp> tunable = matchTunableOp(op, &why);
   if (failed(tunable))
     return failWithReason(reason, why);
+  // An NCHW conv here has a 1x1 filter (a larger one with `layout = nhwc`
+  // is an NHWC conv by now, convertLayoutToConfig).
+  if (isa<linalg::Conv2DNchwFchwOp>(op)) {
+    if (config.getStringOption("layout") == "nhwc")
+      return convertNchwConvThroughNhwc(rewriter, conv, *tunable, reason);
+    if (!isOneByOneConv(op))
+      return failWithReason(reason, "'im2col' on a conv_2d_nchw_fchw with a "
+                                    "filter larger than 1x1 needs 'layout = "
+                                    "nhwc'");
+    return convertNchwConvPerImage(rewriter, conv, *tunable, reason);
+  }
   auto size = [&](StringRef dim) { return tunable->lookup(dim)->size; };
   int64_t n = size("n"), oh = size("oh"), ow = size("ow"), kh = size("kh"),
           kw = size("kw"), c = size("c");
@@ -625,7 +846,7 @@ FailureOr<Operation *> tiletune::convertConvToIm2col(RewriterBase &rewriter,
            ctx, *getMatmulForm(*getIm2colMatmulKind(tunable->kind))))
     gemmMaps.push_back(AffineMapAttr::get(map));
   gemm->setAttr("indexing_maps", ArrayAttr::get(ctx, gemmMaps));
-  setConfig(gemm, getIm2colGemmConfig(config));
+  setConfig(gemm, getIm2colGemmConfig(config, /*perImage=*/false));
 
   // The window copy, split over the GEMM's threads, one row of c at a time.
   FailureOr<CPUSchedule> schedule = decodeCPUSchedule(gemm, getConfig(gemm));

@@ -108,6 +108,42 @@ llvm::Expected<CPUTarget> tiletune::getCPUTargetFor(StringRef mcpu,
   return CPUTarget::get(*cpu, threads);
 }
 
+/// Whether conv `op` has a 1x1 filter.
+static bool isOneByOne(const TunableOp &op) {
+  const LoopDim *kh = op.lookup("kh"), *kw = op.lookup("kw");
+  return kh && kw && kh->size == 1 && kw->size == 1;
+}
+
+/// Whether the default config computes NCHW conv `op`'s im2col GEMM per
+/// image in its native layout (isPerImageIm2col): a 1x1 stride-1 conv whose
+/// pixels fill whole vectors of `lanes` (ResNet-50's 56x56 and 28x28 maps
+/// in f32), so that the pixels on the lanes need no ragged vectors; every
+/// other NCHW conv goes through `layout = nhwc`.
+static bool takesPerImageIm2col(const TunableOp &op, int64_t lanes) {
+  if (op.kind != OpKind::ConvNchwFchw || !isOneByOne(op) ||
+      op.strides != std::array<int64_t, 2>{1, 1})
+    return false;
+  return (op.lookup("oh")->size * op.lookup("ow")->size) % lanes == 0;
+}
+
+/// The matmul form of the im2col GEMM the default config gives conv `op`
+/// on a target of `lanes` lanes (getIm2colMatmulKind).
+static std::optional<OpKind> getDefaultIm2colMatmulKind(const TunableOp &op,
+                                                        int64_t lanes) {
+  bool perImage = takesPerImageIm2col(op, lanes);
+  return getIm2colMatmulKind(op.kind,
+                             /*nhwcLayout=*/op.kind == OpKind::ConvNchwFchw &&
+                                 !perImage,
+                             isOneByOne(op));
+}
+
+/// Vector lanes of `op`'s element type on `target`.
+static int64_t getLanes(const TunableOp &op, const CPUTarget &target) {
+  int64_t elementBytes =
+      std::max<int64_t>(1, op.elementType.getIntOrFloatBitWidth() / 8);
+  return std::max<int64_t>(1, target.vectorBytes / elementBytes);
+}
+
 /// The im2col compute (a `pack` value of its GEMM) the default config
 /// takes for conv `op`, or nullopt for the direct conv. Measured on
 /// ResNet-50's stage-4 convs (7x7 maps, Zen 5, two rounds each, ms,
@@ -124,11 +160,26 @@ llvm::Expected<CPUTarget> tiletune::getCPUTargetFor(StringRef mcpu,
 /// of each other (im2col_dnmm332 25-40% slower), so larger maps stay
 /// direct. On a small map the direct conv's register tile gets one short
 /// row (OW = 7) per step; the GEMM's M = N*OH*OW rows are tiled freely.
-static std::optional<StringRef> pickIm2colPack(const TunableOp &op) {
-  std::optional<OpKind> gemm = getIm2colMatmulKind(op.kind);
+/// A 1x1 NCHW conv is computed as an im2col GEMM with the compute the
+/// GEMM's own heuristic picks (an empty pack) per image where its pixels
+/// fill whole vectors (takesPerImageIm2col: no copy at all), else through
+/// NHWC with its filter read in place when it is strided or batched; the
+/// direct conv goes through `layout = nhwc`, which transposes the filter as
+/// well, on every call. A batch-1 unstrided one on a small map (14x14,
+/// 7x7) stays direct: there the two measured within noise, each ahead on
+/// some shapes (docs/TileConfig.md, "NCHW convs").
+static std::optional<StringRef> pickIm2colPack(const TunableOp &op,
+                                               int64_t lanes) {
+  std::optional<OpKind> gemm = getDefaultIm2colMatmulKind(op, lanes);
   if (!gemm)
     return std::nullopt;
   auto size = [&](StringRef name) { return op.lookup(name)->size; };
+  if (op.kind == OpKind::ConvNchwFchw && isOneByOne(op)) {
+    if (takesPerImageIm2col(op, lanes) || size("n") > 1 ||
+        op.strides != std::array<int64_t, 2>{1, 1})
+      return StringRef();
+    return std::nullopt;
+  }
   if (size("oh") * size("ow") > 49 || size("c") < 256 || size("f") < 256)
     return std::nullopt;
   if (size("kh") * size("kw") > 1)
@@ -145,7 +196,8 @@ TileConfigAttr tiletune::computeDefaultCPUConfig(MLIRContext *ctx,
                                                  StringRef requestedPack) {
   if (isConv(op.kind) &&
       llvm::none_of(op.dims, [](const LoopDim &dim) { return dim.size < 1; }))
-    if (std::optional<StringRef> pack = pickIm2colPack(op))
+    if (std::optional<StringRef> pack =
+            pickIm2colPack(op, getLanes(op, target)))
       return computeIm2colDefaultCPUConfig(ctx, op, target, *pack);
   return computeDirectDefaultCPUConfig(ctx, op, target, requestedPack);
 }
@@ -478,53 +530,101 @@ TileConfigAttr tiletune::computeIm2colDefaultCPUConfig(MLIRContext *ctx,
                                                        const TunableOp &conv,
                                                        const CPUTarget &target,
                                                        StringRef pack) {
-  std::optional<OpKind> gemmKind = getIm2colMatmulKind(conv.kind);
-  assert(gemmKind && isComputeApplicable(*gemmKind, pack) &&
+  int64_t lanes = getLanes(conv, target);
+  std::optional<OpKind> gemmKind = getDefaultIm2colMatmulKind(conv, lanes);
+  assert(gemmKind && (pack.empty() || isComputeApplicable(*gemmKind, pack)) &&
          "im2col and the compute must apply to the conv");
   if (conv.dims.empty() ||
       llvm::any_of(conv.dims, [](const LoopDim &dim) { return dim.size < 1; }))
     return {};
   auto size = [&](StringRef name) { return conv.lookup(name)->size; };
+  bool perImage = takesPerImageIm2col(conv, lanes);
   // The GEMM the conv becomes (convertConvToIm2col) and its default config
-  // for the compute.
+  // for the compute. Per image, the threads split the batch where they
+  // divide it (each image's GEMM on one thread), else each image's GEMM.
   TunableOp gemm;
   gemm.kind = *gemmKind;
   gemm.elementType = conv.elementType;
   gemm.onTensors = conv.onTensors;
-  gemm.dims = {
-      {"m", size("n") * size("oh") * size("ow"), DimRole::Parallel, 0},
-      {"n", size("f"), DimRole::Parallel, 1},
-      {"k", size("kh") * size("kw") * size("c"), DimRole::Reduction, 2}};
-  TileConfigAttr gemmConfig = computeDefaultCPUConfig(ctx, gemm, target, pack);
+  int64_t batchThreads = 1;
+  CPUTarget gemmTarget = target;
+  if (perImage) {
+    if (size("n") >= target.threads && size("n") % target.threads == 0) {
+      batchThreads = target.threads;
+      gemmTarget.threads = 1;
+    }
+    gemm.dims = {
+        {"m", size("f"), DimRole::Parallel, 0},
+        {"n", size("oh") * size("ow"), DimRole::Parallel, 1},
+        {"k", size("kh") * size("kw") * size("c"), DimRole::Reduction, 2}};
+  } else {
+    gemm.dims = {
+        {"m", size("n") * size("oh") * size("ow"), DimRole::Parallel, 0},
+        {"n", size("f"), DimRole::Parallel, 1},
+        {"k", size("kh") * size("kw") * size("c"), DimRole::Reduction, 2}};
+  }
+  TileConfigAttr gemmConfig =
+      computeDefaultCPUConfig(ctx, gemm, gemmTarget, pack);
   if (!gemmConfig)
     return {};
   // The conv tiles whose products (the GEMM tiles convertConvToIm2col
-  // derives) come closest to the GEMM's from below: m's tile from ow, then
-  // oh, then (threads only) n; k's from c, then kw, then kh. Each divides
-  // the tile of the level above, so the config verifies.
+  // derives) come closest to the GEMM's from below: in the windows form
+  // m's tile from ow, then oh, then (threads only) n; k's from c, then kw,
+  // then kh. Each divides the tile of the level above, so the config
+  // verifies. Per image, the pixels are on the vector lanes: the pair of
+  // ow and oh tiles is the largest product of whole vectors (else the
+  // largest product) under the GEMM's n tile.
   std::map<std::string, int64_t> outer;
   for (const LoopDim &dim : conv.dims)
     outer[dim.name] = dim.size;
   FactorMap factors;
   for (const LoopDim &dim : conv.dims)
     factors[dim.name] = {};
+  auto split = [&](StringRef name, int64_t tile) {
+    std::string key = name.str();
+    factors[key].push_back(outer[key] / tile);
+    outer[key] = tile;
+  };
   auto fit = [&](StringRef level, StringRef gemmDim,
                  ArrayRef<StringRef> convDims) {
     int64_t want = gemmConfig.getTileSize(level, gemmDim).value_or(1);
     for (StringRef name : convDims) {
-      std::string key = name.str();
       int64_t tile =
-          largestDivisorAtMost(outer[key], std::max<int64_t>(1, want));
-      factors[key].push_back(outer[key] / tile);
-      outer[key] = tile;
+          largestDivisorAtMost(outer[name.str()], std::max<int64_t>(1, want));
+      split(name, tile);
       want /= tile;
     }
   };
-  fit("parallel", "m", {"ow", "oh", "n"});
-  fit("parallel", "n", {"f"});
-  for (StringRef level : {"cache", "register"}) {
-    fit(level, "m", {"ow", "oh"});
-    fit(level, "n", {"f"});
+  auto fitPixels = [&](StringRef level) {
+    int64_t want =
+        std::max<int64_t>(1, gemmConfig.getTileSize(level, "n").value_or(1));
+    int64_t bestOw = 1, bestOh = 1;
+    auto score = [&](int64_t product) {
+      return std::make_pair(product % lanes == 0, product);
+    };
+    for (int64_t tw = 1; tw <= outer["ow"]; ++tw) {
+      if (outer["ow"] % tw != 0 || tw > want)
+        continue;
+      int64_t th = largestDivisorAtMost(outer["oh"], want / tw);
+      if (score(tw * th) > score(bestOw * bestOh))
+        bestOw = tw, bestOh = th;
+    }
+    split("oh", bestOh);
+    split("ow", bestOw);
+  };
+  if (perImage) {
+    split("n", size("n") / batchThreads);
+    for (StringRef level : {"parallel", "cache", "register"}) {
+      fit(level, "m", {"f"});
+      fitPixels(level);
+    }
+  } else {
+    fit("parallel", "m", {"ow", "oh", "n"});
+    fit("parallel", "n", {"f"});
+    for (StringRef level : {"cache", "register"}) {
+      fit(level, "m", {"ow", "oh"});
+      fit(level, "n", {"f"});
+    }
   }
   fit("cache", "k", {"c", "kw", "kh"});
   for (const LoopDim &dim : conv.dims)
@@ -535,7 +635,8 @@ TileConfigAttr tiletune::computeIm2colDefaultCPUConfig(MLIRContext *ctx,
   // conv's iterator order; the batch n is in no order).
   for (StringRef gemmLoop : gemmConfig.getOrder())
     for (const LoopDim &dim : conv.dims)
-      if (dim.role != DimRole::Batch && getIm2colGemmLoop(dim.name) == gemmLoop)
+      if (dim.role != DimRole::Batch &&
+          getIm2colGemmLoop(dim.name, perImage) == gemmLoop)
         order.push_back(b.getStringAttr(dim.name));
   // `unroll` must divide c's cache tile.
   int64_t unroll = gemmConfig.getIntOption("unroll");
@@ -547,9 +648,10 @@ TileConfigAttr tiletune::computeIm2colDefaultCPUConfig(MLIRContext *ctx,
       b.getNamedAttr("unroll", b.getI64IntegerAttr(unroll)),
       b.getNamedAttr(
           "compute",
-          b.getStringAttr(("im2col_" + *getComputeOfPack(pack)).str())),
+          b.getStringAttr(
+              ("im2col_" + *getComputeOfPack(getCPUPack(gemmConfig))).str())),
   };
-  if (conv.kind == OpKind::ConvNchwFchw)
+  if (conv.kind == OpKind::ConvNchwFchw && !perImage)
     options.push_back(b.getNamedAttr("layout", b.getStringAttr("nhwc")));
   return buildConfig(ctx, kTargetCPU, conv, factors, options);
 }
@@ -557,9 +659,11 @@ TileConfigAttr tiletune::computeIm2colDefaultCPUConfig(MLIRContext *ctx,
 /// The computes of op kind `kind` for a diagnostic: "tmm, lpmm, ..." (a
 /// matmul form), "direct, im2col_tmm, ..." (a conv with an im2col form) or
 /// "direct".
-static std::string describeComputes(OpKind kind) {
+static std::string describeComputes(const TunableOp &op, int64_t lanes) {
+  OpKind kind = op.kind;
   std::string text;
-  std::optional<OpKind> gemm = getIm2colMatmulKind(kind);
+  std::optional<OpKind> gemm =
+      isConv(kind) ? getDefaultIm2colMatmulKind(op, lanes) : std::nullopt;
   if (isConv(kind))
     text = "direct";
   if (!isConv(kind) || gemm) {
@@ -635,7 +739,8 @@ struct DefaultConfigPass
             pack = *matmulPack;
             applies = true;
           } else if (convCompute && isConv(t.kind)) {
-            std::optional<OpKind> gemm = getIm2colMatmulKind(t.kind);
+            std::optional<OpKind> gemm =
+                getDefaultIm2colMatmulKind(t, getLanes(t, target));
             applies = !convCompute->im2col ||
                       (gemm && isComputeApplicable(*gemm, convCompute->pack) &&
                        convCompute->pack != "bt");
@@ -643,10 +748,10 @@ struct DefaultConfigPass
             pack = convCompute->pack;
           }
           if (!applies)
-            op->emitWarning()
-                << "tiletune-default-config: compute '" << compute
-                << "' does not apply to this op (its computes: "
-                << describeComputes(t.kind) << "); it gets its default config";
+            op->emitWarning() << "tiletune-default-config: compute '" << compute
+                              << "' does not apply to this op (its computes: "
+                              << describeComputes(t, getLanes(t, target))
+                              << "); it gets its default config";
           TileConfigAttr config;
           if (im2col)
             config =

@@ -2,41 +2,53 @@
 // 001's Im2colRPMMV and Im2colDNMM332): the input windows copied into an
 // im2col matrix and a matmul of it with the filter viewed as a matrix. Run
 // with explicit configs for each conv form (HWCF, FHWC, NCHW through
-// `layout = nhwc`), shapes of 1, primes and non-divisible sizes, strides and
+// `layout = nhwc`, a 1x1 NCHW one per image in its native layout), shapes of 1, primes and non-divisible sizes, strides and
 // dilations, f64 on buffers, at 1 and 2 threads and for AVX2 (haswell), and
 // with the default config of each im2col compute; every one must match the
 // C++ reference.
 
-// RUN: for e in fhwc_rpmmv fhwc_dnmm332 hwcf_strided_buffers nchw_tmm primes_dpmm ones_lpmm; do \
+// RUN: for e in fhwc_rpmmv fhwc_dnmm332 hwcf_strided_buffers nchw_tmm primes_dpmm ones_lpmm nchw_1x1_dnmm332 nchw_1x1_per_image nchw_1x1_strided_buffers; do \
 // RUN:   tiletune-run %s --entry=$e --pipeline=tiletune-lower-cpu --verify --repeats=1; \
 // RUN:   tiletune-run %s --entry=$e --pipeline=tiletune-lower-cpu --verify --repeats=1 --num-threads=2; \
 // RUN:   tiletune-run %s --entry=$e --pipeline=tiletune-lower-cpu --verify --repeats=1 --mcpu=haswell; \
 // RUN: done | FileCheck %s --check-prefix=EXPLICIT
 // RUN: tiletune-opt %s --tiletune-default-config="compute=im2col_rpmmv overwrite=1" -o %t.rpmmv.mlir
 // RUN: tiletune-opt %s --tiletune-default-config="compute=im2col_dnmm332 overwrite=1" -o %t.dn.mlir 2>/dev/null
-// RUN: for e in primes_dpmm ones_lpmm hwcf_strided_buffers nchw_tmm; do \
+// RUN: for e in primes_dpmm ones_lpmm hwcf_strided_buffers nchw_tmm nchw_1x1_strided_buffers; do \
 // RUN:   tiletune-run %t.rpmmv.mlir --entry=$e --pipeline=tiletune-lower-cpu --verify --repeats=1 --num-threads=2; \
 // RUN: done | FileCheck %s --check-prefix=DEFAULT4
-// RUN: for e in fhwc_rpmmv primes_dpmm ones_lpmm; do \
+// RUN: for e in fhwc_rpmmv primes_dpmm ones_lpmm nchw_1x1_dnmm332; do \
 // RUN:   tiletune-run %t.dn.mlir --entry=$e --pipeline=tiletune-lower-cpu --verify --repeats=1 --num-threads=2; \
 // RUN: done | FileCheck %s --check-prefix=DEFAULT3
 
 // The default configs compute these two small-map convs as im2col GEMMs
 // (DefaultConfig.cpp): a 1x1 FHWC conv of 1024 channels with dnmm332, a
 // batched 3x3 with rpmmv.
-// RUN: for e in default_1x1 default_3x3; do for t in 1 2; do \
+// RUN: for e in default_1x1 default_3x3 default_nchw_1x1 default_nchw_1x1_7x7; do for t in 1 2; do \
 // RUN:   tiletune-run %s --entry=$e --pipeline="tiletune-lower-cpu{default-configs=1 threads=$t}" --verify --repeats=1 --num-threads=$t; \
-// RUN: done; done | FileCheck %s --check-prefix=DEFAULT4
+// RUN: done; done | FileCheck %s --check-prefix=DEFAULT8
 // RUN: tiletune-opt %s --tiletune-default-config | FileCheck %s --check-prefix=RULE
+// RUN: tiletune-opt %s --tiletune-default-config=mcpu=haswell | FileCheck %s --check-prefix=RULE
 // RULE-LABEL: func.func @default_1x1
 // RULE: compute = im2col_dnmm332
 // RULE-LABEL: func.func @default_3x3
 // RULE: compute = im2col_rpmmv
+// RULE-LABEL: func.func @default_nchw_1x1(
+// RULE-NOT: layout
+// RULE: compute = im2col_
+// RULE-NOT: layout
+// RULE: return
+// RULE-LABEL: func.func @default_nchw_1x1_7x7
+// RULE: compute = im2col_{{.*}}layout = nhwc
 
-// EXPLICIT-COUNT-18: verify: PASSED
+// EXPLICIT-COUNT-27: verify: PASSED
 // EXPLICIT-NOT: verify
-// DEFAULT4-COUNT-4: verify: PASSED
-// DEFAULT3-COUNT-3: verify: PASSED
+// DEFAULT4-COUNT-5: verify: PASSED
+// DEFAULT4-NOT: verify
+// DEFAULT3-COUNT-4: verify: PASSED
+// DEFAULT3-NOT: verify
+// DEFAULT8-COUNT-8: verify: PASSED
+// DEFAULT8-NOT: verify
 
 // Im2colRPMMV on TOSA's FHWC form (the GEMM's B is [F][KH*KW*C], packed).
 func.func @fhwc_rpmmv(%i: tensor<1x10x10x16xf32>, %f: tensor<32x3x3x16xf32>,
@@ -130,4 +142,65 @@ func.func @default_3x3(%i: tensor<2x7x7x256xf32>, %f: tensor<256x3x3x256xf32>,
     ins(%i, %f : tensor<2x7x7x256xf32>, tensor<256x3x3x256xf32>)
     outs(%o : tensor<2x5x5x256xf32>) -> tensor<2x5x5x256xf32>
   return %0 : tensor<2x5x5x256xf32>
+}
+
+// A 1x1 NCHW conv through NHWC: the FCHW filter is the [F][C] matrix (B
+// stored N x K), so Im2colDNMM332 applies; batch 2 over the threads,
+// primes.
+func.func @nchw_1x1_dnmm332(%i: tensor<2x13x5x7xf32>, %f: tensor<11x13x1x1xf32>,
+                            %o: tensor<2x11x5x7xf32>) -> tensor<2x11x5x7xf32> {
+  %0 = linalg.conv_2d_nchw_fchw {tiletune.config = #tiletune.config<cpu,
+         parallel = {n = 1, oh = 5, ow = 7, f = 11},
+         cache = {oh = 5, ow = 7, f = 11, kh = 1, kw = 1, c = 13},
+         register = {oh = 1, ow = 1, f = 11}, layout = nhwc,
+         compute = im2col_dnmm332>}
+    ins(%i, %f : tensor<2x13x5x7xf32>, tensor<11x13x1x1xf32>)
+    outs(%o : tensor<2x11x5x7xf32>) -> tensor<2x11x5x7xf32>
+  return %0 : tensor<2x11x5x7xf32>
+}
+
+// A 1x1 NCHW conv per image in its native layout: [F][C] x [C][OH*OW] for
+// each of 3 images, the batch split over the threads; f and c prime.
+func.func @nchw_1x1_per_image(%i: tensor<3x13x4x8xf32>, %f: tensor<11x13x1x1xf32>,
+                              %o: tensor<3x11x4x8xf32>) -> tensor<3x11x4x8xf32> {
+  %0 = linalg.conv_2d_nchw_fchw {tiletune.config = #tiletune.config<cpu,
+         parallel = {n = 1, oh = 4, ow = 8, f = 11},
+         cache = {oh = 2, ow = 8, f = 11, kh = 1, kw = 1, c = 13},
+         register = {oh = 2, ow = 8, f = 11}, compute = im2col_rpmmv>}
+    ins(%i, %f : tensor<3x13x4x8xf32>, tensor<11x13x1x1xf32>)
+    outs(%o : tensor<3x11x4x8xf32>) -> tensor<3x11x4x8xf32>
+  return %0 : tensor<3x11x4x8xf32>
+}
+
+// Per image, stride 2 (every second row and column of the input copied
+// first), f64, on buffers, both images in one thread's loop.
+func.func @nchw_1x1_strided_buffers(%i: memref<2x9x9x8xf64>,
+                                    %f: memref<6x9x1x1xf64>,
+                                    %o: memref<2x6x5x4xf64>) {
+  linalg.conv_2d_nchw_fchw {strides = dense<2> : tensor<2xi64>,
+                            tiletune.config = #tiletune.config<cpu,
+         parallel = {n = 2, oh = 5, ow = 4, f = 6},
+         cache = {oh = 5, ow = 4, f = 6, kh = 1, kw = 1, c = 9},
+         register = {oh = 1, ow = 4, f = 3}, compute = im2col_tmm>}
+    ins(%i, %f : memref<2x9x9x8xf64>, memref<6x9x1x1xf64>)
+    outs(%o : memref<2x6x5x4xf64>)
+  return
+}
+
+// The default config computes a 1x1 NCHW conv as its im2col GEMM: per
+// image where its pixels fill whole vectors (64 here, on AVX2 and
+// AVX-512), through NHWC otherwise (49).
+func.func @default_nchw_1x1(%i: tensor<2x64x8x8xf32>, %f: tensor<96x64x1x1xf32>,
+                            %o: tensor<2x96x8x8xf32>) -> tensor<2x96x8x8xf32> {
+  %0 = linalg.conv_2d_nchw_fchw
+    ins(%i, %f : tensor<2x64x8x8xf32>, tensor<96x64x1x1xf32>)
+    outs(%o : tensor<2x96x8x8xf32>) -> tensor<2x96x8x8xf32>
+  return %0 : tensor<2x96x8x8xf32>
+}
+func.func @default_nchw_1x1_7x7(%i: tensor<2x64x7x7xf32>, %f: tensor<96x64x1x1xf32>,
+                                %o: tensor<2x96x7x7xf32>) -> tensor<2x96x7x7xf32> {
+  %0 = linalg.conv_2d_nchw_fchw
+    ins(%i, %f : tensor<2x64x7x7xf32>, tensor<96x64x1x1xf32>)
+    outs(%o : tensor<2x96x7x7xf32>) -> tensor<2x96x7x7xf32>
+  return %0 : tensor<2x96x7x7xf32>
 }

@@ -105,13 +105,13 @@ func.func @matmul_1024(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>, %c:
 // AVX512-T2-LABEL: func.func @conv_nhwc_resnet
 //                 AVX512-T2: tiletune.config = #tiletune.config<cpu, parallel = {f = 64, n = 1, oh = 28, ow = 56}, cache = {c = 64, f = 64, kh = 3, kw = 3, oh = 4, ow = 56}, register = {f = 32, oh = 1, ow = 8}, order = [f, oh, ow, kh, kw, c], pack = none, unroll = 1, vectorize = true>
 // AVX2-LABEL: func.func @conv_nchw_b8
-//            AVX2: tiletune.config = #tiletune.config<cpu, parallel = {f = 1024, n = 8, oh = 14, ow = 14}, cache = {c = 256, f = 64, kh = 1, kw = 1, oh = 14, ow = 14}, register = {f = 8, oh = 2, ow = 7}, layout = nhwc, order = [f, oh, ow, kh, kw, c], pack = none, unroll = 1, vectorize = true>
+//            AVX2: tiletune.config = #tiletune.config<cpu, parallel = {f = 1024, n = 8, oh = 14, ow = 14}, cache = {c = 256, f = 512, kh = 1, kw = 1, oh = 2, ow = 14}, register = {f = 16, oh = 2, ow = 2}, compute = im2col_dpmm, layout = nhwc, order = [f, c, kh, kw, oh, ow], unroll = 4, vectorize = true>
 // AVX2-T2-LABEL: func.func @conv_nchw_b8
-//               AVX2-T2: tiletune.config = #tiletune.config<cpu, parallel = {f = 1024, n = 4, oh = 14, ow = 14}, cache = {c = 256, f = 64, kh = 1, kw = 1, oh = 14, ow = 14}, register = {f = 8, oh = 2, ow = 7}, layout = nhwc, order = [f, oh, ow, kh, kw, c], pack = none, unroll = 1, vectorize = true>
+//               AVX2-T2: tiletune.config = #tiletune.config<cpu, parallel = {f = 1024, n = 4, oh = 14, ow = 14}, cache = {c = 256, f = 512, kh = 1, kw = 1, oh = 2, ow = 14}, register = {f = 16, oh = 2, ow = 2}, compute = im2col_dpmm, layout = nhwc, order = [f, c, kh, kw, oh, ow], unroll = 4, vectorize = true>
 // AVX512-LABEL: func.func @conv_nchw_b8
-//              AVX512: tiletune.config = #tiletune.config<cpu, parallel = {f = 1024, n = 8, oh = 14, ow = 14}, cache = {c = 256, f = 64, kh = 1, kw = 1, oh = 14, ow = 14}, register = {f = 32, oh = 2, ow = 7}, layout = nhwc, order = [f, oh, ow, kh, kw, c], pack = none, unroll = 1, vectorize = true>
+//              AVX512: tiletune.config = #tiletune.config<cpu, parallel = {f = 1024, n = 8, oh = 14, ow = 14}, cache = {c = 128, f = 512, kh = 1, kw = 1, oh = 2, ow = 14}, register = {f = 32, oh = 1, ow = 7}, compute = im2col_dpmm, layout = nhwc, order = [f, c, kh, kw, oh, ow], unroll = 4, vectorize = true>
 // AVX512-T2-LABEL: func.func @conv_nchw_b8
-//                 AVX512-T2: tiletune.config = #tiletune.config<cpu, parallel = {f = 1024, n = 4, oh = 14, ow = 14}, cache = {c = 256, f = 64, kh = 1, kw = 1, oh = 14, ow = 14}, register = {f = 32, oh = 2, ow = 7}, layout = nhwc, order = [f, oh, ow, kh, kw, c], pack = none, unroll = 1, vectorize = true>
+//                 AVX512-T2: tiletune.config = #tiletune.config<cpu, parallel = {f = 1024, n = 4, oh = 14, ow = 14}, cache = {c = 256, f = 512, kh = 1, kw = 1, oh = 2, ow = 14}, register = {f = 32, oh = 1, ow = 7}, compute = im2col_dpmm, layout = nhwc, order = [f, c, kh, kw, oh, ow], unroll = 4, vectorize = true>
 
 // Every op kind, sized by the register file: a register tile of r rows x v
 // vectors needs r*v accumulators + v + 1 operand registers (6 x 2 vectors

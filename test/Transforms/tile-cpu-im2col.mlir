@@ -59,3 +59,64 @@ func.func @hwcf_strided(%i: tensor<1x9x9x4xf32>, %f: tensor<3x3x4x8xf32>,
   } -> tensor<1x4x4x8xf32>
   return %r : tensor<1x4x4x8xf32>
 }
+
+// A 1x1 NCHW conv through NHWC (`layout = nhwc`): the input, every second
+// row and column of it (stride 2), is transposed once into the
+// [N*OH*OW][C] window matrix; the FCHW filter is read in place as the
+// [F][C] B of a matmul_transpose_b (no filter transpose); a zero-filled
+// output becomes a fill of the transposed accumulator (no transpose of the
+// init), and the GEMM's result is transposed back into NCHW.
+// CHECK-LABEL: func.func @nchw_1x1_nhwc
+// CHECK: %[[SUB:.*]] = tensor.extract_slice %arg0[0, 0, 0, 0] [2, 16, 4, 4] [1, 1, 2, 2] : tensor<2x16x8x8xf32> to tensor<2x16x4x4xf32>
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<{{.*}}>) outs(%{{.*}} : tensor<{{.*}}>) permutation = [0, 2, 3, 1]
+// CHECK-NOT: permutation = [0, 2, 3, 1]
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1, 2], [3]] : tensor<2x4x4x16xf32> into tensor<32x16xf32>
+// CHECK: tensor.collapse_shape %arg1 {{\[\[}}0], [1, 2, 3]] : tensor<32x16x1x1xf32> into tensor<32x16xf32>
+// CHECK-NOT: permutation = [0, 2, 3, 1]
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<32x32xf32>)
+// CHECK: vector.contract
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1, 2], [3]] output_shape [2, 4, 4, 32] : tensor<32x32xf32> into tensor<2x4x4x32xf32>
+// CHECK: permutation = [0, 3, 1, 2]
+// CHECK-NOT: linalg.conv
+func.func @nchw_1x1_nhwc(%i: tensor<2x16x8x8xf32>, %f: tensor<32x16x1x1xf32>)
+    -> tensor<2x32x4x4xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x32x4x4xf32>
+  %o = linalg.fill ins(%z : f32) outs(%e : tensor<2x32x4x4xf32>) -> tensor<2x32x4x4xf32>
+  %0 = linalg.conv_2d_nchw_fchw {strides = dense<2> : tensor<2xi64>,
+         tiletune.config = #tiletune.config<cpu,
+         parallel = {n = 2, oh = 4, ow = 4, f = 32},
+         cache = {oh = 4, ow = 4, f = 32, kh = 1, kw = 1, c = 16},
+         register = {oh = 1, ow = 4, f = 16}, layout = nhwc,
+         compute = im2col_rpmmv>}
+    ins(%i, %f : tensor<2x16x8x8xf32>, tensor<32x16x1x1xf32>)
+    outs(%o : tensor<2x32x4x4xf32>) -> tensor<2x32x4x4xf32>
+  return %0 : tensor<2x32x4x4xf32>
+}
+
+// A 1x1 NCHW conv per image in its native layout: a loop over the images
+// (an scf.forall over 2 threads of 2 images, each image in an scf.for)
+// around out[F][OH*OW] += filter[F][C] x input[C][OH*OW], all views of the
+// stored tensors: no transpose, no copy; the pixels are on the lanes
+// (m = f = 32, n = oh*ow = 16 per register tile).
+// CHECK-LABEL: func.func @nchw_1x1_per_image
+// CHECK-NOT: linalg.transpose
+// CHECK: scf.forall (%{{.*}}) = (0) to (4) step (2)
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c2 step %c1
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2, 3]] : tensor<32x16x1x1xf32> into tensor<32x16xf32>
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2]] : tensor<16x4x4xf32> into tensor<16x16xf32>
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2]] : tensor<32x4x4xf32> into tensor<32x16xf32>
+// CHECK: vector.contract {{.*}} : vector<8x1xf32>, vector<1x16xf32> into vector<8x16xf32>
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2]] output_shape [32, 4, 4] : tensor<32x16xf32> into tensor<32x4x4xf32>
+// CHECK-NOT: linalg.transpose
+// CHECK-NOT: linalg.conv
+func.func @nchw_1x1_per_image(%i: tensor<4x16x4x4xf32>, %f: tensor<32x16x1x1xf32>,
+                              %o: tensor<4x32x4x4xf32>) -> tensor<4x32x4x4xf32> {
+  %0 = linalg.conv_2d_nchw_fchw {tiletune.config = #tiletune.config<cpu,
+         parallel = {n = 2, oh = 4, ow = 4, f = 32},
+         cache = {oh = 4, ow = 4, f = 32, kh = 1, kw = 1, c = 16},
+         register = {oh = 4, ow = 4, f = 8}, im2col = true>}
+    ins(%i, %f : tensor<4x16x4x4xf32>, tensor<32x16x1x1xf32>)
+    outs(%o : tensor<4x32x4x4xf32>) -> tensor<4x32x4x4xf32>
+  return %0 : tensor<4x32x4x4xf32>
+}

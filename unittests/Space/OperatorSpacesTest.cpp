@@ -353,6 +353,65 @@ TEST(CpuSpace, FhwcConvSearchesIm2colDnmm332) {
       << why;
 }
 
+// A 1x1 NCHW conv has two im2col GEMMs: per image in its native layout
+// ([F][C] x [C][OH*OW], the pixels on the lanes) and through NHWC with its
+// FCHW filter read as [F][C] (the filters on the lanes, where dn applies).
+// `dn` is searched, with im2col = true and layout = nhwc only; the register
+// rule counts each GEMM's register tile.
+TEST(CpuSpace, NchwOneByOneSearchesBothIm2colForms) {
+  SpaceOptions options;
+  options.vectorRegisters = 32;
+  options.vectorBytes = 64;
+  // n, f, oh, ow, c, kh, kw.
+  Space s = buildOrDie(
+      problemOrDie("conv_2d_nchw_fchw", "cpu", {1, 64, 7, 7, 32, 1, 1}),
+      options);
+  const auto &packs =
+      llvm::cast<CategoricalParam>(s.getParameter(*s.lookup("pack")))
+          .getChoices();
+  EXPECT_TRUE(llvm::is_contained(packs, "dn"));
+  EXPECT_FALSE(llvm::is_contained(packs, "bt"));
+  auto key = [](const char *f, const char *pack, const char *layout,
+                const char *im2col) {
+    return std::string("n=[1,1];f=") + f +
+           ";oh=[1,7,1,1];ow=[1,1,1,7];c=[1,32];kh=[1,1];kw=[1,1];"
+           "order=[f,oh,ow,c,kh,kw];vectorize=true;pack=" +
+           pack + ";unroll=1;layout=" + layout + ";im2col=" + im2col;
+  };
+  std::string why;
+  // Per image: 8 filter rows x 7 pixels (one vector).
+  Config perImage = *s.parseKey(key("[1,8,1,8]", "b", "native", "true"));
+  EXPECT_TRUE(s.isValid(perImage, &why)) << why;
+  // Through NHWC: dnmm332, 7 pixels x 2 filters: 14 + 7 + 2 registers.
+  Config dn = *s.parseKey(key("[1,32,1,2]", "dn", "nhwc", "true"));
+  EXPECT_TRUE(s.isValid(dn, &why)) << why;
+  for (auto [layout, im2col] :
+       {std::pair("native", "true"), std::pair("nhwc", "false")}) {
+    Config bad = *s.parseKey(key("[1,32,1,2]", "dn", layout, im2col));
+    EXPECT_FALSE(s.isValid(bad, &why)) << layout << " " << im2col;
+    EXPECT_NE(why.find("needs im2col = true and layout = nhwc"),
+              std::string::npos)
+        << why;
+  }
+  // Per image, 64 filter rows of one vector do not fit 32 registers...
+  Config tall = *s.parseKey(key("[1,1,1,64]", "b", "native", "true"));
+  EXPECT_FALSE(s.isValid(tall, &why));
+  EXPECT_NE(why.find("register tile of 64 x 1 vectors"), std::string::npos)
+      << why;
+  // ...and through NHWC 7 pixels x 4 vectors of filters (28 + 4 + 1) neither.
+  Config wide = *s.parseKey(key("[1,1,1,64]", "b", "nhwc", "true"));
+  EXPECT_FALSE(s.isValid(wide, &why));
+  EXPECT_NE(why.find("register tile of 7 x 4 vectors"), std::string::npos)
+      << why;
+  // A 3x3 NCHW conv's im2col goes through NHWC with an HWCF filter: no dn.
+  Space big = buildOrDie(
+      problemOrDie("conv_2d_nchw_fchw", "cpu", {1, 64, 7, 7, 32, 3, 3}));
+  EXPECT_FALSE(llvm::is_contained(
+      llvm::cast<CategoricalParam>(big.getParameter(*big.lookup("pack")))
+          .getChoices(),
+      "dn"));
+}
+
 TEST(CudaSpace, OpEvoTemplates) {
   Space mm = buildOrDie(problemOrDie("matmul", "cuda", {512, 1024, 1024}));
   ASSERT_EQ(mm.getNumParameters(), 3u);

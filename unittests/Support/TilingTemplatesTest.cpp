@@ -119,7 +119,26 @@ TEST(TilingTemplatesTest, Computes) {
   EXPECT_EQ(getIm2colMatmulKind(OpKind::ConvNhwcHwcf), OpKind::Matmul);
   EXPECT_EQ(getIm2colMatmulKind(OpKind::ConvNhwcFhwc),
             OpKind::MatmulTransposeB);
-  EXPECT_EQ(getIm2colMatmulKind(OpKind::ConvNchwFchw), OpKind::Matmul);
+  // NCHW: through NHWC (HWCF filter; a 1x1 FCHW filter is [F][C] as it
+  // is), or per image in its native layout (1x1 only).
+  EXPECT_EQ(getIm2colMatmulKind(OpKind::ConvNchwFchw, /*nhwcLayout=*/true),
+            OpKind::Matmul);
+  EXPECT_EQ(getIm2colMatmulKind(OpKind::ConvNchwFchw, /*nhwcLayout=*/true,
+                                /*oneByOne=*/true),
+            OpKind::MatmulTransposeB);
+  EXPECT_EQ(getIm2colMatmulKind(OpKind::ConvNchwFchw, /*nhwcLayout=*/false,
+                                /*oneByOne=*/true),
+            OpKind::Matmul);
+  EXPECT_FALSE(getIm2colMatmulKind(OpKind::ConvNchwFchw).has_value());
+  EXPECT_TRUE(isPerImageIm2col(OpKind::ConvNchwFchw, false));
+  EXPECT_FALSE(isPerImageIm2col(OpKind::ConvNchwFchw, true));
+  EXPECT_FALSE(isPerImageIm2col(OpKind::ConvNhwcFhwc, false));
+  EXPECT_EQ(getIm2colGemmLoop("f"), "n");
+  EXPECT_EQ(getIm2colGemmLoop("ow"), "m");
+  EXPECT_EQ(getIm2colGemmLoop("f", /*perImage=*/true), "m");
+  EXPECT_EQ(getIm2colGemmLoop("ow", /*perImage=*/true), "n");
+  EXPECT_EQ(getIm2colGemmLoop("c", /*perImage=*/true), "k");
+  EXPECT_EQ(getIm2colGemmLoop("n", /*perImage=*/true), "");
   EXPECT_FALSE(getIm2colMatmulKind(OpKind::ConvNgchwFgchw).has_value());
   EXPECT_FALSE(getIm2colMatmulKind(OpKind::Matmul).has_value());
   EXPECT_EQ(compute->defaultValue, "");

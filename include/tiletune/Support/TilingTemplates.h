@@ -185,17 +185,32 @@ struct ConvCompute {
 /// The conv compute called `compute`; nullopt for other names.
 std::optional<ConvCompute> getConvCompute(llvm::StringRef compute);
 
-/// The matmul form of the im2col GEMM of a conv of `kind` (option `im2col`):
-/// matmul for an HWCF filter ([KH*KW*C][F]), matmul_transpose_b for an FHWC
-/// one ([F][KH*KW*C]); an NCHW conv is computed as NHWC (`layout = nhwc`)
-/// first, so matmul. nullopt for the kinds without im2col (grouped convs,
-/// matmuls).
-std::optional<OpKind> getIm2colMatmulKind(OpKind kind);
+/// The matmul form of the im2col GEMM of a conv of `kind` (option
+/// `im2col`), nullopt where the conv has none (grouped convs, matmuls, an
+/// NCHW conv larger than 1x1 in its native layout):
+/// - HWCF: matmul (the filter is [KH*KW*C][F]); FHWC: matmul_transpose_b
+///   (the filter is [F][KH*KW*C]);
+/// - NCHW with `layout = nhwc` (`nhwcLayout`): computed as NHWC, so matmul
+///   with the filter transposed to HWCF, except a 1x1 filter (`oneByOne`),
+///   whose FCHW filter is the [F][C] matrix itself: matmul_transpose_b;
+/// - NCHW in its native layout, 1x1 only: one matmul per image,
+///   [F][C] x [C][OH*OW] (isPerImageIm2col).
+std::optional<OpKind> getIm2colMatmulKind(OpKind kind, bool nhwcLayout = false,
+                                          bool oneByOne = false);
 
-/// The loop of the im2col GEMM that conv loop `convLoop` becomes part of:
-/// "m" for n, oh and ow (M = N*OH*OW), "n" for f, "k" for kh, kw and c
-/// (K = KH*KW*C).
-llvm::StringRef getIm2colGemmLoop(llvm::StringRef convLoop);
+/// Whether the im2col GEMM of a conv of `kind` is one matmul per image with
+/// the filters as rows and the pixels as columns (a 1x1 NCHW conv in its
+/// native layout: m = f, n = oh*ow, k = c), rather than one matmul of all
+/// windows (m = n*oh*ow, n = f, k = kh*kw*c).
+bool isPerImageIm2col(OpKind kind, bool nhwcLayout);
+
+/// The loop of the im2col GEMM that conv loop `convLoop` becomes part of.
+/// Windows form: "m" for n, oh and ow (M = N*OH*OW), "n" for f, "k" for kh,
+/// kw and c (K = KH*KW*C). Per-image form (`perImage`): "m" for f, "n" for
+/// oh and ow, "k" for c, kh and kw, and "" for n (the loop over images
+/// around the GEMM).
+llvm::StringRef getIm2colGemmLoop(llvm::StringRef convLoop,
+                                  bool perImage = false);
 
 } // namespace mlir::tiletune
 

@@ -56,8 +56,10 @@ struct CPUTarget {
 /// A conv on a small map (at most 49 output pixels, at least 256 channels
 /// in and out) is computed as its im2col GEMM: im2col_rpmmv for a window
 /// larger than 1x1 at a batch above 1, im2col_dnmm332 for a 1x1 FHWC conv
-/// of at least 1024 input channels (computeIm2colDefaultCPUConfig); every
-/// other conv directly.
+/// of at least 1024 input channels (computeIm2colDefaultCPUConfig). A 1x1
+/// NCHW conv is an im2col GEMM per image in its native layout where it is
+/// unstrided and its pixels fill whole vectors, through NHWC where it is
+/// strided or batched. Every other conv is computed directly.
 TileConfigAttr computeDefaultCPUConfig(MLIRContext *ctx, const TunableOp &op,
                                        const CPUTarget &target = {},
                                        llvm::StringRef pack = "");
@@ -72,11 +74,14 @@ TileConfigAttr computeDirectDefaultCPUConfig(MLIRContext *ctx,
 /// The default config of a conv computed as its im2col GEMM with matmul
 /// compute `pack` (`compute = im2col_X`, paper 001's Im2colRPMMV,
 /// Im2colDNMM332, ...): the default config of that GEMM (N*OH*OW x F x
-/// KH*KW*C, computeDefaultCPUConfig with `pack`) written as conv tiles whose
-/// products per level come closest to the GEMM's tiles from below (m from
-/// ow, oh, then n; k from c, kw, kh). The conv must have an im2col form
+/// KH*KW*C, computeDefaultCPUConfig with `pack`; per image for a 1x1 NCHW
+/// conv whose pixels fill whole vectors: F x OH*OW x C) written as conv
+/// tiles whose products per level come closest to the GEMM's tiles from
+/// below (m from ow, oh, then n; k from c, kw, kh; per image the pixel
+/// tiles of whole vectors first). The conv must have an im2col form
 /// (getIm2colMatmulKind) and `pack` must apply to it (isComputeApplicable);
-/// null for an op with an empty loop.
+/// an empty `pack` takes the compute the GEMM's default config picks. Null
+/// for an op with an empty loop.
 TileConfigAttr computeIm2colDefaultCPUConfig(MLIRContext *ctx,
                                              const TunableOp &conv,
                                              const CPUTarget &target,
