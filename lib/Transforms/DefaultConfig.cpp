@@ -612,6 +612,37 @@ TileConfigAttr tiletune::computeIm2colDefaultCPUConfig(MLIRContext *ctx,
     split("oh", bestOh);
     split("ow", bestOw);
   };
+  // The register tile of the windows form: m from ow, then oh, as close to
+  // the GEMM's rows from below; where the map's rows allow at most half of
+  // them (a 7x7 map against the GEMM's 6 rows on AVX2 gives 1), the
+  // smallest product above them with as many vectors of f as the GEMM's
+  // accumulators allow (7 rows x 1 vector there).
+  auto fitWindowRegisterTile = [&] {
+    int64_t wantM = std::max<int64_t>(
+        1, gemmConfig.getTileSize("register", "m").value_or(1));
+    int64_t wantN = std::max<int64_t>(
+        1, gemmConfig.getTileSize("register", "n").value_or(1));
+    int64_t below = largestDivisorAtMost(outer["ow"], wantM);
+    below *= largestDivisorAtMost(outer["oh"], wantM / below);
+    int64_t aboveOw = 0, aboveOh = 0;
+    if (below * 2 <= wantM)
+      for (int64_t tw = 1; tw <= outer["ow"]; ++tw)
+        for (int64_t th = 1; th <= outer["oh"]; ++th)
+          if (outer["ow"] % tw == 0 && outer["oh"] % th == 0 &&
+              tw * th > wantM &&
+              (!aboveOw || tw * th < aboveOw * aboveOh))
+            aboveOw = tw, aboveOh = th;
+    int64_t vectors = llvm::divideCeil(wantN, lanes);
+    if (aboveOw && wantM * vectors / (aboveOw * aboveOh) >= 1) {
+      int64_t fitVectors = wantM * vectors / (aboveOw * aboveOh);
+      split("ow", aboveOw);
+      split("oh", aboveOh);
+      split("f", largestDivisorAtMost(outer["f"], fitVectors * lanes));
+      return;
+    }
+    fit("register", "m", {"ow", "oh"});
+    fit("register", "n", {"f"});
+  };
   if (perImage) {
     split("n", size("n") / batchThreads);
     for (StringRef level : {"parallel", "cache", "register"}) {
@@ -621,10 +652,9 @@ TileConfigAttr tiletune::computeIm2colDefaultCPUConfig(MLIRContext *ctx,
   } else {
     fit("parallel", "m", {"ow", "oh", "n"});
     fit("parallel", "n", {"f"});
-    for (StringRef level : {"cache", "register"}) {
-      fit(level, "m", {"ow", "oh"});
-      fit(level, "n", {"f"});
-    }
+    fit("cache", "m", {"ow", "oh"});
+    fit("cache", "n", {"f"});
+    fitWindowRegisterTile();
   }
   fit("cache", "k", {"c", "kw", "kh"});
   for (const LoopDim &dim : conv.dims)
