@@ -178,6 +178,25 @@ static void splitTransposeOverThreads(RewriterBase &rewriter,
                      scf::SCFTilingOptions::LoopType::ForallOp);
 }
 
+/// Moves the layout transposes of a conv computed as `computed`: on tensors
+/// each is split over as many threads as `computed`'s parallel level uses
+/// (and moved in vector blocks after bufferization, see
+/// vectorizeSmallCopies); on buffers each is moved as vector blocks now.
+static void moveLayoutTransposes(RewriterBase &rewriter,
+                                 ArrayRef<linalg::TransposeOp> transposes,
+                                 Operation *computed, bool onTensors) {
+  if (!onTensors) {
+    for (linalg::TransposeOp t : transposes)
+      (void)tileAndVectorizeTranspose(rewriter, t);
+    return;
+  }
+  FailureOr<CPUSchedule> schedule =
+      decodeCPUSchedule(computed, getConfig(computed));
+  int64_t threads = succeeded(schedule) ? schedule->getParallelTrips() : 1;
+  for (linalg::TransposeOp t : transposes)
+    splitTransposeOverThreads(rewriter, t, threads);
+}
+
 /// Applies `pack = bt` (AutoMCL's TTMM, "transpose B, then multiply") of a
 /// matmul or batch_matmul whose B is stored transposed ([b?][n][k]): B is
 /// transposed whole into a fresh [b?][k][n] tensor or buffer once, before
@@ -325,6 +344,38 @@ static Operation *buildGroupConv(RewriterBase &rewriter, linalg::LinalgOp op,
   return conv;
 }
 
+/// Tiles loop `dim` of `op` to one iteration at a time: an scf.forall over
+/// dim / `perThread` threads, each running its `perThread` iterations in an
+/// scf.for; both are left out where they would have one trip. Returns the
+/// op of one iteration; `what` names the iterations in the error.
+static FailureOr<Operation *>
+tileToOneAtATime(RewriterBase &rewriter, Operation *op, const LoopDim &dim,
+                 int64_t perThread, StringRef what, std::string *reason) {
+  MLIRContext *ctx = op->getContext();
+  unsigned numLoops = cast<linalg::LinalgOp>(op).getNumLoops();
+  Operation *current = op;
+  auto tileOnce = [&](int64_t tile,
+                      scf::SCFTilingOptions::LoopType type) -> LogicalResult {
+    SmallVector<int64_t> tiles(numLoops, 0);
+    tiles[dim.loopIndex] = tile;
+    FailureOr<scf::SCFTilingResult> tiled = tileOneLevel(
+        rewriter, current, getAsIndexOpFoldResult(ctx, tiles), type);
+    if (failed(tiled))
+      return failure();
+    current = tiled->tiledOps.back();
+    return success();
+  };
+  if (perThread < dim.size &&
+      failed(tileOnce(perThread, scf::SCFTilingOptions::LoopType::ForallOp)))
+    return failWithReason(reason,
+                          "tiling the " + what.str() + " over threads failed");
+  if (perThread > 1 &&
+      failed(tileOnce(1, scf::SCFTilingOptions::LoopType::ForOp)))
+    return failWithReason(reason,
+                          "tiling the loop over the " + what.str() + " failed");
+  return current;
+}
+
 /// Computes a grouped conv as a loop over its groups whose body is the plain
 /// conv of one group, carrying the config without g (its loops keep their
 /// names and `order` names no batch loop, so the plain conv's schedule is
@@ -351,28 +402,12 @@ static FailureOr<Operation *> convertGroupedConv(RewriterBase &rewriter,
     return failWithReason(
         reason, "the parallel tile of 'g' (" + Twine(perThread) +
                     ") does not divide the groups (" + Twine(g->size) + ")");
-  MLIRContext *ctx = op->getContext();
-  unsigned numLoops = linalgOp.getNumLoops();
-  Operation *current = op;
-  auto tileGroups = [&](int64_t tile,
-                        scf::SCFTilingOptions::LoopType type) -> LogicalResult {
-    SmallVector<int64_t> tiles(numLoops, 0);
-    tiles[g->loopIndex] = tile;
-    FailureOr<scf::SCFTilingResult> tiled = tileOneLevel(
-        rewriter, current, getAsIndexOpFoldResult(ctx, tiles), type);
-    if (failed(tiled))
-      return failure();
-    current = tiled->tiledOps.back();
-    return success();
-  };
   // Threads over groups, then one group at a time.
-  if (perThread < g->size &&
-      failed(tileGroups(perThread, scf::SCFTilingOptions::LoopType::ForallOp)))
-    return failWithReason(reason, "tiling the groups over threads failed");
-  if (perThread > 1 &&
-      failed(tileGroups(1, scf::SCFTilingOptions::LoopType::ForOp)))
-    return failWithReason(reason, "tiling the group loop failed");
-  Operation *conv = buildGroupConv(rewriter, cast<linalg::LinalgOp>(current),
+  FailureOr<Operation *> current =
+      tileToOneAtATime(rewriter, op, *g, perThread, "groups", reason);
+  if (failed(current))
+    return failure();
+  Operation *conv = buildGroupConv(rewriter, cast<linalg::LinalgOp>(*current),
                                    kind, dropGroupLoop(config));
   return convertLayoutToConfig(rewriter, conv, reason);
 }
@@ -458,19 +493,11 @@ FailureOr<Operation *> tiletune::convertLayoutToConfig(RewriterBase &rewriter,
   if (onTensors) {
     Value result = transposed(nhwc->getResult(0), {0, 3, 1, 2});
     rewriter.replaceOp(op, result);
-    // As many threads as the conv's parallel level uses.
-    FailureOr<CPUSchedule> schedule = decodeCPUSchedule(nhwc, getConfig(nhwc));
-    int64_t threads = succeeded(schedule) ? schedule->getParallelTrips() : 1;
-    for (linalg::TransposeOp t : transposes)
-      splitTransposeOverThreads(rewriter, t, threads);
   } else {
     transposed(output, {0, 3, 1, 2}, init);
     rewriter.eraseOp(op);
-    // Buffers: move the transposes as vector blocks now (on tensors the
-    // pipeline does it after bufferization, see vectorizeSmallCopies).
-    for (linalg::TransposeOp t : transposes)
-      (void)tileAndVectorizeTranspose(rewriter, t);
   }
+  moveLayoutTransposes(rewriter, transposes, nhwc, onTensors);
   return nhwc.getOperation();
 }
 
@@ -564,6 +591,25 @@ static Value dropUnitDims(OpBuilder &b, Location loc, Value value) {
   return memref::createCanonicalRankReducingSubViewOp(b, loc, value, shape);
 }
 
+/// The im2col GEMM `acc += lhs x rhs` in matmul form `kind` (its indexing
+/// maps), carrying `config`; on tensors it has a result.
+static linalg::MatmulOp createIm2colGemm(RewriterBase &rewriter, Location loc,
+                                         Value lhs, Value rhs, Value acc,
+                                         OpKind kind, TileConfigAttr config) {
+  MLIRContext *ctx = rewriter.getContext();
+  SmallVector<Type> resultTypes;
+  if (isa<RankedTensorType>(acc.getType()))
+    resultTypes.push_back(acc.getType());
+  auto gemm = linalg::MatmulOp::create(rewriter, loc, resultTypes,
+                                       ValueRange{lhs, rhs}, ValueRange{acc});
+  SmallVector<Attribute> maps;
+  for (AffineMap map : getMatmulFormMaps(ctx, *getMatmulForm(kind)))
+    maps.push_back(AffineMapAttr::get(map));
+  gemm->setAttr("indexing_maps", ArrayAttr::get(ctx, maps));
+  setConfig(gemm, config);
+  return gemm;
+}
+
 /// The im2col GEMM of a 1x1 conv_2d_nchw_fchw with `layout = nhwc`: the
 /// window matrix is the input, subsampled by the strides, transposed once
 /// into [N][OH][OW][C]; the FCHW filter is the [F][C] matrix itself (the
@@ -618,17 +664,9 @@ convertNchwConvThroughNhwc(RewriterBase &rewriter, linalg::LinalgOp conv,
   Value lhs = collapse(rewriter, loc, windows, splitInTwo(4, 3));
   Value rhs = collapse(rewriter, loc, conv.getDpsInputs()[1], splitInTwo(4, 1));
   Value accMatrix = collapse(rewriter, loc, acc, splitInTwo(4, 3));
-  SmallVector<Type> resultTypes;
-  if (onTensors)
-    resultTypes.push_back(accMatrix.getType());
-  auto gemm = linalg::MatmulOp::create(
-      rewriter, loc, resultTypes, ValueRange{lhs, rhs}, ValueRange{accMatrix});
-  SmallVector<Attribute> gemmMaps;
-  for (AffineMap map :
-       getMatmulFormMaps(ctx, *getMatmulForm(OpKind::MatmulTransposeB)))
-    gemmMaps.push_back(AffineMapAttr::get(map));
-  gemm->setAttr("indexing_maps", ArrayAttr::get(ctx, gemmMaps));
-  setConfig(gemm, getIm2colGemmConfig(getConfig(conv), /*perImage=*/false));
+  linalg::MatmulOp gemm = createIm2colGemm(
+      rewriter, loc, lhs, rhs, accMatrix, OpKind::MatmulTransposeB,
+      getIm2colGemmConfig(getConfig(conv), /*perImage=*/false));
   rewriter.setInsertionPointAfter(gemm);
   if (onTensors) {
     Value result = tensor::ExpandShapeOp::create(
@@ -637,17 +675,12 @@ convertNchwConvThroughNhwc(RewriterBase &rewriter, linalg::LinalgOp conv,
         transposeIntoFresh(rewriter, loc, result, {0, 3, 1, 2}, onTensors);
     transposes.push_back(outT);
     rewriter.replaceOp(conv, output);
-    FailureOr<CPUSchedule> schedule = decodeCPUSchedule(gemm, getConfig(gemm));
-    int64_t threads = succeeded(schedule) ? schedule->getParallelTrips() : 1;
-    for (linalg::TransposeOp t : transposes)
-      splitTransposeOverThreads(rewriter, t, threads);
   } else {
     transposes.push_back(linalg::TransposeOp::create(
         rewriter, loc, acc, init, ArrayRef<int64_t>{0, 3, 1, 2}));
     rewriter.eraseOp(conv);
-    for (linalg::TransposeOp t : transposes)
-      (void)tileAndVectorizeTranspose(rewriter, t);
   }
+  moveLayoutTransposes(rewriter, transposes, gemm, onTensors);
   return gemm.getOperation();
 }
 
@@ -671,25 +704,11 @@ static FailureOr<Operation *> convertNchwConvPerImage(RewriterBase &rewriter,
   if (perThread < 1 || batch->size % perThread != 0)
     return failWithReason(reason, "the parallel tile of 'n' does not divide "
                                   "the batch");
-  Operation *current = conv;
-  auto tileImages = [&](int64_t tile,
-                        scf::SCFTilingOptions::LoopType type) -> LogicalResult {
-    SmallVector<int64_t> tiles(conv.getNumLoops(), 0);
-    tiles[batch->loopIndex] = tile;
-    FailureOr<scf::SCFTilingResult> tiled = tileOneLevel(
-        rewriter, current, getAsIndexOpFoldResult(ctx, tiles), type);
-    if (failed(tiled))
-      return failure();
-    current = tiled->tiledOps.back();
-    return success();
-  };
-  if (perThread < batch->size &&
-      failed(tileImages(perThread, scf::SCFTilingOptions::LoopType::ForallOp)))
-    return failWithReason(reason, "tiling the images over threads failed");
-  if (perThread > 1 &&
-      failed(tileImages(1, scf::SCFTilingOptions::LoopType::ForOp)))
-    return failWithReason(reason, "tiling the image loop failed");
-  auto image = cast<linalg::LinalgOp>(current);
+  FailureOr<Operation *> current =
+      tileToOneAtATime(rewriter, conv, *batch, perThread, "images", reason);
+  if (failed(current))
+    return failure();
+  auto image = cast<linalg::LinalgOp>(*current);
   bool onTensors = image.hasPureTensorSemantics();
   Location loc = image.getLoc();
   rewriter.setInsertionPoint(image);
@@ -728,12 +747,9 @@ static FailureOr<Operation *> convertNchwConvPerImage(RewriterBase &rewriter,
   Value init = image.getDpsInits()[0];
   Value output = dropUnitDim(rewriter, loc, init, 0);
   Value acc = collapse(rewriter, loc, output, splitInTwo(3, 1));
-  SmallVector<Type> resultTypes;
-  if (onTensors)
-    resultTypes.push_back(acc.getType());
-  auto gemm = linalg::MatmulOp::create(rewriter, loc, resultTypes,
-                                       ValueRange{lhs, rhs}, ValueRange{acc});
-  setConfig(gemm, getIm2colGemmConfig(config, /*perImage=*/true));
+  linalg::MatmulOp gemm =
+      createIm2colGemm(rewriter, loc, lhs, rhs, acc, OpKind::Matmul,
+                       getIm2colGemmConfig(config, /*perImage=*/true));
   if (!onTensors) {
     rewriter.eraseOp(image);
     return gemm.getOperation();
@@ -836,17 +852,9 @@ FailureOr<Operation *> tiletune::convertConvToIm2col(RewriterBase &rewriter,
                        fhwc ? splitInTwo(4, 1) : splitInTwo(4, 3));
   Value init = conv.getDpsInits()[0];
   Value acc = collapse(rewriter, loc, init, splitInTwo(4, 3));
-  SmallVector<Type> resultTypes;
-  if (onTensors)
-    resultTypes.push_back(acc.getType());
-  auto gemm = linalg::MatmulOp::create(rewriter, loc, resultTypes,
-                                       ValueRange{lhs, rhs}, ValueRange{acc});
-  SmallVector<Attribute> gemmMaps;
-  for (AffineMap map : getMatmulFormMaps(
-           ctx, *getMatmulForm(*getIm2colMatmulKind(tunable->kind))))
-    gemmMaps.push_back(AffineMapAttr::get(map));
-  gemm->setAttr("indexing_maps", ArrayAttr::get(ctx, gemmMaps));
-  setConfig(gemm, getIm2colGemmConfig(config, /*perImage=*/false));
+  linalg::MatmulOp gemm = createIm2colGemm(
+      rewriter, loc, lhs, rhs, acc, *getIm2colMatmulKind(tunable->kind),
+      getIm2colGemmConfig(config, /*perImage=*/false));
 
   // The window copy, split over the GEMM's threads, one row of c at a time.
   FailureOr<CPUSchedule> schedule = decodeCPUSchedule(gemm, getConfig(gemm));
