@@ -7,7 +7,7 @@
 // with the default config of each im2col compute; every one must match the
 // C++ reference.
 
-// RUN: for e in fhwc_rpmmv fhwc_dnmm332 hwcf_strided_buffers nchw_tmm primes_dpmm ones_lpmm nchw_1x1_dnmm332 nchw_1x1_per_image nchw_1x1_strided_buffers; do \
+// RUN: for e in fhwc_rpmmv fhwc_dnmm332 hwcf_strided_buffers nchw_tmm primes_dpmm ones_lpmm nchw_1x1_dnmm332 nchw_1x1_per_image nchw_1x1_per_image_buffers nchw_1x1_strided_buffers; do \
 // RUN:   tiletune-run %s --entry=$e --pipeline=tiletune-lower-cpu --verify --repeats=1; \
 // RUN:   tiletune-run %s --entry=$e --pipeline=tiletune-lower-cpu --verify --repeats=1 --num-threads=2; \
 // RUN:   tiletune-run %s --entry=$e --pipeline=tiletune-lower-cpu --verify --repeats=1 --mcpu=haswell; \
@@ -41,7 +41,7 @@
 // RULE-LABEL: func.func @default_nchw_1x1_7x7
 // RULE: compute = im2col_{{.*}}layout = nhwc
 
-// EXPLICIT-COUNT-27: verify: PASSED
+// EXPLICIT-COUNT-30: verify: PASSED
 // EXPLICIT-NOT: verify
 // DEFAULT4-COUNT-5: verify: PASSED
 // DEFAULT4-NOT: verify
@@ -170,6 +170,20 @@ func.func @nchw_1x1_per_image(%i: tensor<3x13x4x8xf32>, %f: tensor<11x13x1x1xf32
     ins(%i, %f : tensor<3x13x4x8xf32>, tensor<11x13x1x1xf32>)
     outs(%o : tensor<3x11x4x8xf32>) -> tensor<3x11x4x8xf32>
   return %0 : tensor<3x11x4x8xf32>
+}
+
+// Per image on buffers: each image's input and output viewed in place as
+// [C][OH*OW] and [F][OH*OW] (strided subviews of the batch).
+func.func @nchw_1x1_per_image_buffers(%i: memref<3x13x4x8xf32>,
+                                      %f: memref<11x13x1x1xf32>,
+                                      %o: memref<3x11x4x8xf32>) {
+  linalg.conv_2d_nchw_fchw {tiletune.config = #tiletune.config<cpu,
+         parallel = {n = 1, oh = 4, ow = 8, f = 11},
+         cache = {oh = 2, ow = 8, f = 11, kh = 1, kw = 1, c = 13},
+         register = {oh = 2, ow = 8, f = 11}, compute = im2col_rpmmv>}
+    ins(%i, %f : memref<3x13x4x8xf32>, memref<11x13x1x1xf32>)
+    outs(%o : memref<3x11x4x8xf32>)
+  return
 }
 
 // Per image, stride 2 (every second row and column of the input copied
