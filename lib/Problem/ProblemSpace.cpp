@@ -179,15 +179,30 @@ llvm::Expected<Config> mlir::tiletune::attrToConfig(const Problem &problem,
     }
     point.options[name.str()] = value;
   }
-  // A named AutoMCL compute is the packing the space searches.
-  if (auto compute = dyn_cast_or_null<StringAttr>(attr.getOption("compute")))
+  // A named AutoMCL compute is the packing the space searches; a conv
+  // compute (direct, im2col_X) is also its `im2col`.
+  auto setOption = [&](StringRef name, OptionValue value) {
+    if (space.lookup(name) && !point.options.count(name.str()))
+      point.options[name.str()] = std::move(value);
+  };
+  auto stringValue = [](StringRef text) {
+    OptionValue value;
+    value.kind = OptionValue::Kind::String;
+    value.stringValue = text.str();
+    return value;
+  };
+  if (auto compute = dyn_cast_or_null<StringAttr>(attr.getOption("compute"))) {
     if (std::optional<StringRef> pack = getPackOfCompute(compute.getValue()))
-      if (space.lookup("pack") && !point.options.count("pack")) {
-        OptionValue value;
-        value.kind = OptionValue::Kind::String;
-        value.stringValue = pack->str();
-        point.options["pack"] = value;
-      }
+      setOption("pack", stringValue(*pack));
+    if (std::optional<ConvCompute> conv = getConvCompute(compute.getValue())) {
+      OptionValue im2col;
+      im2col.kind = OptionValue::Kind::Bool;
+      im2col.boolValue = conv->im2col;
+      setOption("im2col", im2col);
+      if (conv->im2col)
+        setOption("pack", stringValue(conv->pack));
+    }
+  }
   return fromSpacePoint(space, point);
 }
 

@@ -21,6 +21,7 @@
 #include "tiletune/Problem/ProblemSpace.h"
 #include "tiletune/Search/Strategy.h"
 
+#include "mlir/AsmParser/AsmParser.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/FileSystem.h"
@@ -712,6 +713,47 @@ func.func @p(%a: tensor<131x67xf32>, %b: tensor<67x127xf32>,
     EXPECT_EQ(r.status, MeasureStatus::Ok)
         << printAttr(*otherAttr) << ": " << r.message;
   }
+}
+
+/// A default config naming a conv compute (`compute = im2col_X`, the
+/// default of a 1x1 NCHW conv per image) is the space point with `im2col`
+/// and that compute's `pack`: the tuner starts from it.
+TEST_F(DriverTest, ConvComputeDefaultIsASpacePoint) {
+  const char *conv = R"mlir(
+func.func @c(%i: tensor<2x64x16x16xf32>, %f: tensor<64x64x1x1xf32>,
+             %o: tensor<2x64x16x16xf32>) -> tensor<2x64x16x16xf32> {
+  %0 = linalg.conv_2d_nchw_fchw
+    ins(%i, %f : tensor<2x64x16x16xf32>, tensor<64x64x1x1xf32>)
+    outs(%o : tensor<2x64x16x16xf32>) -> tensor<2x64x16x16xf32>
+  return %0 : tensor<2x64x16x16xf32>
+}
+)mlir";
+  OwningOpRef<ModuleOp> m = parseSourceString<ModuleOp>(conv, &ctx);
+  ASSERT_TRUE(m);
+  FailureOr<ProblemSet> set = collectProblems(*m, "cpu");
+  ASSERT_TRUE(succeeded(set));
+  const Problem &p = set->problems[0];
+  llvm::Expected<Space> space = buildProblemSpace(p);
+  ASSERT_TRUE(bool(space)) << toString(space.takeError());
+  auto attr = llvm::cast<TileConfigAttr>(parseAttribute(
+      "#tiletune.config<cpu, parallel = {f = 64, n = 2, oh = 16, ow = 16}, "
+      "cache = {c = 64, f = 64, kh = 1, kw = 1, oh = 16, ow = 16}, "
+      "register = {f = 8, oh = 16, ow = 2}, compute = im2col_rpmmv, "
+      "order = [oh, ow, c, kh, kw, f], unroll = 4, vectorize = true>",
+      &ctx));
+  llvm::Expected<Config> point = attrToConfig(p, *space, attr);
+  ASSERT_TRUE(bool(point)) << toString(point.takeError());
+  std::string key = space->getKey(*point);
+  EXPECT_NE(key.find("im2col=true"), std::string::npos) << key;
+  EXPECT_NE(key.find("pack=b;"), std::string::npos) << key;
+  std::string why;
+  EXPECT_TRUE(space->isValid(*point, &why)) << why;
+  // The space's own default config is found as it is.
+  std::string log;
+  llvm::raw_string_ostream os(log);
+  Config def = getDefaultConfig(&ctx, p, *space, 1, &os);
+  EXPECT_EQ(log.find("is not in the tuning space"), std::string::npos) << log;
+  EXPECT_NE(space->getKey(def).find("im2col=true"), std::string::npos);
 }
 
 /// Paired timing: with the default config as the reference, every Ok result
