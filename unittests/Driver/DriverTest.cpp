@@ -57,6 +57,18 @@ protected:
     Config def;
     SmallVector<Config> batch;
   };
+  /// The first CPU problem of module `text` and its space.
+  void firstCPUProblemOf(const char *text, Problem &problem,
+                         std::optional<Space> &space) {
+    OwningOpRef<ModuleOp> m = parseSourceString<ModuleOp>(text, &ctx);
+    ASSERT_TRUE(m);
+    FailureOr<ProblemSet> set = collectProblems(*m, "cpu");
+    ASSERT_TRUE(succeeded(set));
+    problem = set->problems[0];
+    llvm::Expected<Space> built = buildProblemSpace(problem);
+    ASSERT_TRUE(bool(built)) << toString(built.takeError());
+    space.emplace(std::move(*built));
+  }
   void sampleFirstProblem(unsigned seed, int extra, Sampled &out) {
     FailureOr<ProblemSet> set = collectProblems(*module, "cpu");
     ASSERT_TRUE(succeeded(set));
@@ -670,13 +682,9 @@ func.func @p(%a: tensor<131x67xf32>, %b: tensor<67x127xf32>,
   return %r : tensor<131x127xf32>
 }
 )mlir";
-  OwningOpRef<ModuleOp> m = parseSourceString<ModuleOp>(prime, &ctx);
-  ASSERT_TRUE(m);
-  FailureOr<ProblemSet> set = collectProblems(*m, "cpu");
-  ASSERT_TRUE(succeeded(set));
-  const Problem &p = set->problems[0];
-  llvm::Expected<Space> space = buildProblemSpace(p);
-  ASSERT_TRUE(bool(space)) << toString(space.takeError());
+  Problem p;
+  std::optional<Space> space;
+  ASSERT_NO_FATAL_FAILURE(firstCPUProblemOf(prime, p, space));
   auto total = [&](StringRef name) {
     return cast<FactorizationParam>(space->getParameter(*space->lookup(name)))
         .getTotal();
@@ -728,13 +736,9 @@ func.func @c(%i: tensor<2x64x16x16xf32>, %f: tensor<64x64x1x1xf32>,
   return %0 : tensor<2x64x16x16xf32>
 }
 )mlir";
-  OwningOpRef<ModuleOp> m = parseSourceString<ModuleOp>(conv, &ctx);
-  ASSERT_TRUE(m);
-  FailureOr<ProblemSet> set = collectProblems(*m, "cpu");
-  ASSERT_TRUE(succeeded(set));
-  const Problem &p = set->problems[0];
-  llvm::Expected<Space> space = buildProblemSpace(p);
-  ASSERT_TRUE(bool(space)) << toString(space.takeError());
+  Problem p;
+  std::optional<Space> space;
+  ASSERT_NO_FATAL_FAILURE(firstCPUProblemOf(conv, p, space));
   auto attr = llvm::cast<TileConfigAttr>(parseAttribute(
       "#tiletune.config<cpu, parallel = {f = 64, n = 2, oh = 16, ow = 16}, "
       "cache = {c = 64, f = 64, kh = 1, kw = 1, oh = 16, ow = 16}, "
