@@ -150,7 +150,7 @@ static StringRef getChoice(const Space &s, const Config &c, StringRef name,
 /// The dim on the vector lanes of a CPU config: the layout option computes
 /// an NCHW conv as NHWC (filters on the lanes); `pack = dn` puts k there.
 /// (The per-image im2col GEMM of an NCHW conv in its native layout puts
-/// the pixels oh*ow there: isPerImageIm2colConfig.)
+/// the pixels oh*ow there; the "register-file" constraint counts it.)
 static StringRef getVectorDim(const Space &s, const Config &c,
                               OpKind opKind) {
   // DNMM332's vectors run along k (its innermost k factor is the cache
@@ -235,15 +235,14 @@ static void addCPUTargetConstraints(Space &space, const ProblemSpec &problem,
                  s.getValue(c, "oh").back() * s.getValue(c, "ow").back();
              rows = s.getValue(c, "f").back();
              vectors = (pixels + lanes - 1) / lanes;
-           }
-           for (const std::string &d : parallel) {
-             int64_t reg = s.getValue(c, d).back();
-             if (perImage)
-               break;
-             if (d == vdim)
-               vectors = (reg + lanes - 1) / lanes;
-             else
-               rows *= reg;
+           } else {
+             for (const std::string &d : parallel) {
+               int64_t reg = s.getValue(c, d).back();
+               if (d == vdim)
+                 vectors = (reg + lanes - 1) / lanes;
+               else
+                 rows *= reg;
+             }
            }
            int64_t need =
                CPUDescription::getRegisterTileRegisters(rows, vectors);
