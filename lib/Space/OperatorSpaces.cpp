@@ -29,20 +29,17 @@ unsigned mlir::tiletune::getNumFactors(StringRef target, OpKind opKind,
 /// The `pack` values a space of `kind` searches: the op's own
 /// (getPackValues) and, for a conv with an im2col GEMM, those of that GEMM
 /// which apply with `im2col` (never `bt`, which the verifier refuses there):
-/// `dn` of an FHWC conv and of a 1x1 NCHW conv through NHWC, the paper's
-/// Im2colDNMM332. Such a value needs `im2col = true` (constraint
-/// "im2col-pack"; an NCHW conv's also `layout = nhwc`).
-static bool isOneByOneNchw(const ProblemSpec &problem) {
-  return problem.opKind == OpKind::ConvNchwFchw &&
-         problem.lookup("kh")->size == 1 && problem.lookup("kw")->size == 1;
-}
+/// `dn` of an FHWC conv and of an NCHW conv through NHWC (both read their
+/// filter as [F][KH*KW*C] or [F][C*KH*KW]), the paper's Im2colDNMM332. Such
+/// a value needs `im2col = true` (constraint "im2col-pack"; an NCHW conv's
+/// also `layout = nhwc`).
 static SmallVector<StringRef> getSpacePackValues(const ProblemSpec &problem) {
   OpKind kind = problem.opKind;
   SmallVector<StringRef> values = getPackValues(kind);
   // An NCHW conv's im2col GEMMs: through NHWC (a superset of the per-image
   // matmul's packs on a 1x1 conv).
-  if (std::optional<OpKind> gemm = getIm2colMatmulKind(
-          kind, /*nhwcLayout=*/true, isOneByOneNchw(problem)))
+  if (std::optional<OpKind> gemm =
+          getIm2colMatmulKind(kind, /*nhwcLayout=*/true))
     for (StringRef value : getPackValues(*gemm))
       if (value != "bt" && !llvm::is_contained(values, value))
         values.push_back(value);
@@ -322,10 +319,11 @@ Expected<Space> mlir::tiletune::buildSpace(const ProblemSpec &problem,
                   " does not divide the cache tile " + std::to_string(tile) +
                   " of '" + unrollDim + "'";
          }});
-    // The im2col GEMM of an NCHW conv larger than 1x1 reads NHWC windows:
-    // only with `layout = nhwc` (the verifier's rule). A 1x1 one has both.
+    // The im2col GEMM of an NCHW conv larger than 1x1 gathers its windows
+    // through NHWC: only with `layout = nhwc` (the verifier's rule). A 1x1
+    // one has both.
     if (kind == OpKind::ConvNchwFchw && space.lookup("im2col") &&
-        !isOneByOneNchw(problem))
+        !(problem.lookup("kh")->size == 1 && problem.lookup("kw")->size == 1))
       space.addConstraint(
           {"im2col-layout",
            [](const Space &s, const Config &c) -> std::optional<std::string> {

@@ -369,7 +369,7 @@ std::optional<OpKind> mlir::tiletune::getIm2colMatmulKind(OpKind kind,
     return OpKind::Matmul;
   case OpKind::ConvNchwFchw:
     if (nhwcLayout)
-      return oneByOne ? OpKind::MatmulTransposeB : OpKind::Matmul;
+      return OpKind::MatmulTransposeB;
     if (oneByOne)
       return OpKind::Matmul;
     return std::nullopt;

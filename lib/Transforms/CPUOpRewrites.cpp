@@ -440,10 +440,9 @@ FailureOr<Operation *> tiletune::convertLayoutToConfig(RewriterBase &rewriter,
   if (!config || config.getTarget() != kTargetCPU ||
       config.getStringOption("layout") != "nhwc")
     return op;
-  // A 1x1 NCHW conv's im2col GEMM through NHWC reads its FCHW filter as the
-  // [F][C] matrix it is: no filter transpose (convertConvToIm2col).
-  if (isa<linalg::Conv2DNchwFchwOp>(op) && usesIm2col(config) &&
-      isOneByOneConv(op))
+  // An NCHW conv's im2col GEMM through NHWC reads its FCHW filter as the
+  // [F][C*KH*KW] matrix it is: no filter transpose (convertConvToIm2col).
+  if (isa<linalg::Conv2DNchwFchwOp>(op) && usesIm2col(config))
     return op;
   auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op);
   if (!conv || (!conv.hasPureTensorSemantics() &&
@@ -610,42 +609,95 @@ static linalg::MatmulOp createIm2colGemm(RewriterBase &rewriter, Location loc,
   return gemm;
 }
 
-/// The im2col GEMM of a 1x1 conv_2d_nchw_fchw with `layout = nhwc`: the
-/// window matrix is the input, subsampled by the strides, transposed once
-/// into [N][OH][OW][C]; the FCHW filter is the [F][C] matrix itself (the
-/// matmul_transpose_b form, read in place: no filter copy, where the NHWC
-/// route of a larger conv transposes the whole filter on every call); the
-/// GEMM accumulates into [N][OH][OW][F] (the output transposed, or a fill of
-/// the same value when the output is a fill on tensors), transposed back
-/// into the NCHW output. The transposes are split over the GEMM's threads.
+/// The im2col GEMM of a conv_2d_nchw_fchw with `layout = nhwc`: the FCHW
+/// filter is read in place as the [F][C*KH*KW] matrix it is (the
+/// matmul_transpose_b form: no filter copy, so `dnmm332` reads it as
+/// stored), and the window matrix [N*OH*OW][C*KH*KW] is gathered from the
+/// NCHW input in the filter's (c, kh, kw) order: for each (kh, kw), the
+/// input pixels that filter tap reads (a strided view [N][C][OH][OW]) are
+/// transposed into windows[n][oh][ow][c][kh][kw] (for a 1x1 filter that is
+/// the whole window matrix, [N][OH][OW][C]). The GEMM accumulates into
+/// [N][OH][OW][F] (the output transposed, or a fill of the same value when
+/// the output is a fill on tensors), transposed back into the NCHW output.
+/// The transposes are split over the GEMM's threads.
 static FailureOr<Operation *>
 convertNchwConvThroughNhwc(RewriterBase &rewriter, linalg::LinalgOp conv,
                            const TunableOp &tunable, std::string *reason) {
   auto size = [&](StringRef dim) { return tunable.lookup(dim)->size; };
-  int64_t n = size("n"), c = size("c"), oh = size("oh"), ow = size("ow");
+  int64_t n = size("n"), c = size("c"), oh = size("oh"), ow = size("ow"),
+          kh = size("kh"), kw = size("kw");
   MLIRContext *ctx = conv->getContext();
   Location loc = conv.getLoc();
   bool onTensors = conv.hasPureTensorSemantics();
   rewriter.setInsertionPoint(conv);
   SmallVector<linalg::TransposeOp> transposes;
-  // The pixels the 1x1 filter reads: every sh-th row, sw-th column.
-  Value input = conv.getDpsInputs()[0];
   auto [sh, sw] = tunable.strides;
-  if (sh != 1 || sw != 1) {
-    SmallVector<OpFoldResult> offsets(4, rewriter.getIndexAttr(0));
+  auto [dh, dw] = tunable.dilations;
+  // The pixels filter tap (i, j) reads: [N][C][OH][OW] from row i*dh and
+  // column j*dw, every sh-th row and sw-th column.
+  Value input = conv.getDpsInputs()[0];
+  auto tapPixels = [&](int64_t i, int64_t j) -> Value {
+    auto inputType = cast<ShapedType>(input.getType());
+    if (i == 0 && j == 0 && sh == 1 && sw == 1 &&
+        inputType.getShape()[2] == oh && inputType.getShape()[3] == ow)
+      return input;
+    SmallVector<OpFoldResult> offsets =
+        getAsIndexOpFoldResult(ctx, {0, 0, i * dh, j * dw});
     SmallVector<OpFoldResult> sizes =
         getAsIndexOpFoldResult(ctx, {n, c, oh, ow});
     SmallVector<OpFoldResult> strides =
         getAsIndexOpFoldResult(ctx, {1, 1, sh, sw});
-    input = onTensors
-                ? Value(tensor::ExtractSliceOp::create(rewriter, loc, input,
-                                                       offsets, sizes, strides))
-                : Value(memref::SubViewOp::create(rewriter, loc, input, offsets,
-                                                  sizes, strides));
+    return onTensors
+               ? Value(tensor::ExtractSliceOp::create(rewriter, loc, input,
+                                                      offsets, sizes, strides))
+               : Value(memref::SubViewOp::create(rewriter, loc, input, offsets,
+                                                 sizes, strides));
+  };
+  Value windows;
+  if (kh == 1 && kw == 1) {
+    auto [inputT, transposed] = transposeIntoFresh(
+        rewriter, loc, tapPixels(0, 0), {0, 2, 3, 1}, onTensors);
+    transposes.push_back(inputT);
+    windows = transposed;
+  } else {
+    Type elementType = tunable.elementType;
+    SmallVector<int64_t> shape = {n, oh, ow, c, kh, kw};
+    windows =
+        onTensors
+            ? Value(tensor::EmptyOp::create(rewriter, loc, shape, elementType))
+            : Value(memref::AllocOp::create(rewriter, loc,
+                                            MemRefType::get(shape, elementType),
+                                            rewriter.getI64IntegerAttr(64)));
+    auto tapType = MemRefType::get({n, oh, ow, c}, elementType);
+    for (int64_t i = 0; i < kh; ++i)
+      for (int64_t j = 0; j < kw; ++j) {
+        SmallVector<OpFoldResult> offsets =
+            getAsIndexOpFoldResult(ctx, {0, 0, 0, 0, i, j});
+        SmallVector<OpFoldResult> sizes =
+            getAsIndexOpFoldResult(ctx, {n, oh, ow, c, 1, 1});
+        SmallVector<OpFoldResult> ones(6, rewriter.getIndexAttr(1));
+        Value pixels = tapPixels(i, j);
+        if (onTensors) {
+          auto tapTensor = RankedTensorType::get({n, oh, ow, c}, elementType);
+          Value slot = tensor::ExtractSliceOp::create(
+              rewriter, loc, tapTensor, windows, offsets, sizes, ones);
+          auto t = linalg::TransposeOp::create(rewriter, loc, pixels, slot,
+                                               ArrayRef<int64_t>{0, 2, 3, 1});
+          transposes.push_back(t);
+          windows = tensor::InsertSliceOp::create(
+              rewriter, loc, t->getResult(0), windows, offsets, sizes, ones);
+        } else {
+          auto slotType = memref::SubViewOp::inferRankReducedResultType(
+              tapType.getShape(), cast<MemRefType>(windows.getType()), offsets,
+              sizes, ones);
+          Value slot = memref::SubViewOp::create(rewriter, loc,
+                                                 cast<MemRefType>(slotType),
+                                                 windows, offsets, sizes, ones);
+          transposes.push_back(linalg::TransposeOp::create(
+              rewriter, loc, pixels, slot, ArrayRef<int64_t>{0, 2, 3, 1}));
+        }
+      }
   }
-  auto [inputT, windows] =
-      transposeIntoFresh(rewriter, loc, input, {0, 2, 3, 1}, onTensors);
-  transposes.push_back(inputT);
   Value init = conv.getDpsInits()[0];
   Value acc;
   if (auto fill = init.getDefiningOp<linalg::FillOp>(); fill && onTensors) {
@@ -661,7 +713,8 @@ convertNchwConvThroughNhwc(RewriterBase &rewriter, linalg::LinalgOp conv,
     transposes.push_back(initT);
     acc = transposedInit;
   }
-  Value lhs = collapse(rewriter, loc, windows, splitInTwo(4, 3));
+  int64_t windowsRank = cast<ShapedType>(windows.getType()).getRank();
+  Value lhs = collapse(rewriter, loc, windows, splitInTwo(windowsRank, 3));
   Value rhs = collapse(rewriter, loc, conv.getDpsInputs()[1], splitInTwo(4, 1));
   Value accMatrix = collapse(rewriter, loc, acc, splitInTwo(4, 3));
   linalg::MatmulOp gemm = createIm2colGemm(
@@ -796,8 +849,8 @@ FailureOr<Operation *> tiletune::convertConvToIm2col(RewriterBase &rewriter,
   FailureOr<TunableOp> tunable = matchTunableOp(op, &why);
   if (failed(tunable))
     return failWithReason(reason, why);
-  // An NCHW conv here has a 1x1 filter (a larger one with `layout = nhwc`
-  // is an NHWC conv by now, convertLayoutToConfig).
+  // An NCHW conv: through NHWC with its filter in place, or (1x1 only) per
+  // image in its native layout.
   if (isa<linalg::Conv2DNchwFchwOp>(op)) {
     if (config.getStringOption("layout") == "nhwc")
       return convertNchwConvThroughNhwc(rewriter, conv, *tunable, reason);

@@ -145,9 +145,10 @@ static int64_t getLanes(const TunableOp &op, const CPUTarget &target) {
 }
 
 /// The im2col compute (a `pack` value of its GEMM) the default config
-/// takes for conv `op`, or nullopt for the direct conv. Measured on
-/// ResNet-50's stage-4 convs (7x7 maps, Zen 5, two rounds each, ms,
-/// direct / im2col default; `tiletune-default-config compute=...`):
+/// takes for conv `op` run by `threads` threads, or nullopt for the direct
+/// conv. Measured on ResNet-50's stage-4 convs (7x7 maps, Zen 5, two rounds
+/// each, ms, direct / im2col default; `tiletune-default-config
+/// compute=...`):
 ///   3x3 512, batch 8: 1 thread 18.1 / 10.3 (rpmmv), 2 threads 7.5-8.2 /
 ///     5.5-5.7;
 ///   3x3 512, batch 1: 1 thread 1.7-2.4 / 1.7-2.0, 2 threads 0.85-0.89 /
@@ -160,30 +161,42 @@ static int64_t getLanes(const TunableOp &op, const CPUTarget &target) {
 /// of each other (im2col_dnmm332 25-40% slower), so larger maps stay
 /// direct. On a small map the direct conv's register tile gets one short
 /// row (OW = 7) per step; the GEMM's M = N*OH*OW rows are tiled freely.
-/// A 1x1 NCHW conv is computed as an im2col GEMM with the compute the
-/// GEMM's own heuristic picks (an empty pack) per image where its pixels
-/// fill whole vectors (takesPerImageIm2col: no copy at all), else through
-/// NHWC with its filter read in place when it is strided or batched; the
-/// direct conv goes through `layout = nhwc`, which transposes the filter as
-/// well, on every call. A batch-1 unstrided one on a small map (14x14,
-/// 7x7) stays direct: there the two measured within noise, each ahead on
-/// some shapes (docs/TileConfig.md, "NCHW convs").
+/// An NCHW conv's direct form goes through `layout = nhwc`, which
+/// transposes its whole filter on every call; its im2col GEMM through NHWC
+/// reads the filter in place. So a 1x1 NCHW conv is an im2col GEMM: per
+/// image where its pixels fill whole vectors (takesPerImageIm2col: no copy
+/// at all), else through NHWC, with DNMM332 (the filter read as stored)
+/// at batch 1 on a small map, with the compute the GEMM's own heuristic
+/// picks (an empty pack) when it is strided or batched; a batch-1
+/// unstrided one on a 14x14 map stays direct (the two measured within
+/// noise). A larger NCHW conv on a small map takes im2col_rpmmv at batch 1
+/// too, on one thread (ResNet-50 b1's 7x7 stage on Zen 4, GFLOP/s of two
+/// runs: 3x3 512 34 -> 40-41, 3x3/2 33-37 -> 44-45; at 2 threads 3x3/2
+/// 54-55 -> 48-49, so direct there; docs/TileConfig.md, "NCHW convs").
 static std::optional<StringRef> pickIm2colPack(const TunableOp &op,
-                                               int64_t lanes) {
+                                               int64_t lanes, int64_t threads) {
   std::optional<OpKind> gemm = getDefaultIm2colMatmulKind(op, lanes);
   if (!gemm)
     return std::nullopt;
   auto size = [&](StringRef name) { return op.lookup(name)->size; };
-  if (op.kind == OpKind::ConvNchwFchw && isOneByOne(op)) {
-    if (takesPerImageIm2col(op, lanes) || size("n") > 1 ||
-        op.strides != std::array<int64_t, 2>{1, 1})
+  bool smallMap =
+      size("oh") * size("ow") <= 49 && size("c") >= 256 && size("f") >= 256;
+  bool nchw = op.kind == OpKind::ConvNchwFchw;
+  if (nchw && isOneByOne(op)) {
+    if (takesPerImageIm2col(op, lanes))
+      return StringRef();
+    if (smallMap && size("n") == 1)
+      return StringRef("dn");
+    if (size("n") > 1 || op.strides != std::array<int64_t, 2>{1, 1})
       return StringRef();
     return std::nullopt;
   }
-  if (size("oh") * size("ow") > 49 || size("c") < 256 || size("f") < 256)
+  if (!smallMap)
     return std::nullopt;
   if (size("kh") * size("kw") > 1)
-    return size("n") > 1 ? std::optional<StringRef>("b") : std::nullopt;
+    return size("n") > 1 || (nchw && threads == 1)
+               ? std::optional<StringRef>("b")
+               : std::nullopt;
   // 1x1: DNMM332 where the filter is [F][C] (B stored N x K).
   if (isComputeApplicable(*gemm, "dn") && size("c") >= 1024)
     return StringRef("dn");
@@ -197,7 +210,7 @@ TileConfigAttr tiletune::computeDefaultCPUConfig(MLIRContext *ctx,
   if (isConv(op.kind) &&
       llvm::none_of(op.dims, [](const LoopDim &dim) { return dim.size < 1; }))
     if (std::optional<StringRef> pack =
-            pickIm2colPack(op, getLanes(op, target)))
+            pickIm2colPack(op, getLanes(op, target), target.threads))
       return computeIm2colDefaultCPUConfig(ctx, op, target, *pack);
   return computeDirectDefaultCPUConfig(ctx, op, target, requestedPack);
 }

@@ -7,7 +7,7 @@
 // with the default config of each im2col compute; every one must match the
 // C++ reference.
 
-// RUN: for e in fhwc_rpmmv fhwc_dnmm332 hwcf_strided_buffers nchw_tmm primes_dpmm ones_lpmm nchw_1x1_dnmm332 nchw_1x1_per_image nchw_1x1_per_image_buffers nchw_1x1_strided_buffers; do \
+// RUN: for e in fhwc_rpmmv fhwc_dnmm332 hwcf_strided_buffers nchw_tmm primes_dpmm ones_lpmm nchw_1x1_dnmm332 nchw_1x1_per_image nchw_1x1_per_image_buffers nchw_1x1_strided_buffers nchw_3x3_dnmm332 nchw_dilated_buffers; do \
 // RUN:   tiletune-run %s --entry=$e --pipeline=tiletune-lower-cpu --verify --repeats=1; \
 // RUN:   tiletune-run %s --entry=$e --pipeline=tiletune-lower-cpu --verify --repeats=1 --num-threads=2; \
 // RUN:   tiletune-run %s --entry=$e --pipeline=tiletune-lower-cpu --verify --repeats=1 --mcpu=haswell; \
@@ -17,14 +17,14 @@
 // RUN: for e in primes_dpmm ones_lpmm hwcf_strided_buffers nchw_tmm nchw_1x1_strided_buffers; do \
 // RUN:   tiletune-run %t.rpmmv.mlir --entry=$e --pipeline=tiletune-lower-cpu --verify --repeats=1 --num-threads=2; \
 // RUN: done | FileCheck %s --check-prefix=DEFAULT4
-// RUN: for e in fhwc_rpmmv primes_dpmm ones_lpmm nchw_1x1_dnmm332; do \
+// RUN: for e in fhwc_rpmmv primes_dpmm ones_lpmm nchw_1x1_dnmm332 nchw_3x3_dnmm332; do \
 // RUN:   tiletune-run %t.dn.mlir --entry=$e --pipeline=tiletune-lower-cpu --verify --repeats=1 --num-threads=2; \
 // RUN: done | FileCheck %s --check-prefix=DEFAULT3
 
 // The default configs compute these two small-map convs as im2col GEMMs
 // (DefaultConfig.cpp): a 1x1 FHWC conv of 1024 channels with dnmm332, a
 // batched 3x3 with rpmmv.
-// RUN: for e in default_1x1 default_3x3 default_nchw_1x1 default_nchw_1x1_7x7; do for t in 1 2; do \
+// RUN: for e in default_1x1 default_3x3 default_nchw_1x1 default_nchw_1x1_7x7 default_nchw_b1_1x1 default_nchw_b1_3x3; do for t in 1 2; do \
 // RUN:   tiletune-run %s --entry=$e --pipeline="tiletune-lower-cpu{default-configs=1 threads=$t}" --verify --repeats=1 --num-threads=$t; \
 // RUN: done; done | FileCheck %s --check-prefix=DEFAULT8
 // RUN: tiletune-opt %s --tiletune-default-config | FileCheck %s --check-prefix=RULE
@@ -40,14 +40,25 @@
 // RULE: return
 // RULE-LABEL: func.func @default_nchw_1x1_7x7
 // RULE: compute = im2col_{{.*}}layout = nhwc
+// RULE-LABEL: func.func @default_nchw_b1_1x1
+// RULE: compute = im2col_dnmm332{{.*}}layout = nhwc
+// RULE-LABEL: func.func @default_nchw_b1_3x3
+// RULE: compute = im2col_rpmmv{{.*}}layout = nhwc
+// At 2 threads the batch-1 3x3 conv stays direct (through NHWC).
+// RUN: tiletune-opt %s --tiletune-default-config=threads=2 | FileCheck %s --check-prefix=RULE2
+// RULE2-LABEL: func.func @default_nchw_b1_1x1
+// RULE2: compute = im2col_dnmm332{{.*}}layout = nhwc
+// RULE2-LABEL: func.func @default_nchw_b1_3x3
+// RULE2-NOT: compute
+// RULE2: layout = nhwc
 
-// EXPLICIT-COUNT-30: verify: PASSED
+// EXPLICIT-COUNT-36: verify: PASSED
 // EXPLICIT-NOT: verify
 // DEFAULT4-COUNT-5: verify: PASSED
 // DEFAULT4-NOT: verify
-// DEFAULT3-COUNT-4: verify: PASSED
+// DEFAULT3-COUNT-5: verify: PASSED
 // DEFAULT3-NOT: verify
-// DEFAULT8-COUNT-8: verify: PASSED
+// DEFAULT8-COUNT-12: verify: PASSED
 // DEFAULT8-NOT: verify
 
 // Im2colRPMMV on TOSA's FHWC form (the GEMM's B is [F][KH*KW*C], packed).
@@ -159,6 +170,38 @@ func.func @nchw_1x1_dnmm332(%i: tensor<2x13x5x7xf32>, %f: tensor<11x13x1x1xf32>,
   return %0 : tensor<2x11x5x7xf32>
 }
 
+// A 3x3 NCHW conv through NHWC with its filter in place: windows gathered
+// in (c, kh, kw) order, the FCHW filter the [F][C*KH*KW] B of DNMM332;
+// stride 2, primes.
+func.func @nchw_3x3_dnmm332(%i: tensor<2x7x11x9xf32>, %f: tensor<13x7x3x3xf32>,
+                            %o: tensor<2x13x5x4xf32>) -> tensor<2x13x5x4xf32> {
+  %0 = linalg.conv_2d_nchw_fchw {strides = dense<2> : tensor<2xi64>,
+         tiletune.config = #tiletune.config<cpu,
+         parallel = {n = 1, oh = 5, ow = 4, f = 13},
+         cache = {oh = 5, ow = 2, f = 13, kh = 3, kw = 3, c = 7},
+         register = {oh = 1, ow = 2, f = 13}, layout = nhwc,
+         compute = im2col_dnmm332>}
+    ins(%i, %f : tensor<2x7x11x9xf32>, tensor<13x7x3x3xf32>)
+    outs(%o : tensor<2x13x5x4xf32>) -> tensor<2x13x5x4xf32>
+  return %0 : tensor<2x13x5x4xf32>
+}
+
+// The same through NHWC on buffers, f64, a 2x3 filter dilated by (2, 3),
+// accumulating into the output.
+func.func @nchw_dilated_buffers(%i: memref<1x5x9x10xf64>,
+                                %f: memref<6x5x2x3xf64>,
+                                %o: memref<1x6x7x4xf64>) {
+  linalg.conv_2d_nchw_fchw {dilations = dense<[2, 3]> : tensor<2xi64>,
+                            tiletune.config = #tiletune.config<cpu,
+         parallel = {n = 1, oh = 7, ow = 4, f = 6},
+         cache = {oh = 7, ow = 4, f = 3, kh = 2, kw = 3, c = 5},
+         register = {oh = 1, ow = 4, f = 3}, layout = nhwc,
+         compute = im2col_rpmmv>}
+    ins(%i, %f : memref<1x5x9x10xf64>, memref<6x5x2x3xf64>)
+    outs(%o : memref<1x6x7x4xf64>)
+  return
+}
+
 // A 1x1 NCHW conv per image in its native layout: [F][C] x [C][OH*OW] for
 // each of 3 images, the batch split over the threads; f and c prime.
 func.func @nchw_1x1_per_image(%i: tensor<3x13x4x8xf32>, %f: tensor<11x13x1x1xf32>,
@@ -217,4 +260,23 @@ func.func @default_nchw_1x1_7x7(%i: tensor<2x64x7x7xf32>, %f: tensor<96x64x1x1xf
     ins(%i, %f : tensor<2x64x7x7xf32>, tensor<96x64x1x1xf32>)
     outs(%o : tensor<2x96x7x7xf32>) -> tensor<2x96x7x7xf32>
   return %0 : tensor<2x96x7x7xf32>
+}
+
+// Batch 1 on a 7x7 map with 256 channels in and out: a 1x1 conv through
+// NHWC with DNMM332 (its [F][C] filter read as stored), a 3x3 one through
+// NHWC with RPMMV on one thread (windows gathered in (c, kh, kw) order, the
+// filter read in place).
+func.func @default_nchw_b1_1x1(%i: tensor<1x256x7x7xf32>, %f: tensor<256x256x1x1xf32>,
+                               %o: tensor<1x256x7x7xf32>) -> tensor<1x256x7x7xf32> {
+  %0 = linalg.conv_2d_nchw_fchw
+    ins(%i, %f : tensor<1x256x7x7xf32>, tensor<256x256x1x1xf32>)
+    outs(%o : tensor<1x256x7x7xf32>) -> tensor<1x256x7x7xf32>
+  return %0 : tensor<1x256x7x7xf32>
+}
+func.func @default_nchw_b1_3x3(%i: tensor<1x256x9x9xf32>, %f: tensor<256x256x3x3xf32>,
+                               %o: tensor<1x256x7x7xf32>) -> tensor<1x256x7x7xf32> {
+  %0 = linalg.conv_2d_nchw_fchw
+    ins(%i, %f : tensor<1x256x9x9xf32>, tensor<256x256x3x3xf32>)
+    outs(%o : tensor<1x256x7x7xf32>) -> tensor<1x256x7x7xf32>
+  return %0 : tensor<1x256x7x7xf32>
 }

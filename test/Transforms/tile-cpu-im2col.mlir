@@ -94,6 +94,38 @@ func.func @nchw_1x1_nhwc(%i: tensor<2x16x8x8xf32>, %f: tensor<32x16x1x1xf32>)
   return %0 : tensor<2x32x4x4xf32>
 }
 
+// A 3x3 NCHW conv through NHWC: the windows are gathered in the FCHW
+// filter's (c, kh, kw) order, one transpose of the [N][C][OH][OW] pixels
+// of each filter tap (offset (kh, kw), every second row and column) into
+// windows[n][oh][ow][c][kh][kw]; the filter is read in place as the
+// [F][C*KH*KW] B of a matmul_transpose_b: no filter transpose.
+// CHECK-LABEL: func.func @nchw_3x3_nhwc
+// CHECK: %[[WIN:.*]] = tensor.empty() : tensor<1x3x3x8x3x3xf32>
+// CHECK: tensor.extract_slice %arg0[0, 0, 0, 0] [1, 8, 3, 3] [1, 1, 2, 2]
+// CHECK: tensor.extract_slice %[[WIN]][0, 0, 0, 0, 0, 0] [1, 3, 3, 8, 1, 1] [1, 1, 1, 1, 1, 1] : tensor<1x3x3x8x3x3xf32> to tensor<1x3x3x8xf32>
+// CHECK: permutation = [0, 2, 3, 1]
+// CHECK-COUNT-7: permutation = [0, 2, 3, 1]
+// CHECK: tensor.extract_slice %arg0[0, 0, 2, 2] [1, 8, 3, 3] [1, 1, 2, 2]
+// CHECK: permutation = [0, 2, 3, 1]
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1, 2], [3, 4, 5]] : tensor<1x3x3x8x3x3xf32> into tensor<9x72xf32>
+// CHECK: tensor.collapse_shape %arg1 {{\[\[}}0], [1, 2, 3]] : tensor<16x8x3x3xf32> into tensor<16x72xf32>
+// CHECK-NOT: permutation = [2, 3, 1, 0]
+// CHECK: vector.contract
+// CHECK: permutation = [0, 3, 1, 2]
+// CHECK-NOT: linalg.conv
+func.func @nchw_3x3_nhwc(%i: tensor<1x8x7x7xf32>, %f: tensor<16x8x3x3xf32>,
+                         %o: tensor<1x16x3x3xf32>) -> tensor<1x16x3x3xf32> {
+  %0 = linalg.conv_2d_nchw_fchw {strides = dense<2> : tensor<2xi64>,
+         tiletune.config = #tiletune.config<cpu,
+         parallel = {n = 1, oh = 3, ow = 3, f = 16},
+         cache = {oh = 3, ow = 3, f = 16, kh = 3, kw = 3, c = 8},
+         register = {oh = 1, ow = 3, f = 16}, layout = nhwc,
+         compute = im2col_rpmmv>}
+    ins(%i, %f : tensor<1x8x7x7xf32>, tensor<16x8x3x3xf32>)
+    outs(%o : tensor<1x16x3x3xf32>) -> tensor<1x16x3x3xf32>
+  return %0 : tensor<1x16x3x3xf32>
+}
+
 // A 1x1 NCHW conv per image in its native layout: a loop over the images
 // (an scf.forall over 2 threads of 2 images, each image in an scf.for)
 // around out[F][OH*OW] += filter[F][C] x input[C][OH*OW], all views of the

@@ -664,9 +664,8 @@ TileConfigAttr Generator::drawVerifierConfig(std::mt19937_64 &rng,
   bool hasLayout = layoutSpec && layoutSpec->appliesTo(op.kind);
   // An NCHW conv: its im2col through NHWC (a 1x1 one also per image, whose
   // packs are a subset).
-  const LoopDim *kh = op.lookup("kh"), *kw = op.lookup("kw");
-  std::optional<OpKind> im2colKind = getIm2colMatmulKind(
-      op.kind, /*nhwcLayout=*/true, kh && kw && kh->size == 1 && kw->size == 1);
+  std::optional<OpKind> im2colKind =
+      getIm2colMatmulKind(op.kind, /*nhwcLayout=*/true);
   SmallVector<StringRef> im2colPacks;
   if (im2colKind)
     for (StringRef pack : getPackValues(*im2colKind))

@@ -323,11 +323,16 @@ TEST(CpuSpace, FhwcConvSearchesIm2colDnmm332) {
   Space fhwc = buildOrDie(p, options);
   EXPECT_TRUE(llvm::is_contained(packsOf(fhwc), "dn"));
   EXPECT_FALSE(llvm::is_contained(packsOf(fhwc), "bt"));
-  for (const char *kind : {"conv_2d_nhwc_hwcf", "conv_2d_nchw_fchw"})
-    EXPECT_FALSE(llvm::is_contained(
-        packsOf(buildOrDie(problemOrDie(kind, "cpu", {1, 7, 7, 64, 1, 1, 32}))),
-        "dn"))
-        << kind;
+  // HWCF's filter is [KH*KW*C][F]: no dn. An NCHW conv's im2col GEMM
+  // through NHWC reads its filter as [F][C*KH*KW]: dn, at any filter size.
+  EXPECT_FALSE(llvm::is_contained(
+      packsOf(buildOrDie(
+          problemOrDie("conv_2d_nhwc_hwcf", "cpu", {1, 7, 7, 64, 1, 1, 32}))),
+      "dn"));
+  EXPECT_TRUE(llvm::is_contained(
+      packsOf(buildOrDie(
+          problemOrDie("conv_2d_nchw_fchw", "cpu", {1, 64, 7, 7, 32, 3, 3}))),
+      "dn"));
   auto key = [](const char *oh, const char *ow, const char *f, const char *pack,
                 const char *im2col) {
     return std::string("n=[1,1];oh=") + oh + ";ow=" + ow + ";f=" + f +
@@ -403,13 +408,28 @@ TEST(CpuSpace, NchwOneByOneSearchesBothIm2colForms) {
   EXPECT_FALSE(s.isValid(wide, &why));
   EXPECT_NE(why.find("register tile of 7 x 4 vectors"), std::string::npos)
       << why;
-  // A 3x3 NCHW conv's im2col goes through NHWC with an HWCF filter: no dn.
+  // A 3x3 NCHW conv's im2col goes through NHWC only, reading its FCHW
+  // filter as [F][C*KH*KW]: dn applies, with `layout = nhwc`.
   Space big = buildOrDie(
-      problemOrDie("conv_2d_nchw_fchw", "cpu", {1, 64, 7, 7, 32, 3, 3}));
-  EXPECT_FALSE(llvm::is_contained(
+      problemOrDie("conv_2d_nchw_fchw", "cpu", {1, 64, 7, 7, 32, 3, 3}),
+      options);
+  EXPECT_TRUE(llvm::is_contained(
       llvm::cast<CategoricalParam>(big.getParameter(*big.lookup("pack")))
           .getChoices(),
       "dn"));
+  auto bigKey = [](const char *layout) {
+    return std::string("n=[1,1];f=[1,32,1,2];oh=[1,7,1,1];ow=[1,1,1,7];"
+                       "c=[1,32];kh=[1,3];kw=[1,3];order=[f,oh,ow,c,kh,kw];"
+                       "vectorize=true;pack=dn;unroll=1;layout=") +
+           layout + ";im2col=true";
+  };
+  llvm::Expected<Config> nhwc = big.parseKey(bigKey("nhwc"));
+  ASSERT_TRUE(bool(nhwc)) << llvm::toString(nhwc.takeError());
+  EXPECT_TRUE(big.isValid(*nhwc, &why)) << why;
+  llvm::Expected<Config> native = big.parseKey(bigKey("native"));
+  ASSERT_TRUE(bool(native)) << llvm::toString(native.takeError());
+  EXPECT_FALSE(big.isValid(*native, &why));
+  EXPECT_NE(why.find("needs layout = nhwc"), std::string::npos) << why;
 }
 
 TEST(CudaSpace, OpEvoTemplates) {

@@ -119,10 +119,10 @@ TEST(TilingTemplatesTest, Computes) {
   EXPECT_EQ(getIm2colMatmulKind(OpKind::ConvNhwcHwcf), OpKind::Matmul);
   EXPECT_EQ(getIm2colMatmulKind(OpKind::ConvNhwcFhwc),
             OpKind::MatmulTransposeB);
-  // NCHW: through NHWC (HWCF filter; a 1x1 FCHW filter is [F][C] as it
-  // is), or per image in its native layout (1x1 only).
+  // NCHW: through NHWC (the FCHW filter is [F][C*KH*KW] as it is), or per
+  // image in its native layout (1x1 only).
   EXPECT_EQ(getIm2colMatmulKind(OpKind::ConvNchwFchw, /*nhwcLayout=*/true),
-            OpKind::Matmul);
+            OpKind::MatmulTransposeB);
   EXPECT_EQ(getIm2colMatmulKind(OpKind::ConvNchwFchw, /*nhwcLayout=*/true,
                                 /*oneByOne=*/true),
             OpKind::MatmulTransposeB);

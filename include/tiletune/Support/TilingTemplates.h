@@ -190,9 +190,9 @@ std::optional<ConvCompute> getConvCompute(llvm::StringRef compute);
 /// NCHW conv larger than 1x1 in its native layout):
 /// - HWCF: matmul (the filter is [KH*KW*C][F]); FHWC: matmul_transpose_b
 ///   (the filter is [F][KH*KW*C]);
-/// - NCHW with `layout = nhwc` (`nhwcLayout`): computed as NHWC, so matmul
-///   with the filter transposed to HWCF, except a 1x1 filter (`oneByOne`),
-///   whose FCHW filter is the [F][C] matrix itself: matmul_transpose_b;
+/// - NCHW with `layout = nhwc` (`nhwcLayout`): windows gathered from NCHW
+///   in the filter's (c, kh, kw) order, so that the FCHW filter is the
+///   [F][C*KH*KW] matrix itself: matmul_transpose_b;
 /// - NCHW in its native layout, 1x1 only: one matmul per image,
 ///   [F][C] x [C][OH*OW] (isPerImageIm2col).
 std::optional<OpKind> getIm2colMatmulKind(OpKind kind, bool nhwcLayout = false,
