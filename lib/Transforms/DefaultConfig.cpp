@@ -309,8 +309,16 @@ TileConfigAttr tiletune::computeDirectDefaultCPUConfig(
     plan.cache["k"] = largestDivisorAtMost(
         size("k"), std::max<int64_t>(lanes, target.l1Bytes / 2 /
                                                 ((1 + rn) * elementBytes)));
-    plan.cache["n"] = plan.parallel["n"];
-    plan.cache["m"] = plan.parallel["m"];
+    // All of the thread's rows, and as many B rows as keep the cache tile's
+    // operands (m x k of A, k x n of B, m x n of C) within the L2: the
+    // space's "cache-fit" rule, so that the default config is a point of
+    // the tuning space (a cache tile of all of n's 2048 B rows of 256 was
+    // not, and the tuner started from the untiled config instead).
+    int64_t mc = plan.parallel["m"], kc = plan.cache["k"];
+    int64_t l2Elements = target.l2Bytes / elementBytes;
+    int64_t ncCap = std::max<int64_t>(rn, (l2Elements - mc * kc) / (kc + mc));
+    plan.cache["n"] = cacheTile(plan.parallel["n"], rn, ncCap);
+    plan.cache["m"] = mc;
     // k chunks outermost; each tile of rn B rows meets every row of A.
     order = {"k", "n", "m"};
     pack = "dn";

@@ -760,6 +760,32 @@ func.func @c(%i: tensor<2x64x16x16xf32>, %f: tensor<64x64x1x1xf32>,
   EXPECT_NE(space->getKey(def).find("im2col=true"), std::string::npos);
 }
 
+/// The DNMM332 default of a batch-1 small-map 1x1 NCHW conv (the GEMM
+/// through NHWC reads the [F][C] filter in place) keeps its cache tile
+/// within the L2, so it is a point of the tuning space: the tuner starts
+/// from it, not from the untiled config.
+TEST_F(DriverTest, DnmmConvDefaultIsASpacePoint) {
+  const char *conv = R"mlir(
+func.func @c(%i: tensor<1x512x7x7xf32>, %f: tensor<2048x512x1x1xf32>,
+             %o: tensor<1x2048x7x7xf32>) -> tensor<1x2048x7x7xf32> {
+  %0 = linalg.conv_2d_nchw_fchw
+    ins(%i, %f : tensor<1x512x7x7xf32>, tensor<2048x512x1x1xf32>)
+    outs(%o : tensor<1x2048x7x7xf32>) -> tensor<1x2048x7x7xf32>
+  return %0 : tensor<1x2048x7x7xf32>
+}
+)mlir";
+  Problem p;
+  std::optional<Space> space;
+  ASSERT_NO_FATAL_FAILURE(firstCPUProblemOf(conv, p, space));
+  std::string log;
+  llvm::raw_string_ostream os(log);
+  Config def = getDefaultConfig(&ctx, p, *space, 1, &os);
+  EXPECT_EQ(log.find("is not in the tuning space"), std::string::npos) << log;
+  std::string key = space->getKey(def);
+  EXPECT_NE(key.find("pack=dn"), std::string::npos) << key;
+  EXPECT_NE(key.find("im2col=true"), std::string::npos) << key;
+}
+
 /// Paired timing: with the default config as the reference, every Ok result
 /// carries the ratio to it beside its measured times, which the problem
 /// measurer never rescales. A reference that does not build leaves the
