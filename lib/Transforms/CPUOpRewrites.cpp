@@ -668,7 +668,7 @@ convertNchwConvThroughNhwc(RewriterBase &rewriter, linalg::LinalgOp conv,
             : Value(memref::AllocOp::create(rewriter, loc,
                                             MemRefType::get(shape, elementType),
                                             rewriter.getI64IntegerAttr(64)));
-    auto tapType = MemRefType::get({n, oh, ow, c}, elementType);
+    SmallVector<int64_t> tapShape = {n, oh, ow, c};
     for (int64_t i = 0; i < kh; ++i)
       for (int64_t j = 0; j < kw; ++j) {
         SmallVector<OpFoldResult> offsets =
@@ -678,7 +678,7 @@ convertNchwConvThroughNhwc(RewriterBase &rewriter, linalg::LinalgOp conv,
         SmallVector<OpFoldResult> ones(6, rewriter.getIndexAttr(1));
         Value pixels = tapPixels(i, j);
         if (onTensors) {
-          auto tapTensor = RankedTensorType::get({n, oh, ow, c}, elementType);
+          auto tapTensor = RankedTensorType::get(tapShape, elementType);
           Value slot = tensor::ExtractSliceOp::create(
               rewriter, loc, tapTensor, windows, offsets, sizes, ones);
           auto t = linalg::TransposeOp::create(rewriter, loc, pixels, slot,
@@ -688,8 +688,8 @@ convertNchwConvThroughNhwc(RewriterBase &rewriter, linalg::LinalgOp conv,
               rewriter, loc, t->getResult(0), windows, offsets, sizes, ones);
         } else {
           auto slotType = memref::SubViewOp::inferRankReducedResultType(
-              tapType.getShape(), cast<MemRefType>(windows.getType()), offsets,
-              sizes, ones);
+              tapShape, cast<MemRefType>(windows.getType()), offsets, sizes,
+              ones);
           Value slot = memref::SubViewOp::create(rewriter, loc,
                                                  cast<MemRefType>(slotType),
                                                  windows, offsets, sizes, ones);
