@@ -1080,7 +1080,9 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
   // 3. Packing (a padded copy of A is already contiguous) and 4. register
   // tiling, per cache-level op (several after peeling).
   SmallVector<Operation *> packCopies;
-  llvm::SmallPtrSet<Operation *, 2> filterTransposes;
+  // Packing transposes that move the innermost dim (FHWC filter tiles,
+  // transposed B tiles into panels): copied in transposed vector blocks.
+  llvm::SmallPtrSet<Operation *, 2> blockTransposes;
   SmallVector<Operation *> registerOps;
   // B tiles already packed (shared by several peeled cache-level ops).
   DenseMap<Value, PanelPack> packedB;
@@ -1107,6 +1109,8 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
           if (failed(packed))
             return failure();
           packCopies.push_back(packed->first);
+          if (transposedB)
+            blockTransposes.insert(packed->first);
           panels = packed->second;
           packedB.try_emplace(b, *panels);
         }
@@ -1115,7 +1119,7 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
         if (failed(packed))
           return failure();
         packCopies.push_back(packed->first);
-        filterTransposes.insert(packed->first);
+        blockTransposes.insert(packed->first);
         current = packed->second;
       } else {
         FailureOr<Operation *> copy = packPlainCopy(
@@ -1167,11 +1171,14 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
     registerOps = *convs;
   }
 
-  // Packing copies move whole rows as vectors.
-  // FHWC filter tiles go in transposed vector blocks (on tensors after
-  // bufferization: vectorizeSmallCopies); the other copies row by row.
+  // Packing copies move whole rows as vectors. Transposing packs (FHWC
+  // filter tiles, transposed B into panels) go in transposed vector blocks
+  // (on tensors after bufferization: vectorizeSmallCopies): copied row by
+  // row, each packed row of a transposed B would gather its elements one by
+  // one from rows K apart (a 1-row-per-piece copy of b1 7x7 3x3 512's
+  // im2col filter panels cost a third of the conv's time).
   for (Operation *copy : packCopies) {
-    if (filterTransposes.contains(copy)) {
+    if (blockTransposes.contains(copy)) {
       if (!onTensors)
         (void)tileAndVectorizeTranspose(rewriter,
                                         cast<linalg::TransposeOp>(copy));

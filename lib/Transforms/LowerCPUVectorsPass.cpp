@@ -58,8 +58,12 @@ struct LowerCPUVectorsPass
       // NCHW 1x1 conv with its two layout transposes ran at 130 GFLOP/s
       // instead of 100 with element-wise extract/insert, and compiled in
       // 0.44 s instead of 0.59 (matmuls unchanged; docs/CPUSchedule.md).
+      // A 16x16 block of 32-bit elements (the blocks of packing and layout
+      // transposes, VectorizeCopies.cpp) goes through upstream's
+      // unpack/shuffle network of the 16x16 transpose instead (other shapes
+      // fall back to the one flat shuffle).
       vector::populateVectorTransposeLoweringPatterns(
-          patterns, vector::VectorTransposeLowering::Shuffle1D);
+          patterns, vector::VectorTransposeLowering::Shuffle16x16);
       vector::populateVectorBroadcastLoweringPatterns(patterns);
       if (failed(applyPatternsGreedily(func, std::move(patterns))))
         return signalPassFailure();
