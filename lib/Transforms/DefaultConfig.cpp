@@ -157,6 +157,12 @@ static int64_t getLanes(const TunableOp &op, const CPUTarget &target) {
 ///     2 threads 0.83-0.94 / 0.69-0.72;
 ///   1x1 2048 -> 512: 1 thread 0.79-0.89 / 0.69-0.74, 2 threads 0.40-0.42 /
 ///     0.40-0.47.
+/// Since FHWC filter tiles and transposed B panels are packed in 16x16
+/// vector blocks (2026-12-02), the direct conv wins those two 1x1 convs
+/// (Zen 4, GFLOP/s, direct / dnmm332, FHWC, batch 1, 1 thread: 1024 ->
+/// 2048 stride 2 89-95 / 77-85, 2048 -> 512 93-96 / 89-90; with
+/// mcpu=haswell 68-71 / 54-55 and 71-74 / 58-60), so 1x1 FHWC convs stay
+/// direct; a batched 3x3 keeps rpmmv (b8 3x3 512: 100 / 82-87 direct).
 /// On 14x14 and 28x28 maps the direct conv and im2col_rpmmv were within 5%
 /// of each other (im2col_dnmm332 25-40% slower), so larger maps stay
 /// direct. On a small map the direct conv's register tile gets one short
@@ -197,9 +203,9 @@ static std::optional<StringRef> pickIm2colPack(const TunableOp &op,
     return size("n") > 1 || (nchw && threads == 1)
                ? std::optional<StringRef>("b")
                : std::nullopt;
-  // 1x1: DNMM332 where the filter is [F][C] (B stored N x K).
-  if (isComputeApplicable(*gemm, "dn") && size("c") >= 1024)
-    return StringRef("dn");
+  // A 1x1 FHWC conv stays direct: its filter tiles are packed in
+  // transposed vector blocks, which beat reading the filter in place with
+  // DNMM332 (the rule until 2026-12-02, for 1024 input channels or more).
   return std::nullopt;
 }
 

@@ -21,16 +21,17 @@
 // RUN:   tiletune-run %t.dn.mlir --entry=$e --pipeline=tiletune-lower-cpu --verify --repeats=1 --num-threads=2; \
 // RUN: done | FileCheck %s --check-prefix=DEFAULT3
 
-// The default configs compute these two small-map convs as im2col GEMMs
-// (DefaultConfig.cpp): a 1x1 FHWC conv of 1024 channels with dnmm332, a
-// batched 3x3 with rpmmv.
+// The default configs compute a batched small-map 3x3 as an im2col GEMM
+// with rpmmv and a 1x1 FHWC conv of 1024 channels directly (its filter
+// tiles packed in transposed vector blocks; DefaultConfig.cpp).
 // RUN: for e in default_1x1 default_3x3 default_nchw_1x1 default_nchw_1x1_7x7 default_nchw_b1_1x1 default_nchw_b1_3x3; do for t in 1 2; do \
 // RUN:   tiletune-run %s --entry=$e --pipeline="tiletune-lower-cpu{default-configs=1 threads=$t}" --verify --repeats=1 --num-threads=$t; \
 // RUN: done; done | FileCheck %s --check-prefix=DEFAULT8
 // RUN: tiletune-opt %s --tiletune-default-config | FileCheck %s --check-prefix=RULE
 // RUN: tiletune-opt %s --tiletune-default-config=mcpu=haswell | FileCheck %s --check-prefix=RULE
 // RULE-LABEL: func.func @default_1x1
-// RULE: compute = im2col_dnmm332
+// RULE-NOT: compute =
+// RULE: pack = b
 // RULE-LABEL: func.func @default_3x3
 // RULE: compute = im2col_rpmmv
 // RULE-LABEL: func.func @default_nchw_1x1(

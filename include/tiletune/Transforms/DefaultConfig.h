@@ -54,12 +54,13 @@ struct CPUTarget {
 /// (isComputeApplicable, TilingTemplates.h); "" lets the heuristic choose.
 ///
 /// A conv on a small map (at most 49 output pixels, at least 256 channels
-/// in and out) is computed as its im2col GEMM: im2col_rpmmv for a window
-/// larger than 1x1 at a batch above 1, im2col_dnmm332 for a 1x1 FHWC conv
-/// of at least 1024 input channels (computeIm2colDefaultCPUConfig). A 1x1
+/// in and out) is computed as its im2col GEMM with im2col_rpmmv for a
+/// window larger than 1x1 at a batch above 1 (computeIm2colDefaultCPUConfig;
+/// an NCHW one also at batch 1 on one thread). A 1x1
 /// NCHW conv is an im2col GEMM per image in its native layout where it is
 /// unstrided and its pixels fill whole vectors, through NHWC where it is
-/// strided or batched. Every other conv is computed directly.
+/// strided or batched, or (with im2col_dnmm332) at batch 1 on a small map.
+/// Every other conv is computed directly.
 TileConfigAttr computeDefaultCPUConfig(MLIRContext *ctx, const TunableOp &op,
                                        const CPUTarget &target = {},
                                        llvm::StringRef pack = "");
