@@ -14,6 +14,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/DenseMap.h"
 
 #define DEBUG_TYPE "tiletune-default-config"
 
@@ -79,6 +80,29 @@ static void splitThreads(const TunableOp &op, Plan &plan,
     plan.parallel[dim->name] = dim->size / trips;
     remaining /= trips;
   }
+}
+
+/// Whether the A streams of a conv register tile of `rows` x `cols` output
+/// pixels, `rowBytes` and `colBytes` apart in the input, share no L1 set
+/// beyond its ways less one (left to the filter panel and the output). x86
+/// L1 data caches are indexed within the 4 KiB page, so lines 4 KiB apart
+/// share a set and a set has L1 / 4 KiB ways (8 on Zen 4 and Skylake, 12 on
+/// Zen 5). The streams advance in lockstep along the channels, so streams
+/// that start in the same set keep evicting each other: on Zen 4 a 2 x 7
+/// tile whose 14 pixels lie 4 KiB apart (1024 channels, or 512 at stride
+/// 2) ran at 79-87 GFLOP/s against 109-111 with one row of 7.
+static bool fitsL1Sets(int64_t rows, int64_t cols, int64_t rowBytes,
+                       int64_t colBytes, int64_t l1Bytes) {
+  constexpr int64_t kWayBytes = 4096, kLineBytes = 64;
+  int64_t ways = std::max<int64_t>(1, l1Bytes / kWayBytes);
+  llvm::SmallDenseMap<int64_t, int64_t, 64> perSet;
+  int64_t most = 0;
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j) {
+      int64_t set = ((i * rowBytes + j * colBytes) % kWayBytes) / kLineBytes;
+      most = std::max(most, ++perSet[set]);
+    }
+  return most <= std::max<int64_t>(1, ways - 1);
 }
 
 /// The largest multiple of `reg` that divides `outer` and is at most `cap`
@@ -492,14 +516,21 @@ TileConfigAttr tiletune::computeDirectDefaultCPUConfig(
     // back fewer times. ResNet-50's 14x14 1x1 256-1024, 1 thread, Zen 5:
     // 147-150 GFLOP/s -> 209-210; its 3x3 256: 190-202 -> 202-206; the
     // 7x7 1x1 512-2048 (odd rows: channels only) 140-148 -> 152-158.
+    // Not where the two rows' input pixels crowd an L1 set (fitsL1Sets).
     if (!nativeGrouped && plan.parallel["ow"] <= 14) {
       int64_t vectors = (rf + lanes - 1) / lanes;
       // Full vectors only: with masked ones (20 filters on 16 lanes) the
       // second row ran slower (a 2x8x6x20 conv: 8.4-8.6 GFLOP/s with one
       // row, 6.1-6.3 with two).
+      // The input pixels of the two rows must not crowd one L1 set.
+      int64_t inputWidth = (size("ow") - 1) * op.strides[1] +
+                           (size("kw") - 1) * op.dilations[1] + 1;
+      int64_t pixelBytes = size("c") * elementBytes;
       if (plan.cache["oh"] % 2 == 0 && rf % lanes == 0 &&
           2 * plan.reg["ow"] <= CPUDescription::getMaxRegisterRows(
-                                    target.vectorRegisters, vectors))
+                                    target.vectorRegisters, vectors) &&
+          fitsL1Sets(2, plan.reg["ow"], op.strides[0] * inputWidth * pixelBytes,
+                     op.strides[1] * pixelBytes, target.l1Bytes))
         plan.reg["oh"] = 2;
       if (size("kh") * size("kw") == 1)
         plan.cache["c"] = largestDivisorAtMost(size("c"), 256);

@@ -83,6 +83,29 @@ func.func @conv_deep_fhwc(%i: tensor<1x10x9x512xf32>, %f: tensor<512x3x3x512xf32
 
 // -----
 
+// The second row only where the two rows' input pixels do not crowd one L1
+// set (lines 4 KiB apart share a set; 12 ways in 48K): 1024 channels put
+// all 14 pixels 4 KiB apart, so one row of 7; 256 channels spread them
+// over four sets, so two rows.
+
+// CHECK-LABEL: func.func @conv_14x14_1024
+//       CHECK:   register = {f = 32, oh = 1, ow = 7}
+func.func @conv_14x14_1024(%i: tensor<2x14x14x1024xf32>, %f: tensor<1x1x1024x256xf32>, %o: tensor<2x14x14x256xf32>) -> tensor<2x14x14x256xf32> {
+  %0 = linalg.conv_2d_nhwc_hwcf ins(%i, %f : tensor<2x14x14x1024xf32>, tensor<1x1x1024x256xf32>) outs(%o : tensor<2x14x14x256xf32>) -> tensor<2x14x14x256xf32>
+  return %0 : tensor<2x14x14x256xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @conv_14x14_256
+//       CHECK:   register = {f = 32, oh = 2, ow = 7}
+func.func @conv_14x14_256(%i: tensor<2x14x14x256xf32>, %f: tensor<1x1x256x1024xf32>, %o: tensor<2x14x14x1024xf32>) -> tensor<2x14x14x1024xf32> {
+  %0 = linalg.conv_2d_nhwc_hwcf ins(%i, %f : tensor<2x14x14x256xf32>, tensor<1x1x256x1024xf32>) outs(%o : tensor<2x14x14x1024xf32>) -> tensor<2x14x14x1024xf32>
+  return %0 : tensor<2x14x14x1024xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @conv_nchw
 //       CHECK:   tiletune.config = #tiletune.config<cpu, parallel = {f = 8, n = 1, oh = 3, ow = 3}
 func.func @conv_nchw(%i: tensor<2x3x7x7xf32>, %f: tensor<8x3x5x5xf32>, %o: tensor<2x8x3x3xf32>) -> tensor<2x8x3x3xf32> {
