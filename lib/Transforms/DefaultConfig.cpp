@@ -546,6 +546,19 @@ TileConfigAttr tiletune::computeDirectDefaultCPUConfig(
     // packed, 1.4-1.5 as HWCF (1 thread, Zen 5); equal on the 56x56 3x3.
     if (op.kind == OpKind::ConvNhwcFhwc)
       pack = "b";
+    // An HWCF filter tile on a small map (at most 49 output pixels) is
+    // copied contiguous too where the window is larger than 1x1 or
+    // strided: each filter chunk then serves few register tiles, and read
+    // in place its rows lie F elements apart, in few L1 sets. Zen 4, batch
+    // 1, 1 thread, GFLOP/s in place / packed (`tiletune-run --repeats=20`,
+    // two to five rounds): 7x7 3x3 512 66-76 / 83-84, 3x3/2 512 76-78 /
+    // 85, 1x1/2 1024-2048 60-83 / 82-96; the unstrided 7x7 1x1 convs
+    // measured within noise, the 14x14 and 28x28 3x3 convs slower packed
+    // (113-114 / 103-112).
+    if (op.kind == OpKind::ConvNhwcHwcf && size("oh") * size("ow") <= 49 &&
+        (size("kh") * size("kw") > 1 ||
+         op.strides != std::array<int64_t, 2>{1, 1}))
+      pack = "b";
   }
 
   FactorMap factors;

@@ -106,6 +106,28 @@ func.func @conv_14x14_256(%i: tensor<2x14x14x256xf32>, %f: tensor<1x1x256x1024xf
 
 // -----
 
+// An HWCF filter on a small map with a window larger than 1x1 is packed
+// (pack = b: each filter chunk serves few register tiles); on a 14x14 map,
+// and for an unstrided 1x1 filter, it is read in place.
+
+// CHECK-LABEL: func.func @conv_7x7_3x3_hwcf
+//       CHECK:   pack = b
+func.func @conv_7x7_3x3_hwcf(%i: tensor<1x9x9x512xf32>, %f: tensor<3x3x512x512xf32>, %o: tensor<1x7x7x512xf32>) -> tensor<1x7x7x512xf32> {
+  %0 = linalg.conv_2d_nhwc_hwcf ins(%i, %f : tensor<1x9x9x512xf32>, tensor<3x3x512x512xf32>) outs(%o : tensor<1x7x7x512xf32>) -> tensor<1x7x7x512xf32>
+  return %0 : tensor<1x7x7x512xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @conv_7x7_1x1_hwcf
+//       CHECK:   pack = none
+func.func @conv_7x7_1x1_hwcf(%i: tensor<1x7x7x512xf32>, %f: tensor<1x1x512x2048xf32>, %o: tensor<1x7x7x2048xf32>) -> tensor<1x7x7x2048xf32> {
+  %0 = linalg.conv_2d_nhwc_hwcf ins(%i, %f : tensor<1x7x7x512xf32>, tensor<1x1x512x2048xf32>) outs(%o : tensor<1x7x7x2048xf32>) -> tensor<1x7x7x2048xf32>
+  return %0 : tensor<1x7x7x2048xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @conv_nchw
 //       CHECK:   tiletune.config = #tiletune.config<cpu, parallel = {f = 8, n = 1, oh = 3, ow = 3}
 func.func @conv_nchw(%i: tensor<2x3x7x7xf32>, %f: tensor<8x3x5x5xf32>, %o: tensor<2x8x3x3xf32>) -> tensor<2x8x3x3xf32> {
