@@ -82,6 +82,11 @@ static void splitThreads(const TunableOp &op, Plan &plan,
   }
 }
 
+/// A small map: at most this many output pixels per image (ResNet-50's 7x7
+/// stage), where a conv's filter chunks serve few register tiles. The
+/// im2col rule (pickIm2colPack) and the HWCF filter packing use it.
+static constexpr int64_t kSmallMapPixels = 49;
+
 /// Whether the A streams of a conv register tile of `rows` x `cols` output
 /// pixels, `rowBytes` and `colBytes` apart in the input, share no L1 set
 /// beyond its ways less one (left to the filter panel and the output). x86
@@ -209,8 +214,8 @@ static std::optional<StringRef> pickIm2colPack(const TunableOp &op,
   if (!gemm)
     return std::nullopt;
   auto size = [&](StringRef name) { return op.lookup(name)->size; };
-  bool smallMap =
-      size("oh") * size("ow") <= 49 && size("c") >= 256 && size("f") >= 256;
+  bool smallMap = size("oh") * size("ow") <= kSmallMapPixels &&
+                  size("c") >= 256 && size("f") >= 256;
   bool nchw = op.kind == OpKind::ConvNchwFchw;
   if (nchw && isOneByOne(op)) {
     if (takesPerImageIm2col(op, lanes))
@@ -522,7 +527,6 @@ TileConfigAttr tiletune::computeDirectDefaultCPUConfig(
       // Full vectors only: with masked ones (20 filters on 16 lanes) the
       // second row ran slower (a 2x8x6x20 conv: 8.4-8.6 GFLOP/s with one
       // row, 6.1-6.3 with two).
-      // The input pixels of the two rows must not crowd one L1 set.
       int64_t inputWidth = (size("ow") - 1) * op.strides[1] +
                            (size("kw") - 1) * op.dilations[1] + 1;
       int64_t pixelBytes = size("c") * elementBytes;
@@ -555,7 +559,8 @@ TileConfigAttr tiletune::computeDirectDefaultCPUConfig(
     // 85, 1x1/2 1024-2048 60-83 / 82-96; the unstrided 7x7 1x1 convs
     // measured within noise, the 14x14 and 28x28 3x3 convs slower packed
     // (113-114 / 103-112).
-    if (op.kind == OpKind::ConvNhwcHwcf && size("oh") * size("ow") <= 49 &&
+    if (op.kind == OpKind::ConvNhwcHwcf &&
+        size("oh") * size("ow") <= kSmallMapPixels &&
         (size("kh") * size("kw") > 1 ||
          op.strides != std::array<int64_t, 2>{1, 1}))
       pack = "b";
