@@ -16,6 +16,7 @@
 #include "tiletune/InitAll.h"
 #include "tiletune/Measure/KernelHarness.h"
 #include "tiletune/Support/CPUDescription.h"
+#include "tiletune/Support/OptionText.h"
 #include "tiletune/Support/Target.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -103,9 +104,10 @@ cl::opt<int> threads("num-threads",
                      cl::init(0), cl::cat(runCategory));
 cl::opt<unsigned> optLevel(
     "O",
-    cl::desc("LLVM optimisation level (0-3; default " +
-             std::to_string(kDefaultJITOptLevel) +
-             ", the level of every TileTune JIT, the tuner's included)"),
+    cl::desc(keepOptionText("LLVM optimisation level (0-3; default " +
+                            std::to_string(kDefaultJITOptLevel) +
+                            ", the level of every TileTune JIT, the tuner's "
+                            "included)")),
     cl::init(kDefaultJITOptLevel), cl::Prefix, cl::cat(runCategory));
 cl::opt<int> codegenOptLevel(
     "codegen-opt-level",

@@ -11,13 +11,14 @@
 #include "tiletune/Dialect/TileConfig.h"
 #include "tiletune/Driver/Distributed.h"
 #include "tiletune/Driver/Driver.h"
-#include "tiletune/TuningPasses/Passes.h"
 #include "tiletune/InitAll.h"
 #include "tiletune/Search/Strategy.h"
+#include "tiletune/Support/CPUDescription.h"
+#include "tiletune/Support/OptionText.h"
 #include "tiletune/Support/Target.h"
 #include "tiletune/Transforms/TransformScript.h"
-#include "tiletune/Support/CPUDescription.h"
 #include "tiletune/Tuner/TaskScheduler.h"
+#include "tiletune/TuningPasses/Passes.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -38,7 +39,6 @@
 
 #include <atomic>
 #include <csignal>
-#include <forward_list>
 
 using namespace mlir;
 using namespace mlir::tiletune;
@@ -52,15 +52,6 @@ static cl::OptionCategory category("tiletune options");
 
 /// Every default of a tuning run comes from TuneOptions.
 static const TuneOptions kDefaults;
-
-/// cl::desc keeps only a StringRef: a description built at run time must
-/// outlive the option (a temporary std::string is freed right after the
-/// option's constructor, and --help then reads freed memory).
-static llvm::StringRef keepText(std::string text) {
-  static std::forward_list<std::string> texts;
-  texts.push_front(std::move(text));
-  return texts.front();
-}
 
 static cl::SubCommand tuneCmd(
     "tune", "Tune every matmul/batch_matmul/conv_2d op of an MLIR module on "
@@ -124,14 +115,13 @@ static cl::opt<std::string> cpuFeatures(
     cl::init(""), cl::sub(tuneCmd), cl::sub(applyCmd), cl::sub(spaceCmd),
     cl::sub(reportCmd), cl::cat(category));
 
-static cl::opt<std::string>
-    algorithm("algorithm",
-              cl::desc(keepText("Search algorithm (default " +
-                                kDefaults.algorithm +
-                                "; `tiletune algorithms` lists them with "
-                                "their options)")),
-              cl::init(kDefaults.algorithm), cl::sub(tuneCmd),
-              cl::sub(spaceCmd), cl::cat(category));
+static cl::opt<std::string> algorithm(
+    "algorithm",
+    cl::desc(keepOptionText("Search algorithm (default " + kDefaults.algorithm +
+                            "; `tiletune algorithms` lists them with "
+                            "their options)")),
+    cl::init(kDefaults.algorithm), cl::sub(tuneCmd), cl::sub(spaceCmd),
+    cl::cat(category));
 static cl::alias algorithmAlias("a", cl::desc("Alias for --algorithm"),
                                 cl::aliasopt(algorithm));
 static cl::opt<std::string>
@@ -181,12 +171,12 @@ static cl::opt<std::string> fixParams(
              "'order=[n,k,m];pack=ab;unroll=4;m=[1,*,*,*]')"),
     cl::value_desc("assignments"), cl::init(""), cl::sub(tuneCmd),
     cl::sub(spaceCmd), cl::cat(category));
-static cl::opt<int64_t>
-    trials("trials",
-           cl::desc(keepText("Budget: measurements per problem (0 = no "
-                             "limit; then --seconds is required). Default " +
-                             std::to_string(kDefaults.trials))),
-           cl::init(kDefaults.trials), cl::sub(tuneCmd), cl::cat(category));
+static cl::opt<int64_t> trials(
+    "trials",
+    cl::desc(keepOptionText("Budget: measurements per problem (0 = no "
+                            "limit; then --seconds is required). Default " +
+                            std::to_string(kDefaults.trials))),
+    cl::init(kDefaults.trials), cl::sub(tuneCmd), cl::cat(category));
 static cl::opt<double>
     seconds("seconds",
             cl::desc("Budget: wall-clock seconds per problem (0 = no limit)"),
@@ -210,28 +200,24 @@ static cl::opt<bool>
            cl::desc("Continue the unfinished runs of the same problems, "
                     "algorithm and seed (nothing is measured twice)"),
            cl::init(false), cl::sub(tuneCmd), cl::cat(category));
-static cl::opt<unsigned>
-    batchSize("batch",
-              cl::desc(keepText("Candidates per batch (default " +
-                                std::to_string(kDefaults.batchSize) + ")")),
-              cl::init(kDefaults.batchSize), cl::sub(tuneCmd),
-              cl::cat(category));
-static cl::opt<unsigned>
-    repeats("repeats",
-            cl::desc(keepText("Timed samples per variant (" +
-                              std::to_string(kDefaults.timing.repeats) + ")")),
-            cl::init(kDefaults.timing.repeats), cl::sub(tuneCmd),
-            cl::cat(category));
-static cl::opt<unsigned>
-    warmup("warmup",
-           cl::desc(keepText("Untimed warm-up calls (" +
-                             std::to_string(kDefaults.timing.warmupRuns) +
-                             ")")),
-           cl::init(kDefaults.timing.warmupRuns), cl::sub(tuneCmd),
-           cl::cat(category));
+static cl::opt<unsigned> batchSize(
+    "batch",
+    cl::desc(keepOptionText("Candidates per batch (default " +
+                            std::to_string(kDefaults.batchSize) + ")")),
+    cl::init(kDefaults.batchSize), cl::sub(tuneCmd), cl::cat(category));
+static cl::opt<unsigned> repeats(
+    "repeats",
+    cl::desc(keepOptionText("Timed samples per variant (" +
+                            std::to_string(kDefaults.timing.repeats) + ")")),
+    cl::init(kDefaults.timing.repeats), cl::sub(tuneCmd), cl::cat(category));
+static cl::opt<unsigned> warmup(
+    "warmup",
+    cl::desc(keepOptionText("Untimed warm-up calls (" +
+                            std::to_string(kDefaults.timing.warmupRuns) + ")")),
+    cl::init(kDefaults.timing.warmupRuns), cl::sub(tuneCmd), cl::cat(category));
 static cl::opt<double> minSampleMs(
     "min-sample-ms",
-    cl::desc(keepText(
+    cl::desc(keepOptionText(
         "Minimum duration of one timed sample in ms (" +
         llvm::formatv("{0}", kDefaults.timing.minSampleSeconds * 1e3).str() +
         ")")),
@@ -261,7 +247,7 @@ static cl::opt<std::string> distributed(
     cl::sub(tuneCmd), cl::cat(category));
 static cl::opt<double> earlyStop(
     "early-stop",
-    cl::desc(keepText(
+    cl::desc(keepOptionText(
         "CPU: stop timing a search candidate once it is this many times "
         "slower than the best so far, after " +
         std::to_string(kDefaults.timing.stopAfterRepeats) +
@@ -273,7 +259,7 @@ static cl::opt<double> earlyStop(
     cl::init(kDefaults.earlyStopFactor), cl::sub(tuneCmd), cl::cat(category));
 static cl::opt<double> precisionStop(
     "precision-stop",
-    cl::desc(keepText(
+    cl::desc(keepOptionText(
         "CPU, paired timing: end a search candidate's timing once its time "
         "ratios to the reference, after " +
         std::to_string(kDefaults.timing.precisionAfterRepeats) +
@@ -293,16 +279,18 @@ static cl::opt<bool> fuseEpilogues(
     cl::init(kDefaults.fuseEpilogues), cl::sub(tuneCmd), cl::cat(category));
 static cl::opt<unsigned> compileCache(
     "compile-cache",
-    cl::desc(keepText("CPU: compiled variants each worker keeps by config, "
-                      "reused when a config is measured again (the winner's "
-                      "confirmation); 0: off (default " +
-                      std::to_string(kDefaults.compileCacheSize) + ")")),
+    cl::desc(
+        keepOptionText("CPU: compiled variants each worker keeps by config, "
+                       "reused when a config is measured again (the winner's "
+                       "confirmation); 0: off (default " +
+                       std::to_string(kDefaults.compileCacheSize) + ")")),
     cl::init(kDefaults.compileCacheSize), cl::sub(tuneCmd), cl::cat(category));
 static cl::opt<unsigned> jitOptLevel(
     "jit-opt-level",
-    cl::desc(keepText("CPU: LLVM optimisation level of the variants' JIT, "
-                      "0-3 (default " +
-                      std::to_string(kDefaults.jitOptLevel) + ")")),
+    cl::desc(
+        keepOptionText("CPU: LLVM optimisation level of the variants' JIT, "
+                       "0-3 (default " +
+                       std::to_string(kDefaults.jitOptLevel) + ")")),
     cl::init(kDefaults.jitOptLevel), cl::sub(tuneCmd), cl::cat(category));
 static cl::opt<int> jitCodegenOptLevel(
     "jit-codegen-opt-level",
