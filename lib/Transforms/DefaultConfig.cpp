@@ -87,6 +87,11 @@ static void splitThreads(const TunableOp &op, Plan &plan,
 /// im2col rule (pickIm2colPack) and the HWCF filter packing use it.
 static constexpr int64_t kSmallMapPixels = 49;
 
+/// A map of at most this many output pixels (ResNet-50's 14x14 stage):
+/// there a batch-1 NCHW conv split over several threads runs its im2col
+/// GEMM through NHWC rather than the direct conv (pickIm2colPack).
+static constexpr int64_t kThreadedNchwMapPixels = 196;
+
 /// Whether the A streams of a conv register tile of `rows` x `cols` output
 /// pixels, `rowBytes` and `colBytes` apart in the input, share no L1 set
 /// beyond its ways less one (left to the filter panel and the output). x86
@@ -206,32 +211,44 @@ static int64_t getLanes(const TunableOp &op, const CPUTarget &target) {
 /// unstrided one on a 14x14 map stays direct (the two measured within
 /// noise). A larger NCHW conv on a small map takes im2col_rpmmv at batch 1
 /// too, on one thread (ResNet-50 b1's 7x7 stage on Zen 4, GFLOP/s of two
-/// runs: 3x3 512 34 -> 40-41, 3x3/2 33-37 -> 44-45; at 2 threads 3x3/2
-/// 54-55 -> 48-49, so direct there; docs/TileConfig.md, "NCHW convs").
+/// runs: 3x3 512 34 -> 40-41, 3x3/2 33-37 -> 44-45; docs/TileConfig.md,
+/// "NCHW convs"). A batch-1 NCHW conv of at least 256 channels in and out
+/// on a map of up to 14x14 that several threads run takes the im2col GEMM
+/// through NHWC as well: there the direct conv's whole-tensor transposes
+/// left 2 threads at 1.1-1.4x one (Zen 5, b1, 2 threads, GFLOP/s of two
+/// runs, direct / rpmmv: 14x14 1x1 256->1024 177-178 / 247-249, 1024->256
+/// 210-217 / 281-294, 3x3 256 236-251 / 255-279; 7x7 3x3 512 164-179 /
+/// 216-225, 3x3/2 171-172 / 201-203; 28x28 3x3 128 stays direct, 312-324 /
+/// 240-252; the 1x1 convs with rpmmv rather than the GEMM's own pick,
+/// dpmm: 213-222 for 256->1024). At 1 thread the direct conv keeps the
+/// 14x14 maps (3x3 256 189-192 / 167-168).
 static std::optional<StringRef> pickIm2colPack(const TunableOp &op,
                                                int64_t lanes, int64_t threads) {
   std::optional<OpKind> gemm = getDefaultIm2colMatmulKind(op, lanes);
   if (!gemm)
     return std::nullopt;
   auto size = [&](StringRef name) { return op.lookup(name)->size; };
-  bool smallMap = size("oh") * size("ow") <= kSmallMapPixels &&
-                  size("c") >= 256 && size("f") >= 256;
+  bool manyChannels = size("c") >= 256 && size("f") >= 256;
+  int64_t pixels = size("oh") * size("ow");
+  bool smallMap = pixels <= kSmallMapPixels && manyChannels;
   bool nchw = op.kind == OpKind::ConvNchwFchw;
+  bool threadedNchw = nchw && threads > 1 && size("n") == 1 &&
+                      pixels <= kThreadedNchwMapPixels && manyChannels;
   if (nchw && isOneByOne(op)) {
     if (takesPerImageIm2col(op, lanes))
       return StringRef();
     if (smallMap && size("n") == 1)
       return StringRef("dn");
+    if (threadedNchw)
+      return StringRef("b");
     if (size("n") > 1 || op.strides != std::array<int64_t, 2>{1, 1})
       return StringRef();
     return std::nullopt;
   }
-  if (!smallMap)
+  if (!smallMap && !threadedNchw)
     return std::nullopt;
   if (size("kh") * size("kw") > 1)
-    return size("n") > 1 || (nchw && threads == 1)
-               ? std::optional<StringRef>("b")
-               : std::nullopt;
+    return size("n") > 1 || nchw ? std::optional<StringRef>("b") : std::nullopt;
   // A 1x1 FHWC conv stays direct: its filter tiles are packed in
   // transposed vector blocks, which beat reading the filter in place with
   // DNMM332 (the rule until 2026-12-02, for 1024 input channels or more).

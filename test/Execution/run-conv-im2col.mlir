@@ -24,7 +24,7 @@
 // The default configs compute a batched small-map 3x3 as an im2col GEMM
 // with rpmmv and a 1x1 FHWC conv of 1024 channels directly (its filter
 // tiles packed in transposed vector blocks; DefaultConfig.cpp).
-// RUN: for e in default_1x1 default_3x3 default_nchw_1x1 default_nchw_1x1_7x7 default_nchw_b1_1x1 default_nchw_b1_3x3; do for t in 1 2; do \
+// RUN: for e in default_1x1 default_3x3 default_nchw_1x1 default_nchw_1x1_7x7 default_nchw_b1_1x1 default_nchw_b1_3x3 default_nchw_b1_1x1_14x14; do for t in 1 2; do \
 // RUN:   tiletune-run %s --entry=$e --pipeline="tiletune-lower-cpu{default-configs=1 threads=$t}" --verify --repeats=1 --num-threads=$t; \
 // RUN: done; done | FileCheck %s --check-prefix=DEFAULT8
 // RUN: tiletune-opt %s --tiletune-default-config | FileCheck %s --check-prefix=RULE
@@ -45,13 +45,18 @@
 // RULE: compute = im2col_dnmm332{{.*}}layout = nhwc
 // RULE-LABEL: func.func @default_nchw_b1_3x3
 // RULE: compute = im2col_rpmmv{{.*}}layout = nhwc
-// At 2 threads the batch-1 3x3 conv stays direct (through NHWC).
+// RULE-LABEL: func.func @default_nchw_b1_1x1_14x14
+// RULE-NOT: compute
+// RULE: layout = nhwc
+// At 2 threads the batch-1 3x3 conv on the 7x7 map and the 1x1 conv on the
+// 14x14 map take the GEMM through NHWC with RPMMV too.
 // RUN: tiletune-opt %s --tiletune-default-config=threads=2 | FileCheck %s --check-prefix=RULE2
 // RULE2-LABEL: func.func @default_nchw_b1_1x1
 // RULE2: compute = im2col_dnmm332{{.*}}layout = nhwc
 // RULE2-LABEL: func.func @default_nchw_b1_3x3
-// RULE2-NOT: compute
-// RULE2: layout = nhwc
+// RULE2: compute = im2col_rpmmv{{.*}}layout = nhwc
+// RULE2-LABEL: func.func @default_nchw_b1_1x1_14x14
+// RULE2: compute = im2col_rpmmv{{.*}}layout = nhwc
 
 // EXPLICIT-COUNT-36: verify: PASSED
 // EXPLICIT-NOT: verify
@@ -59,7 +64,7 @@
 // DEFAULT4-NOT: verify
 // DEFAULT3-COUNT-5: verify: PASSED
 // DEFAULT3-NOT: verify
-// DEFAULT8-COUNT-12: verify: PASSED
+// DEFAULT8-COUNT-14: verify: PASSED
 // DEFAULT8-NOT: verify
 
 // Im2colRPMMV on TOSA's FHWC form (the GEMM's B is [F][KH*KW*C], packed).
@@ -265,8 +270,9 @@ func.func @default_nchw_1x1_7x7(%i: tensor<2x64x7x7xf32>, %f: tensor<96x64x1x1xf
 
 // Batch 1 on a 7x7 map with 256 channels in and out: a 1x1 conv through
 // NHWC with DNMM332 (its [F][C] filter read as stored), a 3x3 one through
-// NHWC with RPMMV on one thread (windows gathered in (c, kh, kw) order, the
-// filter read in place).
+// NHWC with RPMMV (windows gathered in (c, kh, kw) order, the filter read in
+// place). On a 14x14 map a 1x1 conv is direct through NHWC on one thread and
+// the GEMM through NHWC with RPMMV on several.
 func.func @default_nchw_b1_1x1(%i: tensor<1x256x7x7xf32>, %f: tensor<256x256x1x1xf32>,
                                %o: tensor<1x256x7x7xf32>) -> tensor<1x256x7x7xf32> {
   %0 = linalg.conv_2d_nchw_fchw
@@ -280,4 +286,11 @@ func.func @default_nchw_b1_3x3(%i: tensor<1x256x9x9xf32>, %f: tensor<256x256x3x3
     ins(%i, %f : tensor<1x256x9x9xf32>, tensor<256x256x3x3xf32>)
     outs(%o : tensor<1x256x7x7xf32>) -> tensor<1x256x7x7xf32>
   return %0 : tensor<1x256x7x7xf32>
+}
+func.func @default_nchw_b1_1x1_14x14(%i: tensor<1x256x14x14xf32>, %f: tensor<256x256x1x1xf32>,
+                                     %o: tensor<1x256x14x14xf32>) -> tensor<1x256x14x14xf32> {
+  %0 = linalg.conv_2d_nchw_fchw
+    ins(%i, %f : tensor<1x256x14x14xf32>, tensor<256x256x1x1xf32>)
+    outs(%o : tensor<1x256x14x14xf32>) -> tensor<1x256x14x14xf32>
+  return %0 : tensor<1x256x14x14xf32>
 }

@@ -137,6 +137,28 @@ func.func @conv_nchw(%i: tensor<2x3x7x7xf32>, %f: tensor<8x3x5x5xf32>, %o: tenso
 
 // -----
 
+// A batch-1 NCHW conv of 256 channels on a 14x14 map at 2 threads: the
+// im2col GEMM through NHWC (the filter read in place); on a 28x28 map the
+// direct conv through NHWC.
+// CHECK-LABEL: func.func @conv_nchw_b1_14x14
+//       CHECK:   compute = im2col_rpmmv, layout = nhwc
+func.func @conv_nchw_b1_14x14(%i: tensor<1x256x16x16xf32>, %f: tensor<256x256x3x3xf32>, %o: tensor<1x256x14x14xf32>) -> tensor<1x256x14x14xf32> {
+  %0 = linalg.conv_2d_nchw_fchw ins(%i, %f : tensor<1x256x16x16xf32>, tensor<256x256x3x3xf32>) outs(%o : tensor<1x256x14x14xf32>) -> tensor<1x256x14x14xf32>
+  return %0 : tensor<1x256x14x14xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @conv_nchw_b1_28x28
+//   CHECK-NOT:   compute
+//       CHECK:   layout = nhwc
+func.func @conv_nchw_b1_28x28(%i: tensor<1x256x30x30xf32>, %f: tensor<256x256x3x3xf32>, %o: tensor<1x256x28x28xf32>) -> tensor<1x256x28x28xf32> {
+  %0 = linalg.conv_2d_nchw_fchw ins(%i, %f : tensor<1x256x30x30xf32>, tensor<256x256x3x3xf32>) outs(%o : tensor<1x256x28x28xf32>) -> tensor<1x256x28x28xf32>
+  return %0 : tensor<1x256x28x28xf32>
+}
+
+// -----
+
 // Grouped convs: the threads split the groups first. ResNeXt's 32 groups of
 // 4 filters: the NCHW form keeps its native layout (the output width on the
 // lanes, 4 filter rows); with 32 filters per group it is computed as NHWC.
