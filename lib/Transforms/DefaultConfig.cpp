@@ -208,10 +208,11 @@ static int64_t getLanes(const TunableOp &op, const CPUTarget &target) {
 /// at all), else through NHWC, with DNMM332 (the filter read as stored)
 /// at batch 1 on a small map, with the compute the GEMM's own heuristic
 /// picks (an empty pack) when it is strided or batched; a batch-1
-/// unstrided one on a 14x14 map stays direct (the two measured within
-/// noise). A larger NCHW conv on a small map takes im2col_rpmmv at batch 1
-/// too, on one thread (ResNet-50 b1's 7x7 stage on Zen 4, GFLOP/s of two
-/// runs: 3x3 512 34 -> 40-41, 3x3/2 33-37 -> 44-45; docs/TileConfig.md,
+/// unstrided one on a 14x14 map stays direct on one thread (the two
+/// measured within noise). A larger NCHW conv on a small map takes
+/// im2col_rpmmv at batch 1 too (ResNet-50 b1's 7x7 stage on Zen 4, one
+/// thread, GFLOP/s of two runs: 3x3 512 34 -> 40-41, 3x3/2 33-37 -> 44-45;
+/// docs/TileConfig.md,
 /// "NCHW convs"). A batch-1 NCHW conv of at least 256 channels in and out
 /// on a map of up to 14x14 that several threads run takes the im2col GEMM
 /// through NHWC as well: there the direct conv's whole-tensor transposes
