@@ -378,6 +378,19 @@ TileConfigAttr tiletune::computeDirectDefaultCPUConfig(
   } else if (matmulLike) {
     int64_t rn = pickVectorTile(size("n"), lanes);
     int64_t rm = largestDivisorAtMost(size("m"), rowCap(rn));
+    // Where m's divisors leave at most half the rows that fit (M = 49 on
+    // AVX2: 6 rows of two vectors fit, 49 = 7 x 7 gives 1), one vector per
+    // row when that holds more accumulators (7 x 8): a 1 x 16 tile has two
+    // accumulators against the FMA latency. The im2col GEMMs of 7x7 maps
+    // hit this (b1 NCHW 3x3 512 at 2 threads, mcpu=haswell, Zen 5: 39-42
+    // GFLOP/s with 1 x 16).
+    if (rn > lanes && 2 * rm <= rowCap(rn)) {
+      int64_t narrowRm = largestDivisorAtMost(size("m"), rowCap(lanes));
+      if (narrowRm * lanes > rm * rn && size("n") % lanes == 0) {
+        rn = lanes;
+        rm = narrowRm;
+      }
+    }
     plan.reg["m"] = rm;
     plan.reg["n"] = rn;
     // Threads split the batch first (independent problems), then the

@@ -27,6 +27,13 @@
 // RUN: for e in default_1x1 default_3x3 default_nchw_1x1 default_nchw_1x1_7x7 default_nchw_b1_1x1 default_nchw_b1_3x3 default_nchw_b1_1x1_14x14; do for t in 1 2; do \
 // RUN:   tiletune-run %s --entry=$e --pipeline="tiletune-lower-cpu{default-configs=1 threads=$t}" --verify --repeats=1 --num-threads=$t; \
 // RUN: done; done | FileCheck %s --check-prefix=DEFAULT8
+// On AVX2 the 7x7 map's GEMM (M = 49) takes 7 x 8 register tiles.
+// RUN: for t in 1 2; do \
+// RUN:   tiletune-run %s --entry=default_nchw_b1_3x3 --pipeline="tiletune-lower-cpu{default-configs=1 threads=$t}" --mcpu=haswell --verify --repeats=1 --num-threads=$t; \
+// RUN: done | FileCheck %s --check-prefix=DEFAULT2
+// RUN: tiletune-opt %s --tiletune-default-config=mcpu=haswell | FileCheck %s --check-prefix=RULE-AVX2
+// RULE-AVX2-LABEL: func.func @default_nchw_b1_3x3(
+// RULE-AVX2: register = {f = 8, oh = 1, ow = 7}, compute = im2col_rpmmv
 // RUN: tiletune-opt %s --tiletune-default-config | FileCheck %s --check-prefix=RULE
 // RUN: tiletune-opt %s --tiletune-default-config=mcpu=haswell | FileCheck %s --check-prefix=RULE
 // RULE-LABEL: func.func @default_1x1
@@ -64,6 +71,8 @@
 // DEFAULT4-NOT: verify
 // DEFAULT3-COUNT-5: verify: PASSED
 // DEFAULT3-NOT: verify
+// DEFAULT2-COUNT-2: verify: PASSED
+// DEFAULT2-NOT: verify
 // DEFAULT8-COUNT-14: verify: PASSED
 // DEFAULT8-NOT: verify
 

@@ -112,6 +112,10 @@ func.func @matmul_1024(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>, %c:
 //              AVX512: tiletune.config = #tiletune.config<cpu, parallel = {f = 1024, n = 8, oh = 14, ow = 14}, cache = {c = 128, f = 512, kh = 1, kw = 1, oh = 2, ow = 14}, register = {f = 32, oh = 1, ow = 7}, compute = im2col_dpmm, layout = nhwc, order = [f, c, kh, kw, oh, ow], unroll = 4, vectorize = true>
 // AVX512-T2-LABEL: func.func @conv_nchw_b8
 //                 AVX512-T2: tiletune.config = #tiletune.config<cpu, parallel = {f = 1024, n = 4, oh = 14, ow = 14}, cache = {c = 256, f = 512, kh = 1, kw = 1, oh = 2, ow = 14}, register = {f = 32, oh = 1, ow = 7}, compute = im2col_dpmm, layout = nhwc, order = [f, c, kh, kw, oh, ow], unroll = 4, vectorize = true>
+// AVX2-LABEL: func.func @matmul_m49
+//            AVX2: register = {m = 7, n = 8}
+// AVX512-LABEL: func.func @matmul_m49
+//              AVX512: register = {m = 7, n = 32}
 
 // Every op kind, sized by the register file: a register tile of r rows x v
 // vectors needs r*v accumulators + v + 1 operand registers (6 x 2 vectors
@@ -133,4 +137,11 @@ func.func @conv_nhwc_resnet(%i: tensor<1x58x58x64xf32>, %f: tensor<3x3x64x64xf32
 func.func @conv_nchw_b8(%i: tensor<8x256x14x14xf32>, %f: tensor<1024x256x1x1xf32>, %o: tensor<8x1024x14x14xf32>) -> tensor<8x1024x14x14xf32> {
   %0 = linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>} ins(%i, %f : tensor<8x256x14x14xf32>, tensor<1024x256x1x1xf32>) outs(%o : tensor<8x1024x14x14xf32>) -> tensor<8x1024x14x14xf32>
   return %0 : tensor<8x1024x14x14xf32>
+}
+// M = 49 (a 7x7 map's im2col GEMM) has no divisor from 2 to 6: on AVX2 one
+// vector per row gives 7 rows (7 accumulators) where two vectors would give
+// one row (two accumulators against the FMA latency).
+func.func @matmul_m49(%a: tensor<49x512xf32>, %b: tensor<512x512xf32>, %c: tensor<49x512xf32>) -> tensor<49x512xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<49x512xf32>, tensor<512x512xf32>) outs(%c : tensor<49x512xf32>) -> tensor<49x512xf32>
+  return %0 : tensor<49x512xf32>
 }
