@@ -205,8 +205,13 @@ static int64_t getLanes(const TunableOp &op, const CPUTarget &target) {
 /// transposes its whole filter on every call; its im2col GEMM through NHWC
 /// reads the filter in place. So a 1x1 NCHW conv is an im2col GEMM: per
 /// image where its pixels fill whole vectors (takesPerImageIm2col: no copy
-/// at all), else through NHWC, with DNMM332 (the filter read as stored)
-/// at batch 1 on a small map, with the compute the GEMM's own heuristic
+/// at all), else through NHWC, with RPMMV at batch 1 on a small map (the
+/// filter's [F][C] tiles packed into panels in 16x16 transposing blocks;
+/// DNMM332, which reads the filter as stored, was the rule until
+/// 2026-12-02: Zen 5, GFLOP/s of two runs, dnmm332 / rpmmv, 7x7 1x1
+/// 2048->512 1 thread 138-144 / 150-162, 2 threads 238-240 / 249-259;
+/// 1x1/2 1024->2048 130-141 / 141-158; as haswell 55 / 71, 103-104 /
+/// 126-127, 54 / 68-69), with the compute the GEMM's own heuristic
 /// picks (an empty pack) when it is strided or batched; a batch-1
 /// unstrided one on a 14x14 map stays direct on one thread (the two
 /// measured within noise). A larger NCHW conv on a small map takes
@@ -238,9 +243,7 @@ static std::optional<StringRef> pickIm2colPack(const TunableOp &op,
   if (nchw && isOneByOne(op)) {
     if (takesPerImageIm2col(op, lanes))
       return StringRef();
-    if (smallMap && size("n") == 1)
-      return StringRef("dn");
-    if (threadedNchw)
+    if ((smallMap && size("n") == 1) || threadedNchw)
       return StringRef("b");
     if (size("n") > 1 || op.strides != std::array<int64_t, 2>{1, 1})
       return StringRef();

@@ -49,7 +49,7 @@
 // RULE-LABEL: func.func @default_nchw_1x1_7x7
 // RULE: compute = im2col_{{.*}}layout = nhwc
 // RULE-LABEL: func.func @default_nchw_b1_1x1
-// RULE: compute = im2col_dnmm332{{.*}}layout = nhwc
+// RULE: compute = im2col_rpmmv{{.*}}layout = nhwc
 // RULE-LABEL: func.func @default_nchw_b1_3x3
 // RULE: compute = im2col_rpmmv{{.*}}layout = nhwc
 // RULE-LABEL: func.func @default_nchw_b1_1x1_14x14
@@ -59,7 +59,7 @@
 // 14x14 map take the GEMM through NHWC with RPMMV too.
 // RUN: tiletune-opt %s --tiletune-default-config=threads=2 | FileCheck %s --check-prefix=RULE2
 // RULE2-LABEL: func.func @default_nchw_b1_1x1
-// RULE2: compute = im2col_dnmm332{{.*}}layout = nhwc
+// RULE2: compute = im2col_rpmmv{{.*}}layout = nhwc
 // RULE2-LABEL: func.func @default_nchw_b1_3x3
 // RULE2: compute = im2col_rpmmv{{.*}}layout = nhwc
 // RULE2-LABEL: func.func @default_nchw_b1_1x1_14x14
@@ -277,9 +277,8 @@ func.func @default_nchw_1x1_7x7(%i: tensor<2x64x7x7xf32>, %f: tensor<96x64x1x1xf
   return %0 : tensor<2x96x7x7xf32>
 }
 
-// Batch 1 on a 7x7 map with 256 channels in and out: a 1x1 conv through
-// NHWC with DNMM332 (its [F][C] filter read as stored), a 3x3 one through
-// NHWC with RPMMV (windows gathered in (c, kh, kw) order, the filter read in
+// Batch 1 on a 7x7 map with 256 channels in and out: a 1x1 conv and a 3x3
+// one through NHWC with RPMMV (windows gathered in (c, kh, kw) order, the filter read in
 // place). On a 14x14 map a 1x1 conv is direct through NHWC on one thread and
 // the GEMM through NHWC with RPMMV on several.
 func.func @default_nchw_b1_1x1(%i: tensor<1x256x7x7xf32>, %f: tensor<256x256x1x1xf32>,
