@@ -217,11 +217,11 @@ static int64_t getLanes(const TunableOp &op, const CPUTarget &target) {
 /// measured within noise). A larger NCHW conv on a small map takes
 /// im2col_rpmmv at batch 1 too (ResNet-50 b1's 7x7 stage on Zen 4, one
 /// thread, GFLOP/s of two runs: 3x3 512 34 -> 40-41, 3x3/2 33-37 -> 44-45;
-/// docs/TileConfig.md,
-/// "NCHW convs"). A batch-1 NCHW conv of at least 256 channels in and out
-/// on a map of up to 14x14 that several threads run takes the im2col GEMM
-/// through NHWC as well: there the direct conv's whole-tensor transposes
-/// left 2 threads at 1.1-1.4x one (Zen 5, b1, 2 threads, GFLOP/s of two
+/// docs/TileConfig.md, "NCHW convs"). A batch-1 NCHW conv of at least 256
+/// channels in and out on a map of up to 14x14 that several threads run
+/// takes the im2col GEMM through NHWC as well: there the direct conv's
+/// whole-tensor transposes left 2 threads at 1.1-1.4x one (Zen 5, b1, 2
+/// threads, GFLOP/s of two
 /// runs, direct / rpmmv: 14x14 1x1 256->1024 177-178 / 247-249, 1024->256
 /// 210-217 / 281-294, 3x3 256 236-251 / 255-279; 7x7 3x3 512 164-179 /
 /// 216-225, 3x3/2 171-172 / 201-203; 28x28 3x3 128 stays direct, 312-324 /
