@@ -416,9 +416,15 @@ void benchMatmul(MLIRContext &context, Summary &summary) {
   const std::string kernelTemplate = matmulTemplate(m, n, k);
   llvm::outs() << llvm::formatv("\n== matmul {0}x{1}x{2} f32 (C += A * B) ==\n",
                                 m, n, k);
-  Buffer a = check(Buffer::create(ElementType::F32, {m, k}), "alloc");
-  Buffer b = check(Buffer::create(ElementType::F32, {k, n}), "alloc");
-  Buffer c = check(Buffer::create(ElementType::F32, {m, n}), "alloc");
+  Buffer a =
+      check(Buffer::create(ElementType::F32, {m, k}, getStaggeredPageOffset(0)),
+            "alloc");
+  Buffer b =
+      check(Buffer::create(ElementType::F32, {k, n}, getStaggeredPageOffset(1)),
+            "alloc");
+  Buffer c =
+      check(Buffer::create(ElementType::F32, {m, n}, getStaggeredPageOffset(2)),
+            "alloc");
   a.fillRandom(1);
   b.fillRandom(2);
   c.fillRandom(3);
@@ -616,9 +622,15 @@ func.func @kernel(%I: {0}, %F: {1}, %O: {2}) -> {2} {{
 }
 )mlir",
                                      t[0], t[1], t[2]);
-  Buffer in = check(Buffer::create(ElementType::F32, {p.n, hp, wp, p.c}), "alloc");
-  Buffer flt = check(Buffer::create(ElementType::F32, {p.k, p.k, p.c, p.f}), "alloc");
-  Buffer out = check(Buffer::create(ElementType::F32, {p.n, oh, ow, p.f}), "alloc");
+  Buffer in = check(Buffer::create(ElementType::F32, {p.n, hp, wp, p.c},
+                                   getStaggeredPageOffset(0)),
+                    "alloc");
+  Buffer flt = check(Buffer::create(ElementType::F32, {p.k, p.k, p.c, p.f},
+                                    getStaggeredPageOffset(1)),
+                     "alloc");
+  Buffer out = check(Buffer::create(ElementType::F32, {p.n, oh, ow, p.f},
+                                    getStaggeredPageOffset(2)),
+                     "alloc");
   in.fillRandom(4);
   flt.fillRandom(5);
   // Zero the padding border like a padded tensor.
@@ -867,7 +879,10 @@ struct ModelData {
 
   explicit ModelData(const ModelShape &s) {
     auto alloc = [&](ArrayRef<int64_t> shape, uint64_t seed) {
-      Buffer b = check(Buffer::create(ElementType::F32, shape), "alloc");
+      // Placed like the tuner's and tiletune-run's operands.
+      Buffer b = check(Buffer::create(ElementType::F32, shape,
+                                      getStaggeredPageOffset(buffers.size())),
+                       "alloc");
       b.fillRandom(seed);
       buffers.push_back(std::move(b));
     };

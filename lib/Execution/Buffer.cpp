@@ -7,6 +7,7 @@
 #include "tiletune/Execution/Buffer.h"
 
 #include "llvm/Support/Format.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -170,8 +171,25 @@ llvm::Error mlir::tiletune::checkMemoryAvailable(uint64_t bytes,
 
 void Buffer::AlignedFree::operator()(void *p) const { std::free(p); }
 
+size_t mlir::tiletune::getPageByteSize() {
+  static const size_t page = [] {
+    long bytes = sysconf(_SC_PAGESIZE);
+    // The page must hold kAlignment-aligned offsets and be a power of two
+    // (aligned_alloc); anything else is not a page size worth trusting.
+    return bytes >= long(Buffer::kAlignment) && llvm::isPowerOf2_64(bytes)
+               ? size_t(bytes)
+               : size_t(4096);
+  }();
+  return page;
+}
+
+size_t mlir::tiletune::getStaggeredPageOffset(unsigned index) {
+  return size_t(index) * 17 * Buffer::kAlignment % getPageByteSize();
+}
+
 llvm::Expected<Buffer> Buffer::create(ElementType type,
-                                      llvm::ArrayRef<int64_t> shape) {
+                                      llvm::ArrayRef<int64_t> shape,
+                                      size_t pageOffset) {
   if (shape.size() > kMaxBufferRank)
     return llvm::createStringError(
         llvm::formatv("buffer rank {0} exceeds the supported maximum {1}",
@@ -196,22 +214,28 @@ llvm::Expected<Buffer> Buffer::create(ElementType type,
   }
   buffer.numElements = count;
   size_t bytes = count * getElementByteSize(type);
-  // aligned_alloc wants a multiple of the alignment; never allocate 0 bytes so
-  // that the data pointer of an empty buffer is still a valid address.
-  size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
-  if (rounded == 0)
-    rounded = kAlignment;
-  void *p = std::aligned_alloc(kAlignment, rounded);
+  size_t page = getPageByteSize();
+  pageOffset = pageOffset % page / kAlignment * kAlignment;
+  // aligned_alloc wants a multiple of the alignment (the page); never
+  // allocate 0 bytes so that the data pointer of an empty buffer is still a
+  // valid address. The page-size multiples cannot overflow: `count` was
+  // bounded above far below SIZE_MAX.
+  size_t rounded =
+      (pageOffset + std::max<size_t>(bytes, kAlignment) + page - 1) / page *
+      page;
+  void *p = std::aligned_alloc(page, rounded);
   if (!p)
     return llvm::createStringError(
         llvm::formatv("cannot allocate {0} bytes", rounded));
   std::memset(p, 0, rounded);
   buffer.storage.reset(p);
+  buffer.pageOffset = pageOffset;
+  buffer.data = static_cast<char *>(p) + pageOffset;
   return std::move(buffer);
 }
 
 Buffer Buffer::clone() const {
-  Buffer copy = llvm::cantFail(create(elementType, shape));
+  Buffer copy = llvm::cantFail(create(elementType, shape, pageOffset));
   if (getByteSize())
     std::memcpy(copy.getRawData(), getRawData(), getByteSize());
   return copy;

@@ -24,8 +24,8 @@ using namespace mlir::tiletune;
 // Signatures.
 //===----------------------------------------------------------------------===//
 
-llvm::Expected<Buffer> MemRefInfo::allocate() const {
-  return Buffer::create(elementType, shape);
+llvm::Expected<Buffer> MemRefInfo::allocate(size_t pageOffset) const {
+  return Buffer::create(elementType, shape, pageOffset);
 }
 
 bool MemRefInfo::matches(const Buffer &buffer) const {
@@ -58,8 +58,8 @@ std::string KernelSignature::str() const {
 llvm::Expected<llvm::SmallVector<Buffer>>
 KernelSignature::allocateArguments() const {
   llvm::SmallVector<Buffer> buffers;
-  for (const MemRefInfo &arg : args) {
-    auto buffer = arg.allocate();
+  for (auto [i, arg] : llvm::enumerate(args)) {
+    auto buffer = arg.allocate(getStaggeredPageOffset(i));
     if (!buffer)
       return buffer.takeError();
     buffers.push_back(std::move(*buffer));

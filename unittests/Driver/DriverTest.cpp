@@ -652,13 +652,19 @@ TEST_F(DriverTest, SlowCandidateIsStoppedEarlyWithItsSamples) {
 
   // Paired timing stops on the ratio to the reference (through the worker
   // protocol): the default config against itself has a ratio near 1, above
-  // a limit of 0.01 and far below one of 100.
+  // a limit of 0.001 and far below one of 100. The stop takes the smallest
+  // ratio, so a reference sample stretched by preemption on a loaded machine
+  // lowers it: with 1 ms samples a 0.001 ratio would need a reference sample
+  // preempted for 2 s (with 0.1 ms samples and a limit of 0.01, 20 ms did,
+  // and CI saw it).
   options.referenceConfig = printAttr(*attr);
+  options.timing.minSampleSeconds = 1e-3;
   CPUMeasurer paired(p, options);
   MeasureResult byRatio = paired.measure(printAttr(*attr), 0, 0,
-                                         /*alone=*/false, EarlyStop{0, 0.01});
+                                         /*alone=*/false, EarlyStop{0, 1e-3});
   ASSERT_EQ(byRatio.status, MeasureStatus::Ok) << byRatio.message;
-  EXPECT_TRUE(byRatio.time.stoppedEarly);
+  EXPECT_TRUE(byRatio.time.stoppedEarly)
+      << "median ratio " << byRatio.relative << "; " << byRatio.message;
   EXPECT_EQ(byRatio.time.repeats, 3u);
   EXPECT_GT(byRatio.relative, 0.0);
   EXPECT_NE(byRatio.message.find("ratio to the reference"), std::string::npos)

@@ -9,7 +9,10 @@
 
 #include "gtest/gtest.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <cmath>
+#include <algorithm>
 #include <cstdint>
 
 using namespace mlir::tiletune;
@@ -35,6 +38,48 @@ TEST(BufferTest, ShapeStridesAlignment) {
     EXPECT_EQ(b.getAsDouble(i), 0.0);
   EXPECT_EQ(b.delinearize(7 * 5 * 2 + 7 * 3 + 4),
             llvm::SmallVector<int64_t>({2, 3, 4}));
+}
+
+/// Where the data starts within its page is what create() was told (rounded
+/// down to the alignment), whatever the heap did before, and a clone keeps
+/// it; the staggered offsets of a kernel's arguments differ from each other.
+TEST(BufferTest, PageOffsetIsChosenNotLeftToTheHeap) {
+  size_t page = getPageByteSize();
+  ASSERT_GE(page, Buffer::kAlignment);
+  auto pageOffsetOf = [&](const Buffer &b) {
+    return reinterpret_cast<uintptr_t>(b.getRawData()) % page;
+  };
+  llvm::SmallVector<Buffer> kept;
+  for (size_t asked : {size_t(0), size_t(64), size_t(1088), size_t(1100),
+                       page + 128}) {
+    // An odd-sized allocation in between moves the heap's next address.
+    kept.push_back(make(ElementType::F32, {int64_t(asked % 7 + 3)}));
+    auto b = Buffer::create(ElementType::F32, {5, 9}, asked);
+    ASSERT_TRUE(static_cast<bool>(b)) << llvm::toString(b.takeError());
+    size_t expected = asked % page / Buffer::kAlignment * Buffer::kAlignment;
+    EXPECT_EQ(b->getPageOffset(), expected) << asked;
+    EXPECT_EQ(pageOffsetOf(*b), expected) << asked;
+    b->fillRandom(3);
+    Buffer copy = b->clone();
+    EXPECT_EQ(pageOffsetOf(copy), expected);
+    EXPECT_EQ(copy.getAsDouble(44), b->getAsDouble(44));
+    Buffer moved = std::move(copy);
+    EXPECT_EQ(pageOffsetOf(moved), expected);
+    EXPECT_EQ(moved.getAsDouble(44), b->getAsDouble(44));
+    kept.push_back(std::move(moved));
+  }
+  llvm::SmallVector<size_t> offsets;
+  for (unsigned i = 0; i < 4; ++i) {
+    offsets.push_back(getStaggeredPageOffset(i));
+    EXPECT_EQ(offsets.back() % Buffer::kAlignment, 0u);
+    EXPECT_LT(offsets.back(), page);
+  }
+  EXPECT_EQ(offsets[0], 0u);
+  llvm::sort(offsets);
+  EXPECT_EQ(std::unique(offsets.begin(), offsets.end()), offsets.end());
+  // An empty buffer still has a valid data pointer.
+  Buffer empty = make(ElementType::F64, {0, 4});
+  EXPECT_NE(empty.getRawData(), nullptr);
 }
 
 TEST(BufferTest, CreateRejectsBadShapes) {

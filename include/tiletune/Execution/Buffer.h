@@ -23,6 +23,7 @@
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 namespace mlir::tiletune {
 
@@ -64,9 +65,25 @@ llvm::Error checkMemoryAvailable(uint64_t bytes, const llvm::Twine &what);
 /// Largest rank a Buffer (and a memref descriptor built from it) supports.
 constexpr unsigned kMaxBufferRank = 7;
 
+/// Bytes of a page of this process's memory (sysconf; 4096 when unknown).
+size_t getPageByteSize();
+
+/// The offset within a page where argument `index` of a measured kernel
+/// starts (KernelHarness::seedArguments, the benchmarks): distinct offsets
+/// (17 cache lines apart, modulo the page) keep the argument streams off
+/// the same L1 sets and out of each other's 4 KiB store-to-load aliasing.
+/// Every process that times a kernel places its arguments the same way, so
+/// the tuner's worker and tiletune-run measure the same placement.
+size_t getStaggeredPageOffset(unsigned index);
+
 /// An owning, 64-byte aligned, contiguous row-major N-d array. Rank 0 (a
 /// scalar) up to kMaxBufferRank. Strides are in elements, like a memref's.
 /// Movable, not implicitly copyable (use clone()).
+///
+/// The data starts at a chosen offset within a page (0 unless create() is
+/// told otherwise): where the heap put a buffer would otherwise decide its
+/// L1 sets and 4 KiB aliasing, and a kernel's time would differ from one
+/// process to the next by where its operands happened to land.
 class Buffer {
 public:
   /// Alignment of the data pointer in bytes (one cache line, one zmm).
@@ -75,17 +92,29 @@ public:
   /// An empty buffer of rank 0 with no storage; isValid() is false.
   Buffer() = default;
 
-  /// Allocates a zero-initialised buffer. Fails on a negative dimension, a
-  /// rank above kMaxBufferRank or a size that does not fit in memory.
+  /// Allocates a zero-initialised buffer whose data starts `pageOffset`
+  /// bytes into a page (rounded down to kAlignment, modulo the page size).
+  /// Fails on a negative dimension, a rank above kMaxBufferRank or a size
+  /// that does not fit in memory.
   static llvm::Expected<Buffer> create(ElementType type,
-                                       llvm::ArrayRef<int64_t> shape);
+                                       llvm::ArrayRef<int64_t> shape,
+                                       size_t pageOffset = 0);
 
-  Buffer(Buffer &&) = default;
-  Buffer &operator=(Buffer &&) = default;
+  Buffer(Buffer &&other) { *this = std::move(other); }
+  Buffer &operator=(Buffer &&other) {
+    elementType = other.elementType;
+    shape = std::move(other.shape);
+    strides = std::move(other.strides);
+    numElements = other.numElements;
+    pageOffset = std::exchange(other.pageOffset, 0);
+    storage = std::move(other.storage);
+    data = std::exchange(other.data, nullptr);
+    return *this;
+  }
   Buffer(const Buffer &) = delete;
   Buffer &operator=(const Buffer &) = delete;
 
-  /// Deep copy (same shape, type and contents; fresh aligned storage).
+  /// Deep copy (same shape, type, contents and page offset; fresh storage).
   Buffer clone() const;
 
   /// Copies the contents of `other`, which must have the same type and shape.
@@ -101,9 +130,12 @@ public:
     return numElements * getElementByteSize(elementType);
   }
 
-  /// Untyped pointer to the first element (64-byte aligned).
-  void *getRawData() { return storage.get(); }
-  const void *getRawData() const { return storage.get(); }
+  /// Untyped pointer to the first element (64-byte aligned, getPageOffset()
+  /// bytes into a page).
+  void *getRawData() { return data; }
+  const void *getRawData() const { return data; }
+  /// Where the data starts within its page, in bytes.
+  size_t getPageOffset() const { return pageOffset; }
 
   /// Typed access. `T` must be float for F32 and double for F64 (asserted).
   template <typename T> T *getData() {
@@ -142,7 +174,10 @@ private:
   llvm::SmallVector<int64_t, 4> shape;
   llvm::SmallVector<int64_t, 4> strides;
   int64_t numElements = 0;
+  size_t pageOffset = 0;
+  /// The allocation (page aligned) and the first element within it.
   std::unique_ptr<void, AlignedFree> storage;
+  void *data = nullptr;
 };
 
 /// Element-wise tolerance: an element passes when

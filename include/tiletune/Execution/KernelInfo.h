@@ -53,8 +53,9 @@ struct MemRefInfo {
   ElementType elementType = ElementType::F32;
   llvm::SmallVector<int64_t> shape;
 
-  /// Allocates a zeroed buffer of this type.
-  llvm::Expected<Buffer> allocate() const;
+  /// Allocates a zeroed buffer of this type, its data `pageOffset` bytes
+  /// into a page (Buffer::create).
+  llvm::Expected<Buffer> allocate(size_t pageOffset = 0) const;
   /// True when `buffer` has exactly this element type and shape.
   bool matches(const Buffer &buffer) const;
   /// "memref<64x32xf32>".
@@ -69,7 +70,8 @@ struct KernelSignature {
 
   /// "@name(memref<..>, ...) -> (memref<..>)".
   std::string str() const;
-  /// Allocates zeroed buffers for every argument.
+  /// Allocates zeroed buffers for every argument, argument i at
+  /// getStaggeredPageOffset(i).
   llvm::Expected<llvm::SmallVector<Buffer>> allocateArguments() const;
 };
 

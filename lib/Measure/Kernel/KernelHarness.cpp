@@ -72,7 +72,7 @@ KernelHarness::seedArguments(llvm::ArrayRef<MemRefInfo> args, uint64_t seed) {
     return std::move(err);
   llvm::SmallVector<Buffer> buffers;
   for (auto [i, arg] : llvm::enumerate(args)) {
-    llvm::Expected<Buffer> buffer = arg.allocate();
+    llvm::Expected<Buffer> buffer = arg.allocate(getStaggeredPageOffset(i));
     if (!buffer)
       return buffer.takeError();
     buffer->fillRandom(seed + i);
