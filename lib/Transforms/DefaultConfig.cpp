@@ -92,6 +92,10 @@ static constexpr int64_t kSmallMapPixels = 49;
 /// GEMM through NHWC rather than the direct conv (pickIm2colPack).
 static constexpr int64_t kThreadedNchwMapPixels = 196;
 
+/// Bytes of one way of an x86 L1 data cache: it is indexed within the 4 KiB
+/// page, so addresses 4 KiB apart share a set.
+static constexpr int64_t kL1WayBytes = 4096;
+
 /// Whether the A streams of a conv register tile of `rows` x `cols` output
 /// pixels, `rowBytes` and `colBytes` apart in the input, share no L1 set
 /// beyond its ways less one (left to the filter panel and the output). x86
@@ -103,7 +107,7 @@ static constexpr int64_t kThreadedNchwMapPixels = 196;
 /// 2) ran at 79-87 GFLOP/s against 109-111 with one row of 7.
 static bool fitsL1Sets(int64_t rows, int64_t cols, int64_t rowBytes,
                        int64_t colBytes, int64_t l1Bytes) {
-  constexpr int64_t kWayBytes = 4096, kLineBytes = 64;
+  constexpr int64_t kWayBytes = kL1WayBytes, kLineBytes = 64;
   int64_t ways = std::max<int64_t>(1, l1Bytes / kWayBytes);
   llvm::SmallDenseMap<int64_t, int64_t, 64> perSet;
   int64_t most = 0;
@@ -113,6 +117,12 @@ static bool fitsL1Sets(int64_t rows, int64_t cols, int64_t rowBytes,
       most = std::max(most, ++perSet[set]);
     }
   return most <= std::max<int64_t>(1, ways - 1);
+}
+
+/// Whether rows `rowBytes` apart all start in the same L1 set (a multiple
+/// of the 4 KiB within which x86 L1 data caches are indexed; fitsL1Sets).
+static bool rowsShareL1Set(int64_t rowBytes) {
+  return rowBytes % kL1WayBytes == 0;
 }
 
 /// The largest multiple of `reg` that divides `outer` and is at most `cap`
@@ -259,6 +269,12 @@ static std::optional<StringRef> pickIm2colPack(const TunableOp &op,
   return std::nullopt;
 }
 
+static TileConfigAttr computeDirectConfig(MLIRContext *ctx,
+                                          const TunableOp &original,
+                                          const CPUTarget &target,
+                                          StringRef requestedPack,
+                                          bool im2colGemm);
+
 TileConfigAttr tiletune::computeDefaultCPUConfig(MLIRContext *ctx,
                                                  const TunableOp &op,
                                                  const CPUTarget &target,
@@ -271,9 +287,22 @@ TileConfigAttr tiletune::computeDefaultCPUConfig(MLIRContext *ctx,
   return computeDirectDefaultCPUConfig(ctx, op, target, requestedPack);
 }
 
-TileConfigAttr tiletune::computeDirectDefaultCPUConfig(
-    MLIRContext *ctx, const TunableOp &original, const CPUTarget &target,
-    StringRef requestedPack) {
+TileConfigAttr
+tiletune::computeDirectDefaultCPUConfig(MLIRContext *ctx, const TunableOp &op,
+                                        const CPUTarget &target,
+                                        StringRef requestedPack) {
+  return computeDirectConfig(ctx, op, target, requestedPack,
+                             /*im2colGemm=*/false);
+}
+
+/// computeDirectDefaultCPUConfig; `im2colGemm`: `original` is the GEMM of a
+/// conv's im2col (computeIm2colDefaultCPUConfig), whose operands are not
+/// tensors the op reads in place as a matmul's are.
+static TileConfigAttr computeDirectConfig(MLIRContext *ctx,
+                                          const TunableOp &original,
+                                          const CPUTarget &target,
+                                          StringRef requestedPack,
+                                          bool im2colGemm) {
   assert((requestedPack.empty() ||
           isComputeApplicable(original.kind, requestedPack)) &&
          "a requested compute must apply to the op");
@@ -442,8 +471,27 @@ TileConfigAttr tiletune::computeDirectDefaultCPUConfig(
     // Panels pay off when several register rows reuse them; A is then
     // copied too (its rows are 4 KiB apart for power-of-two K, which
     // thrashes L1 sets otherwise). Both measured best on 1024^3.
-    if (plan.parallel["m"] / rm >= 4 && rn >= lanes / 2)
+    if (plan.parallel["m"] / rm >= 4 && rn >= lanes / 2) {
       pack = "ab";
+      // Up to 512 rows per thread (BERT, ViT, a 384-token attention
+      // block), a plain matmul reads in place each operand whose rows do
+      // not all start in the same L1 set: there the copy costs more than
+      // the contiguous panels save (B is reused by only those rows). Zen 5,
+      // 1 / 2 threads, GFLOP/s packed -> in place (`tiletune-run
+      // --repeats=15`, best of 3 interleaved): 128x768x768 185 -> 197,
+      // 304 -> 371; 128x2304x768 174 -> 190, 330 -> 348; 128x1536x768
+      // 175 -> 188, 313 -> 341; 384x768x768 142 -> 197, 293 -> 377;
+      // 512x768x768 192 -> 200, 338 -> 360. Rows 4 KiB apart keep their
+      // copy: 128x3072x768 (B's rows 12 KiB apart) ran 20 % slower with B
+      // in place, and 384x768x3072 with A in place 6 % slower at 2 threads
+      // (packing A alone: 8-15 % faster than both).
+      if (!im2colGemm && form && !form->batched && !form->transposeA &&
+          !form->transposeB && plan.parallel["m"] <= 512) {
+        bool packA = rowsShareL1Set(original.lookup("k")->size * elementBytes);
+        bool packB = rowsShareL1Set(original.lookup("n")->size * elementBytes);
+        pack = packA ? (packB ? "ab" : "a") : (packB ? "b" : "none");
+      }
+    }
     // A transposed B ([n][k]) is read across rows by the register tile:
     // packing it into panels absorbs the transpose (the panel copy reads
     // through the permutation), so it is packed, unless M has at most 16
@@ -673,8 +721,8 @@ TileConfigAttr tiletune::computeIm2colDefaultCPUConfig(MLIRContext *ctx,
         {"n", size("f"), DimRole::Parallel, 1},
         {"k", size("kh") * size("kw") * size("c"), DimRole::Reduction, 2}};
   }
-  TileConfigAttr gemmConfig =
-      computeDefaultCPUConfig(ctx, gemm, gemmTarget, pack);
+  TileConfigAttr gemmConfig = computeDirectConfig(ctx, gemm, gemmTarget, pack,
+                                                  /*im2colGemm=*/true);
   if (!gemmConfig)
     return {};
   // The conv tiles whose products (the GEMM tiles convertConvToIm2col

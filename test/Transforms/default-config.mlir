@@ -16,10 +16,11 @@ func.func @matmul_1024(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>, %c:
 // Primes and 1: m and n have no useful divisors and are padded (97 -> 104,
 // a multiple of 8 rows; 89 -> 96, a multiple of the 16 lanes), then tiled
 // like a regular matmul; k = 1 stays. 13 register rows have no multiple of 8
-// near 64 rows, so the cache tile takes all 104 rows.
+// near 64 rows, so the cache tile takes all 104 rows. Neither operand's rows
+// are a multiple of 4 KiB apart: both are read in place (see @bert_*).
 
 // CHECK-LABEL: func.func @matmul_primes
-//       CHECK:   tiletune.config = #tiletune.config<cpu, parallel = {m = 104, n = 96}, cache = {k = 1, m = 104, n = 96}, register = {m = 8, n = 32}, order = [n, k, m], pack = ab, pad = {m = 104, n = 96}
+//       CHECK:   tiletune.config = #tiletune.config<cpu, parallel = {m = 104, n = 96}, cache = {k = 1, m = 104, n = 96}, register = {m = 8, n = 32}, order = [n, k, m], pack = none, pad = {m = 104, n = 96}
 // TILED-LABEL: func.func @matmul_primes
 //   TILED-NOT:   linalg.matmul
 func.func @matmul_primes(%a: tensor<97x1xf32>, %b: tensor<1x89xf32>, %c: tensor<97x89xf32>) -> tensor<97x89xf32> {
@@ -41,10 +42,44 @@ func.func @matmul_small_prime(%a: tensor<5x7xf32>, %b: tensor<7x13xf32>, %c: ten
 
 // -----
 
-// Batch matmul: threads split the batch.
+// At most 512 rows per thread, a plain matmul packs only the operands
+// whose rows are a multiple of 4 KiB apart (the others are read in place):
+// none of BERT's attention output (768 columns: 3 KiB), B of its FFN up
+// (3072 columns: 12 KiB), A of its FFN down (K = 3072). 1024^3 at 2 threads
+// (512 rows each, both strides 4 KiB) keeps ab (@matmul_1024 above).
+
+// CHECK-LABEL: func.func @bert_attn_out
+//       CHECK:   parallel = {m = 128, n = 384}{{.*}}, pack = none,
+func.func @bert_attn_out(%a: tensor<128x768xf32>, %b: tensor<768x768xf32>, %c: tensor<128x768xf32>) -> tensor<128x768xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<128x768xf32>, tensor<768x768xf32>) outs(%c : tensor<128x768xf32>) -> tensor<128x768xf32>
+  return %0 : tensor<128x768xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @bert_ffn_up
+//       CHECK:   parallel = {m = 128, n = 1536}{{.*}}, pack = b,
+func.func @bert_ffn_up(%a: tensor<128x768xf32>, %b: tensor<768x3072xf32>, %c: tensor<128x3072xf32>) -> tensor<128x3072xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<128x768xf32>, tensor<768x3072xf32>) outs(%c : tensor<128x3072xf32>) -> tensor<128x3072xf32>
+  return %0 : tensor<128x3072xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @bert_ffn_down
+//       CHECK:   parallel = {m = 128, n = 384}{{.*}}, pack = a,
+func.func @bert_ffn_down(%a: tensor<128x3072xf32>, %b: tensor<3072x768xf32>, %c: tensor<128x768xf32>) -> tensor<128x768xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<128x3072xf32>, tensor<3072x768xf32>) outs(%c : tensor<128x768xf32>) -> tensor<128x768xf32>
+  return %0 : tensor<128x768xf32>
+}
+
+// -----
+
+// Batch matmul: threads split the batch. Not a plain matmul: both operands
+// are packed whatever their strides.
 
 // CHECK-LABEL: func.func @bmm
-//       CHECK:   parallel = {b = 8, m = 256, n = 256}
+//       CHECK:   parallel = {b = 8, m = 256, n = 256}{{.*}}, pack = ab,
 func.func @bmm(%a: tensor<16x256x256xf32>, %b: tensor<16x256x256xf32>, %c: tensor<16x256x256xf32>) -> tensor<16x256x256xf32> {
   %0 = linalg.batch_matmul ins(%a, %b : tensor<16x256x256xf32>, tensor<16x256x256xf32>) outs(%c : tensor<16x256x256xf32>) -> tensor<16x256x256xf32>
   return %0 : tensor<16x256x256xf32>
