@@ -473,8 +473,8 @@ static TileConfigAttr computeDirectConfig(MLIRContext *ctx,
     // thrashes L1 sets otherwise). Both measured best on 1024^3.
     if (plan.parallel["m"] / rm >= 4 && rn >= lanes / 2) {
       pack = "ab";
-      // Up to 512 rows per thread (BERT, ViT, a 384-token attention
-      // block), a plain matmul reads in place each operand whose rows do
+      // Up to 512 rows per thread (BERT, ViT, attention heads), a plain
+      // matmul or batch_matmul reads in place each operand whose rows do
       // not all start in the same L1 set: there the copy costs more than
       // the contiguous panels save (B is reused by only those rows). Zen 5,
       // 1 / 2 threads, GFLOP/s packed -> in place (`tiletune-run
@@ -484,9 +484,12 @@ static TileConfigAttr computeDirectConfig(MLIRContext *ctx,
       // 512x768x768 192 -> 200, 338 -> 360. Rows 4 KiB apart keep their
       // copy: 128x3072x768 (B's rows 12 KiB apart) ran 20 % slower with B
       // in place, and 384x768x3072 with A in place 6 % slower at 2 threads
-      // (packing A alone: 8-15 % faster than both).
-      if (!im2colGemm && form && !form->batched && !form->transposeA &&
-          !form->transposeB && plan.parallel["m"] <= 512) {
+      // (packing A alone: 8-15 % faster than both). The same per batch of
+      // a batch_matmul: attention's 12 x 128x128x64, 1 / 2 threads, 181-186
+      // -> 196-201 and 363-372 -> 398-405 in place; 16 x 256^3 140-150 ->
+      // 154-165 and 276-285 -> 293-309.
+      if (!im2colGemm && form && !form->transposeA && !form->transposeB &&
+          plan.parallel["m"] <= 512) {
         bool packA = rowsShareL1Set(original.lookup("k")->size * elementBytes);
         bool packB = rowsShareL1Set(original.lookup("n")->size * elementBytes);
         pack = packA ? (packB ? "ab" : "a") : (packB ? "b" : "none");

@@ -81,13 +81,13 @@ func.func @matmul_1024(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>, %c:
 
 
 // AVX2-LABEL: func.func @bmm_attention
-//            AVX2: tiletune.config = #tiletune.config<cpu, parallel = {b = 12, m = 128, n = 128}, cache = {k = 64, m = 64, n = 128}, register = {m = 4, n = 16}, order = [n, k, m], pack = ab, unroll = 4, vectorize = true>
+//            AVX2: tiletune.config = #tiletune.config<cpu, parallel = {b = 12, m = 128, n = 128}, cache = {k = 64, m = 64, n = 128}, register = {m = 4, n = 16}, order = [n, k, m], pack = none, unroll = 4, vectorize = true>
 // AVX2-T2-LABEL: func.func @bmm_attention
-//               AVX2-T2: tiletune.config = #tiletune.config<cpu, parallel = {b = 6, m = 128, n = 128}, cache = {k = 64, m = 64, n = 128}, register = {m = 4, n = 16}, order = [n, k, m], pack = ab, unroll = 4, vectorize = true>
+//               AVX2-T2: tiletune.config = #tiletune.config<cpu, parallel = {b = 6, m = 128, n = 128}, cache = {k = 64, m = 64, n = 128}, register = {m = 4, n = 16}, order = [n, k, m], pack = none, unroll = 4, vectorize = true>
 // AVX512-LABEL: func.func @bmm_attention
-//              AVX512: tiletune.config = #tiletune.config<cpu, parallel = {b = 12, m = 128, n = 128}, cache = {k = 64, m = 64, n = 128}, register = {m = 8, n = 32}, order = [n, k, m], pack = ab, unroll = 4, vectorize = true>
+//              AVX512: tiletune.config = #tiletune.config<cpu, parallel = {b = 12, m = 128, n = 128}, cache = {k = 64, m = 64, n = 128}, register = {m = 8, n = 32}, order = [n, k, m], pack = none, unroll = 4, vectorize = true>
 // AVX512-T2-LABEL: func.func @bmm_attention
-//                 AVX512-T2: tiletune.config = #tiletune.config<cpu, parallel = {b = 6, m = 128, n = 128}, cache = {k = 64, m = 64, n = 128}, register = {m = 8, n = 32}, order = [n, k, m], pack = ab, unroll = 4, vectorize = true>
+//                 AVX512-T2: tiletune.config = #tiletune.config<cpu, parallel = {b = 6, m = 128, n = 128}, cache = {k = 64, m = 64, n = 128}, register = {m = 8, n = 32}, order = [n, k, m], pack = none, unroll = 4, vectorize = true>
 // AVX2-LABEL: func.func @bert_ffn
 //            AVX2: tiletune.config = #tiletune.config<cpu, parallel = {m = 384, n = 3072}, cache = {k = 256, m = 48, n = 512}, register = {m = 6, n = 16}, order = [n, k, m], pack = b, unroll = 4, vectorize = true>
 // AVX2-T2-LABEL: func.func @bert_ffn

@@ -75,11 +75,11 @@ func.func @bert_ffn_down(%a: tensor<128x3072xf32>, %b: tensor<3072x768xf32>, %c:
 
 // -----
 
-// Batch matmul: threads split the batch. Not a plain matmul: both operands
-// are packed whatever their strides.
+// Batch matmul: threads split the batch. Each batch's operands are read in
+// place by the same rule (rows 1 KiB apart).
 
 // CHECK-LABEL: func.func @bmm
-//       CHECK:   parallel = {b = 8, m = 256, n = 256}{{.*}}, pack = ab,
+//       CHECK:   parallel = {b = 8, m = 256, n = 256}{{.*}}, pack = none,
 func.func @bmm(%a: tensor<16x256x256xf32>, %b: tensor<16x256x256xf32>, %c: tensor<16x256x256xf32>) -> tensor<16x256x256xf32> {
   %0 = linalg.batch_matmul ins(%a, %b : tensor<16x256x256xf32>, tensor<16x256x256xf32>) outs(%c : tensor<16x256x256xf32>) -> tensor<16x256x256xf32>
   return %0 : tensor<16x256x256xf32>
