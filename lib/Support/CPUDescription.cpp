@@ -182,13 +182,22 @@ static unsigned detectCores() {
 }
 
 /// Clock rate of the calling core in GHz measured with dependent integer
-/// additions (latency one cycle on every x86 core since the P6), best of a
-/// few rounds so that the clock has ramped up; 0 where not x86.
+/// additions (latency one cycle on every x86 core since the P6), best of
+/// rounds over at least 30 ms so that the clock has ramped up and a short
+/// slow spell of a shared VM's core does not set it (12 rounds of 1 ms once
+/// measured 3.02 GHz where every other process measured 3.33-3.36); 0 where
+/// not x86.
 static double measureAddChainGHz() {
 #if defined(__x86_64__) || defined(__i386__)
   constexpr int kIterations = 1 << 16; // x 64 additions: ~1 ms at 4 GHz
+  constexpr double kMinSeconds = 0.03;
   double best = 0;
-  for (int round = 0; round < 12; ++round) {
+  auto first = std::chrono::steady_clock::now();
+  for (int round = 0;
+       round < 12 ||
+       std::chrono::duration<double>(std::chrono::steady_clock::now() - first)
+               .count() < kMinSeconds;
+       ++round) {
     uint64_t x = 0;
     auto start = std::chrono::steady_clock::now();
     for (int i = 0; i < kIterations; ++i)

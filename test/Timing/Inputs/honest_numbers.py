@@ -220,6 +220,11 @@ def burn(on_s, off_s, stop):
 def load(args):
     tmp = args.tmp
     module = args.module
+    # The peak comes from a clock measured in a few milliseconds; on a
+    # shared VM one such estimate came out 10 % low (193 against 213-215
+    # GFLOP/s in every other process). The highest of estimates taken
+    # before and after the tuning run is the clock of that period.
+    peaks = [peak_gflops(args, 1)]
     default_mlir = os.path.join(tmp, "default.mlir")
     tune(args, module, os.path.join(tmp, "default.db"), default_mlir, 1,
          ["--quiet"])
@@ -265,7 +270,8 @@ def load(args):
     # No figure the run showed (every progress line, the summary) or recorded
     # (every measurement of the JSONL export) exceeds the target's peak by
     # more than 5%: under load, rescaled timings once showed 4-8x the peak.
-    peak = peak_gflops(args, 1)
+    peaks += [peak_gflops(args, 1), peak_gflops(args, 1)]
+    peak = max(peaks)
     export = run([args.tiletune, "export",
                   f"--db={os.path.join(tmp, 'tune.db')}"]).stdout
     recorded = [float(x) for x in re.findall(r'"gflops":\s*([0-9.eE+-]+)',
