@@ -107,13 +107,13 @@ static constexpr int64_t kL1WayBytes = 4096;
 /// 2) ran at 79-87 GFLOP/s against 109-111 with one row of 7.
 static bool fitsL1Sets(int64_t rows, int64_t cols, int64_t rowBytes,
                        int64_t colBytes, int64_t l1Bytes) {
-  constexpr int64_t kWayBytes = kL1WayBytes, kLineBytes = 64;
-  int64_t ways = std::max<int64_t>(1, l1Bytes / kWayBytes);
+  constexpr int64_t kLineBytes = 64;
+  int64_t ways = std::max<int64_t>(1, l1Bytes / kL1WayBytes);
   llvm::SmallDenseMap<int64_t, int64_t, 64> perSet;
   int64_t most = 0;
   for (int64_t i = 0; i < rows; ++i)
     for (int64_t j = 0; j < cols; ++j) {
-      int64_t set = ((i * rowBytes + j * colBytes) % kWayBytes) / kLineBytes;
+      int64_t set = ((i * rowBytes + j * colBytes) % kL1WayBytes) / kLineBytes;
       most = std::max(most, ++perSet[set]);
     }
   return most <= std::max<int64_t>(1, ways - 1);
