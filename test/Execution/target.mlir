@@ -12,6 +12,7 @@
 // HASWELL: caches: L1d {{[0-9]+}} KiB, L2 {{[0-9]+}} KiB, L3 {{[0-9]+}} KiB
 // HASWELL: cores: {{[1-9]}}
 // HASWELL: clock: {{[0-9.]+}} GHz
+// HASWELL: measured fma throughput: {{[0-9.]+}} GFLOP/s f32 on 1 thread
 // HASWELL: peak f32: {{[0-9.]+}} GFLOP/s on 1 thread
 // HASWELL: runs here:
 

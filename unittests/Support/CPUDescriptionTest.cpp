@@ -174,6 +174,21 @@ TEST(CPUDescriptionTest, DescribesNamedCPUs) {
                    haswell->getPeakGFlops(0));
 }
 
+TEST(CPUDescriptionTest, PeakIsAtLeastTheMeasuredFMAThroughput) {
+  const CPUDescription &host = getHostCPUDescription();
+  if (!host.hasFMA)
+    GTEST_SKIP() << "the host has no FMA";
+  double measured = host.getMeasuredFMAGFlops(4);
+  // At least one FMA per 10 cycles of a 0.5 GHz clock: the loop ran.
+  EXPECT_GT(measured, host.getLanes(4) * 2 * 0.05);
+  EXPECT_GE(host.getPeakGFlops(1), measured);
+  EXPECT_GE(host.getPeakGFlops(0), measured * host.cores);
+  // f64: half the lanes, half the flops of the same instructions.
+  EXPECT_DOUBLE_EQ(host.getMeasuredFMAGFlops(8), measured / 2);
+  // Measured once per width and process.
+  EXPECT_EQ(getHostFMARate(host.vectorBits), getHostFMARate(host.vectorBits));
+}
+
 TEST(CPUDescriptionTest, BadNamesAreErrors) {
   auto message = [](llvm::StringRef mcpu, llvm::StringRef mattr) {
     llvm::Expected<CPUDescription> desc = describeCPU(mcpu, mattr);

@@ -73,6 +73,12 @@ struct CPUClock {
 };
 const CPUClock &getHostClock();
 
+/// Vector FMA instructions per second one core of the host sustains at
+/// `vectorBits` (128, 256, 512), measured once per width and process
+/// (about 30 ms); 0 where the host cannot run them. A lower bound on any
+/// peak: no kernel issues FMAs faster.
+double getHostFMARate(int64_t vectorBits);
+
 /// Everything TileTune needs to know about one CPU target.
 struct CPUDescription {
   /// LLVM triple, CPU name and the full feature string compiled for
@@ -122,8 +128,13 @@ struct CPUDescription {
   static int64_t getMaxRegisterRows(int64_t registers, int64_t vectors);
   /// Peak FLOP/s per cycle and core for elements of `elementBytes`.
   double getFlopsPerCycle(int64_t elementBytes = 4) const;
-  /// Peak GFLOP/s with `threads` threads (0: all cores): flops per cycle x
-  /// getHostClock() x min(threads, cores).
+  /// GFLOP/s of one core issuing this target's FMAs back to back (from
+  /// getHostFMARate at vectorBits); 0 without FMA or where the host cannot
+  /// run them.
+  double getMeasuredFMAGFlops(int64_t elementBytes = 4) const;
+  /// Peak GFLOP/s with `threads` threads (0: all cores): the higher of
+  /// flops per cycle x getHostClock() and getMeasuredFMAGFlops, times
+  /// min(threads, cores).
   double getPeakGFlops(unsigned threads, int64_t elementBytes = 4) const;
   /// Enabled features only, sorted, comma separated, without '+'
   /// ("avx,avx2,fma,..."): the form TargetInfo records.
