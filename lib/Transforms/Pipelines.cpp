@@ -34,6 +34,7 @@ CPULoweringOptions CPULoweringPipelineOptions::toOptions() const {
   options.caches = caches;
   options.emitCInterface = emitCInterface;
   options.fuseEpilogues = fuseEpilogues;
+  options.approximateMath = approximateMath;
   return options;
 }
 
@@ -81,6 +82,10 @@ void tiletune::buildCPULoweringPipeline(OpPassManager &pm,
 
   // Whatever was not tiled or vectorized becomes loops.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  // Transcendental functions as arithmetic, which LLVM vectorizes (a libm
+  // call per element otherwise: BERT's softmax and GELU).
+  if (options.approximateMath)
+    pm.addNestedPass<func::FuncOp>(createTileTuneApproximateMath());
 
   // scf.forall -> scf.parallel -> OpenMP. The canonicalizer inlines the
   // memref.alloca_scope the conversion wraps around each body (it must go

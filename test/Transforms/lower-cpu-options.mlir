@@ -22,6 +22,16 @@
 // RUN: not tiletune-opt %s --tiletune-lower-cpu=fuse-epilogues=sometimes 2>&1 | FileCheck %s --check-prefix=FUSEBAD
 // FUSEBAD: 'sometimes' is invalid value for boolean argument
 // RUN: tiletune-opt %s --tiletune-lower-cpu="fuse-epilogues=1 default-configs=1" | FileCheck %s --check-prefix=OK
+// approximate-math (on by default) expands f32 exp into arithmetic; off, it
+// stays the llvm.intr.exp that becomes a libm call.
+// RUN: tiletune-opt %s --split-input-file --tiletune-lower-cpu | FileCheck %s --check-prefix=APPROX
+// RUN: tiletune-opt %s --split-input-file --tiletune-lower-cpu=approximate-math=0 | FileCheck %s --check-prefix=LIBM
+// APPROX-LABEL: llvm.func @softmax_exp
+// APPROX-NOT: llvm.intr.exp
+// APPROX: llvm.intr.fma
+// APPROX-NOT: llvm.intr.exp
+// LIBM-LABEL: llvm.func @softmax_exp
+// LIBM: llvm.intr.exp
 // In range, the pipeline runs.
 // RUN: tiletune-opt %s --tiletune-lower-cpu=threads=2 | FileCheck %s --check-prefix=OK
 // OK: llvm.func @f
@@ -29,5 +39,18 @@
 func.func @f(%a: memref<4x4xf32>, %b: memref<4x4xf32>, %c: memref<4x4xf32>) {
   linalg.matmul ins(%a, %b : memref<4x4xf32>, memref<4x4xf32>)
                 outs(%c : memref<4x4xf32>)
+  return
+}
+
+// -----
+
+#map = affine_map<(d0) -> (d0)>
+func.func @softmax_exp(%x: memref<64xf32>, %y: memref<64xf32>) {
+  linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]}
+      ins(%x : memref<64xf32>) outs(%y : memref<64xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %e = math.exp %a : f32
+    linalg.yield %e : f32
+  }
   return
 }

@@ -190,6 +190,25 @@ def TileTuneOptimizeCPUBuffers : Pass<"tiletune-optimize-cpu-buffers",
                            "::mlir::vector::VectorDialect"];
 }
 
+def TileTuneApproximateMath : Pass<"tiletune-approximate-math",
+                                   "func::FuncOp"> {
+  let summary = "Expand f32 transcendental math ops into polynomials";
+  let description = [{
+    Rewrites f32 `math.exp`, `math.expm1`, `math.tanh`, `math.erf`,
+    `math.log`, `math.log1p` and `math.log2` (scalar or vector) into the
+    range reduction and polynomial arithmetic of upstream MLIR's
+    `populateMathPolynomialApproximationPatterns`. Lowered as they are,
+    these ops become calls to libm's scalar functions: a loop around one
+    is never vectorized by LLVM, and a vector op is split into one call per
+    lane. As arithmetic they vectorize (softmax, GELU, sigmoid). Part of
+    `tiletune-lower-cpu` (its `approximate-math` option); the results
+    differ from libm's by a few units in the last place.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def TileTuneMarkUserDeallocations
     : Pass<"tiletune-mark-user-deallocations", "ModuleOp"> {
   let summary = "Leave the buffers a module frees itself to the module";

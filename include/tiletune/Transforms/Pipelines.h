@@ -41,6 +41,9 @@ struct CPULoweringOptions {
   /// `fuse-epilogues`; on by default, like the tuner, which measures each op
   /// with its epilogue).
   bool fuseEpilogues = true;
+  /// Expand f32 exp/tanh/erf/log... into polynomials so that they
+  /// vectorize (`tiletune-approximate-math`); off: libm's scalar calls.
+  bool approximateMath = true;
 };
 
 /// Appends the CPU lowering pipeline to `pm`, a pass manager on
@@ -83,6 +86,12 @@ struct CPULoweringPipelineOptions
       llvm::cl::desc("Fuse the elementwise ops after each tiled op (bias, "
                      "ReLU, residual add, ...) into its loop nest (the tuner "
                      "measures ops with their epilogues)"),
+      llvm::cl::init(true)};
+  Option<bool> approximateMath{
+      *this, "approximate-math",
+      llvm::cl::desc("Expand f32 exp, tanh, erf, log, ... into polynomial "
+                     "arithmetic that vectorizes (tiletune-approximate-math; "
+                     "off: libm's scalar functions, one call per element)"),
       llvm::cl::init(true)};
   Option<bool> emitCInterface{
       *this, "emit-c-interface",
