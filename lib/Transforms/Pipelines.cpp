@@ -35,6 +35,7 @@ CPULoweringOptions CPULoweringPipelineOptions::toOptions() const {
   options.emitCInterface = emitCInterface;
   options.fuseEpilogues = fuseEpilogues;
   options.approximateMath = approximateMath;
+  options.reassociateReductions = reassociateReductions;
   return options;
 }
 
@@ -80,7 +81,10 @@ void tiletune::buildCPULoweringPipeline(OpPassManager &pm,
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createConvertBufferizationToMemRefPass());
 
-  // Whatever was not tiled or vectorized becomes loops.
+  // Whatever was not tiled or vectorized becomes loops; the sums of its
+  // reductions may be reordered so that LLVM vectorizes them.
+  if (options.reassociateReductions)
+    pm.addNestedPass<func::FuncOp>(createTileTuneReassociateReductions());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   // Transcendental functions as arithmetic, which LLVM vectorizes (a libm
   // call per element otherwise: BERT's softmax and GELU).

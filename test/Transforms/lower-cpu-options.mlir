@@ -32,6 +32,14 @@
 // APPROX-NOT: llvm.intr.exp
 // LIBM-LABEL: llvm.func @softmax_exp
 // LIBM: llvm.intr.exp
+// reassociate-reductions (on by default) lets the sum of an untiled
+// reduction be reordered; off, it is summed in order.
+// RUN: tiletune-opt %s --split-input-file --tiletune-lower-cpu | FileCheck %s --check-prefix=REASSOC
+// RUN: tiletune-opt %s --split-input-file --tiletune-lower-cpu=reassociate-reductions=0 | FileCheck %s --check-prefix=INORDER
+// REASSOC-LABEL: llvm.func @row_sum
+// REASSOC: llvm.fadd {{.*}}fastmath<reassoc>
+// INORDER-LABEL: llvm.func @row_sum
+// INORDER-NOT: reassoc
 // In range, the pipeline runs.
 // RUN: tiletune-opt %s --tiletune-lower-cpu=threads=2 | FileCheck %s --check-prefix=OK
 // OK: llvm.func @f
@@ -52,5 +60,16 @@ func.func @softmax_exp(%x: memref<64xf32>, %y: memref<64xf32>) {
     %e = math.exp %a : f32
     linalg.yield %e : f32
   }
+  return
+}
+
+// -----
+
+func.func @row_sum(%x: memref<16x128xf32>, %y: memref<16xf32>) {
+  linalg.reduce ins(%x : memref<16x128xf32>) outs(%y : memref<16xf32>) dimensions = [1]
+    (%a: f32, %b: f32) {
+      %s = arith.addf %a, %b : f32
+      linalg.yield %s : f32
+    }
   return
 }

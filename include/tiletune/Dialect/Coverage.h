@@ -39,7 +39,9 @@ struct MatmulConvCoverage {
   /// reason, in walk order of their first op.
   llvm::SmallVector<UntouchedOps> untouched;
   /// The longest reduction (product of the reduction loop sizes) of any
-  /// matmul/conv with static sizes, tiled or not; 0 when there is none.
+  /// linalg op with static sizes (matmuls and convs, tiled or not, and the
+  /// reductions tiletune-lower-cpu reorders: softmax sums, norms); 1 for
+  /// ops without reductions, 0 when there is no linalg op.
   int64_t maxReductionLength = 0;
 
   int64_t untouchedOps() const;

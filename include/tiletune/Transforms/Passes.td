@@ -209,6 +209,26 @@ def TileTuneApproximateMath : Pass<"tiletune-approximate-math",
                            "::mlir::vector::VectorDialect"];
 }
 
+def TileTuneReassociateReductions
+    : Pass<"tiletune-reassociate-reductions", "func::FuncOp"> {
+  let summary = "Let LLVM vectorize the floating-point reductions of "
+                "untiled linalg ops";
+  let description = [{
+    On every linalg op with a reduction loop (`linalg.reduce`, or a
+    `linalg.generic` left untiled: softmax sums, layer-norm means and
+    variances), marks the op that accumulates into each output (an
+    `arith.addf` or `arith.mulf` of the output's block argument and one
+    other value, whose result is yielded) with the `reassoc` fast-math
+    flag. Lowered to loops, such a reduction is a chain of dependent adds
+    that LLVM's loop vectorizer may not reorder; with the flag it sums in
+    vector lanes. Only the accumulation is reassociated, as the tiled
+    matmuls and convolutions already reorder their sums; no other
+    arithmetic of the body changes. Part of `tiletune-lower-cpu` (its
+    `reassociate-reductions` option).
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def TileTuneMarkUserDeallocations
     : Pass<"tiletune-mark-user-deallocations", "ModuleOp"> {
   let summary = "Leave the buffers a module frees itself to the module";

@@ -44,6 +44,9 @@ struct CPULoweringOptions {
   /// Expand f32 exp/tanh/erf/log... into polynomials so that they
   /// vectorize (`tiletune-approximate-math`); off: libm's scalar calls.
   bool approximateMath = true;
+  /// Let LLVM vectorize the floating-point sums and products of untiled
+  /// reductions (`tiletune-reassociate-reductions`).
+  bool reassociateReductions = true;
 };
 
 /// Appends the CPU lowering pipeline to `pm`, a pass manager on
@@ -92,6 +95,13 @@ struct CPULoweringPipelineOptions
       llvm::cl::desc("Expand f32 exp, tanh, erf, log, ... into polynomial "
                      "arithmetic that vectorizes (tiletune-approximate-math; "
                      "off: libm's scalar functions, one call per element)"),
+      llvm::cl::init(true)};
+  Option<bool> reassociateReductions{
+      *this, "reassociate-reductions",
+      llvm::cl::desc("Let LLVM vectorize the sums and products of untiled "
+                     "reductions (softmax, layer norm) by marking their "
+                     "accumulation reassoc (tiletune-reassociate-reductions; "
+                     "off: summed in order, one element at a time)"),
       llvm::cl::init(true)};
   Option<bool> emitCInterface{
       *this, "emit-c-interface",
