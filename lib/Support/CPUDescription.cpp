@@ -7,6 +7,7 @@
 #include "tiletune/Support/CPUDescription.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
@@ -181,33 +182,44 @@ static unsigned detectCores() {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
-/// Clock rate of the calling core in GHz measured with dependent integer
-/// additions (latency one cycle on every x86 core since the P6), best of
-/// rounds over at least 30 ms so that the clock has ramped up and a short
-/// slow spell of a shared VM's core does not set it (12 rounds of 1 ms once
-/// measured 3.02 GHz where every other process measured 3.33-3.36); 0 where
-/// not x86.
-static double measureAddChainGHz() {
-#if defined(__x86_64__) || defined(__i386__)
-  constexpr int kIterations = 1 << 16; // x 64 additions: ~1 ms at 4 GHz
+/// The highest of `operations` / (seconds `round` took) over rounds of
+/// `round`, run at least 12 times and for at least 30 ms: long enough for
+/// the clock to have ramped up, and for a short slow spell of a shared VM's
+/// core not to set the result (12 rounds of 1 ms once measured a clock of
+/// 3.02 GHz where every other process measured 3.33-3.36).
+[[maybe_unused]] static double
+bestRateOverRounds(double operations, llvm::function_ref<void()> round) {
   constexpr double kMinSeconds = 0.03;
   double best = 0;
   auto first = std::chrono::steady_clock::now();
-  for (int round = 0;
-       round < 12 ||
-       std::chrono::duration<double>(std::chrono::steady_clock::now() - first)
-               .count() < kMinSeconds;
-       ++round) {
-    uint64_t x = 0;
+  for (int i = 0; i < 12 || std::chrono::duration<double>(
+                                std::chrono::steady_clock::now() - first)
+                                    .count() < kMinSeconds;
+       ++i) {
     auto start = std::chrono::steady_clock::now();
-    for (int i = 0; i < kIterations; ++i)
-      asm volatile(".rept 64\n\tadd $1, %0\n\t.endr" : "+r"(x));
+    round();
     std::chrono::duration<double> seconds =
         std::chrono::steady_clock::now() - start;
     if (seconds.count() > 0)
-      best = std::max(best, 64.0 * kIterations / seconds.count() / 1e9);
+      best = std::max(best, operations / seconds.count());
   }
   return best;
+}
+
+/// Clock rate of the calling core in GHz measured with dependent integer
+/// additions (latency one cycle on every x86 core since the P6), best of
+/// rounds (bestRateOverRounds); 0 where not x86.
+static double measureAddChainGHz() {
+#if defined(__x86_64__) || defined(__i386__)
+  constexpr int kIterations = 1 << 16; // x 64 additions: ~1 ms at 4 GHz
+  return bestRateOverRounds(64.0 * kIterations,
+                            [] {
+                              uint64_t x = 0;
+                              for (int i = 0; i < kIterations; ++i)
+                                asm volatile(".rept 64\n\tadd $1, %0\n\t.endr"
+                                             : "+r"(x));
+                            }) /
+         1e9;
 #else
   return 0;
 #endif
@@ -215,8 +227,8 @@ static double measureAddChainGHz() {
 
 /// Vector FMA instructions per second that the calling core sustains at
 /// `vectorBits` (128, 256 or 512; f32, twelve independent accumulators, more
-/// than two pipes of latency five need), best of rounds over at least 30 ms
-/// as for the clock; 0 where the host cannot run them (no FMA, or no
+/// than two pipes of latency five need), best of rounds
+/// (bestRateOverRounds); 0 where the host cannot run them (no FMA, or no
 /// AVX-512 for 512) or not x86. A kernel cannot issue FMAs faster, so this
 /// bounds the peak from below whatever the clock and the scheduling model
 /// say (Zen 5: the dependent additions measured 3.57 GHz where FMA
@@ -228,7 +240,6 @@ static double measureFMARate(int64_t vectorBits) {
       (vectorBits >= 512 && !__builtin_cpu_supports("avx512f")))
     return 0;
   constexpr int kIterations = 1 << 12; // x 96 FMAs: ~0.1 ms at 2 per cycle
-  constexpr double kMinSeconds = 0.03;
 #define TILETUNE_FMA12(R)                                                      \
   "vfmadd231ps %%" R "1, %%" R "1, %%" R "2\n\t"                               \
   "vfmadd231ps %%" R "1, %%" R "1, %%" R "3\n\t"                               \
@@ -245,13 +256,7 @@ static double measureFMARate(int64_t vectorBits) {
 #define TILETUNE_FMA_CLOBBERS                                                  \
   "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9",      \
       "xmm10", "xmm11", "xmm12", "xmm13"
-  double best = 0;
-  auto first = std::chrono::steady_clock::now();
-  for (int round = 0;
-       round < 12 ||
-       std::chrono::duration<double>(std::chrono::steady_clock::now() - first)
-               .count() < kMinSeconds;
-       ++round) {
+  double best = bestRateOverRounds(96.0 * kIterations, [&] {
     // Zeros in every register used (a VEX xor clears the whole register):
     // no denormal or NaN left there by other code slows the FMAs.
     asm volatile("vxorps %%xmm1, %%xmm1, %%xmm1\n\t"
@@ -259,7 +264,6 @@ static double measureFMARate(int64_t vectorBits) {
                  "vxorps %%xmm\\r, %%xmm\\r, %%xmm\\r\n\t"
                  ".endr" ::
                      : TILETUNE_FMA_CLOBBERS);
-    auto start = std::chrono::steady_clock::now();
     for (int i = 0; i < kIterations; ++i) {
       if (vectorBits >= 512)
         asm volatile(".rept 8\n\t" TILETUNE_FMA12("zmm") ".endr" ::
@@ -271,11 +275,7 @@ static double measureFMARate(int64_t vectorBits) {
         asm volatile(".rept 8\n\t" TILETUNE_FMA12("xmm") ".endr" ::
                          : TILETUNE_FMA_CLOBBERS);
     }
-    std::chrono::duration<double> seconds =
-        std::chrono::steady_clock::now() - start;
-    if (seconds.count() > 0)
-      best = std::max(best, 96.0 * kIterations / seconds.count());
-  }
+  });
 #undef TILETUNE_FMA12
 #undef TILETUNE_FMA_CLOBBERS
   // Clear the upper halves before SSE code runs again.
