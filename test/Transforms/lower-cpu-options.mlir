@@ -26,6 +26,11 @@
 // stays the llvm.intr.exp that becomes a libm call.
 // RUN: tiletune-opt %s --split-input-file --tiletune-lower-cpu | FileCheck %s --check-prefix=APPROX
 // RUN: tiletune-opt %s --split-input-file --tiletune-lower-cpu=approximate-math=0 | FileCheck %s --check-prefix=LIBM
+// Both are booleans.
+// RUN: not tiletune-opt %s --tiletune-lower-cpu=approximate-math=fast 2>&1 | FileCheck %s --check-prefix=APPROXBAD
+// APPROXBAD: 'fast' is invalid value for boolean argument
+// RUN: not tiletune-opt %s --tiletune-lower-cpu=reassociate-reductions=2 2>&1 | FileCheck %s --check-prefix=REASSOCBAD
+// REASSOCBAD: '2' is invalid value for boolean argument
 // APPROX-LABEL: llvm.func @softmax_exp
 // APPROX-NOT: llvm.intr.exp
 // APPROX: llvm.intr.fma
