@@ -779,7 +779,10 @@ void CPUDescription::print(llvm::raw_ostream &os, bool peak) const {
   if (double measured = getMeasuredFMAGFlops(4))
     os << llvm::format("%.1f", measured) << " GFLOP/s f32 on 1 thread\n";
   else
-    os << "not measured (the host cannot run this target's FMAs)\n";
+    os << "not measured ("
+       << (hasFMA ? "the host cannot run this target's FMAs"
+                  : "the target has no FMA")
+       << ")\n";
   os << "peak f32: " << llvm::format("%.1f", getPeakGFlops(1))
      << " GFLOP/s on 1 thread";
   if (cores > 1)

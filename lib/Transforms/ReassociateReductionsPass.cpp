@@ -21,17 +21,16 @@ using namespace mlir;
 using namespace mlir::tiletune;
 
 /// Adds `reassoc` to `op`'s fast-math flags when it is an arith.addf or
-/// arith.mulf with `accumulator` as one operand; returns whether it did.
-static bool markAccumulation(Operation *op, Value accumulator) {
+/// arith.mulf with `accumulator` as one operand (`op` may be null).
+static void markAccumulation(Operation *op, Value accumulator) {
   auto fastmath = dyn_cast_or_null<arith::ArithFastMathInterface>(op);
   if (!fastmath || !isa<arith::AddFOp, arith::MulFOp>(op) ||
       !llvm::is_contained(op->getOperands(), accumulator))
-    return false;
+    return;
   arith::FastMathFlags flags = fastmath.getFastMathFlagsAttr().getValue();
   op->setAttr(fastmath.getFastMathAttrName(),
               arith::FastMathFlagsAttr::get(
                   op->getContext(), flags | arith::FastMathFlags::reassoc));
-  return true;
 }
 
 namespace {
@@ -56,7 +55,7 @@ struct ReassociateReductionsPass
         BlockArgument accumulator = op.getMatchingBlockArgument(&init);
         Value yielded = yield->getOperand(index);
         if (yielded.getParentBlock() == body)
-          (void)markAccumulation(yielded.getDefiningOp(), accumulator);
+          markAccumulation(yielded.getDefiningOp(), accumulator);
       }
     });
   }

@@ -25,6 +25,12 @@
 // ZEN4: flops per cycle and core (f32): 32
 
 // The host's own description.
+// A target without FMA has no FMA throughput to measure; its peak is the
+// multiply and add rates times the clock.
+// RUN: tiletune-run --print-target --mcpu=sandybridge | FileCheck %s --check-prefix=NOFMA
+// NOFMA: fma: no
+// NOFMA: measured fma throughput: not measured (the target has no FMA)
+// NOFMA: peak f32: {{[0-9.]+}} GFLOP/s on 1 thread
 // RUN: tiletune-run --print-target | FileCheck %s --check-prefix=HOST
 // HOST: cpu: {{.*}} (host)
 // HOST: vector registers: {{16|32}}
