@@ -610,16 +610,28 @@ static linalg::MatmulOp createIm2colGemm(RewriterBase &rewriter, Location loc,
 }
 
 /// The im2col GEMM of a conv_2d_nchw_fchw with `layout = nhwc`: the FCHW
-/// filter is read in place as the [F][C*KH*KW] matrix it is (the
-/// matmul_transpose_b form: no filter copy, so `dnmm332` reads it as
-/// stored), and the window matrix [N*OH*OW][C*KH*KW] is gathered from the
-/// NCHW input in the filter's (c, kh, kw) order: for each (kh, kw), the
-/// input pixels that filter tap reads (a strided view [N][C][OH][OW]) are
-/// transposed into windows[n][oh][ow][c][kh][kw] (for a 1x1 filter that is
-/// the whole window matrix, [N][OH][OW][C]). The GEMM accumulates into
-/// [N][OH][OW][F] (the output transposed, or a fill of the same value when
-/// the output is a fill on tensors), transposed back into the NCHW output.
-/// The transposes are split over the GEMM's threads.
+/// filter is read in place as the [F][C*KH*KW] matrix it is (B stored
+/// [n][k]: no filter copy), and the window matrix is gathered from the NCHW
+/// input in the filter's (c, kh, kw) order. Its layout depends on the
+/// config:
+/// - transposed, [C*KH*KW][N*OH*OW] (a matmul_transpose_ab), where the
+///   GEMM's cache tile of pixels is a whole image (the cache tiles of oh
+///   and ow are whole; small maps such as ResNet-50's 7x7 stage), so that
+///   its A tile is contiguous, and the compute is not dnmm332: for each
+///   filter tap (kh, kw), the input pixels it reads (a strided view
+///   [N][C][OH][OW]) are copied into windows[c][kh][kw][n][oh][ow], whole
+///   [OH][OW] blocks instead of single elements 16 apart; at batch 1 a 1x1
+///   unstrided conv reads the input in place;
+/// - [N*OH*OW][C*KH*KW] (a matmul_transpose_b) otherwise, which dnmm332
+///   needs (it reads both operands along k) and where the GEMM tiles the
+///   pixels of an image (a row of A^T would then be read in short pieces,
+///   each straddling cache lines): each tap's pixels are transposed into
+///   windows[n][oh][ow][c][kh][kw] (a 1x1 filter's window matrix is the
+///   input transposed once into [N][OH][OW][C]).
+/// The GEMM accumulates into [N][OH][OW][F] (the output transposed, or a
+/// fill of the same value when the output is a fill on tensors),
+/// transposed back into the NCHW output. The copies and transposes are
+/// split over the GEMM's threads.
 static FailureOr<Operation *>
 convertNchwConvThroughNhwc(RewriterBase &rewriter, linalg::LinalgOp conv,
                            const TunableOp &tunable, std::string *reason) {
@@ -629,17 +641,23 @@ convertNchwConvThroughNhwc(RewriterBase &rewriter, linalg::LinalgOp conv,
   MLIRContext *ctx = conv->getContext();
   Location loc = conv.getLoc();
   bool onTensors = conv.hasPureTensorSemantics();
+  TileConfigAttr config = getConfig(conv);
+  bool transposedWindows =
+      getCPUPack(config) != "dn" &&
+      config.getTileSize("cache", "oh").value_or(1) == oh &&
+      config.getTileSize("cache", "ow").value_or(1) == ow;
   rewriter.setInsertionPoint(conv);
   SmallVector<linalg::TransposeOp> transposes;
-  auto [sh, sw] = tunable.strides;
-  auto [dh, dw] = tunable.dilations;
+  int64_t sh = tunable.strides[0], sw = tunable.strides[1];
+  int64_t dh = tunable.dilations[0], dw = tunable.dilations[1];
   // The pixels filter tap (i, j) reads: [N][C][OH][OW] from row i*dh and
   // column j*dw, every sh-th row and sw-th column.
   Value input = conv.getDpsInputs()[0];
+  auto inputType = cast<ShapedType>(input.getType());
+  bool inputIsWindow = sh == 1 && sw == 1 && inputType.getShape()[2] == oh &&
+                       inputType.getShape()[3] == ow;
   auto tapPixels = [&](int64_t i, int64_t j) -> Value {
-    auto inputType = cast<ShapedType>(input.getType());
-    if (i == 0 && j == 0 && sh == 1 && sw == 1 &&
-        inputType.getShape()[2] == oh && inputType.getShape()[3] == ow)
+    if (i == 0 && j == 0 && inputIsWindow)
       return input;
     SmallVector<OpFoldResult> offsets =
         getAsIndexOpFoldResult(ctx, {0, 0, i * dh, j * dw});
@@ -653,36 +671,54 @@ convertNchwConvThroughNhwc(RewriterBase &rewriter, linalg::LinalgOp conv,
                : Value(memref::SubViewOp::create(rewriter, loc, input, offsets,
                                                  sizes, strides));
   };
+  Type elementType = tunable.elementType;
+  // Each tap's pixels, [N][C][OH][OW], are permuted by `tapPerm` into the
+  // tap's slot of the window matrix.
+  SmallVector<int64_t> shape, tapShape, tapPerm;
+  if (transposedWindows)
+    shape = {c, kh, kw, n, oh, ow}, tapShape = {c, n, oh, ow},
+    tapPerm = {1, 0, 2, 3};
+  else
+    shape = {n, oh, ow, c, kh, kw}, tapShape = {n, oh, ow, c},
+    tapPerm = {0, 2, 3, 1};
   Value windows;
-  if (kh == 1 && kw == 1) {
-    auto [inputT, transposed] = transposeIntoFresh(
-        rewriter, loc, tapPixels(0, 0), {0, 2, 3, 1}, onTensors);
+  bool inPlace =
+      transposedWindows && n == 1 && kh == 1 && kw == 1 && inputIsWindow &&
+      (onTensors || cast<MemRefType>(inputType).getLayout().isIdentity());
+  Value lhs;
+  if (inPlace) {
+    // [1][C][OH][OW] is the window matrix [C][OH*OW] itself.
+    lhs = collapse(rewriter, loc, input, {{0, 1}, {2, 3}});
+  } else if (kh == 1 && kw == 1 && !transposedWindows) {
+    auto [inputT, transposed] =
+        transposeIntoFresh(rewriter, loc, tapPixels(0, 0), tapPerm, onTensors);
     transposes.push_back(inputT);
     windows = transposed;
   } else {
-    Type elementType = tunable.elementType;
-    SmallVector<int64_t> shape = {n, oh, ow, c, kh, kw};
     windows =
         onTensors
             ? Value(tensor::EmptyOp::create(rewriter, loc, shape, elementType))
             : Value(memref::AllocOp::create(rewriter, loc,
                                             MemRefType::get(shape, elementType),
                                             rewriter.getI64IntegerAttr(64)));
-    SmallVector<int64_t> tapShape = {n, oh, ow, c};
     for (int64_t i = 0; i < kh; ++i)
       for (int64_t j = 0; j < kw; ++j) {
-        SmallVector<OpFoldResult> offsets =
-            getAsIndexOpFoldResult(ctx, {0, 0, 0, 0, i, j});
-        SmallVector<OpFoldResult> sizes =
-            getAsIndexOpFoldResult(ctx, {n, oh, ow, c, 1, 1});
+        SmallVector<int64_t> at = transposedWindows
+                                      ? SmallVector<int64_t>{0, i, j, 0, 0, 0}
+                                      : SmallVector<int64_t>{0, 0, 0, 0, i, j};
+        SmallVector<int64_t> extent =
+            transposedWindows ? SmallVector<int64_t>{c, 1, 1, n, oh, ow}
+                              : SmallVector<int64_t>{n, oh, ow, c, 1, 1};
+        SmallVector<OpFoldResult> offsets = getAsIndexOpFoldResult(ctx, at);
+        SmallVector<OpFoldResult> sizes = getAsIndexOpFoldResult(ctx, extent);
         SmallVector<OpFoldResult> ones(6, rewriter.getIndexAttr(1));
         Value pixels = tapPixels(i, j);
         if (onTensors) {
           auto tapTensor = RankedTensorType::get(tapShape, elementType);
           Value slot = tensor::ExtractSliceOp::create(
               rewriter, loc, tapTensor, windows, offsets, sizes, ones);
-          auto t = linalg::TransposeOp::create(rewriter, loc, pixels, slot,
-                                               ArrayRef<int64_t>{0, 2, 3, 1});
+          auto t =
+              linalg::TransposeOp::create(rewriter, loc, pixels, slot, tapPerm);
           transposes.push_back(t);
           windows = tensor::InsertSliceOp::create(
               rewriter, loc, t->getResult(0), windows, offsets, sizes, ones);
@@ -694,7 +730,7 @@ convertNchwConvThroughNhwc(RewriterBase &rewriter, linalg::LinalgOp conv,
                                                  cast<MemRefType>(slotType),
                                                  windows, offsets, sizes, ones);
           transposes.push_back(linalg::TransposeOp::create(
-              rewriter, loc, pixels, slot, ArrayRef<int64_t>{0, 2, 3, 1}));
+              rewriter, loc, pixels, slot, tapPerm));
         }
       }
   }
@@ -713,13 +749,16 @@ convertNchwConvThroughNhwc(RewriterBase &rewriter, linalg::LinalgOp conv,
     transposes.push_back(initT);
     acc = transposedInit;
   }
-  int64_t windowsRank = cast<ShapedType>(windows.getType()).getRank();
-  Value lhs = collapse(rewriter, loc, windows, splitInTwo(windowsRank, 3));
+  if (!lhs) {
+    int64_t windowsRank = cast<ShapedType>(windows.getType()).getRank();
+    lhs = collapse(rewriter, loc, windows, splitInTwo(windowsRank, 3));
+  }
   Value rhs = collapse(rewriter, loc, conv.getDpsInputs()[1], splitInTwo(4, 1));
   Value accMatrix = collapse(rewriter, loc, acc, splitInTwo(4, 3));
   linalg::MatmulOp gemm = createIm2colGemm(
-      rewriter, loc, lhs, rhs, accMatrix, OpKind::MatmulTransposeB,
-      getIm2colGemmConfig(getConfig(conv), /*perImage=*/false));
+      rewriter, loc, lhs, rhs, accMatrix,
+      transposedWindows ? OpKind::MatmulTransposeAB : OpKind::MatmulTransposeB,
+      getIm2colGemmConfig(config, /*perImage=*/false));
   rewriter.setInsertionPointAfter(gemm);
   if (onTensors) {
     Value result = tensor::ExpandShapeOp::create(

@@ -7,7 +7,7 @@
 // with the default config of each im2col compute; every one must match the
 // C++ reference.
 
-// RUN: for e in fhwc_rpmmv fhwc_dnmm332 hwcf_strided_buffers nchw_tmm primes_dpmm ones_lpmm nchw_1x1_dnmm332 nchw_1x1_per_image nchw_1x1_per_image_buffers nchw_1x1_strided_buffers nchw_3x3_dnmm332 nchw_dilated_buffers; do \
+// RUN: for e in fhwc_rpmmv fhwc_dnmm332 hwcf_strided_buffers nchw_tmm primes_dpmm ones_lpmm nchw_1x1_dnmm332 nchw_1x1_per_image nchw_1x1_per_image_buffers nchw_1x1_strided_buffers nchw_3x3_dnmm332 nchw_dilated_buffers nchw_b1_1x1_in_place_buffers nchw_b1_3x3_rpmmv_buffers nchw_b2_3x3_transposed; do \
 // RUN:   tiletune-run %s --entry=$e --pipeline=tiletune-lower-cpu --verify --repeats=1; \
 // RUN:   tiletune-run %s --entry=$e --pipeline=tiletune-lower-cpu --verify --repeats=1 --num-threads=2; \
 // RUN:   tiletune-run %s --entry=$e --pipeline=tiletune-lower-cpu --verify --repeats=1 --mcpu=haswell; \
@@ -65,7 +65,7 @@
 // RULE2-LABEL: func.func @default_nchw_b1_1x1_14x14
 // RULE2: compute = im2col_rpmmv{{.*}}layout = nhwc
 
-// EXPLICIT-COUNT-36: verify: PASSED
+// EXPLICIT-COUNT-45: verify: PASSED
 // EXPLICIT-NOT: verify
 // DEFAULT4-COUNT-5: verify: PASSED
 // DEFAULT4-NOT: verify
@@ -257,6 +257,53 @@ func.func @nchw_1x1_strided_buffers(%i: memref<2x9x9x8xf64>,
     ins(%i, %f : memref<2x9x9x8xf64>, memref<6x9x1x1xf64>)
     outs(%o : memref<2x6x5x4xf64>)
   return
+}
+
+// Batch 1, unstrided 1x1, on buffers: the input [1][C][OH][OW] is the
+// transposed window matrix [C][OH*OW], read in place by the GEMM (prime
+// sizes, two threads' tiles of f).
+func.func @nchw_b1_1x1_in_place_buffers(%i: memref<1x13x5x7xf32>,
+                                        %f: memref<22x13x1x1xf32>,
+                                        %o: memref<1x22x5x7xf32>) {
+  linalg.conv_2d_nchw_fchw {tiletune.config = #tiletune.config<cpu,
+         parallel = {n = 1, oh = 5, ow = 7, f = 11},
+         cache = {oh = 5, ow = 7, f = 11, kh = 1, kw = 1, c = 13},
+         register = {oh = 1, ow = 7, f = 11}, layout = nhwc,
+         compute = im2col_rpmmv>}
+    ins(%i, %f : memref<1x13x5x7xf32>, memref<22x13x1x1xf32>)
+    outs(%o : memref<1x22x5x7xf32>)
+  return
+}
+
+// Batch 1, 3x3, strides (2, 1), on buffers: each filter tap's pixels are
+// copied into the transposed window matrix [C*KH*KW][OH*OW].
+func.func @nchw_b1_3x3_rpmmv_buffers(%i: memref<1x7x11x9xf32>,
+                                     %f: memref<10x7x3x3xf32>,
+                                     %o: memref<1x10x5x7xf32>) {
+  linalg.conv_2d_nchw_fchw {strides = dense<[2, 1]> : tensor<2xi64>,
+                            tiletune.config = #tiletune.config<cpu,
+         parallel = {n = 1, oh = 5, ow = 7, f = 5},
+         cache = {oh = 5, ow = 7, f = 5, kh = 3, kw = 3, c = 7},
+         register = {oh = 1, ow = 7, f = 5}, layout = nhwc,
+         compute = im2col_rpmmv>}
+    ins(%i, %f : memref<1x7x11x9xf32>, memref<10x7x3x3xf32>)
+    outs(%o : memref<1x10x5x7xf32>)
+  return
+}
+
+// Batch 2 on tensors, whole images in the cache tile: the transposed
+// window matrix [C*KH*KW][N*OH*OW], each image's GEMM rows on its own
+// thread (parallel n = 1), 5 channels (the tap copies split by image).
+func.func @nchw_b2_3x3_transposed(%i: tensor<2x5x9x8xf32>, %f: tensor<6x5x3x3xf32>,
+                                  %o: tensor<2x6x7x6xf32>) -> tensor<2x6x7x6xf32> {
+  %0 = linalg.conv_2d_nchw_fchw {tiletune.config = #tiletune.config<cpu,
+         parallel = {n = 1, oh = 7, ow = 6, f = 6},
+         cache = {oh = 7, ow = 6, f = 6, kh = 3, kw = 3, c = 5},
+         register = {oh = 1, ow = 6, f = 6}, layout = nhwc,
+         compute = im2col_rpmmv>}
+    ins(%i, %f : tensor<2x5x9x8xf32>, tensor<6x5x3x3xf32>)
+    outs(%o : tensor<2x6x7x6xf32>) -> tensor<2x6x7x6xf32>
+  return %0 : tensor<2x6x7x6xf32>
 }
 
 // The default config computes a 1x1 NCHW conv as its im2col GEMM: per

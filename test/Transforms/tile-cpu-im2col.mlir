@@ -61,16 +61,17 @@ func.func @hwcf_strided(%i: tensor<1x9x9x4xf32>, %f: tensor<3x3x4x8xf32>,
 }
 
 // A 1x1 NCHW conv through NHWC (`layout = nhwc`): the input, every second
-// row and column of it (stride 2), is transposed once into the
-// [N*OH*OW][C] window matrix; the FCHW filter is read in place as the
-// [F][C] B of a matmul_transpose_b (no filter transpose); a zero-filled
-// output becomes a fill of the transposed accumulator (no transpose of the
-// init), and the GEMM's result is transposed back into NCHW.
+// row and column of it (stride 2), is copied once into the transposed
+// window matrix [C][N*OH*OW] (whole [OH][OW] blocks per channel and image);
+// the FCHW filter is read in place as the [F][C] B of a matmul_transpose_ab
+// (no filter transpose); a zero-filled output becomes a fill of the
+// transposed accumulator (no transpose of the init), and the GEMM's result
+// is transposed back into NCHW.
 // CHECK-LABEL: func.func @nchw_1x1_nhwc
 // CHECK: %[[SUB:.*]] = tensor.extract_slice %arg0[0, 0, 0, 0] [2, 16, 4, 4] [1, 1, 2, 2] : tensor<2x16x8x8xf32> to tensor<2x16x4x4xf32>
-// CHECK: linalg.transpose ins(%{{.*}} : tensor<{{.*}}>) outs(%{{.*}} : tensor<{{.*}}>) permutation = [0, 2, 3, 1]
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<{{.*}}>) outs(%{{.*}} : tensor<16x2x4x4xf32>) permutation = [1, 0, 2, 3]
 // CHECK-NOT: permutation = [0, 2, 3, 1]
-// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1, 2], [3]] : tensor<2x4x4x16xf32> into tensor<32x16xf32>
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1, 2], [3, 4, 5]] : tensor<16x1x1x2x4x4xf32> into tensor<16x32xf32>
 // CHECK: tensor.collapse_shape %arg1 {{\[\[}}0], [1, 2, 3]] : tensor<32x16x1x1xf32> into tensor<32x16xf32>
 // CHECK-NOT: permutation = [0, 2, 3, 1]
 // CHECK: linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<32x32xf32>)
@@ -94,20 +95,41 @@ func.func @nchw_1x1_nhwc(%i: tensor<2x16x8x8xf32>, %f: tensor<32x16x1x1xf32>)
   return %0 : tensor<2x32x4x4xf32>
 }
 
+// At batch 1, an unstrided 1x1 NCHW conv's input [1][C][OH][OW] is the
+// transposed window matrix [C][OH*OW] itself: the GEMM reads it in place.
+// CHECK-LABEL: func.func @nchw_1x1_in_place
+// CHECK-NOT: permutation = [1, 0, 2, 3]
+// CHECK: tensor.collapse_shape %arg0 {{\[\[}}0, 1], [2, 3]] : tensor<1x16x4x4xf32> into tensor<16x16xf32>
+// CHECK: vector.contract
+// CHECK: permutation = [0, 3, 1, 2]
+// CHECK-NOT: linalg.conv
+func.func @nchw_1x1_in_place(%i: tensor<1x16x4x4xf32>, %f: tensor<32x16x1x1xf32>,
+                             %o: tensor<1x32x4x4xf32>) -> tensor<1x32x4x4xf32> {
+  %0 = linalg.conv_2d_nchw_fchw {tiletune.config = #tiletune.config<cpu,
+         parallel = {n = 1, oh = 4, ow = 4, f = 32},
+         cache = {oh = 4, ow = 4, f = 32, kh = 1, kw = 1, c = 16},
+         register = {oh = 1, ow = 4, f = 16}, layout = nhwc,
+         compute = im2col_rpmmv>}
+    ins(%i, %f : tensor<1x16x4x4xf32>, tensor<32x16x1x1xf32>)
+    outs(%o : tensor<1x32x4x4xf32>) -> tensor<1x32x4x4xf32>
+  return %0 : tensor<1x32x4x4xf32>
+}
+
 // A 3x3 NCHW conv through NHWC: the windows are gathered in the FCHW
-// filter's (c, kh, kw) order, one transpose of the [N][C][OH][OW] pixels
-// of each filter tap (offset (kh, kw), every second row and column) into
-// windows[n][oh][ow][c][kh][kw]; the filter is read in place as the
-// [F][C*KH*KW] B of a matmul_transpose_b: no filter transpose.
+// filter's (c, kh, kw) order, one copy of the [N][C][OH][OW] pixels of each
+// filter tap (offset (kh, kw), every second row and column) into
+// windows[c][kh][kw][n][oh][ow], the transposed window matrix
+// [C*KH*KW][N*OH*OW]; the filter is read in place as the [F][C*KH*KW] B of
+// a matmul_transpose_ab: no filter transpose.
 // CHECK-LABEL: func.func @nchw_3x3_nhwc
-// CHECK: %[[WIN:.*]] = tensor.empty() : tensor<1x3x3x8x3x3xf32>
+// CHECK: %[[WIN:.*]] = tensor.empty() : tensor<8x3x3x1x3x3xf32>
 // CHECK: tensor.extract_slice %arg0[0, 0, 0, 0] [1, 8, 3, 3] [1, 1, 2, 2]
-// CHECK: tensor.extract_slice %[[WIN]][0, 0, 0, 0, 0, 0] [1, 3, 3, 8, 1, 1] [1, 1, 1, 1, 1, 1] : tensor<1x3x3x8x3x3xf32> to tensor<1x3x3x8xf32>
-// CHECK: permutation = [0, 2, 3, 1]
-// CHECK-COUNT-7: permutation = [0, 2, 3, 1]
+// CHECK: tensor.extract_slice %[[WIN]][0, 0, 0, 0, 0, 0] [8, 1, 1, 1, 3, 3] [1, 1, 1, 1, 1, 1] : tensor<8x3x3x1x3x3xf32> to tensor<8x1x3x3xf32>
+// CHECK: permutation = [1, 0, 2, 3]
+// CHECK-COUNT-7: permutation = [1, 0, 2, 3]
 // CHECK: tensor.extract_slice %arg0[0, 0, 2, 2] [1, 8, 3, 3] [1, 1, 2, 2]
-// CHECK: permutation = [0, 2, 3, 1]
-// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1, 2], [3, 4, 5]] : tensor<1x3x3x8x3x3xf32> into tensor<9x72xf32>
+// CHECK: permutation = [1, 0, 2, 3]
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1, 2], [3, 4, 5]] : tensor<8x3x3x1x3x3xf32> into tensor<72x9xf32>
 // CHECK: tensor.collapse_shape %arg1 {{\[\[}}0], [1, 2, 3]] : tensor<16x8x3x3xf32> into tensor<16x72xf32>
 // CHECK-NOT: permutation = [2, 3, 1, 0]
 // CHECK: vector.contract
@@ -121,6 +143,71 @@ func.func @nchw_3x3_nhwc(%i: tensor<1x8x7x7xf32>, %f: tensor<16x8x3x3xf32>,
          cache = {oh = 3, ow = 3, f = 16, kh = 3, kw = 3, c = 8},
          register = {oh = 1, ow = 3, f = 16}, layout = nhwc,
          compute = im2col_rpmmv>}
+    ins(%i, %f : tensor<1x8x7x7xf32>, tensor<16x8x3x3xf32>)
+    outs(%o : tensor<1x16x3x3xf32>) -> tensor<1x16x3x3xf32>
+  return %0 : tensor<1x16x3x3xf32>
+}
+
+// On two threads (parallel f = 8 of 16) each tap's copy is split over the
+// same two threads along C (an scf.forall writing channels 0-3 and 4-7 of
+// the window matrix), like the GEMM after it.
+// CHECK-LABEL: func.func @nchw_3x3_threads
+// CHECK-COUNT-9: scf.forall (%{{.*}}) = (0) to (8) step (4)
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<1x4x4x4xf32>) outs(%{{.*}} : tensor<4x1x4x4xf32>) permutation = [1, 0, 2, 3]
+// CHECK: scf.forall (%{{.*}}) = (0) to (16) step (8)
+// CHECK: vector.contract
+func.func @nchw_3x3_threads(%i: tensor<1x8x6x6xf32>, %f: tensor<16x8x3x3xf32>,
+                            %o: tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32> {
+  %0 = linalg.conv_2d_nchw_fchw {tiletune.config = #tiletune.config<cpu,
+         parallel = {n = 1, oh = 4, ow = 4, f = 8},
+         cache = {oh = 4, ow = 4, f = 8, kh = 3, kw = 3, c = 8},
+         register = {oh = 1, ow = 4, f = 8}, layout = nhwc,
+         compute = im2col_rpmmv>}
+    ins(%i, %f : tensor<1x8x6x6xf32>, tensor<16x8x3x3xf32>)
+    outs(%o : tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32>
+  return %0 : tensor<1x16x4x4xf32>
+}
+
+// Where the GEMM's cache tile holds part of an image's pixels (cache oh =
+// 1 of 3), the windows are gathered untransposed as well: the A tile of a
+// transposed window matrix would be short pieces of its rows.
+// CHECK-LABEL: func.func @nchw_3x3_nhwc_rows
+// CHECK: tensor.empty() : tensor<1x3x3x8x3x3xf32>
+// CHECK-COUNT-9: permutation = [0, 2, 3, 1]
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1, 2], [3, 4, 5]] : tensor<1x3x3x8x3x3xf32> into tensor<9x72xf32>
+// CHECK-NOT: permutation = [1, 0, 2, 3]
+func.func @nchw_3x3_nhwc_rows(%i: tensor<1x8x7x7xf32>, %f: tensor<16x8x3x3xf32>,
+                              %o: tensor<1x16x3x3xf32>) -> tensor<1x16x3x3xf32> {
+  %0 = linalg.conv_2d_nchw_fchw {strides = dense<2> : tensor<2xi64>,
+         tiletune.config = #tiletune.config<cpu,
+         parallel = {n = 1, oh = 3, ow = 3, f = 16},
+         cache = {oh = 1, ow = 3, f = 16, kh = 3, kw = 3, c = 8},
+         register = {oh = 1, ow = 3, f = 16}, layout = nhwc,
+         compute = im2col_rpmmv>}
+    ins(%i, %f : tensor<1x8x7x7xf32>, tensor<16x8x3x3xf32>)
+    outs(%o : tensor<1x16x3x3xf32>) -> tensor<1x16x3x3xf32>
+  return %0 : tensor<1x16x3x3xf32>
+}
+
+// With dnmm332 (`pack = dn`), which reads both operands along k, the
+// windows are gathered untransposed: each tap's pixels are transposed into
+// windows[n][oh][ow][c][kh][kw], the [N*OH*OW][C*KH*KW] A of a
+// matmul_transpose_b.
+// CHECK-LABEL: func.func @nchw_3x3_nhwc_dn
+// CHECK: %[[WIN:.*]] = tensor.empty() : tensor<1x3x3x8x3x3xf32>
+// CHECK: tensor.extract_slice %[[WIN]][0, 0, 0, 0, 0, 0] [1, 3, 3, 8, 1, 1] [1, 1, 1, 1, 1, 1] : tensor<1x3x3x8x3x3xf32> to tensor<1x3x3x8xf32>
+// CHECK-COUNT-9: permutation = [0, 2, 3, 1]
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1, 2], [3, 4, 5]] : tensor<1x3x3x8x3x3xf32> into tensor<9x72xf32>
+// CHECK: permutation = [0, 3, 1, 2]
+// CHECK-NOT: linalg.conv
+func.func @nchw_3x3_nhwc_dn(%i: tensor<1x8x7x7xf32>, %f: tensor<16x8x3x3xf32>,
+                            %o: tensor<1x16x3x3xf32>) -> tensor<1x16x3x3xf32> {
+  %0 = linalg.conv_2d_nchw_fchw {strides = dense<2> : tensor<2xi64>,
+         tiletune.config = #tiletune.config<cpu,
+         parallel = {n = 1, oh = 3, ow = 3, f = 16},
+         cache = {oh = 3, ow = 3, f = 16, kh = 3, kw = 3, c = 8},
+         register = {oh = 1, ow = 3, f = 16}, layout = nhwc,
+         compute = im2col_dnmm332>}
     ins(%i, %f : tensor<1x8x7x7xf32>, tensor<16x8x3x3xf32>)
     outs(%o : tensor<1x16x3x3xf32>) -> tensor<1x16x3x3xf32>
   return %0 : tensor<1x16x3x3xf32>
