@@ -687,6 +687,29 @@ static TileConfigAttr computeDirectConfig(MLIRContext *ctx,
   return buildConfig(ctx, kTargetCPU, original, factors, options);
 }
 
+/// Filters per cache tile of takesWholeImageTiles's GEMMs.
+static constexpr int64_t kWholeImageFilterTile = 64;
+
+/// Whether the default im2col config of NCHW conv `conv` through NHWC, run
+/// by `threads` threads, splits only the filters over the threads and
+/// keeps whole images in the cache tile (kWholeImageFilterTile filters per
+/// cache tile): a batch-1 unstrided 1x1 conv on a map of up to 14x14.
+/// Its input is then the transposed window matrix the GEMM reads in place
+/// (convertNchwConvThroughNhwc), with no copy. Zen 5, 2 threads, GFLOP/s
+/// of two runs, the GEMM's own tiles (pixels split over the threads, part
+/// of an image per cache tile) / whole images, `tiletune-run
+/// --repeats=20`: 14x14 256->1024 248 / 265-266, 1024->256 310-319 /
+/// 318-341, 1024->512 211-324 / 345; 7x7 512->2048 268-271 / 301-305,
+/// 2048->512 285-289 / 306-307. One thread: level or slower (7x7
+/// 2048->512 166-170 / 161-164), so the rule needs several.
+static bool takesWholeImageTiles(const TunableOp &conv, int64_t threads) {
+  auto size = [&](StringRef name) { return conv.lookup(name)->size; };
+  return conv.kind == OpKind::ConvNchwFchw && threads > 1 && isOneByOne(conv) &&
+         size("n") == 1 && conv.strides == std::array<int64_t, 2>{1, 1} &&
+         size("oh") * size("ow") <= kThreadedNchwMapPixels &&
+         size("f") % threads == 0;
+}
+
 TileConfigAttr tiletune::computeIm2colDefaultCPUConfig(MLIRContext *ctx,
                                                        const TunableOp &conv,
                                                        const CPUTarget &target,
@@ -810,6 +833,15 @@ TileConfigAttr tiletune::computeIm2colDefaultCPUConfig(MLIRContext *ctx,
       fit(level, "m", {"f"});
       fitPixels(level);
     }
+  } else if (takesWholeImageTiles(conv, target.threads)) {
+    split("ow", size("ow"));
+    split("oh", size("oh"));
+    split("n", 1);
+    split("f", size("f") / target.threads);
+    split("ow", size("ow"));
+    split("oh", size("oh"));
+    split("f", largestDivisorAtMost(outer["f"], kWholeImageFilterTile));
+    fitWindowRegisterTile();
   } else {
     fit("parallel", "m", {"ow", "oh", "n"});
     fit("parallel", "n", {"f"});
