@@ -155,7 +155,11 @@ static bool isOneByOneConv(Operation *op) {
 /// Splits a layout transpose on tensors over the conv's threads: an
 /// scf.forall over its outermost dim that the thread count divides (so every
 /// piece stays static and is vectorized in blocks after bufferization, see
-/// vectorizeSmallCopies). A transpose of a dim no count divides stays whole.
+/// vectorizeSmallCopies). Where the count divides no dim (an NCHW image of
+/// 3 channels and 229 rows), the outermost dim of at least `threads`
+/// elements is split in two static parts: the largest multiple of the
+/// count, split over the threads, and the rest (fewer elements than
+/// threads), a transpose of its own.
 static void splitTransposeOverThreads(RewriterBase &rewriter,
                                       linalg::TransposeOp transpose,
                                       int64_t threads) {
@@ -163,16 +167,64 @@ static void splitTransposeOverThreads(RewriterBase &rewriter,
     return;
   SmallVector<int64_t> ranges =
       cast<linalg::LinalgOp>(transpose.getOperation()).getStaticLoopRanges();
-  SmallVector<int64_t> tiles(ranges.size(), 0);
-  for (auto [i, range] : llvm::enumerate(ranges)) {
-    if (range < threads || range % threads != 0)
-      continue;
-    tiles[i] = range / threads;
-    break;
-  }
-  if (llvm::all_of(tiles, [](int64_t t) { return t == 0; }))
+  if (llvm::any_of(ranges, ShapedType::isDynamic))
     return;
+  auto dividing = llvm::find_if(ranges, [&](int64_t range) {
+    return range >= threads && range % threads == 0;
+  });
+  auto splittable =
+      llvm::find_if(ranges, [&](int64_t range) { return range >= threads; });
+  if (dividing == ranges.end() && splittable == ranges.end())
+    return;
+  int64_t dim = std::distance(ranges.begin(),
+                              dividing != ranges.end() ? dividing : splittable);
+  int64_t whole = ranges[dim] / threads * threads;
   rewriter.setInsertionPoint(transpose);
+  if (whole < ranges[dim]) {
+    // Two transposes of static slices along loop dim `dim` (output dim
+    // `dim`, input dim perm[dim]): [0, whole) and [whole, range).
+    Location loc = transpose.getLoc();
+    ArrayRef<int64_t> perm = transpose.getPermutation();
+    Value input = transpose.getInput(), result = transpose.getInit();
+    auto slice = [&](Value value, int64_t sliceDim, int64_t offset,
+                     int64_t length) -> Value {
+      auto type = cast<RankedTensorType>(value.getType());
+      SmallVector<int64_t> offsets(type.getRank(), 0), sizes(type.getShape()),
+          strides(type.getRank(), 1);
+      offsets[sliceDim] = offset;
+      sizes[sliceDim] = length;
+      return tensor::ExtractSliceOp::create(
+          rewriter, loc, value,
+          getAsIndexOpFoldResult(rewriter.getContext(), offsets),
+          getAsIndexOpFoldResult(rewriter.getContext(), sizes),
+          getAsIndexOpFoldResult(rewriter.getContext(), strides));
+    };
+    linalg::TransposeOp main;
+    for (auto [offset, length] :
+         {std::pair<int64_t, int64_t>{0, whole},
+          std::pair<int64_t, int64_t>{whole, ranges[dim] - whole}}) {
+      auto piece = linalg::TransposeOp::create(
+          rewriter, loc, slice(input, perm[dim], offset, length),
+          slice(result, dim, offset, length), perm);
+      auto type = cast<RankedTensorType>(result.getType());
+      SmallVector<int64_t> offsets(type.getRank(), 0), sizes(type.getShape()),
+          strides(type.getRank(), 1);
+      offsets[dim] = offset;
+      sizes[dim] = length;
+      result = tensor::InsertSliceOp::create(
+          rewriter, loc, piece->getResult(0), result,
+          getAsIndexOpFoldResult(rewriter.getContext(), offsets),
+          getAsIndexOpFoldResult(rewriter.getContext(), sizes),
+          getAsIndexOpFoldResult(rewriter.getContext(), strides));
+      if (!main)
+        main = piece;
+    }
+    rewriter.replaceOp(transpose, result);
+    transpose = main;
+    rewriter.setInsertionPoint(transpose);
+  }
+  SmallVector<int64_t> tiles(ranges.size(), 0);
+  tiles[dim] = whole / threads;
   (void)tileOneLevel(rewriter, transpose,
                      getAsIndexOpFoldResult(rewriter.getContext(), tiles),
                      scf::SCFTilingOptions::LoopType::ForallOp);
