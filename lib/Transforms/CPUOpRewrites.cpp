@@ -184,38 +184,39 @@ static void splitTransposeOverThreads(RewriterBase &rewriter,
     // Two transposes of static slices along loop dim `dim` (output dim
     // `dim`, input dim perm[dim]): [0, whole) and [whole, range).
     Location loc = transpose.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
     ArrayRef<int64_t> perm = transpose.getPermutation();
     Value input = transpose.getInput(), result = transpose.getInit();
-    auto slice = [&](Value value, int64_t sliceDim, int64_t offset,
-                     int64_t length) -> Value {
-      auto type = cast<RankedTensorType>(value.getType());
-      SmallVector<int64_t> offsets(type.getRank(), 0), sizes(type.getShape()),
-          strides(type.getRank(), 1);
+    // Offsets, sizes and strides of the slice [offset, offset + length)
+    // along `sliceDim` of a tensor of type `type`.
+    auto slab = [&](Type type, int64_t sliceDim, int64_t offset,
+                    int64_t length) {
+      auto shaped = cast<RankedTensorType>(type);
+      SmallVector<int64_t> offsets(shaped.getRank(), 0),
+          sizes(shaped.getShape()), strides(shaped.getRank(), 1);
       offsets[sliceDim] = offset;
       sizes[sliceDim] = length;
-      return tensor::ExtractSliceOp::create(
-          rewriter, loc, value,
-          getAsIndexOpFoldResult(rewriter.getContext(), offsets),
-          getAsIndexOpFoldResult(rewriter.getContext(), sizes),
-          getAsIndexOpFoldResult(rewriter.getContext(), strides));
+      return std::make_tuple(getAsIndexOpFoldResult(ctx, offsets),
+                             getAsIndexOpFoldResult(ctx, sizes),
+                             getAsIndexOpFoldResult(ctx, strides));
     };
     linalg::TransposeOp main;
     for (auto [offset, length] :
          {std::pair<int64_t, int64_t>{0, whole},
           std::pair<int64_t, int64_t>{whole, ranges[dim] - whole}}) {
+      auto [inOffsets, inSizes, inStrides] =
+          slab(input.getType(), perm[dim], offset, length);
+      auto [offsets, sizes, strides] =
+          slab(result.getType(), dim, offset, length);
       auto piece = linalg::TransposeOp::create(
-          rewriter, loc, slice(input, perm[dim], offset, length),
-          slice(result, dim, offset, length), perm);
-      auto type = cast<RankedTensorType>(result.getType());
-      SmallVector<int64_t> offsets(type.getRank(), 0), sizes(type.getShape()),
-          strides(type.getRank(), 1);
-      offsets[dim] = offset;
-      sizes[dim] = length;
-      result = tensor::InsertSliceOp::create(
-          rewriter, loc, piece->getResult(0), result,
-          getAsIndexOpFoldResult(rewriter.getContext(), offsets),
-          getAsIndexOpFoldResult(rewriter.getContext(), sizes),
-          getAsIndexOpFoldResult(rewriter.getContext(), strides));
+          rewriter, loc,
+          tensor::ExtractSliceOp::create(rewriter, loc, input, inOffsets,
+                                         inSizes, inStrides),
+          tensor::ExtractSliceOp::create(rewriter, loc, result, offsets, sizes,
+                                         strides),
+          perm);
+      result = tensor::InsertSliceOp::create(rewriter, loc, piece->getResult(0),
+                                             result, offsets, sizes, strides);
       if (!main)
         main = piece;
     }
@@ -672,7 +673,7 @@ static linalg::MatmulOp createIm2colGemm(RewriterBase &rewriter, Location loc,
 ///   its A tile is contiguous, and the compute is not dnmm332: for each
 ///   filter tap (kh, kw), the input pixels it reads (a strided view
 ///   [N][C][OH][OW]) are copied into windows[c][kh][kw][n][oh][ow], whole
-///   [OH][OW] blocks instead of single elements 16 apart; at batch 1 a 1x1
+///   [OH][OW] blocks instead of single elements KH*KW apart; at batch 1 a 1x1
 ///   unstrided conv reads the input in place;
 /// - [N*OH*OW][C*KH*KW] (a matmul_transpose_b) otherwise, which dnmm332
 ///   needs (it reads both operands along k) and where the GEMM tiles the
