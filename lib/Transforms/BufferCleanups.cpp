@@ -36,6 +36,67 @@ using namespace mlir;
 using namespace mlir::tiletune;
 
 //===----------------------------------------------------------------------===//
+// Copies onto themselves
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Where a view starts in its buffer: the buffer, the offsets and strides.
+struct ViewOrigin {
+  Value buffer;
+  SmallVector<OpFoldResult> offsets, strides;
+
+  bool operator==(const ViewOrigin &other) const {
+    return buffer == other.buffer && offsets == other.offsets &&
+           strides == other.strides;
+  }
+};
+} // namespace
+
+/// The origin of `view`: a `memref.subview` of a buffer that is not itself a
+/// view, seen through `memref.cast`s and through `scf.if`s whose branches
+/// all yield views of the same origin.
+static std::optional<ViewOrigin> getViewOrigin(Value view) {
+  if (auto cast = view.getDefiningOp<memref::CastOp>())
+    return getViewOrigin(cast.getSource());
+  if (auto subview = view.getDefiningOp<memref::SubViewOp>()) {
+    Value source = subview.getSource();
+    if (source.getDefiningOp<ViewLikeOpInterface>() ||
+        source.getDefiningOp<memref::CastOp>())
+      return std::nullopt;
+    return ViewOrigin{source, subview.getMixedOffsets(),
+                      subview.getMixedStrides()};
+  }
+  auto ifOp = view.getDefiningOp<scf::IfOp>();
+  if (!ifOp || ifOp.getElseRegion().empty())
+    return std::nullopt;
+  unsigned index = cast<OpResult>(view).getResultNumber();
+  std::optional<ViewOrigin> thenOrigin =
+      getViewOrigin(ifOp.thenYield().getOperand(index));
+  std::optional<ViewOrigin> elseOrigin =
+      getViewOrigin(ifOp.elseYield().getOperand(index));
+  if (!thenOrigin || !elseOrigin || !(*thenOrigin == *elseOrigin))
+    return std::nullopt;
+  return thenOrigin;
+}
+
+unsigned tiletune::eraseCopiesOntoThemselves(Operation *root) {
+  SmallVector<memref::CopyOp> copies;
+  root->walk([&](memref::CopyOp copy) {
+    if (copy.getSource() == copy.getTarget()) {
+      copies.push_back(copy);
+      return;
+    }
+    std::optional<ViewOrigin> source = getViewOrigin(copy.getSource());
+    std::optional<ViewOrigin> target = getViewOrigin(copy.getTarget());
+    if (source && target && *source == *target)
+      copies.push_back(copy);
+  });
+  for (memref::CopyOp copy : copies)
+    copy->erase();
+  return copies.size();
+}
+
+//===----------------------------------------------------------------------===//
 // Vector transfer hoisting
 //===----------------------------------------------------------------------===//
 

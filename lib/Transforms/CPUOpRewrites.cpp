@@ -3,9 +3,9 @@
 // Rewrites that replace a whole op before it is tiled, driven by options of
 // its `#tiletune.config<cpu, ...>`: `layout = nhwc` computes an NCHW conv as
 // an NHWC conv between transposes, `pack = bt` computes a matmul on its B
-// transposed whole first (TTMM), and `pad` runs the op on zero-padded
-// operands. Each returns the op to tile (carrying the config) and fails
-// without changes when the config cannot be applied.
+// transposed whole first (TTMM), and `pad` runs an op on buffers on
+// zero-padded operands. Each returns the op to tile (carrying the config) and
+// fails without changes when the config cannot be applied.
 //
 //===----------------------------------------------------------------------===//
 
@@ -1087,9 +1087,9 @@ FailureOr<Operation *> tiletune::padToConfig(RewriterBase &rewriter,
     loopSizes[dim.loopIndex] = padded;
     anyPadded |= padded != dim.size;
   }
-  // On tensors, the tiling pads tile by tile instead: only the partial
-  // tiles of the padded loops are computed on zero-padded copies, inside the
-  // forall (tileAndVectorizeForCPU, CPUSchedule.md).
+  // On tensors, the tiling handles the padded loops instead: their partial
+  // tiles run in place with peeled register loops (tileAndVectorizeForCPU,
+  // CPUSchedule.md, "Remainders").
   bool onTensors = linalgOp.hasPureTensorSemantics();
   if (!anyPadded || onTensors)
     return op;

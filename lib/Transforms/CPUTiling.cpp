@@ -212,9 +212,8 @@ packFilterToHwcf(RewriterBase &rewriter, linalg::Conv2DNhwcFhwcOp conv,
 /// same panels: the packing copy reads through the transpose, so the
 /// register tile reads rows of rn contiguous elements either way.
 static FailureOr<std::pair<Operation *, PanelPack>>
-packPanels(RewriterBase &rewriter, linalg::LinalgOp op, int64_t rn,
+packPanels(RewriterBase &rewriter, Value source, Location loc, int64_t rn,
            bool batched, bool transposedB, Operation *bufferAnchor) {
-  Value source = op->getOperand(1);
   auto shaped = cast<ShapedType>(source.getType());
   ArrayRef<int64_t> shape = shaped.getShape(); // [b?][Kc][Nc] or [b?][Nc][Kc]
   unsigned kPos = batched ? 1 : 0;
@@ -222,7 +221,6 @@ packPanels(RewriterBase &rewriter, linalg::LinalgOp op, int64_t rn,
   int64_t nc = shape[transposedB ? kPos : kPos + 1];
   if (rn <= 0 || nc % rn != 0)
     return failure();
-  Location loc = op.getLoc();
   Type elementType = shaped.getElementType();
 
   // Expanded source [b?][Kc][Nc/rn][rn] (transposed: [b?][Nc/rn][rn][Kc])
@@ -322,9 +320,11 @@ static LogicalResult usePanels(RewriterBase &rewriter, linalg::LinalgOp op,
   } else {
     return failure();
   }
+  // A remainder register tile (nu < rn) reads the first nu columns of its
+  // panel: register tiles start at multiples of rn.
   int64_t ku = tileType.getShape()[kDim];
   int64_t nu = tileType.getShape()[nDim];
-  if (nu != pack.rn)
+  if (ShapedType::isDynamic(nu) || nu > pack.rn)
     return failure();
 
   Location loc = op.getLoc();
@@ -339,13 +339,13 @@ static LogicalResult usePanels(RewriterBase &rewriter, linalg::LinalgOp op,
     newOffsets = {offsets[0], panel, offsets[kDim], rewriter.getIndexAttr(0)};
     newSizes = {rewriter.getIndexAttr(tileType.getShape()[0]),
                 rewriter.getIndexAttr(1), rewriter.getIndexAttr(ku),
-                rewriter.getIndexAttr(pack.rn)};
-    panelShape = {tileType.getShape()[0], ku, pack.rn};
+                rewriter.getIndexAttr(nu)};
+    panelShape = {tileType.getShape()[0], ku, nu};
   } else {
     newOffsets = {panel, offsets[kDim], rewriter.getIndexAttr(0)};
     newSizes = {rewriter.getIndexAttr(1), rewriter.getIndexAttr(ku),
-                rewriter.getIndexAttr(pack.rn)};
-    panelShape = {ku, pack.rn};
+                rewriter.getIndexAttr(nu)};
+    panelShape = {ku, nu};
   }
   newStrides.assign(newOffsets.size(), rewriter.getIndexAttr(1));
   Value replacement;
@@ -532,6 +532,93 @@ static void hoistVectorTransfersOnTensors(RewriterBase &rewriter,
   }
 }
 
+/// The number of lanes a register tile of `columns` output columns computes
+/// with: rounded up to a power of two, or to a multiple of 8 when that is
+/// smaller, so that the vectors split into whole x86 registers of 4, 8 or
+/// 16 f32 (a 31-wide vector would be split into 16 + 8 + 4 + 2 + 1).
+static int64_t getWidenedColumns(int64_t columns) {
+  return std::min<int64_t>(llvm::PowerOf2Ceil(columns),
+                           llvm::alignTo(columns, 8));
+}
+
+/// Vectorizes the matmul-like register tile `op` (static shape). Where its
+/// output columns (n, the output's innermost dim) are not a whole number of
+/// vectors (getWidenedColumns), e.g. the remainder tile of a peeled n loop,
+/// the contraction is built on vectors widened along n: the reads of the
+/// operands indexed by n and the write of the output go out of bounds (the
+/// lanes past the tile's edge read zeros and are not written, as masked
+/// loads and stores), so it is the same FMA sequence as a full tile of that
+/// width, whose extra lanes are zero products that nothing stores.
+static LogicalResult vectorizeRegisterTile(RewriterBase &rewriter,
+                                           Operation *op, bool matmulLike) {
+  auto linalgOp = cast<linalg::LinalgOp>(op);
+  if (!matmulLike || !linalgOp.hasPureTensorSemantics() ||
+      !linalg::isaContractionOpInterface(linalgOp) ||
+      linalgOp.getNumDpsInputs() != 2)
+    return vectorizeAndReplace(rewriter, op);
+  SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
+  AffineMap outMap =
+      linalgOp.getMatchingIndexingMap(linalgOp.getDpsInitOperand(0));
+  auto nDim = outMap.getNumResults() > 0
+                  ? dyn_cast<AffineDimExpr>(outMap.getResults().back())
+                  : nullptr;
+  Type elementType = getElementTypeOrSelf(op->getResult(0).getType());
+  if (!nDim || ShapedType::isDynamicShape(ranges) ||
+      llvm::any_of(op->getOperandTypes(), [&](Type t) {
+        return getElementTypeOrSelf(t) != elementType;
+      }))
+    return vectorizeAndReplace(rewriter, op);
+  int64_t columns = ranges[nDim.getPosition()];
+  int64_t widened = getWidenedColumns(columns);
+  if (widened == columns)
+    return vectorizeAndReplace(rewriter, op);
+  SmallVector<int64_t> vectorSizes(ranges);
+  vectorSizes[nDim.getPosition()] = widened;
+
+  Location loc = op->getLoc();
+  rewriter.setInsertionPoint(op);
+  Value zero = arith::ConstantOp::create(
+      rewriter, loc, cast<TypedAttr>(rewriter.getZeroAttr(elementType)));
+  Value c0 = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  // Each operand read whole in its own layout, widened along n.
+  auto read = [&](OpOperand &operand) -> vector::TransferReadOp {
+    AffineMap map = linalgOp.getMatchingIndexingMap(&operand);
+    auto type = cast<RankedTensorType>(operand.get().getType());
+    SmallVector<int64_t> shape;
+    SmallVector<bool> inBounds;
+    for (auto [i, expr] : llvm::enumerate(map.getResults())) {
+      int64_t size = vectorSizes[cast<AffineDimExpr>(expr).getPosition()];
+      shape.push_back(size);
+      inBounds.push_back(size == type.getDimSize(i));
+    }
+    SmallVector<Value> indices(type.getRank(), c0);
+    return vector::TransferReadOp::create(
+        rewriter, loc, VectorType::get(shape, elementType), operand.get(),
+        indices, zero, inBounds);
+  };
+  Value lhs = read(*linalgOp.getDpsInputOperand(0));
+  Value rhs = read(*linalgOp.getDpsInputOperand(1));
+  OpOperand *init = linalgOp.getDpsInitOperand(0);
+  vector::TransferReadOp acc = read(*init);
+  SmallVector<Attribute> iterators;
+  for (utils::IteratorType it : linalgOp.getIteratorTypesArray())
+    iterators.push_back(vector::IteratorTypeAttr::get(
+        rewriter.getContext(), it == utils::IteratorType::parallel
+                                   ? vector::IteratorType::parallel
+                                   : vector::IteratorType::reduction));
+  Value contract = vector::ContractionOp::create(
+      rewriter, loc, lhs, rhs, acc.getResult(),
+      rewriter.getAffineMapArrayAttr(linalgOp.getIndexingMapsArray()),
+      rewriter.getArrayAttr(iterators));
+  SmallVector<Value> indices(acc.getIndices().begin(), acc.getIndices().end());
+  Value written =
+      vector::TransferWriteOp::create(rewriter, loc, contract, init->get(),
+                                      indices, acc.getInBoundsValues())
+          .getResult();
+  rewriter.replaceOp(op, written);
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Padded cache tiles
 //===----------------------------------------------------------------------===//
@@ -682,166 +769,79 @@ static Value createPaddedPanelCopy(OpBuilder &b, Location loc, Value source,
   return nest.results.front();
 }
 
-/// Copies the part of the static tile `padded` that `dest` covers (each dim
-/// of `dest` at most that of `padded`, sizes static or not) into `dest`, as
-/// vector code: loops over `dest`'s rows and over chunks of each row, each
-/// chunk written with a mask (out-of-bounds lanes dropped). Returns the
-/// updated `dest`.
-static Value createValidPartCopy(OpBuilder &b, Location loc, Value padded,
-                                 Value dest) {
-  auto paddedType = cast<RankedTensorType>(padded.getType());
-  auto destType = cast<RankedTensorType>(dest.getType());
-  ArrayRef<int64_t> shape = paddedType.getShape();
-  int64_t rank = shape.size();
-  int64_t rowLength = shape.back();
-  int64_t chunk = std::min(rowLength, kPadCopyChunk);
-  auto vectorType = VectorType::get({chunk}, paddedType.getElementType());
-  Value zero = arith::ConstantOp::create(
-      b, loc, cast<TypedAttr>(b.getZeroAttr(paddedType.getElementType())));
-  bool inBounds = destType.getDimSize(rank - 1) == rowLength &&
-                  rowLength % chunk == 0;
-  Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
-  SmallVector<Value> lbs(rank, c0), ubs, steps;
-  for (int64_t d = 0; d < rank; ++d) {
-    if (d + 1 < rank)
-      ubs.push_back(tensor::DimOp::create(b, loc, dest, d));
-    else
-      ubs.push_back(arith::ConstantIndexOp::create(b, loc, rowLength));
-    steps.push_back(
-        arith::ConstantIndexOp::create(b, loc, d + 1 < rank ? 1 : chunk));
-  }
-  scf::LoopNest nest = scf::buildLoopNest(
-      b, loc, lbs, ubs, steps, ValueRange{dest},
-      [&](OpBuilder &nb, Location nl, ValueRange ivs,
-          ValueRange args) -> scf::ValueVector {
-        Value row = vector::TransferReadOp::create(
-            nb, nl, vectorType, padded, ivs, zero,
-            ArrayRef<bool>{rowLength % chunk == 0});
-        Value written =
-            vector::TransferWriteOp::create(nb, nl, row, args[0], ivs,
-                                            ArrayRef<bool>{inBounds})
-                .getResult();
-        return {written};
-      });
-  return nest.results.front();
-}
-
 namespace {
-/// The cache-level op of a padded schedule computed on padded tiles.
+/// A cache-level op of a padded schedule.
 struct PaddedTile {
   Operation *op = nullptr;
-  /// Per operand (inputs, then the init): whether it reads a padded copy.
-  SmallVector<bool> paddedOperands;
-  /// The B panels the padded copy of B was written into (then the op's B
-  /// operand is a placeholder of the tile's shape that only usePanels
-  /// reads through, replacing it by panel slices).
+  /// The B panels a partial B tile was packed into, zero-padded to whole
+  /// panels (then the op's B operand is a placeholder of the tile's shape
+  /// that only usePanels reads through, replacing it by panel slices).
   std::optional<PanelPack> panels;
-};
-
-/// The padded copies made by padCacheTile, shared by the cache-level ops of
-/// one schedule (an input tile read by several peeled parts is copied once).
-struct PaddedCopies {
-  DenseMap<std::pair<Value, Type>, Value> inputs;
-  DenseMap<Value, PanelPack> panels;
 };
 } // namespace
 
-/// Computes the cache-level op `op` of a padded schedule (on tensors) on
-/// operand tiles of the static loop sizes `tileSizes`: every operand whose
-/// tile is smaller (the last, partial tile of a padded loop) or of dynamic
-/// size is copied into a zero-padded tile of static size right after its
-/// definition (so a tile that the cache loops hoisted is copied once), the
-/// op is cloned on the copies, and the valid part of its result is copied
-/// back into the original output tile. Zero padding of a reduction adds
-/// zero products; padded rows and columns of the output are dropped. With
-/// `panelRn` > 0 (a matmul packing an untransposed B into panels of that
-/// width), a padded B is copied straight into the panels
-/// (createPaddedPanelCopy). Fails without changes when an operand is not
-/// indexed by plain loops.
+/// Prepares the cache-level op `op` of a padded schedule (on tensors, its
+/// tile of static sizes) for the packing and register levels. A full tile
+/// runs as for a divisible size. A partial tile (the last tile of a padded
+/// loop) runs on its own operands too, its register loops peeled (no zero
+/// products but the lanes of a partial vector, no copy of the output
+/// tile). Only a packed B (`panelRn` > 0) whose columns are not whole
+/// panels of `panelRn` is copied, into panels zero-padded to whole ones
+/// (its k rows as they are): an untransposed B straight into them
+/// (createPaddedPanelCopy), a transposed one (`transposedB`, [n][k]) padded
+/// to whole panels of rows, then packed through the transpose (packPanels).
+/// Panels are shared by the cache-level ops that read the same B tile
+/// (`panelsOf`). Fails without changes when a tile is not static.
 static FailureOr<PaddedTile>
-padCacheTile(RewriterBase &rewriter, linalg::LinalgOp op,
-             ArrayRef<int64_t> tileSizes, int64_t panelRn, bool batched,
-             PaddedCopies &copies) {
+preparePaddedTile(RewriterBase &rewriter, linalg::LinalgOp op, int64_t panelRn,
+                  bool transposedB, bool batched,
+                  DenseMap<Value, PanelPack> &panelsOf) {
   if (!op.hasPureTensorSemantics() || op->getNumResults() != 1 ||
-      op.getNumDpsInits() != 1)
+      op.getNumDpsInits() != 1 || llvm::any_of(op->getOperands(), [](Value v) {
+        return !cast<RankedTensorType>(v.getType()).hasStaticShape();
+      }))
     return failure();
-  // Static operand shapes first (nothing changes on failure).
-  SmallVector<SmallVector<int64_t>> shapes;
-  for (OpOperand &operand : op->getOpOperands()) {
-    SmallVector<int64_t> shape;
-    for (AffineExpr expr : op.getMatchingIndexingMap(&operand).getResults()) {
-      auto dim = dyn_cast<AffineDimExpr>(expr);
-      if (!dim)
-        return failure();
-      shape.push_back(tileSizes[dim.getPosition()]);
-    }
-    shapes.push_back(std::move(shape));
-  }
-  Location loc = op.getLoc();
   PaddedTile result;
-  if (llvm::all_of(llvm::zip(op->getOpOperands(), shapes), [](auto pair) {
-        auto &[operand, shape] = pair;
-        return cast<RankedTensorType>(operand.get().getType()).getShape() ==
-               ArrayRef(shape);
-      })) {
-    result.op = op;
-    result.paddedOperands.assign(op->getNumOperands(), false);
+  result.op = op;
+  if (panelRn <= 0)
     return result;
-  }
-  SmallVector<Value> operands;
-  OpOperand *init = op.getDpsInitOperand(0);
-  for (auto [operand, shape] : llvm::zip(op->getOpOperands(), shapes)) {
-    auto type = cast<RankedTensorType>(operand.get().getType());
-    if (type.getShape() == ArrayRef(shape)) {
-      operands.push_back(operand.get());
-      result.paddedOperands.push_back(false);
-      continue;
-    }
-    result.paddedOperands.push_back(true);
+  Value b = op->getOperand(1);
+  auto bType = cast<RankedTensorType>(b.getType());
+  unsigned kPos = batched ? 1 : 0;
+  unsigned nDim = transposedB ? kPos : kPos + 1;
+  int64_t kTile = bType.getDimSize(transposedB ? kPos + 1 : kPos);
+  int64_t nTile = bType.getDimSize(nDim);
+  if (nTile % panelRn == 0)
+    return result;
+  auto it = panelsOf.find(b);
+  if (it == panelsOf.end()) {
     OpBuilder::InsertionGuard guard(rewriter);
-    if (&operand == init) {
-      rewriter.setInsertionPoint(op);
-      operands.push_back(
-          createPaddedTileCopy(rewriter, loc, operand.get(), shape));
-      continue;
+    setInsertionPointAfterDef(rewriter, b);
+    Location loc = op.getLoc();
+    int64_t paddedN = llvm::alignTo(nTile, panelRn);
+    PanelPack pack;
+    if (transposedB) {
+      SmallVector<int64_t> shape(bType.getShape());
+      shape[nDim] = paddedN;
+      Value padded = createPaddedTileCopy(rewriter, loc, b, shape);
+      FailureOr<std::pair<Operation *, PanelPack>> packed =
+          packPanels(rewriter, padded, loc, panelRn, batched,
+                     /*transposedB=*/true, /*bufferAnchor=*/nullptr);
+      if (failed(packed))
+        return failure();
+      pack = packed->second;
+    } else {
+      pack.rn = panelRn;
+      pack.packed = createPaddedPanelCopy(rewriter, loc, b, batched, kTile,
+                                          paddedN, panelRn);
     }
-    // An input tile shared by several cache-level ops (after peeling) is
-    // copied once: the copy right after its definition dominates them all.
-    auto paddedType = RankedTensorType::get(shape, type.getElementType());
-    if (panelRn > 0 && operand.getOperandNumber() == 1) {
-      auto it = copies.panels.find(operand.get());
-      if (it == copies.panels.end()) {
-        setInsertionPointAfterDef(rewriter, operand.get());
-        PanelPack pack;
-        pack.rn = panelRn;
-        pack.packed = createPaddedPanelCopy(
-            rewriter, loc, operand.get(), batched, shape[shape.size() - 2],
-            shape.back(), panelRn);
-        pack.cacheOperand = tensor::EmptyOp::create(
-            rewriter, loc, shape, type.getElementType());
-        it = copies.panels.try_emplace(operand.get(), pack).first;
-      }
-      result.panels = it->second;
-      operands.push_back(it->second.cacheOperand);
-      continue;
-    }
-    auto key = std::make_pair(operand.get(), Type(paddedType));
-    Value &copy = copies.inputs[key];
-    if (!copy) {
-      setInsertionPointAfterDef(rewriter, operand.get());
-      copy = createPaddedTileCopy(rewriter, loc, operand.get(), shape);
-    }
-    operands.push_back(copy);
+    pack.cacheOperand = tensor::EmptyOp::create(rewriter, loc, bType.getShape(),
+                                                bType.getElementType());
+    it = panelsOf.try_emplace(b, pack).first;
   }
-  rewriter.setInsertionPoint(op);
-  Operation *padded =
-      clone(rewriter, op, TypeRange{operands.back().getType()}, operands);
-  Value replacement = padded->getResult(0);
-  if (result.paddedOperands.back())
-    replacement =
-        createValidPartCopy(rewriter, loc, replacement, init->get());
-  rewriter.replaceOp(op, replacement);
-  result.op = padded;
+  result.panels = it->second;
+  rewriter.modifyOpInPlace(op,
+                           [&] { op->setOperand(1, it->second.cacheOperand); });
   return result;
 }
 
@@ -849,53 +849,85 @@ padCacheTile(RewriterBase &rewriter, linalg::LinalgOp op,
 /// peel through peeling (clones keep them); removed before returning.
 static constexpr llvm::StringLiteral kCacheTileMarker = "tiletune.cache_tile";
 static constexpr llvm::StringLiteral kPeelMarker = "tiletune.peel";
+static constexpr llvm::StringLiteral kRegisterTileMarker =
+    "tiletune.register_tile";
+
+/// Peels the scf.for loops from `inner`'s parent up to `outer` (outer loops
+/// first; peeling one clones the loops inside it into its partial
+/// iteration, which are peeled as well) whose step does not divide their
+/// range: the main loop runs the full tiles and the last, partial iteration
+/// follows it. Then canonicalizes `scope`, so that the constant sizes of the
+/// tiles become static slice types (with static loop bounds, the partial
+/// iteration's sizes become static too); without `scope`, only the ops of
+/// the peeled loops (an unused packing copy outside them must stay).
+static void peelLoopsAround(RewriterBase &rewriter, Operation *inner,
+                            Operation *outer, Operation *scope) {
+  MLIRContext *ctx = inner->getContext();
+  Operation *afterOuter = outer->getNextNode();
+  Block *outerBlock = outer->getBlock();
+  for (Operation *parent = inner->getParentOp(); parent;
+       parent = parent->getParentOp()) {
+    if (isa<scf::ForOp>(parent))
+      parent->setAttr(kPeelMarker, UnitAttr::get(ctx));
+    if (parent == outer)
+      break;
+  }
+  Operation *walkRoot = scope ? scope : outer->getParentOp();
+  while (true) {
+    scf::ForOp next;
+    walkRoot->walk<WalkOrder::PreOrder>([&](scf::ForOp loop) {
+      if (!loop->hasAttr(kPeelMarker))
+        return WalkResult::advance();
+      next = loop;
+      return WalkResult::interrupt();
+    });
+    if (!next)
+      break;
+    rewriter.modifyOpInPlace(next, [&] { next->removeAttr(kPeelMarker); });
+    scf::ForOp partial;
+    (void)scf::peelForLoopAndSimplifyBounds(rewriter, next, partial);
+  }
+  RewritePatternSet patterns(ctx);
+  for (Dialect *dialect : ctx->getLoadedDialects())
+    dialect->getCanonicalizationPatterns(patterns);
+  for (RegisteredOperationName name : ctx->getRegisteredOperations())
+    name.getCanonicalizationPatterns(patterns, ctx);
+  if (scope) {
+    (void)applyPatternsGreedily(scope, std::move(patterns));
+    return;
+  }
+  // The peeled loops lie from `outer` (the main loop) up to the op that
+  // followed it.
+  SmallVector<Operation *> ops;
+  for (Operation &op : llvm::make_range(outer->getIterator(),
+                                        afterOuter ? afterOuter->getIterator()
+                                                   : outerBlock->end()))
+    op.walk([&](Operation *nested) { ops.push_back(nested); });
+  // Folded constants go to the function's region, never outside it (other
+  // functions may be tiled at the same time).
+  GreedyRewriteConfig config;
+  config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
+  config.setScope(
+      &outer->getParentWithTrait<OpTrait::IsIsolatedFromAbove>()->getRegion(0));
+  (void)applyOpPatternsGreedily(ops, std::move(patterns), config);
+}
 
 /// Peels the cache loops around `cacheOp` (from its parent up to
-/// `cacheOuter`) whose step does not divide their range: the main loop runs
-/// the full tiles, whose sizes become static, and the last, partial
-/// iteration follows it (nested loops are peeled in both). Then every
-/// cache-level op left with a partial or dynamic tile runs on zero-padded
-/// tiles of `tileSizes` (padCacheTile). Returns the cache-level ops, full
-/// tiles first.
+/// `cacheOuter`) whose step does not divide their range (peelLoopsAround),
+/// then prepares every cache-level op (preparePaddedTile). Returns them,
+/// full tiles first.
 static FailureOr<SmallVector<PaddedTile>>
-peelAndPadCacheTiles(RewriterBase &rewriter, Operation *cacheOp,
-                     Operation *cacheOuter, ArrayRef<int64_t> tileSizes,
-                     int64_t panelRn, bool batched) {
+peelCacheTiles(RewriterBase &rewriter, Operation *cacheOp,
+               Operation *cacheOuter, int64_t panelRn, bool transposedB,
+               bool batched) {
   MLIRContext *ctx = cacheOp->getContext();
   Operation *scope =
       cacheOuter ? cacheOuter->getParentOp() : cacheOp->getParentOp();
   cacheOp->setAttr(kCacheTileMarker, UnitAttr::get(ctx));
   if (cacheOuter) {
-    for (Operation *parent = cacheOp->getParentOp(); parent;
-         parent = parent->getParentOp()) {
-      if (isa<scf::ForOp>(parent))
-        parent->setAttr(kPeelMarker, UnitAttr::get(ctx));
-      if (parent == cacheOuter)
-        break;
-    }
-    // Outer loops first: peeling one clones the loops inside it into its
-    // partial iteration, still marked.
-    while (true) {
-      scf::ForOp next;
-      scope->walk<WalkOrder::PreOrder>([&](scf::ForOp loop) {
-        if (!loop->hasAttr(kPeelMarker))
-          return WalkResult::advance();
-        next = loop;
-        return WalkResult::interrupt();
-      });
-      if (!next)
-        break;
-      rewriter.modifyOpInPlace(next, [&] { next->removeAttr(kPeelMarker); });
-      scf::ForOp partial;
-      (void)scf::peelForLoopAndSimplifyBounds(rewriter, next, partial);
-    }
-    // The full tiles' constant sizes become static slice types.
-    RewritePatternSet patterns(ctx);
-    for (Dialect *dialect : ctx->getLoadedDialects())
-      dialect->getCanonicalizationPatterns(patterns);
-    for (RegisteredOperationName name : ctx->getRegisteredOperations())
-      name.getCanonicalizationPatterns(patterns, ctx);
-    (void)applyPatternsGreedily(scope, std::move(patterns));
+    // Only the peeled loops are canonicalized: the unused packing copies of
+    // another version of the thread tile (versionThreadTiles) must stay.
+    peelLoopsAround(rewriter, cacheOp, cacheOuter, /*scope=*/nullptr);
     // Canonicalization re-creates the slices in place: hoist them again, out
     // of the cache loops (not out of `scope`, e.g. a forall's body).
     SmallVector<Operation *> outerLoops;
@@ -913,14 +945,14 @@ peelAndPadCacheTiles(RewriterBase &rewriter, Operation *cacheOp,
       ops.push_back(op);
   });
   SmallVector<PaddedTile> tiles;
-  PaddedCopies copies;
+  DenseMap<Value, PanelPack> panelsOf;
   for (Operation *op : ops) {
     rewriter.modifyOpInPlace(op, [&] { op->removeAttr(kCacheTileMarker); });
     auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
     if (!linalgOp)
       return failure();
-    FailureOr<PaddedTile> tile =
-        padCacheTile(rewriter, linalgOp, tileSizes, panelRn, batched, copies);
+    FailureOr<PaddedTile> tile = preparePaddedTile(
+        rewriter, linalgOp, panelRn, transposedB, batched, panelsOf);
     if (failed(tile))
       return failure();
     tiles.push_back(*tile);
@@ -928,6 +960,98 @@ peelAndPadCacheTiles(RewriterBase &rewriter, Operation *cacheOp,
   if (tiles.empty())
     return failure();
   return tiles;
+}
+
+/// Splits `op`, the tiled op inside the `scf.forall` of a padded schedule
+/// `s`, by the sizes of its thread tile: where a padded loop is split over
+/// the threads, the last thread's tile is shorter (its size is dynamic in
+/// the forall's body), so the op becomes one copy per combination of the
+/// possible sizes (the thread tile, or the op's size modulo it), behind
+/// `scf.if`s on the sizes, each on operands cast to static types. Returns
+/// the copies and the thread extents of each (static for every loop the
+/// forall splits). Without a loop whose size varies, returns `op` itself.
+static FailureOr<
+    std::pair<SmallVector<Operation *>, SmallVector<SmallVector<int64_t>>>>
+versionThreadTiles(RewriterBase &rewriter, linalg::LinalgOp op,
+                   const CPUSchedule &s) {
+  SmallVector<int64_t> extents(s.loopSizes);
+  SmallVector<int64_t> dims;
+  for (auto [i, tile] : llvm::enumerate(s.parallelTiles)) {
+    if (tile <= 0 || tile >= s.loopSizes[i])
+      continue;
+    extents[i] = tile;
+    if (s.opSizes[i] % tile != 0)
+      dims.push_back(i);
+  }
+  if (dims.empty())
+    return std::make_pair(SmallVector<Operation *>{op.getOperation()},
+                          SmallVector<SmallVector<int64_t>>{extents});
+  // The static type of each operand in a version: its static dims as they
+  // are, its dynamic ones (plain loop dims) from the version's extents.
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto type = dyn_cast<RankedTensorType>(operand.get().getType());
+    if (!type)
+      return failure();
+    for (auto [i, expr] :
+         llvm::enumerate(op.getMatchingIndexingMap(&operand).getResults()))
+      if (type.isDynamicDim(i) && !isa<AffineDimExpr>(expr))
+        return failure();
+  }
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  SmallVector<Range> ranges = op.createLoopRanges(rewriter, loc);
+  Type resultType = op->getResult(0).getType();
+  SmallVector<Operation *> versions;
+  SmallVector<SmallVector<int64_t>> versionExtents;
+  std::function<Value(unsigned)> build = [&](unsigned level) -> Value {
+    if (level == dims.size()) {
+      SmallVector<Value> operands;
+      for (OpOperand &operand : op->getOpOperands()) {
+        auto type = cast<RankedTensorType>(operand.get().getType());
+        SmallVector<int64_t> shape(type.getShape());
+        for (auto [i, expr] :
+             llvm::enumerate(op.getMatchingIndexingMap(&operand).getResults()))
+          if (type.isDynamicDim(i))
+            shape[i] = extents[cast<AffineDimExpr>(expr).getPosition()];
+        auto staticType = RankedTensorType::get(shape, type.getElementType());
+        operands.push_back(staticType == type
+                               ? operand.get()
+                               : tensor::CastOp::create(
+                                     rewriter, loc, staticType, operand.get())
+                                     .getResult());
+      }
+      Operation *version =
+          clone(rewriter, op, TypeRange{operands.back().getType()}, operands);
+      versions.push_back(version);
+      versionExtents.push_back(extents);
+      Value result = version->getResult(0);
+      if (result.getType() != resultType)
+        result = tensor::CastOp::create(rewriter, loc, resultType, result);
+      return result;
+    }
+    int64_t dim = dims[level];
+    int64_t full = s.parallelTiles[dim];
+    int64_t rest = s.opSizes[dim] % full;
+    Value size =
+        getValueOrCreateConstantIndexOp(rewriter, loc, ranges[dim].size);
+    Value isFull = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::eq, size,
+        arith::ConstantIndexOp::create(rewriter, loc, full));
+    auto ifOp = scf::IfOp::create(rewriter, loc, TypeRange{resultType}, isFull,
+                                  /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(rewriter);
+    for (auto [block, extent] : {std::make_pair(ifOp.thenBlock(), full),
+                                 std::make_pair(ifOp.elseBlock(), rest)}) {
+      rewriter.setInsertionPointToEnd(block);
+      extents[dim] = extent;
+      Value value = build(level + 1);
+      scf::YieldOp::create(rewriter, loc, value);
+    }
+    return ifOp.getResult(0);
+  };
+  Value replacement = build(0);
+  rewriter.replaceOp(op, replacement);
+  return std::make_pair(std::move(versions), std::move(versionExtents));
 }
 
 //===----------------------------------------------------------------------===//
@@ -990,94 +1114,111 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
     }
   }
 
-  // 2. Cache level: scf.for loops in the config's order.
-  Operation *cacheOuter = nullptr;
-  if (epilogue) {
-    // The cache loops before the first reduction loop tile the chain (the
-    // output tile is final after the reduction loops inside them).
-    SmallVector<utils::IteratorType> iterators =
-        cast<linalg::LinalgOp>(current).getIteratorTypesArray();
-    SmallVector<int64_t> prefixTiles(s.cacheTiles.size(), 0);
-    SmallVector<int64_t> prefixOrder;
-    for (int64_t loop : s.cacheOrder) {
-      if (iterators[loop] == utils::IteratorType::reduction)
-        break;
-      prefixOrder.push_back(loop);
-      if (s.cacheTiles[loop] < threadExtents[loop]) {
-        prefixTiles[loop] = s.cacheTiles[loop];
-        threadExtents[loop] = s.cacheTiles[loop];
+  // A padded schedule's thread tiles of dynamic sizes (the last thread's
+  // tile of a padded loop is shorter) become one version per combination of
+  // sizes, each of static sizes (versionThreadTiles).
+  SmallVector<Operation *> versions{current};
+  SmallVector<SmallVector<int64_t>> versionExtents{threadExtents};
+  if (s.isPadded() && onTensors) {
+    FailureOr<
+        std::pair<SmallVector<Operation *>, SmallVector<SmallVector<int64_t>>>>
+        versioned =
+            versionThreadTiles(rewriter, cast<linalg::LinalgOp>(current), s);
+    if (failed(versioned))
+      return failure();
+    std::tie(versions, versionExtents) = std::move(*versioned);
+  }
+
+  // The cache-level ops (several after peeling or versioning), with what
+  // the packing and register levels need to know of each.
+  SmallVector<Operation *> cacheOps;
+  SmallVector<std::optional<PanelPack>> paddedPanels;
+  SmallVector<Operation *> bufferAnchors;
+  for (auto [version, extents] : llvm::zip(versions, versionExtents)) {
+    current = version;
+    threadExtents = extents;
+    // 2. Cache level: scf.for loops in the config's order.
+    Operation *cacheOuter = nullptr;
+    if (epilogue) {
+      // The cache loops before the first reduction loop tile the chain (the
+      // output tile is final after the reduction loops inside them).
+      SmallVector<utils::IteratorType> iterators =
+          cast<linalg::LinalgOp>(current).getIteratorTypesArray();
+      SmallVector<int64_t> prefixTiles(s.cacheTiles.size(), 0);
+      SmallVector<int64_t> prefixOrder;
+      for (int64_t loop : s.cacheOrder) {
+        if (iterators[loop] == utils::IteratorType::reduction)
+          break;
+        prefixOrder.push_back(loop);
+        if (s.cacheTiles[loop] < threadExtents[loop]) {
+          prefixTiles[loop] = s.cacheTiles[loop];
+          threadExtents[loop] = s.cacheTiles[loop];
+        }
+      }
+      FailureOr<SmallVector<LoopLikeOpInterface>> loops =
+          epilogue->fuse(rewriter, prefixTiles,
+                         scf::SCFTilingOptions::LoopType::ForOp, prefixOrder);
+      if (failed(loops))
+        return failure();
+      if (!loops->empty()) {
+        result.numCacheLoops = loops->size();
+        cacheOuter = loops->front().getOperation();
+        current = epilogue->getTunedOp();
       }
     }
-    FailureOr<SmallVector<LoopLikeOpInterface>> loops =
-        epilogue->fuse(rewriter, prefixTiles,
-                       scf::SCFTilingOptions::LoopType::ForOp, prefixOrder);
-    if (failed(loops))
-      return failure();
-    if (!loops->empty()) {
-      result.numCacheLoops = loops->size();
-      cacheOuter = loops->front().getOperation();
-      current = epilogue->getTunedOp();
+    {
+      SmallVector<OpFoldResult> sizes =
+          relativeTileSizes(ctx, s.cacheTiles, threadExtents);
+      if (!allZero(sizes)) {
+        FailureOr<scf::SCFTilingResult> tiled =
+            tileOneLevel(rewriter, current, sizes,
+                         scf::SCFTilingOptions::LoopType::ForOp, s.cacheOrder);
+        if (failed(tiled))
+          return failure();
+        result.numCacheLoops += tiled->loops.size();
+        if (!cacheOuter)
+          cacheOuter = tiled->loops.front().getOperation();
+        current = tiled->tiledOps.back();
+      }
     }
-  }
-  {
-    SmallVector<OpFoldResult> sizes =
-        relativeTileSizes(ctx, s.cacheTiles, threadExtents);
-    if (!allZero(sizes)) {
-      FailureOr<scf::SCFTilingResult> tiled =
-          tileOneLevel(rewriter, current, sizes,
-                       scf::SCFTilingOptions::LoopType::ForOp, s.cacheOrder);
-      if (failed(tiled))
-        return failure();
-      result.numCacheLoops += tiled->loops.size();
-      if (!cacheOuter)
-        cacheOuter = tiled->loops.front().getOperation();
-      current = tiled->tiledOps.back();
+    if (epilogue)
+      result.epilogueLevels = epilogue->getFusedLevels();
+    // Per-thread buffers are allocated around the outermost cache-level op.
+    Operation *bufferAnchor = cacheOuter ? cacheOuter : current;
+
+    // Hoist the operand slices to the loop level where they last change, so
+    // packing copies run once per distinct tile.
+    if (cacheOuter)
+      hoistInvariantCode(cacheOuter);
+
+    // Padded loops (`pad`): a padded loop's last tile is partial. Its cache
+    // loops are peeled (full tiles keep static sizes and run as they are),
+    // and the register loops of each cache-level op are peeled below (the
+    // partial tiles run on their own operands, peelCacheTiles).
+    if (!s.isPadded()) {
+      cacheOps.push_back(current);
+      paddedPanels.push_back(std::nullopt);
+      bufferAnchors.push_back(bufferAnchor);
+      continue;
     }
-  }
-  if (epilogue)
-    result.epilogueLevels = epilogue->getFusedLevels();
-  // Per-thread buffers are allocated around the outermost cache-level op.
-  Operation *bufferAnchor = cacheOuter ? cacheOuter : current;
-
-  // Hoist the operand slices to the loop level where they last change, so
-  // packing copies run once per distinct tile.
-  if (cacheOuter)
-    hoistInvariantCode(cacheOuter);
-
-  // Padded loops (`pad`): a padded loop's last tile is partial. Its cache
-  // loops are peeled (full tiles keep static sizes and run as they are), and
-  // the cache-level ops left with a partial tile run on zero-padded copies of
-  // the static tile (peelAndPadCacheTiles).
-  SmallVector<Operation *> cacheOps{current};
-  SmallVector<bool> lhsCopied{false};
-  SmallVector<std::optional<PanelPack>> paddedPanels{std::nullopt};
-  if (s.isPadded()) {
-    SmallVector<int64_t> tileSizes;
-    for (auto [tile, extent] : llvm::zip(s.cacheTiles, threadExtents))
-      tileSizes.push_back(std::min(tile, extent));
-    // A padded B tile that is packed goes straight into its panels.
     int64_t panelRn = 0;
-    if (matmulLike && s.packRhs && !transposedB) {
+    if (matmulLike && s.packRhs) {
       int64_t rn = s.registerTiles[getPanelDim(s.kind)];
-      int64_t nc = tileSizes[getPanelDim(s.kind)];
-      if (rn > 0 && rn <= kPadCopyChunk && nc % rn == 0)
+      if (transposedB || rn <= kPadCopyChunk)
         panelRn = rn;
     }
-    FailureOr<SmallVector<PaddedTile>> tiles = peelAndPadCacheTiles(
-        rewriter, current, cacheOuter, tileSizes, panelRn, batched);
+    FailureOr<SmallVector<PaddedTile>> tiles = peelCacheTiles(
+        rewriter, current, cacheOuter, panelRn, transposedB, batched);
     if (failed(tiles))
       return failure();
-    cacheOps.clear();
-    lhsCopied.clear();
-    paddedPanels.clear();
     for (const PaddedTile &tile : *tiles) {
       cacheOps.push_back(tile.op);
-      lhsCopied.push_back(tile.paddedOperands.front());
       paddedPanels.push_back(tile.panels);
+      bufferAnchors.push_back(bufferAnchor);
     }
   }
 
-  // 3. Packing (a padded copy of A is already contiguous) and 4. register
+  // 3. Packing and 4. register
   // tiling, per cache-level op (several after peeling).
   SmallVector<Operation *> packCopies;
   // Packing transposes that move the innermost dim (FHWC filter tiles,
@@ -1086,11 +1227,11 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
   SmallVector<Operation *> registerOps;
   // B tiles already packed (shared by several peeled cache-level ops).
   DenseMap<Value, PanelPack> packedB;
-  for (auto [cacheOp, lhsIsCopy, paddedPanel] :
-       llvm::zip(cacheOps, lhsCopied, paddedPanels)) {
+  for (auto [cacheOp, paddedPanel, bufferAnchor] :
+       llvm::zip(cacheOps, paddedPanels, bufferAnchors)) {
     current = cacheOp;
     std::optional<PanelPack> panels = paddedPanel;
-    if (s.packLhs && !lhsIsCopy) {
+    if (s.packLhs) {
       FailureOr<Operation *> copy = packPlainCopy(
           rewriter, cast<linalg::LinalgOp>(current), 0, bufferAnchor);
       if (failed(copy))
@@ -1103,7 +1244,7 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
         if (auto it = packedB.find(b); it != packedB.end()) {
           panels = it->second;
         } else {
-          auto packed = packPanels(rewriter, cast<linalg::LinalgOp>(current),
+          auto packed = packPanels(rewriter, b, current->getLoc(),
                                    s.registerTiles[getPanelDim(s.kind)],
                                    batched, transposedB, bufferAnchor);
           if (failed(packed))
@@ -1132,8 +1273,11 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
 
     // 4. Register level: parallel dims by their register tile, k/c by
     // unroll.
+    // A padded schedule peels the register loops: the remainder register
+    // tiles of a partial cache tile have static, smaller sizes.
     SmallVector<OpFoldResult> sizes =
         relativeTileSizes(ctx, s.registerTiles, s.cacheTiles);
+    SmallVector<Operation *> tileOps{current};
     if (!allZero(sizes)) {
       FailureOr<scf::SCFTilingResult> tiled =
           tileOneLevel(rewriter, current, sizes);
@@ -1141,11 +1285,27 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
         return failure();
       result.numRegisterLoops = tiled->loops.size();
       current = tiled->tiledOps.back();
+      tileOps = {current};
+      if (s.isPadded() && !tiled->loops.empty()) {
+        Operation *outer = tiled->loops.front().getOperation();
+        Operation *scope = outer->getParentOp();
+        current->setAttr(kRegisterTileMarker, UnitAttr::get(ctx));
+        peelLoopsAround(rewriter, current, outer, /*scope=*/nullptr);
+        tileOps.clear();
+        scope->walk([&](Operation *op) {
+          if (op->hasAttr(kRegisterTileMarker))
+            tileOps.push_back(op);
+        });
+        for (Operation *op : tileOps)
+          rewriter.modifyOpInPlace(
+              op, [&] { op->removeAttr(kRegisterTileMarker); });
+        current = tileOps.back();
+      }
     }
-    registerOps.push_back(current);
-    if (panels) {
-      if (failed(usePanels(rewriter, cast<linalg::LinalgOp>(current), *panels,
-                           batched, transposedB)))
+    for (Operation *tileOp : tileOps) {
+      registerOps.push_back(tileOp);
+      if (panels && failed(usePanels(rewriter, cast<linalg::LinalgOp>(tileOp),
+                                     *panels, batched, transposedB)))
         return failure();
     }
   }
@@ -1192,7 +1352,7 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
   if (s.vectorize) {
     bool all = true;
     for (Operation *regOp : registerOps)
-      if (failed(vectorizeAndReplace(rewriter, regOp)))
+      if (failed(vectorizeRegisterTile(rewriter, regOp, matmulLike)))
         all = false;
     result.vectorized = all;
   }
@@ -1287,8 +1447,8 @@ FailureOr<CPUTilingResult> tiletune::applyCPUConfig(RewriterBase &rewriter,
       tileAndVectorizeChecked(rewriter, op, *schedule, fuseEpilogues);
   if (succeeded(result) && hadEpilogue && result->numEpilogueOps == 0) {
     if (*padded != *gemm || schedule->isPadded())
-      result->epilogueNotFused = "the config pads the op (`pad`): its "
-                                 "partial tiles run on padded copies";
+      result->epilogueNotFused = "the config pads the op (`pad`): fusion "
+                                 "is not implemented for its peeled tiles";
     else if (*gemm != *converted)
       result->epilogueNotFused = "the config computes the conv as an im2col "
                                  "GEMM ('im2col'): a reshape sits between the "

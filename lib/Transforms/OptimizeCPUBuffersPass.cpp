@@ -29,13 +29,15 @@ struct OptimizeCPUBuffersPass
           OptimizeCPUBuffersPass> {
   void runOnOperation() override {
     Operation *func = getOperation();
+    [[maybe_unused]] unsigned selfCopies = eraseCopiesOntoThemselves(func);
     [[maybe_unused]] unsigned copies = vectorizeSmallCopies(func);
     hoistVectorTransfersOnBuffers(func);
     [[maybe_unused]] unsigned allocs = hoistStaticAllocsOutOfLoops(func);
-    LLVM_DEBUG(llvm::dbgs() << "@" << cast<func::FuncOp>(func).getSymName()
-                            << ": " << copies << " copies vectorized or "
-                            << "removed, " << allocs
-                            << " allocations hoisted\n");
+    LLVM_DEBUG(llvm::dbgs()
+               << "@" << cast<func::FuncOp>(func).getSymName() << ": "
+               << selfCopies << " copies onto themselves erased, " << copies
+               << " copies vectorized or "
+               << "removed, " << allocs << " allocations hoisted\n");
   }
 };
 } // namespace

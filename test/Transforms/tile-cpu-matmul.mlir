@@ -82,11 +82,14 @@ func.func @matmul_scalar(%a: tensor<8x16xf32>, %b: tensor<16x8xf32>, %c: tensor<
 
 // -----
 
-// Prime sizes and a size-1 dim: exact factorizations only.
+// Prime sizes and a size-1 dim: exact factorizations only. The 7 columns
+// are computed as 8 lanes (reads and write out of bounds, i.e. masked).
 
 // CHECK-LABEL: func.func @matmul_primes
 //       CHECK:   scf.forall (%{{.*}}) in (13)
-//       CHECK:     vector.contract {{.*}} : vector<1x1xf32>, vector<1x7xf32> into vector<1x7xf32>
+//       CHECK:     vector.transfer_read {{.*}} {in_bounds = [true, false]} : tensor<1x7xf32>, vector<1x8xf32>
+//       CHECK:     vector.contract {{.*}} : vector<1x1xf32>, vector<1x8xf32> into vector<1x8xf32>
+//       CHECK:     vector.transfer_write {{.*}} {in_bounds = [true, false]} : vector<1x8xf32>, tensor<1x7xf32>
 func.func @matmul_primes(%a: tensor<13x1xf32>, %b: tensor<1x7xf32>, %c: tensor<13x7xf32>) -> tensor<13x7xf32> {
   %0 = linalg.matmul {tiletune.config = #tiletune.config<cpu, parallel = {m = 1, n = 7}, cache = {m = 1, n = 7, k = 1}, register = {m = 1, n = 7}>}
     ins(%a, %b : tensor<13x1xf32>, tensor<1x7xf32>) outs(%c : tensor<13x7xf32>) -> tensor<13x7xf32>

@@ -39,8 +39,9 @@ constexpr int64_t kMaxRegisterTileElements = 1024;
 /// Padding a loop may add beyond doubling it: a loop of size S may be
 /// padded (`pad`) up to getMaxPaddedSize(S) = S + max(S, kMaxPadIncrease).
 /// Enough for every padding that makes tiles divide (one register tile,
-/// or up to twice the loop); it bounds the zero-padded operands to at most
-/// 4x the op's own (2x per dimension) and keeps sizes far from overflow.
+/// or up to twice the loop); it bounds the tiled sizes (and, on buffers,
+/// the zero-padded operands) to at most 4x the op's own (2x per dimension)
+/// and keeps sizes far from overflow.
 constexpr int64_t kMaxPadIncrease = 1024;
 
 /// The largest size a loop of `size` may be padded to (saturates at
@@ -129,8 +130,8 @@ std::optional<std::string> getEmptyOpReason(Operation *op);
 std::optional<std::string> describeEmptyLoops(const TunableOp &op);
 
 /// The size `dim` is tiled at: its entry in the config's `pad` option (CPU
-/// matmul and batch_matmul: the op is computed on zero-padded operands, see
-/// docs/TileConfig.md), else its size.
+/// matmul and batch_matmul: the op is tiled as if it had that size, its
+/// last tile partial, see docs/TileConfig.md), else its size.
 int64_t getPaddedSize(TileConfigAttr config, const LoopDim &dim);
 
 /// The papers' view of a config: for each dimension (by name), the ordered

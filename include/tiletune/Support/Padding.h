@@ -8,11 +8,11 @@
 // without good divisors (primes such as 127, or 1000 for a 16-lane vector)
 // leave only tiny or ragged register tiles. For CPU matmuls the tiling pass
 // can instead tile padded loops (the `pad` entry of `#tiletune.config`):
-// the last tile of a padded loop is computed on zero-padded copies of the
-// cache tile (docs/CPUSchedule.md); this header decides which sizes are
-// padded, and is
-// shared by the default-config heuristic and the tuning spaces so both tile
-// the same padded loops. Header-only, no MLIR.
+// the last tile of a padded loop is partial, and runs on the op's own
+// operands with peeled register loops (docs/CPUSchedule.md, "Remainders");
+// this header decides which sizes are padded, and is shared by the
+// default-config heuristic and the tuning spaces so both tile the same
+// padded loops. Header-only, no MLIR.
 //
 //===----------------------------------------------------------------------===//
 

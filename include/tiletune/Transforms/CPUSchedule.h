@@ -29,7 +29,7 @@ struct CPUSchedule {
   SmallVector<int64_t> loopSizes;
   /// The op's own loop ranges (below loopSizes where a loop is padded). The
   /// last tile of a padded loop is partial; tileAndVectorizeForCPU computes
-  /// it on a zero-padded copy of the cache tile (CPUSchedule.md).
+  /// it in place with peeled register loops (CPUSchedule.md, "Remainders").
   SmallVector<int64_t> opSizes;
   /// Per-thread tile of the `scf.forall` (0 for reductions).
   SmallVector<int64_t> parallelTiles;

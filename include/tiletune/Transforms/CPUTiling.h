@@ -125,15 +125,15 @@ FailureOr<Operation *> convertConvToIm2col(RewriterBase &rewriter,
                                            Operation *op,
                                            std::string *reason = nullptr);
 
-/// Applies the `pad` option of the op's CPU config: when it pads a loop
-/// beyond its size, the op is replaced by the same op (same config) on
-/// zero-padded operands — `tensor.pad` and a `tensor.extract_slice` of the
-/// result on tensors; on buffers, padded allocations (freed by the
-/// pipeline's buffer deallocation, like packing buffers) filled with zeros,
-/// the operands copied in and the output's valid part copied back. Returns the
-/// op to tile (the new one, or `op` itself when nothing is padded). Zero
-/// padding of k adds zero products; padded rows and columns of the output
-/// are dropped, so the result is exact.
+/// Applies the `pad` option of the op's CPU config on buffers: when it pads
+/// a loop beyond its size, the op is replaced by the same op (same config)
+/// on padded allocations (freed by the pipeline's buffer deallocation, like
+/// packing buffers) filled with zeros, the operands copied in and the
+/// output's valid part copied back. Zero padding of k adds zero products;
+/// padded rows and columns of the output are dropped, so the result is
+/// exact. On tensors nothing changes: the tiling computes the partial tiles
+/// of the padded loops in place (tileAndVectorizeForCPU). Returns the op to
+/// tile (the new one, or `op` itself).
 FailureOr<Operation *> padToConfig(RewriterBase &rewriter, Operation *op,
                                    std::string *reason = nullptr);
 
@@ -189,6 +189,15 @@ void hoistVectorTransfersOnBuffers(Operation *root);
 /// transposes that move the innermost dim (layout conversions) go in blocks
 /// of up to 16x16, at any size. Returns the number changed.
 unsigned vectorizeSmallCopies(Operation *root, int64_t maxElements = 4096);
+
+/// Erases the `memref.copy`s whose source and target are the same elements:
+/// views of one buffer at the same offsets with the same strides (through
+/// `memref.cast`s, and through an `scf.if` all of whose branches yield such
+/// a view), which a copy's equal shapes make the same region. Bufferization
+/// leaves them where an `scf.if` yields differently typed views of a
+/// thread's output tile (the versions of a padded schedule's thread tile).
+/// Returns the number erased.
+unsigned eraseCopiesOntoThemselves(Operation *root);
 
 /// Moves static `memref.alloc` + `memref.dealloc` pairs out of `scf.for`
 /// nests up to the closest enclosing `scf.forall`/`scf.parallel` body or
