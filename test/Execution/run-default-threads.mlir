@@ -22,7 +22,7 @@
 // SPLIT-LABEL: func.func @bmm_odd
 // SPLIT: parallel = {b = 2, m = 40, n = 32}
 // SPLIT-LABEL: func.func @bmm_rows
-// SPLIT: parallel = {b = 3, m = 48, n = 40}
+// SPLIT: parallel = {b = 3, m = 48, n = 48}
 // SPLIT-LABEL: func.func @bmm_ones
 // SPLIT: parallel = {b = 1, m = 1, n = 1}
 // SPLIT-LABEL: func.func @conv_nhwc_rows

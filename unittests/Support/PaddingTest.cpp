@@ -13,17 +13,21 @@ using namespace mlir::tiletune;
 namespace {
 
 TEST(PaddingTest, PadsOnlySizesWithoutGoodDivisors) {
-  // n: once longer than two vectors, to a multiple of two vectors when that
-  // is under 1.2x the multiple of one vector, else of one vector.
+  // n: once longer than two vectors, to a multiple of two vectors unless a
+  // register tile 2 or 3 vectors wide divides it (the partial tiles run in
+  // place, so only the tile grid changes).
   EXPECT_EQ(getCPUPaddedSize("n", 127, 16), 128);
   EXPECT_EQ(getCPUPaddedSize("n", 1000, 16), 1024);
   EXPECT_EQ(getCPUPaddedSize("n", 197, 16), 224); // not 208 (16-wide tiles)
   EXPECT_EQ(getCPUPaddedSize("n", 139, 16), 160);
-  EXPECT_EQ(getCPUPaddedSize("n", 40, 16), 48); // 64 would be 1.33x 48
-  EXPECT_EQ(getCPUPaddedSize("n", 37, 8), 40);  // 48 would be 1.2x 40
+  EXPECT_EQ(getCPUPaddedSize("n", 40, 16), 64);
+  EXPECT_EQ(getCPUPaddedSize("n", 48, 16), 48); // 3 vectors
+  EXPECT_EQ(getCPUPaddedSize("n", 80, 16), 96); // 5 vectors
+  EXPECT_EQ(getCPUPaddedSize("n", 37, 8), 48);
   EXPECT_EQ(getCPUPaddedSize("n", 1024, 16), 1024);
   EXPECT_EQ(getCPUPaddedSize("n", 29, 16), 29);
-  EXPECT_EQ(getCPUPaddedSize("n", 1000, 8), 1000); // f64: 8 lanes
+  EXPECT_EQ(getCPUPaddedSize("n", 32, 16), 32);
+  EXPECT_EQ(getCPUPaddedSize("n", 1000, 8), 1008); // AVX2 f32, or f64
   // m: to a multiple of 8 when no divisor in [4, 12] exists.
   EXPECT_EQ(getCPUPaddedSize("m", 127, 16), 128);
   EXPECT_EQ(getCPUPaddedSize("m", 131, 16), 136);

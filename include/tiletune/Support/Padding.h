@@ -33,9 +33,11 @@ namespace mlir::tiletune {
 /// when it is not padded). `lanes` is the vector length in elements (16 for
 /// f32 with AVX-512).
 ///
-///  * n (the vectorized loop): when it is longer than two vectors and not a
-///    multiple of one, to a multiple of two vectors if that is under 1.2x
-///    the multiple of one (wider register tiles), else to a multiple of one;
+///  * n (the vectorized loop): when it is longer than two vectors and no
+///    register tile two or three vectors wide divides it (not a whole
+///    number of vectors, or a number with neither 2 nor 3 as a divisor), to
+///    a multiple of two vectors (the partial tiles are computed in place,
+///    so the padding costs at most the masked lanes of one vector per row);
 ///  * m (the register rows): to a multiple of 8 when it is longer than 16
 ///    and has no divisor between 4 and 12;
 ///  * k (the reduction): to a multiple of 8 when it is longer than 64 and
@@ -50,17 +52,16 @@ inline int64_t getCPUPaddedSize(llvm::StringRef dim, int64_t size,
     return (value + multiple - 1) / multiple * multiple;
   };
   lanes = std::max<int64_t>(1, lanes);
-  if (dim == "n" && size > 2 * lanes && size % lanes != 0) {
-    // Two vectors per register row when that pads less than a fifth more
-    // than one vector: a 16-wide register tile ran about 1.2x slower per
-    // multiply-add than a 32-wide one on Zen 5 (197^3: n = 224 with 10x32
-    // tiles 100.6 us, n = 208 with 10x16 111 us), and 1000 -> 1024 admits
-    // the 12x32 / 8x32 tiles of AVX-512, 1008 only 16-wide ones; else one.
-    int64_t twoVectors = roundUp(size, 2 * lanes);
-    int64_t oneVector = roundUp(size, lanes);
-    if (twoVectors * 5 < oneVector * 6)
-      return twoVectors;
-    return oneVector;
+  int64_t vectors = size / lanes;
+  bool wideTilesFit =
+      size % lanes == 0 && (vectors % 2 == 0 || vectors % 3 == 0);
+  if (dim == "n" && size > 2 * lanes && !wideTilesFit) {
+    // Two vectors per register row: a 16-wide register tile ran about 1.2x
+    // slower per multiply-add than a 32-wide one on Zen 5 (197^3: n = 224
+    // with 10x32 tiles 100.6 us, n = 208 with 10x16 111 us); 1000 -> 1024
+    // admits the 12x32 / 8x32 tiles of AVX-512, and on AVX2 1000 -> 1008
+    // the 16-wide ones (1000 itself only 8-wide ones).
+    return roundUp(size, 2 * lanes);
   }
   if (dim == "m" && size > 16) {
     for (int64_t d = 4; d <= 12; ++d)
