@@ -29,11 +29,13 @@ ProblemSpec mlir::tiletune::toProblemSpec(const Problem &problem) {
     return spec;
   // Padded to the lanes of the CPU target, as the default-config heuristic
   // pads (a hand-made problem may say 0 bytes: buildSpace then refuses it).
-  int64_t lanes = getDefaultTargetCPU().getLanes(
-      std::max<int64_t>(1, spec.elementBytes));
+  const CPUDescription &cpu = getDefaultTargetCPU();
+  int64_t elementBytes = std::max<int64_t>(1, spec.elementBytes);
+  int64_t lanes = cpu.getLanes(elementBytes);
+  int64_t rows = cpu.getRegisterRows(/*vectors=*/2, elementBytes);
   for (ProblemDim &dim : spec.dims)
     if (dim.role != DimRole::Batch)
-      dim.size = getCPUPaddedSize(dim.name, dim.size, lanes);
+      dim.size = getCPUPaddedSize(dim.name, dim.size, lanes, rows);
   return spec;
 }
 

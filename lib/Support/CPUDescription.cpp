@@ -684,6 +684,15 @@ int64_t CPUDescription::getMaxRegisterRows(int64_t registers,
   return std::max<int64_t>(1, (registers - vectors - 1) / vectors);
 }
 
+int64_t CPUDescription::getRegisterRows(int64_t vectors,
+                                        int64_t elementBytes) const {
+  vectors = std::max<int64_t>(1, vectors);
+  int64_t width = vectors * getLanes(elementBytes);
+  return std::max<int64_t>(
+      1, std::min({int64_t(12), getAccumulatorElements(elementBytes) / width,
+                   getMaxRegisterRows(vectorRegisters, vectors)}));
+}
+
 double CPUDescription::getFlopsPerCycle(int64_t elementBytes) const {
   return static_cast<double>(getLanes(elementBytes)) * 2 * fmaPerCycle;
 }

@@ -318,14 +318,6 @@ static TileConfigAttr computeDirectConfig(MLIRContext *ctx,
   int64_t lanes = std::max<int64_t>(1, target.vectorBytes / elementBytes);
   int64_t registerElements =
       std::max<int64_t>(1, target.maxRegisterBytes / elementBytes);
-  // Matmul loops without good divisors are tiled at their padded sizes
-  // (Support/Padding.h); buildConfig records the padding in the config.
-  TunableOp op = original;
-  if (isCPUPaddableOpKind(stringifyOpKind(op.kind)))
-    for (LoopDim &dim : op.dims)
-      if (dim.role != DimRole::Batch)
-        dim.size = getCPUPaddedSize(dim.name, dim.size, lanes);
-  auto size = [&](StringRef name) { return op.lookup(name)->size; };
   // Rows of a register tile `width` elements wide on the lanes: as many as
   // fit the register file with the operands (the spaces' "register-file"
   // bound), at most 12 (the BLAS micro-kernels' 6-12 rows; 14 x 2 measured
@@ -338,6 +330,23 @@ static TileConfigAttr computeDirectConfig(MLIRContext *ctx,
                      CPUDescription::getMaxRegisterRows(target.vectorRegisters,
                                                         vectors)}));
   };
+  // Matmul loops without good divisors are tiled at their padded sizes
+  // (Support/Padding.h, with the rows of a two-vector register tile);
+  // buildConfig records the padding in the config. The GEMM of a conv's
+  // im2col only shapes the conv's tiles (convs are not padded): its m and
+  // whole-vector n are left as they are, which keeps its conv tiles those
+  // of a divisor (m = 49 pixels padded to 96 for 6-row tiles would give a
+  // 1 x 7 pixel tile).
+  TunableOp op = original;
+  if (isCPUPaddableOpKind(stringifyOpKind(op.kind)))
+    for (LoopDim &dim : op.dims) {
+      if (dim.role == DimRole::Batch ||
+          (im2colGemm && dim.name == "n" && dim.size % lanes == 0))
+        continue;
+      dim.size = getCPUPaddedSize(dim.name, dim.size, lanes,
+                                  im2colGemm ? 0 : rowCap(2 * lanes));
+    }
+  auto size = [&](StringRef name) { return op.lookup(name)->size; };
   Plan plan;
   SmallVector<StringRef> order;
   StringRef pack = "none";

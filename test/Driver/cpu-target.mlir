@@ -4,7 +4,7 @@
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: tiletune space %s --threads=1 --mcpu=haswell | FileCheck %s --check-prefix=AVX2
 // RUN: tiletune space %s --threads=1 --mcpu=znver4 | FileCheck %s --check-prefix=AVX512
-// AVX2: default config: m=[1,1,16,4];n=[1,1,4,16];k=[1,64]
+// AVX2: default config: m=[1,2,8,6];n=[1,1,4,16];k=[1,64]
 // AVX512: default config: m=[1,1,8,8];n=[1,1,2,32];k=[1,64]
 
 // RUN: tiletune tune %s --threads=1 --trials=2 --repeats=2 --min-sample-ms=0.1 --mcpu=haswell --db=%t/t.db 2>&1 | FileCheck %s --check-prefix=TUNE

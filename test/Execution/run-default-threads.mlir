@@ -20,7 +20,7 @@
 // loops).
 // RUN: tiletune-opt %s --tiletune-default-config="threads=2 mcpu=haswell caches=32K,1M" | FileCheck %s --check-prefix=SPLIT
 // SPLIT-LABEL: func.func @bmm_odd
-// SPLIT: parallel = {b = 2, m = 40, n = 32}
+// SPLIT: parallel = {b = 2, m = 48, n = 32}
 // SPLIT-LABEL: func.func @bmm_rows
 // SPLIT: parallel = {b = 3, m = 48, n = 48}
 // SPLIT-LABEL: func.func @bmm_ones

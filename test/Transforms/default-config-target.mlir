@@ -53,12 +53,13 @@
 // DESC-SKX: vector registers: 32
 // DESC-SKX: register tile budget: 192 f32 accumulators
 
-// 1024^3 matmul: AVX2 gets a 4x16 register tile (8 accumulators: 6 rows do
-// not divide 1024), AVX-512 8x32 (16 accumulators), skylake-avx512 8x16.
+// 1024^3 matmul: AVX2 gets a 6x16 register tile (12 accumulators; m padded
+// to 1056, as 6 rows do not divide 1024 and 4 give only 8 accumulators),
+// AVX-512 8x32 (16 accumulators), skylake-avx512 8x16.
 // AVX2-LABEL: func.func @matmul_1024
-//       AVX2: linalg.matmul {tiletune.config = #tiletune.config<cpu, parallel = {m = 1024, n = 1024}, cache = {k = 256, m = 64, n = 512}, register = {m = 4, n = 16}, order = [n, k, m], pack = ab, unroll = 4, vectorize = true>}
+//       AVX2: linalg.matmul {tiletune.config = #tiletune.config<cpu, parallel = {m = 1056, n = 1024}, cache = {k = 256, m = 48, n = 512}, register = {m = 6, n = 16}, order = [n, k, m], pack = ab, pad = {m = 1056}, unroll = 4, vectorize = true>}
 // AVX2-T2-LABEL: func.func @matmul_1024
-//       AVX2-T2: linalg.matmul {tiletune.config = #tiletune.config<cpu, parallel = {m = 512, n = 1024}, cache = {k = 256, m = 64, n = 512}, register = {m = 4, n = 16}, order = [n, k, m], pack = ab, unroll = 4, vectorize = true>}
+//       AVX2-T2: linalg.matmul {tiletune.config = #tiletune.config<cpu, parallel = {m = 528, n = 1024}, cache = {k = 256, m = 48, n = 512}, register = {m = 6, n = 16}, order = [n, k, m], pack = ab, pad = {m = 1056}, unroll = 4, vectorize = true>}
 // AVX512-LABEL: func.func @matmul_1024
 //       AVX512: linalg.matmul {tiletune.config = #tiletune.config<cpu, parallel = {m = 1024, n = 1024}, cache = {k = 128, m = 64, n = 512}, register = {m = 8, n = 32}, order = [n, k, m], pack = ab, unroll = 4, vectorize = true>}
 // With a 48 KiB L1 the K tile doubles.
@@ -81,9 +82,9 @@ func.func @matmul_1024(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>, %c:
 
 
 // AVX2-LABEL: func.func @bmm_attention
-//            AVX2: tiletune.config = #tiletune.config<cpu, parallel = {b = 12, m = 128, n = 128}, cache = {k = 64, m = 64, n = 128}, register = {m = 4, n = 16}, order = [n, k, m], pack = none, unroll = 4, vectorize = true>
+//            AVX2: tiletune.config = #tiletune.config<cpu, parallel = {b = 12, m = 144, n = 128}, cache = {k = 64, m = 48, n = 128}, register = {m = 6, n = 16}, order = [n, k, m], pack = none, pad = {m = 144}, unroll = 4, vectorize = true>
 // AVX2-T2-LABEL: func.func @bmm_attention
-//               AVX2-T2: tiletune.config = #tiletune.config<cpu, parallel = {b = 6, m = 128, n = 128}, cache = {k = 64, m = 64, n = 128}, register = {m = 4, n = 16}, order = [n, k, m], pack = none, unroll = 4, vectorize = true>
+//               AVX2-T2: tiletune.config = #tiletune.config<cpu, parallel = {b = 6, m = 144, n = 128}, cache = {k = 64, m = 144, n = 128}, register = {m = 6, n = 16}, order = [n, k, m], pack = none, pad = {m = 144}, unroll = 4, vectorize = true>
 // AVX512-LABEL: func.func @bmm_attention
 //              AVX512: tiletune.config = #tiletune.config<cpu, parallel = {b = 12, m = 128, n = 128}, cache = {k = 64, m = 64, n = 128}, register = {m = 8, n = 32}, order = [n, k, m], pack = none, unroll = 4, vectorize = true>
 // AVX512-T2-LABEL: func.func @bmm_attention
@@ -113,7 +114,7 @@ func.func @matmul_1024(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>, %c:
 // AVX512-T2-LABEL: func.func @conv_nchw_b8
 //                 AVX512-T2: tiletune.config = #tiletune.config<cpu, parallel = {f = 1024, n = 4, oh = 14, ow = 14}, cache = {c = 256, f = 512, kh = 1, kw = 1, oh = 2, ow = 14}, register = {f = 32, oh = 1, ow = 7}, compute = im2col_dpmm, layout = nhwc, order = [f, c, kh, kw, oh, ow], unroll = 4, vectorize = true>
 // AVX2-LABEL: func.func @matmul_m49
-//            AVX2: register = {m = 7, n = 8}
+//            AVX2: register = {m = 6, n = 16}
 // AVX512-LABEL: func.func @matmul_m49
 //              AVX512: register = {m = 7, n = 32}
 

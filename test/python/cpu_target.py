@@ -23,14 +23,15 @@ def register_tile(text):
     return text[start:text.index("}", start) + 1]
 
 
-# AVX2: two 8-lane vectors; AVX-512: two 16-lane vectors.
-# CHECK: haswell: register = {m = 4, n = 16}
+# AVX2: two 8-lane vectors (6 rows, m padded from 64 to 96); AVX-512: two
+# 16-lane vectors.
+# CHECK: haswell: register = {m = 6, n = 16}
 print("haswell:", register_tile(
     tiletune.default_config(module, threads=1, mcpu="haswell")))
 # CHECK: znver4: register = {m = 8, n = 32}
 print("znver4:", register_tile(
     tiletune.default_config(module, threads=1, mcpu="znver4")))
-# CHECK: no-avx512: register = {m = 4, n = 16}
+# CHECK: no-avx512: register = {m = 6, n = 16}
 print("no-avx512:", register_tile(tiletune.default_config(
     module, threads=1, mcpu="znver4", mattr="-avx512f,-evex512")))
 

@@ -35,6 +35,17 @@ TEST(PaddingTest, PadsOnlySizesWithoutGoodDivisors) {
   EXPECT_EQ(getCPUPaddedSize("m", 49, 16), 49); // 7 divides it
   EXPECT_EQ(getCPUPaddedSize("m", 13, 16), 13);
   EXPECT_EQ(getCPUPaddedSize("m", 1, 16), 1);
+  // m, given the rows of a two-vector register tile: to a multiple of 8 x
+  // those rows when m's divisors give fewer than 12 accumulators (AVX2: 6
+  // rows; AVX-512: 12 rows, 1024's 8 rows give 16 accumulators).
+  EXPECT_EQ(getCPUPaddedSize("m", 1024, 8, 6), 1056);
+  EXPECT_EQ(getCPUPaddedSize("m", 1024, 16, 12), 1024);
+  EXPECT_EQ(getCPUPaddedSize("m", 127, 8, 6), 144);
+  EXPECT_EQ(getCPUPaddedSize("m", 127, 16, 12), 128);
+  EXPECT_EQ(getCPUPaddedSize("m", 192, 8, 6), 192);   // 6 divides it
+  EXPECT_EQ(getCPUPaddedSize("m", 1000, 8, 6), 1008); // 5 rows: 10
+  EXPECT_EQ(getCPUPaddedSize("m", 16, 8, 6), 16);     // short
+  EXPECT_EQ(getCPUPaddedSize("m", 1024, 8, 4), 1024); // 8 < 12 either way
   // k: to a multiple of 8 when longer than 64 and not a multiple of 8.
   EXPECT_EQ(getCPUPaddedSize("k", 127, 16), 128);
   EXPECT_EQ(getCPUPaddedSize("k", 129, 16), 136);
