@@ -554,7 +554,9 @@ static LogicalResult vectorizeRegisterTile(RewriterBase &rewriter,
   auto linalgOp = cast<linalg::LinalgOp>(op);
   if (!matmulLike || !linalgOp.hasPureTensorSemantics() ||
       !linalg::isaContractionOpInterface(linalgOp) ||
-      linalgOp.getNumDpsInputs() != 2)
+      linalgOp.getNumDpsInputs() != 2 ||
+      !llvm::all_of(linalgOp.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isProjectedPermutation(); }))
     return vectorizeAndReplace(rewriter, op);
   SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
   AffineMap outMap =
@@ -856,12 +858,12 @@ static constexpr llvm::StringLiteral kRegisterTileMarker =
 /// first; peeling one clones the loops inside it into its partial
 /// iteration, which are peeled as well) whose step does not divide their
 /// range: the main loop runs the full tiles and the last, partial iteration
-/// follows it. Then canonicalizes `scope`, so that the constant sizes of the
-/// tiles become static slice types (with static loop bounds, the partial
-/// iteration's sizes become static too); without `scope`, only the ops of
-/// the peeled loops (an unused packing copy outside them must stay).
+/// follows it. Then canonicalizes the ops of the peeled loops (only those:
+/// an unused packing copy outside them must stay), so that the constant
+/// sizes of the tiles become static slice types (with static loop bounds,
+/// the partial iteration's sizes become static too).
 static void peelLoopsAround(RewriterBase &rewriter, Operation *inner,
-                            Operation *outer, Operation *scope) {
+                            Operation *outer) {
   MLIRContext *ctx = inner->getContext();
   Operation *afterOuter = outer->getNextNode();
   Block *outerBlock = outer->getBlock();
@@ -872,7 +874,7 @@ static void peelLoopsAround(RewriterBase &rewriter, Operation *inner,
     if (parent == outer)
       break;
   }
-  Operation *walkRoot = scope ? scope : outer->getParentOp();
+  Operation *walkRoot = outer->getParentOp();
   while (true) {
     scf::ForOp next;
     walkRoot->walk<WalkOrder::PreOrder>([&](scf::ForOp loop) {
@@ -892,10 +894,6 @@ static void peelLoopsAround(RewriterBase &rewriter, Operation *inner,
     dialect->getCanonicalizationPatterns(patterns);
   for (RegisteredOperationName name : ctx->getRegisteredOperations())
     name.getCanonicalizationPatterns(patterns, ctx);
-  if (scope) {
-    (void)applyPatternsGreedily(scope, std::move(patterns));
-    return;
-  }
   // The peeled loops lie from `outer` (the main loop) up to the op that
   // followed it.
   SmallVector<Operation *> ops;
@@ -927,7 +925,7 @@ peelCacheTiles(RewriterBase &rewriter, Operation *cacheOp,
   if (cacheOuter) {
     // Only the peeled loops are canonicalized: the unused packing copies of
     // another version of the thread tile (versionThreadTiles) must stay.
-    peelLoopsAround(rewriter, cacheOp, cacheOuter, /*scope=*/nullptr);
+    peelLoopsAround(rewriter, cacheOp, cacheOuter);
     // Canonicalization re-creates the slices in place: hoist them again, out
     // of the cache loops (not out of `scope`, e.g. a forall's body).
     SmallVector<Operation *> outerLoops;
@@ -1290,7 +1288,7 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
         Operation *outer = tiled->loops.front().getOperation();
         Operation *scope = outer->getParentOp();
         current->setAttr(kRegisterTileMarker, UnitAttr::get(ctx));
-        peelLoopsAround(rewriter, current, outer, /*scope=*/nullptr);
+        peelLoopsAround(rewriter, current, outer);
         tileOps.clear();
         scope->walk([&](Operation *op) {
           if (op->hasAttr(kRegisterTileMarker))
