@@ -6,13 +6,15 @@ usage: kill_and_resume.py <tiletune> <input.mlir> <db> <trials> <kill-after>
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
 
 # Samples of at least 20 ms make each measurement take a tenth of a second or
-# more, so the run outlasts the polling below even when the JIT is fast and
-# each `tiletune export` is slow (a loaded machine).
+# more, so the run outlasts the polling below even when the JIT is fast. The
+# polling reads the database directly: a `tiletune export` per poll took over
+# a second under the sanitizers, long enough for the whole run to finish.
 tool, mlir, db, trials, kill_after = sys.argv[1:6]
 trials, kill_after = int(trials), int(kill_after)
 common = [tool, "tune", mlir, "--db=" + db, "--algorithm=random", "--seed=7",
@@ -26,6 +28,19 @@ def records():
     if out.returncode != 0:
         return []
     return [json.loads(line) for line in out.stdout.splitlines() if line]
+
+
+def recorded():
+    """Rows in the measurements table, read without the tool (0 until the
+    tuner has created the schema)."""
+    try:
+        con = sqlite3.connect("file:%s?mode=ro" % db, uri=True, timeout=5)
+        try:
+            return con.execute("SELECT count(*) FROM measurements").fetchone()[0]
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return 0
 
 
 def field(rec, *names):
@@ -44,7 +59,7 @@ deadline = time.time() + 60
 seen = 0
 while time.time() < deadline and proc.poll() is None:
     if os.path.exists(db):
-        seen = len(records())
+        seen = recorded()
         if seen >= kill_after:
             break
     time.sleep(0.05)
