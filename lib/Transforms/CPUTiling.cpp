@@ -960,17 +960,29 @@ peelCacheTiles(RewriterBase &rewriter, Operation *cacheOp,
   return tiles;
 }
 
-/// Splits `op`, the tiled op inside the `scf.forall` of a padded schedule
-/// `s`, by the sizes of its thread tile: where a padded loop is split over
-/// the threads, the last thread's tile is shorter (its size is dynamic in
-/// the forall's body), so the op becomes one copy per combination of the
-/// possible sizes (the thread tile, or the op's size modulo it), behind
-/// `scf.if`s on the sizes, each on operands cast to static types. Returns
-/// the copies and the thread extents of each (static for every loop the
-/// forall splits). Without a loop whose size varies, returns `op` itself.
-static FailureOr<
-    std::pair<SmallVector<Operation *>, SmallVector<SmallVector<int64_t>>>>
-versionThreadTiles(RewriterBase &rewriter, linalg::LinalgOp op,
+/// The versions of a thread tile (versionThreadTiles): per version, the
+/// copies of the thread's ops and the thread extents of the tuned op's loops.
+namespace {
+struct ThreadTileVersions {
+  SmallVector<SmallVector<Operation *>> ops;
+  SmallVector<SmallVector<int64_t>> extents;
+};
+} // namespace
+
+/// Splits `ops`, what a thread computes inside the `scf.forall` of a padded
+/// schedule `s` (the tuned op `tuned`, with a fused epilogue also the init's
+/// producer and the chain, in the order they compute), by the sizes of the
+/// thread tile: where a padded loop is split over the threads, the last
+/// thread's tile is shorter (its size is dynamic in the forall's body), so
+/// the ops become one copy per combination of the possible sizes (the thread
+/// tile, or the op's size modulo it), behind `scf.if`s on the sizes, each on
+/// operands cast to static types. `tunedLoopsOf(op)` gives the tuned op's
+/// loop of each loop of `op`. Without a loop whose size varies, returns
+/// `ops` themselves.
+static FailureOr<ThreadTileVersions>
+versionThreadTiles(RewriterBase &rewriter, ArrayRef<Operation *> ops,
+                   linalg::LinalgOp tuned,
+                   function_ref<SmallVector<int64_t>(Operation *)> tunedLoopsOf,
                    const CPUSchedule &s) {
   SmallVector<int64_t> extents(s.loopSizes);
   SmallVector<int64_t> dims;
@@ -981,57 +993,112 @@ versionThreadTiles(RewriterBase &rewriter, linalg::LinalgOp op,
     if (s.opSizes[i] % tile != 0)
       dims.push_back(i);
   }
-  if (dims.empty())
-    return std::make_pair(SmallVector<Operation *>{op.getOperation()},
-                          SmallVector<SmallVector<int64_t>>{extents});
-  // The static type of each operand in a version: its static dims as they
-  // are, its dynamic ones (plain loop dims) from the version's extents.
-  for (OpOperand &operand : op->getOpOperands()) {
-    auto type = dyn_cast<RankedTensorType>(operand.get().getType());
-    if (!type)
-      return failure();
-    for (auto [i, expr] :
-         llvm::enumerate(op.getMatchingIndexingMap(&operand).getResults()))
-      if (type.isDynamicDim(i) && !isa<AffineDimExpr>(expr))
-        return failure();
+  ThreadTileVersions result;
+  if (dims.empty()) {
+    result.ops.emplace_back(ops);
+    result.extents.push_back(extents);
+    return result;
   }
-  Location loc = op.getLoc();
-  rewriter.setInsertionPoint(op);
-  SmallVector<Range> ranges = op.createLoopRanges(rewriter, loc);
-  Type resultType = op->getResult(0).getType();
-  SmallVector<Operation *> versions;
-  SmallVector<SmallVector<int64_t>> versionExtents;
+  // The ops must be structured ops on tensors whose dynamic operand dims
+  // are plain loop dims (their static sizes come from the version's
+  // extents), and only the last one's result may be used after them.
+  llvm::SmallPtrSet<Operation *, 8> inGroup(ops.begin(), ops.end());
+  for (Operation *op : ops) {
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    if (!linalgOp || !linalgOp.hasPureTensorSemantics() ||
+        op->getNumResults() != 1)
+      return failure();
+    if (op != ops.back() && llvm::any_of(op->getUsers(), [&](Operation *user) {
+          return !inGroup.contains(user);
+        }))
+      return failure();
+    for (OpOperand &operand : op->getOpOperands()) {
+      auto type = dyn_cast<RankedTensorType>(operand.get().getType());
+      if (!type)
+        continue;
+      for (auto [i, expr] : llvm::enumerate(
+               linalgOp.getMatchingIndexingMap(&operand).getResults()))
+        if (type.isDynamicDim(i) && !isa<AffineDimExpr>(expr))
+          return failure();
+    }
+  }
+  Operation *last = ops.back();
+  Location loc = last->getLoc();
+  rewriter.setInsertionPoint(last);
+  // The size of the tuned op's loop `loop`, read from an operand that does
+  // not come from `ops` (an init made by one of them has the shape of that
+  // op's own init).
+  auto createLoopSize = [&](int64_t loop) -> Value {
+    for (OpOperand &operand : tuned->getOpOperands()) {
+      for (auto [i, expr] : llvm::enumerate(
+               tuned.getMatchingIndexingMap(&operand).getResults())) {
+        auto dimExpr = dyn_cast<AffineDimExpr>(expr);
+        if (!dimExpr || dimExpr.getPosition() != loop)
+          continue;
+        Value value = operand.get();
+        while (auto result = dyn_cast<OpResult>(value)) {
+          if (!inGroup.contains(result.getOwner()))
+            break;
+          value = cast<DestinationStyleOpInterface>(result.getOwner())
+                      .getDpsInitOperand(result.getResultNumber())
+                      ->get();
+        }
+        return tensor::DimOp::create(rewriter, loc, value, i).getResult();
+      }
+    }
+    return Value();
+  };
+  Type resultType = last->getResult(0).getType();
   std::function<Value(unsigned)> build = [&](unsigned level) -> Value {
     if (level == dims.size()) {
-      SmallVector<Value> operands;
-      for (OpOperand &operand : op->getOpOperands()) {
-        auto type = cast<RankedTensorType>(operand.get().getType());
-        SmallVector<int64_t> shape(type.getShape());
-        for (auto [i, expr] :
-             llvm::enumerate(op.getMatchingIndexingMap(&operand).getResults()))
-          if (type.isDynamicDim(i))
-            shape[i] = extents[cast<AffineDimExpr>(expr).getPosition()];
-        auto staticType = RankedTensorType::get(shape, type.getElementType());
-        operands.push_back(staticType == type
-                               ? operand.get()
-                               : tensor::CastOp::create(
-                                     rewriter, loc, staticType, operand.get())
-                                     .getResult());
+      IRMapping mapping;
+      SmallVector<Operation *> copies;
+      for (Operation *op : ops) {
+        auto linalgOp = cast<linalg::LinalgOp>(op);
+        SmallVector<int64_t> loops = tunedLoopsOf(op);
+        SmallVector<Value> operands;
+        for (OpOperand &operand : op->getOpOperands()) {
+          if (Value mapped = mapping.lookupOrNull(operand.get())) {
+            operands.push_back(mapped);
+            continue;
+          }
+          auto type = dyn_cast<RankedTensorType>(operand.get().getType());
+          if (!type || type.hasStaticShape()) {
+            operands.push_back(operand.get());
+            continue;
+          }
+          SmallVector<int64_t> shape(type.getShape());
+          for (auto [i, expr] : llvm::enumerate(
+                   linalgOp.getMatchingIndexingMap(&operand).getResults()))
+            if (type.isDynamicDim(i))
+              shape[i] =
+                  extents[loops[cast<AffineDimExpr>(expr).getPosition()]];
+          operands.push_back(
+              tensor::CastOp::create(
+                  rewriter, loc,
+                  RankedTensorType::get(shape, type.getElementType()),
+                  operand.get())
+                  .getResult());
+        }
+        // A structured op on tensors returns the type of its init.
+        Operation *copy =
+            clone(rewriter, op, TypeRange{operands.back().getType()}, operands);
+        mapping.map(op->getResult(0), copy->getResult(0));
+        copies.push_back(copy);
       }
-      Operation *version =
-          clone(rewriter, op, TypeRange{operands.back().getType()}, operands);
-      versions.push_back(version);
-      versionExtents.push_back(extents);
-      Value result = version->getResult(0);
-      if (result.getType() != resultType)
-        result = tensor::CastOp::create(rewriter, loc, resultType, result);
-      return result;
+      result.ops.push_back(std::move(copies));
+      result.extents.push_back(extents);
+      Value value = result.ops.back().back()->getResult(0);
+      if (value.getType() != resultType)
+        value = tensor::CastOp::create(rewriter, loc, resultType, value);
+      return value;
     }
     int64_t dim = dims[level];
     int64_t full = s.parallelTiles[dim];
     int64_t rest = s.opSizes[dim] % full;
-    Value size =
-        getValueOrCreateConstantIndexOp(rewriter, loc, ranges[dim].size);
+    Value size = createLoopSize(dim);
+    if (!size)
+      return Value();
     Value isFull = arith::CmpIOp::create(
         rewriter, loc, arith::CmpIPredicate::eq, size,
         arith::ConstantIndexOp::create(rewriter, loc, full));
@@ -1043,13 +1110,30 @@ versionThreadTiles(RewriterBase &rewriter, linalg::LinalgOp op,
       rewriter.setInsertionPointToEnd(block);
       extents[dim] = extent;
       Value value = build(level + 1);
+      if (!value)
+        return Value();
       scf::YieldOp::create(rewriter, loc, value);
     }
     return ifOp.getResult(0);
   };
+  // Every varying loop has a plain dim in some operand (checked first, so
+  // that a failure leaves the IR as it was).
+  for (int64_t dim : dims)
+    if (llvm::none_of(tuned->getOpOperands(), [&](OpOperand &operand) {
+          return llvm::any_of(
+              tuned.getMatchingIndexingMap(&operand).getResults(),
+              [&](AffineExpr expr) {
+                auto dimExpr = dyn_cast<AffineDimExpr>(expr);
+                return dimExpr && dimExpr.getPosition() == dim;
+              });
+        }))
+      return failure();
   Value replacement = build(0);
-  rewriter.replaceOp(op, replacement);
-  return std::make_pair(std::move(versions), std::move(versionExtents));
+  rewriter.replaceAllUsesWith(last->getResult(0), replacement);
+  for (Operation *op : llvm::reverse(ops))
+    if (op->use_empty())
+      rewriter.eraseOp(op);
+  return result;
 }
 
 //===----------------------------------------------------------------------===//
@@ -1079,7 +1163,7 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
   // Epilogue fusion (FuseEpilogues.cpp): the forall and the cache loops
   // outside the first reduction loop tile the chain's last op instead.
   std::optional<EpilogueFusion> epilogue;
-  if (fuseEpilogues && !s.isPadded()) {
+  if (fuseEpilogues) {
     epilogue = EpilogueFusion::create(op, &result.epilogueNotFused);
     if (epilogue)
       result.numEpilogueOps = epilogue->getChainLength();
@@ -1114,17 +1198,25 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
 
   // A padded schedule's thread tiles of dynamic sizes (the last thread's
   // tile of a padded loop is shorter) become one version per combination of
-  // sizes, each of static sizes (versionThreadTiles).
-  SmallVector<Operation *> versions{current};
-  SmallVector<SmallVector<int64_t>> versionExtents{threadExtents};
+  // sizes, each of static sizes (versionThreadTiles), the fused epilogue
+  // with them.
+  SmallVector<Operation *> threadOps =
+      epilogue ? epilogue->getOps() : SmallVector<Operation *>{current};
+  ThreadTileVersions versions;
+  versions.ops.push_back(threadOps);
+  versions.extents.push_back(threadExtents);
   if (s.isPadded() && onTensors) {
-    FailureOr<
-        std::pair<SmallVector<Operation *>, SmallVector<SmallVector<int64_t>>>>
-        versioned =
-            versionThreadTiles(rewriter, cast<linalg::LinalgOp>(current), s);
+    FailureOr<ThreadTileVersions> versioned = versionThreadTiles(
+        rewriter, threadOps, cast<linalg::LinalgOp>(current),
+        [&](Operation *op) {
+          return epilogue ? epilogue->getTunedLoopsOf(op)
+                          : llvm::to_vector(llvm::seq<int64_t>(
+                                0, cast<linalg::LinalgOp>(op).getNumLoops()));
+        },
+        s);
     if (failed(versioned))
       return failure();
-    std::tie(versions, versionExtents) = std::move(*versioned);
+    versions = std::move(*versioned);
   }
 
   // The cache-level ops (several after peeling or versioning), with what
@@ -1132,12 +1224,17 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
   SmallVector<Operation *> cacheOps;
   SmallVector<std::optional<PanelPack>> paddedPanels;
   SmallVector<Operation *> bufferAnchors;
-  for (auto [version, extents] : llvm::zip(versions, versionExtents)) {
-    current = version;
+  // The fused epilogues to vectorize: one per version, or per peeled tile.
+  SmallVector<EpilogueFusion> epilogues;
+  for (auto [threadOps, extents] : llvm::zip(versions.ops, versions.extents)) {
+    std::optional<EpilogueFusion> versionEpilogue;
+    if (epilogue)
+      versionEpilogue = epilogue->withOps(threadOps);
+    current = versionEpilogue ? versionEpilogue->getTunedOp() : threadOps[0];
     threadExtents = extents;
     // 2. Cache level: scf.for loops in the config's order.
     Operation *cacheOuter = nullptr;
-    if (epilogue) {
+    if (versionEpilogue) {
       // The cache loops before the first reduction loop tile the chain (the
       // output tile is final after the reduction loops inside them).
       SmallVector<utils::IteratorType> iterators =
@@ -1153,15 +1250,15 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
           threadExtents[loop] = s.cacheTiles[loop];
         }
       }
-      FailureOr<SmallVector<LoopLikeOpInterface>> loops =
-          epilogue->fuse(rewriter, prefixTiles,
-                         scf::SCFTilingOptions::LoopType::ForOp, prefixOrder);
+      FailureOr<SmallVector<LoopLikeOpInterface>> loops = versionEpilogue->fuse(
+          rewriter, prefixTiles, scf::SCFTilingOptions::LoopType::ForOp,
+          prefixOrder);
       if (failed(loops))
         return failure();
       if (!loops->empty()) {
         result.numCacheLoops = loops->size();
         cacheOuter = loops->front().getOperation();
-        current = epilogue->getTunedOp();
+        current = versionEpilogue->getTunedOp();
       }
     }
     {
@@ -1179,8 +1276,8 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
         current = tiled->tiledOps.back();
       }
     }
-    if (epilogue)
-      result.epilogueLevels = epilogue->getFusedLevels();
+    if (versionEpilogue)
+      result.epilogueLevels = versionEpilogue->getFusedLevels();
     // Per-thread buffers are allocated around the outermost cache-level op.
     Operation *bufferAnchor = cacheOuter ? cacheOuter : current;
 
@@ -1197,6 +1294,8 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
       cacheOps.push_back(current);
       paddedPanels.push_back(std::nullopt);
       bufferAnchors.push_back(bufferAnchor);
+      if (versionEpilogue)
+        epilogues.push_back(*versionEpilogue);
       continue;
     }
     int64_t panelRn = 0;
@@ -1205,10 +1304,21 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
       if (transposedB || rn <= kPadCopyChunk)
         panelRn = rn;
     }
+    // Peeling copies the fused chain into each partial tile (and
+    // canonicalization replaces ops): marks find the copies.
+    if (versionEpilogue)
+      versionEpilogue->markForPeeling();
+    Operation *peelScope = current->getParentOp();
+    if (cacheOuter)
+      peelScope = cacheOuter->getParentOp();
     FailureOr<SmallVector<PaddedTile>> tiles = peelCacheTiles(
         rewriter, current, cacheOuter, panelRn, transposedB, batched);
     if (failed(tiles))
       return failure();
+    if (versionEpilogue) {
+      if (failed(versionEpilogue->takePeeledCopies(peelScope, epilogues)))
+        return failure();
+    }
     for (const PaddedTile &tile : *tiles) {
       cacheOps.push_back(tile.op);
       paddedPanels.push_back(tile.panels);
@@ -1354,10 +1464,13 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
         all = false;
     result.vectorized = all;
   }
-  if (epilogue)
-    result.epilogueVectorized =
-        s.vectorize &&
-        succeeded(epilogue->vectorize(rewriter, s.registerTiles));
+  if (epilogue) {
+    bool all = s.vectorize;
+    for (EpilogueFusion &fusion : epilogues)
+      if (s.vectorize && failed(fusion.vectorize(rewriter, s.registerTiles)))
+        all = false;
+    result.epilogueVectorized = all;
+  }
   cleanupAfterVectorization(root, /*lowerPermutations=*/false);
   if (onTensors) {
     IRRewriter hoister(ctx);
@@ -1444,10 +1557,7 @@ FailureOr<CPUTilingResult> tiletune::applyCPUConfig(RewriterBase &rewriter,
   FailureOr<CPUTilingResult> result =
       tileAndVectorizeChecked(rewriter, op, *schedule, fuseEpilogues);
   if (succeeded(result) && hadEpilogue && result->numEpilogueOps == 0) {
-    if (*padded != *gemm || schedule->isPadded())
-      result->epilogueNotFused = "the config pads the op (`pad`): fusion "
-                                 "is not implemented for its peeled tiles";
-    else if (*gemm != *converted)
+    if (*gemm != *converted)
       result->epilogueNotFused = "the config computes the conv as an im2col "
                                  "GEMM ('im2col'): a reshape sits between the "
                                  "GEMM and the epilogue";

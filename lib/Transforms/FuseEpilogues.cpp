@@ -36,6 +36,11 @@ using namespace mlir::tiletune;
 static constexpr StringLiteral kTunedMarker = "__tiletune_epilogue_tuned";
 static constexpr StringLiteral kChainMarker = "__tiletune_epilogue_chain";
 static constexpr StringLiteral kInitMarker = "__tiletune_epilogue_init";
+/// The marks of markForPeeling (kept through peeling and canonicalization).
+static constexpr StringLiteral kPeelChainMarker =
+    "__tiletune_epilogue_peel_chain";
+static constexpr StringLiteral kPeelInitMarker =
+    "__tiletune_epilogue_peel_init";
 
 //===----------------------------------------------------------------------===//
 // EpilogueFusion
@@ -189,6 +194,78 @@ EpilogueFusion::fuse(RewriterBase &rewriter, ArrayRef<int64_t> opLoopTiles,
     return failure();
   ++fusedLevels;
   return fused->loops;
+}
+
+SmallVector<Operation *> EpilogueFusion::getOps() const {
+  SmallVector<Operation *> ops;
+  if (initProducer)
+    ops.push_back(initProducer);
+  ops.push_back(tuned);
+  llvm::append_range(ops, chain);
+  return ops;
+}
+
+SmallVector<int64_t> EpilogueFusion::getTunedLoopsOf(Operation *op) const {
+  if (op == tuned)
+    return llvm::to_vector(
+        llvm::seq<int64_t>(0, cast<linalg::LinalgOp>(op).getNumLoops()));
+  return opLoopOfDim;
+}
+
+EpilogueFusion EpilogueFusion::withOps(ArrayRef<Operation *> ops) const {
+  EpilogueFusion copy = *this;
+  size_t i = 0;
+  if (initProducer)
+    copy.initProducer = ops[i++];
+  copy.tuned = ops[i++];
+  copy.chain.assign(ops.begin() + i, ops.end());
+  assert(copy.chain.size() == chain.size() && "not a copy of getOps()");
+  return copy;
+}
+
+void EpilogueFusion::markForPeeling() {
+  MLIRContext *ctx = chain.front()->getContext();
+  for (Operation *op : chain)
+    op->setAttr(kPeelChainMarker, UnitAttr::get(ctx));
+  if (initProducer)
+    initProducer->setAttr(kPeelInitMarker, UnitAttr::get(ctx));
+}
+
+LogicalResult
+EpilogueFusion::takePeeledCopies(Operation *scope,
+                                 SmallVectorImpl<EpilogueFusion> &copies) {
+  // Each copy's ops lie together in walk order (peeling clones a loop's
+  // body whole; a loop of one iteration is inlined whole), chain in order.
+  SmallVector<Operation *> chainOps, initOps;
+  scope->walk([&](Operation *op) {
+    if (op->hasAttr(kPeelChainMarker)) {
+      op->removeAttr(kPeelChainMarker);
+      chainOps.push_back(op);
+    }
+    if (op->hasAttr(kPeelInitMarker)) {
+      op->removeAttr(kPeelInitMarker);
+      initOps.push_back(op);
+    }
+  });
+  size_t length = chain.size();
+  size_t numCopies = chainOps.size() / length;
+  if (chainOps.size() % length != 0 ||
+      (initProducer && initOps.size() != numCopies))
+    return failure();
+  for (size_t c = 0; c < numCopies; ++c) {
+    EpilogueFusion copy = *this;
+    copy.tuned = nullptr;
+    copy.initProducer = initProducer ? initOps[c] : nullptr;
+    copy.chain.assign(chainOps.begin() + c * length,
+                      chainOps.begin() + (c + 1) * length);
+    // Each op consumes the one before it.
+    for (size_t i = 1; i < length; ++i)
+      if (!llvm::is_contained(copy.chain[i]->getOperands(),
+                              copy.chain[i - 1]->getResult(0)))
+        return failure();
+    copies.push_back(std::move(copy));
+  }
+  return success();
 }
 
 LogicalResult EpilogueFusion::vectorize(RewriterBase &rewriter,

@@ -162,6 +162,29 @@ public:
   unsigned getChainLength() const { return chainLength; }
   unsigned getFusedLevels() const { return fusedLevels; }
 
+  /// The fusion's ops in the order they compute: the init's producer (when
+  /// fused), the tuned op, the chain.
+  SmallVector<Operation *> getOps() const;
+
+  /// The tuned op's loop of each loop of `op`, one of getOps() (the init's
+  /// producer and the chain iterate over the tuned op's output dims).
+  SmallVector<int64_t> getTunedLoopsOf(Operation *op) const;
+
+  /// The same fusion on `ops`, a copy of getOps() in its order (a version of
+  /// a thread tile, versionThreadTiles in CPUTiling.cpp).
+  EpilogueFusion withOps(ArrayRef<Operation *> ops) const;
+
+  /// Marks the chain and the init's producer so that the copies peeling
+  /// makes of them (one per peeled tile) are found by takePeeledCopies.
+  void markForPeeling();
+
+  /// Appends to `copies` the copies of the marked chain under `scope` (the
+  /// main tiles' and each peeled tile's), unmarked, each ready for
+  /// vectorize(). Fails when the marked ops do not form whole chains in walk
+  /// order.
+  LogicalResult takePeeledCopies(Operation *scope,
+                                 SmallVectorImpl<EpilogueFusion> &copies);
+
 private:
   void mark();
   void unmark();

@@ -22,6 +22,11 @@
 // RUN: tiletune-run %s --entry=conv_nchw_bias_relu --pipeline="tiletune-lower-cpu{default-configs=1 threads=2 fuse-epilogues=1}" --num-threads=2 --verify-untiled --repeats=1 | FileCheck %s
 // RUN: tiletune-run %s --entry=mm_gelu_tanh --pipeline="tiletune-lower-cpu{default-configs=1 threads=2 fuse-epilogues=1}" --num-threads=2 --verify-untiled --repeats=1 | FileCheck %s
 // RUN: tiletune-run %s --entry=not_fusable --pipeline="tiletune-lower-cpu{default-configs=1 threads=2 fuse-epilogues=1}" --num-threads=2 --verify-untiled --repeats=1 | FileCheck %s
+// RUN: tiletune-run %s --entry=padded_bias_relu --pipeline="tiletune-lower-cpu{fuse-epilogues=1}" --num-threads=2 --verify-untiled --repeats=1 | FileCheck %s
+// RUN: tiletune-run %s --entry=tokens_scale_bias_residual --pipeline="tiletune-lower-cpu{default-configs=1 threads=1 fuse-epilogues=1}" --verify-untiled --repeats=1 | FileCheck %s
+// RUN: tiletune-run %s --entry=tokens_scale_bias_residual --pipeline="tiletune-lower-cpu{default-configs=1 threads=2 fuse-epilogues=1}" --num-threads=2 --verify-untiled --repeats=1 | FileCheck %s
+// RUN: tiletune-run %s --entry=tokens_scale_bias_residual --mcpu=haswell --pipeline="tiletune-lower-cpu{default-configs=1 threads=2 fuse-epilogues=1}" --num-threads=2 --verify-untiled --repeats=1 | FileCheck %s
+// RUN: tiletune-opt %s --pass-pipeline="builtin.module(tiletune-default-config{threads=2},func.func(tiletune-tile-cpu{fuse-epilogues=1 emit-remarks=1}))" -o /dev/null 2>&1 | FileCheck %s --check-prefix=PADDED
 
 // CHECK: verify: passed against the untiled lowering
 
@@ -301,4 +306,58 @@ func.func @conv_tosa_bias_relu(%in: tensor<2x17x13x6xf32>, %w: tensor<20x3x3x6xf
     linalg.yield %r : f32
   } -> tensor<2x8x6x20xf32>
   return %1 : tensor<2x8x6x20xf32>
+}
+
+// A padded config with the chain fused into both versions of the thread
+// tile (20 and 17 rows) and into the peeled 21-column cache tiles
+// (test/Transforms/tile-cpu-epilogue.mlir shows the structure).
+func.func @padded_bias_relu(%a: tensor<37x64xf32>, %b: tensor<64x85xf32>, %bias: tensor<85xf32>) -> tensor<37x85xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<37x85xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<37x85xf32>) -> tensor<37x85xf32>
+  %0 = linalg.matmul {tiletune.config = #tiletune.config<cpu, parallel = {m = 20, n = 96}, cache = {m = 20, n = 32, k = 64}, register = {m = 4, n = 16}, order = [n, k, m], pad = {m = 40, n = 96}>}
+    ins(%a, %b : tensor<37x64xf32>, tensor<64x85xf32>) outs(%f : tensor<37x85xf32>) -> tensor<37x85xf32>
+  %1 = linalg.generic {indexing_maps = [#id2, #col, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%0, %bias : tensor<37x85xf32>, tensor<85xf32>) outs(%e : tensor<37x85xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<37x85xf32>
+  %2 = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%1 : tensor<37x85xf32>) outs(%e : tensor<37x85xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %r = arith.maximumf %x, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<37x85xf32>
+  return %2 : tensor<37x85xf32>
+}
+
+// A ViT projection as TOSA writes it, on 197 tokens (the default config
+// pads them): scale and bias along the columns, then the residual add.
+// PADDED: run-epilogue.mlir:[[@LINE+6]]:8: remark: fused 3 elementwise ops
+func.func @tokens_scale_bias_residual(%a: tensor<1x197x64xf32>, %b: tensor<1x64x96xf32>, %res: tensor<1x197x96xf32>) -> tensor<1x197x96xf32> {
+  %zero = arith.constant 0.0 : f32
+  %scale = arith.constant dense<0.125> : tensor<1x1x96xf32>
+  %e = tensor.empty() : tensor<1x197x96xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x197x96xf32>) -> tensor<1x197x96xf32>
+  %0 = linalg.batch_matmul ins(%a, %b : tensor<1x197x64xf32>, tensor<1x64x96xf32>) outs(%f : tensor<1x197x96xf32>) -> tensor<1x197x96xf32>
+  %1 = linalg.generic {indexing_maps = [#id3, #tosa_b, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%0, %scale : tensor<1x197x96xf32>, tensor<1x1x96xf32>) outs(%e : tensor<1x197x96xf32>) {
+  ^bb0(%x: f32, %s: f32, %o: f32):
+    %m = arith.mulf %x, %s : f32
+    linalg.yield %m : f32
+  } -> tensor<1x197x96xf32>
+  %2 = linalg.generic {indexing_maps = [#id3, #tosa_b, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%1, %scale : tensor<1x197x96xf32>, tensor<1x1x96xf32>) outs(%e : tensor<1x197x96xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<1x197x96xf32>
+  %3 = linalg.generic {indexing_maps = [#id3, #id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%2, %res : tensor<1x197x96xf32>, tensor<1x197x96xf32>) outs(%e : tensor<1x197x96xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<1x197x96xf32>
+  return %3 : tensor<1x197x96xf32>
 }

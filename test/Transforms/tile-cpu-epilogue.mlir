@@ -267,3 +267,59 @@ func.func @no_config(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>, %c: tensor<8x8xf3
   } -> tensor<8x8xf32>
   return %1 : tensor<8x8xf32>
 }
+
+// -----
+
+// A padded config (`pad`): 37 rows over two threads (20 + 17) and 85
+// columns in cache tiles of 32 (64 + 21). The chain is fused into every
+// version of the thread tile and into every peeled cache tile: the full
+// ones in vector rows of the register tile (1x16), the 21-column tile in
+// rows of 21. No op is left after the tiled nest.
+
+// REMARK: remark: fused 2 elementwise ops at 2 loop levels, vectorized
+
+// CHECK-LABEL: func.func @padded_bias_relu
+//       CHECK:   scf.forall (%{{.*}}) = (0) to (37) step (20)
+//       CHECK:     scf.if
+//       CHECK:       scf.for %{{.*}} = %c0 to %c64 step %c32 iter_args({{.*}}) -> (tensor<20x85xf32>)
+//       CHECK:         linalg.fill {{.*}} -> tensor<20x32xf32>
+//       CHECK:         vector.contract
+//       CHECK:         arith.addf {{.*}} : vector<1x16xf32>
+//       CHECK:         arith.maximumf {{.*}} : vector<1x16xf32>
+//       CHECK:       linalg.fill {{.*}} -> tensor<20x21xf32>
+//       CHECK:       vector.contract
+//       CHECK:       arith.addf {{.*}} : vector<1x21xf32>
+//       CHECK:       arith.maximumf {{.*}} : vector<1x21xf32>
+//       CHECK:       tensor.insert_slice {{.*}} [20, 21] [1, 1] : tensor<20x21xf32> into tensor<20x85xf32>
+//       CHECK:     } else {
+//       CHECK:       scf.for %{{.*}} = %c0 to %c64 step %c32 iter_args({{.*}}) -> (tensor<17x85xf32>)
+//       CHECK:         linalg.fill {{.*}} -> tensor<17x32xf32>
+//       CHECK:         arith.maximumf {{.*}} : vector<1x16xf32>
+//       CHECK:       linalg.fill {{.*}} -> tensor<17x21xf32>
+//       CHECK:       arith.maximumf {{.*}} : vector<1x21xf32>
+//       CHECK:     scf.forall.in_parallel
+//   CHECK-NOT:   linalg.generic
+//   CHECK-NOT:   linalg.matmul
+//       CHECK:   return
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+func.func @padded_bias_relu(%a: tensor<37x64xf32>, %b: tensor<64x85xf32>, %bias: tensor<85xf32>) -> tensor<37x85xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<37x85xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<37x85xf32>) -> tensor<37x85xf32>
+  %0 = linalg.matmul {tiletune.config = #tiletune.config<cpu, parallel = {m = 20, n = 96}, cache = {m = 20, n = 32, k = 64}, register = {m = 4, n = 16}, order = [n, k, m], pad = {m = 40, n = 96}>}
+    ins(%a, %b : tensor<37x64xf32>, tensor<64x85xf32>) outs(%f : tensor<37x85xf32>) -> tensor<37x85xf32>
+  %1 = linalg.generic {indexing_maps = [#id2, #col, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%0, %bias : tensor<37x85xf32>, tensor<85xf32>) outs(%e : tensor<37x85xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<37x85xf32>
+  %2 = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%1 : tensor<37x85xf32>) outs(%e : tensor<37x85xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %r = arith.maximumf %x, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<37x85xf32>
+  return %2 : tensor<37x85xf32>
+}

@@ -65,8 +65,8 @@ def TileTuneTileCPU : Pass<"tiletune-tile-cpu", "func::FuncOp"> {
     into its `scf.forall` and into the cache loops that come before the
     first reduction loop, then vectorized in rows of the register tile
     (docs/CPUSchedule.md, "Fused epilogues"); a consumer that cannot be
-    fused (several uses, a transposed read, a reduction, a padded op) stays
-    a separate op, with a remark saying why under `emit-remarks`.
+    fused (several uses, a transposed read, a reduction, a layout rewrite)
+    stays a separate op, with a remark saying why under `emit-remarks`.
 
     Ops without a config, or with a config of another target, are left
     untouched. A tunable op without a config always gets a remark (it will
