@@ -684,13 +684,23 @@ int64_t CPUDescription::getMaxRegisterRows(int64_t registers,
   return std::max<int64_t>(1, (registers - vectors - 1) / vectors);
 }
 
+int64_t CPUDescription::getRegisterRows(int64_t registers,
+                                        int64_t accumulatorElements,
+                                        int64_t width, int64_t lanes) {
+  width = std::max<int64_t>(1, width);
+  lanes = std::max<int64_t>(1, lanes);
+  int64_t vectors = (width + lanes - 1) / lanes;
+  return std::max<int64_t>(
+      1, std::min({int64_t(12), accumulatorElements / width,
+                   getMaxRegisterRows(registers, vectors)}));
+}
+
 int64_t CPUDescription::getRegisterRows(int64_t vectors,
                                         int64_t elementBytes) const {
-  vectors = std::max<int64_t>(1, vectors);
-  int64_t width = vectors * getLanes(elementBytes);
-  return std::max<int64_t>(
-      1, std::min({int64_t(12), getAccumulatorElements(elementBytes) / width,
-                   getMaxRegisterRows(vectorRegisters, vectors)}));
+  int64_t lanes = getLanes(elementBytes);
+  return getRegisterRows(vectorRegisters,
+                         getAccumulatorElements(elementBytes),
+                         std::max<int64_t>(1, vectors) * lanes, lanes);
 }
 
 double CPUDescription::getFlopsPerCycle(int64_t elementBytes) const {

@@ -320,15 +320,10 @@ static TileConfigAttr computeDirectConfig(MLIRContext *ctx,
       std::max<int64_t>(1, target.maxRegisterBytes / elementBytes);
   // Rows of a register tile `width` elements wide on the lanes: as many as
   // fit the register file with the operands (the spaces' "register-file"
-  // bound), at most 12 (the BLAS micro-kernels' 6-12 rows; 14 x 2 measured
-  // no faster than 12 x 2 or 8 x 2 on AVX-512), and within the
-  // accumulator budget.
+  // bound), within the accumulator budget, at most 12.
   auto rowCap = [&](int64_t width) {
-    int64_t vectors = (width + lanes - 1) / lanes;
-    return std::max<int64_t>(
-        1, std::min({int64_t(12), registerElements / width,
-                     CPUDescription::getMaxRegisterRows(target.vectorRegisters,
-                                                        vectors)}));
+    return CPUDescription::getRegisterRows(target.vectorRegisters,
+                                           registerElements, width, lanes);
   };
   // Matmul loops without good divisors are tiled at their padded sizes
   // (Support/Padding.h, with the rows of a two-vector register tile);

@@ -126,10 +126,17 @@ struct CPUDescription {
   /// at least 1): AVX-512 (32 registers) 14 x 2, 9 x 3, 6 x 4; AVX2 (16)
   /// 14 x 1, 6 x 2, 4 x 3.
   static int64_t getMaxRegisterRows(int64_t registers, int64_t vectors);
-  /// Rows of a register tile `vectors` vectors wide for elements of
-  /// `elementBytes` on this target: getMaxRegisterRows, within the
-  /// accumulator budget (maxRegisterBytes) and at most 12 (the BLAS
-  /// micro-kernels' 6-12 rows). The `registerRows` of getCPUPaddedSize.
+  /// Rows of a register tile `width` elements wide on vectors of `lanes`
+  /// lanes: getMaxRegisterRows of `registers`, within `accumulatorElements`
+  /// (the accumulator budget) and at most 12 (the BLAS micro-kernels' 6-12
+  /// rows; 14 x 2 measured no faster than 12 x 2 or 8 x 2 on AVX-512); at
+  /// least 1.
+  static int64_t getRegisterRows(int64_t registers,
+                                 int64_t accumulatorElements, int64_t width,
+                                 int64_t lanes);
+  /// getRegisterRows of a tile `vectors` vectors wide for elements of
+  /// `elementBytes` on this target (the `registerRows` of
+  /// getCPUPaddedSize).
   int64_t getRegisterRows(int64_t vectors, int64_t elementBytes = 4) const;
   /// Peak FLOP/s per cycle and core for elements of `elementBytes`.
   double getFlopsPerCycle(int64_t elementBytes = 4) const;
