@@ -1006,7 +1006,8 @@ versionThreadTiles(RewriterBase &rewriter, ArrayRef<Operation *> ops,
   for (Operation *op : ops) {
     auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
     if (!linalgOp || !linalgOp.hasPureTensorSemantics() ||
-        op->getNumResults() != 1)
+        op->getNumResults() != 1 || linalgOp.getNumDpsInits() != 1 ||
+        tunedLoopsOf(op).size() != linalgOp.getNumLoops())
       return failure();
     if (op != ops.back() && llvm::any_of(op->getUsers(), [&](Operation *user) {
           return !inGroup.contains(user);
@@ -1226,6 +1227,7 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
   SmallVector<Operation *> bufferAnchors;
   // The fused epilogues to vectorize: one per version, or per peeled tile.
   SmallVector<EpilogueFusion> epilogues;
+  bool allEpiloguesFound = true;
   for (auto [threadOps, extents] : llvm::zip(versions.ops, versions.extents)) {
     std::optional<EpilogueFusion> versionEpilogue;
     if (epilogue)
@@ -1315,10 +1317,11 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
         rewriter, current, cacheOuter, panelRn, transposedB, batched);
     if (failed(tiles))
       return failure();
-    if (versionEpilogue) {
-      if (failed(versionEpilogue->takePeeledCopies(peelScope, epilogues)))
-        return failure();
-    }
+    // Copies not found stay scalar linalg ops: correct, only slower (the
+    // remark then says the epilogue is not vectorized).
+    if (versionEpilogue &&
+        failed(versionEpilogue->takePeeledCopies(peelScope, epilogues)))
+      allEpiloguesFound = false;
     for (const PaddedTile &tile : *tiles) {
       cacheOps.push_back(tile.op);
       paddedPanels.push_back(tile.panels);
@@ -1465,7 +1468,7 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
     result.vectorized = all;
   }
   if (epilogue) {
-    bool all = s.vectorize;
+    bool all = s.vectorize && allEpiloguesFound;
     for (EpilogueFusion &fusion : epilogues)
       if (s.vectorize && failed(fusion.vectorize(rewriter, s.registerTiles)))
         all = false;
