@@ -976,13 +976,12 @@ struct ThreadTileVersions {
 /// thread's tile is shorter (its size is dynamic in the forall's body), so
 /// the ops become one copy per combination of the possible sizes (the thread
 /// tile, or the op's size modulo it), behind `scf.if`s on the sizes, each on
-/// operands cast to static types. `tunedLoopsOf(op)` gives the tuned op's
-/// loop of each loop of `op`. Without a loop whose size varies, returns
-/// `ops` themselves.
+/// operands cast to static types. The other ops iterate over the tuned op's
+/// output: `outputLoops` gives the tuned op's loop of each of their loops.
+/// Without a loop whose size varies, returns `ops` themselves.
 static FailureOr<ThreadTileVersions>
 versionThreadTiles(RewriterBase &rewriter, ArrayRef<Operation *> ops,
-                   linalg::LinalgOp tuned,
-                   function_ref<SmallVector<int64_t>(Operation *)> tunedLoopsOf,
+                   linalg::LinalgOp tuned, ArrayRef<int64_t> outputLoops,
                    const CPUSchedule &s) {
   SmallVector<int64_t> extents(s.loopSizes);
   SmallVector<int64_t> dims;
@@ -1003,6 +1002,12 @@ versionThreadTiles(RewriterBase &rewriter, ArrayRef<Operation *> ops,
   // are plain loop dims (their static sizes come from the version's
   // extents), and only the last one's result may be used after them.
   llvm::SmallPtrSet<Operation *, 8> inGroup(ops.begin(), ops.end());
+  SmallVector<int64_t> tunedLoops =
+      llvm::to_vector(llvm::seq<int64_t>(0, tuned.getNumLoops()));
+  auto tunedLoopsOf = [&](Operation *op) -> ArrayRef<int64_t> {
+    return op == tuned.getOperation() ? ArrayRef<int64_t>(tunedLoops)
+                                      : outputLoops;
+  };
   for (Operation *op : ops) {
     auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
     if (!linalgOp || !linalgOp.hasPureTensorSemantics() ||
@@ -1023,32 +1028,36 @@ versionThreadTiles(RewriterBase &rewriter, ArrayRef<Operation *> ops,
           return failure();
     }
   }
-  Operation *last = ops.back();
-  Location loc = last->getLoc();
-  rewriter.setInsertionPoint(last);
-  // The size of the tuned op's loop `loop`, read from an operand that does
-  // not come from `ops` (an init made by one of them has the shape of that
-  // op's own init).
-  auto createLoopSize = [&](int64_t loop) -> Value {
+  // Where each varying loop's size is read: a dim of a tuned op's operand
+  // that is the loop itself, traced to a value that does not come from `ops`
+  // (an init made by one of them has the shape of that op's own init).
+  DenseMap<int64_t, std::pair<Value, int64_t>> sizeSources;
+  for (int64_t loop : dims) {
     for (OpOperand &operand : tuned->getOpOperands()) {
       for (auto [i, expr] : llvm::enumerate(
                tuned.getMatchingIndexingMap(&operand).getResults())) {
         auto dimExpr = dyn_cast<AffineDimExpr>(expr);
-        if (!dimExpr || dimExpr.getPosition() != loop)
+        if (!dimExpr || dimExpr.getPosition() != loop ||
+            sizeSources.contains(loop))
           continue;
         Value value = operand.get();
-        while (auto result = dyn_cast<OpResult>(value)) {
-          if (!inGroup.contains(result.getOwner()))
+        while (auto opResult = dyn_cast<OpResult>(value)) {
+          if (!inGroup.contains(opResult.getOwner()))
             break;
-          value = cast<DestinationStyleOpInterface>(result.getOwner())
-                      .getDpsInitOperand(result.getResultNumber())
+          value = cast<DestinationStyleOpInterface>(opResult.getOwner())
+                      .getDpsInitOperand(opResult.getResultNumber())
                       ->get();
         }
-        return tensor::DimOp::create(rewriter, loc, value, i).getResult();
+        sizeSources[loop] = {value, static_cast<int64_t>(i)};
       }
     }
-    return Value();
-  };
+    // Checked before any rewrite, so that a failure leaves the IR as it was.
+    if (!sizeSources.contains(loop))
+      return failure();
+  }
+  Operation *last = ops.back();
+  Location loc = last->getLoc();
+  rewriter.setInsertionPoint(last);
   Type resultType = last->getResult(0).getType();
   std::function<Value(unsigned)> build = [&](unsigned level) -> Value {
     if (level == dims.size()) {
@@ -1056,7 +1065,7 @@ versionThreadTiles(RewriterBase &rewriter, ArrayRef<Operation *> ops,
       SmallVector<Operation *> copies;
       for (Operation *op : ops) {
         auto linalgOp = cast<linalg::LinalgOp>(op);
-        SmallVector<int64_t> loops = tunedLoopsOf(op);
+        ArrayRef<int64_t> loops = tunedLoopsOf(op);
         SmallVector<Value> operands;
         for (OpOperand &operand : op->getOpOperands()) {
           if (Value mapped = mapping.lookupOrNull(operand.get())) {
@@ -1097,9 +1106,8 @@ versionThreadTiles(RewriterBase &rewriter, ArrayRef<Operation *> ops,
     int64_t dim = dims[level];
     int64_t full = s.parallelTiles[dim];
     int64_t rest = s.opSizes[dim] % full;
-    Value size = createLoopSize(dim);
-    if (!size)
-      return Value();
+    auto [source, sourceDim] = sizeSources.lookup(dim);
+    Value size = tensor::DimOp::create(rewriter, loc, source, sourceDim);
     Value isFull = arith::CmpIOp::create(
         rewriter, loc, arith::CmpIPredicate::eq, size,
         arith::ConstantIndexOp::create(rewriter, loc, full));
@@ -1111,24 +1119,10 @@ versionThreadTiles(RewriterBase &rewriter, ArrayRef<Operation *> ops,
       rewriter.setInsertionPointToEnd(block);
       extents[dim] = extent;
       Value value = build(level + 1);
-      if (!value)
-        return Value();
       scf::YieldOp::create(rewriter, loc, value);
     }
     return ifOp.getResult(0);
   };
-  // Every varying loop has a plain dim in some operand (checked first, so
-  // that a failure leaves the IR as it was).
-  for (int64_t dim : dims)
-    if (llvm::none_of(tuned->getOpOperands(), [&](OpOperand &operand) {
-          return llvm::any_of(
-              tuned.getMatchingIndexingMap(&operand).getResults(),
-              [&](AffineExpr expr) {
-                auto dimExpr = dyn_cast<AffineDimExpr>(expr);
-                return dimExpr && dimExpr.getPosition() == dim;
-              });
-        }))
-      return failure();
   Value replacement = build(0);
   rewriter.replaceAllUsesWith(last->getResult(0), replacement);
   for (Operation *op : llvm::reverse(ops))
@@ -1209,12 +1203,7 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
   if (s.isPadded() && onTensors) {
     FailureOr<ThreadTileVersions> versioned = versionThreadTiles(
         rewriter, threadOps, cast<linalg::LinalgOp>(current),
-        [&](Operation *op) {
-          return epilogue ? epilogue->getTunedLoopsOf(op)
-                          : llvm::to_vector(llvm::seq<int64_t>(
-                                0, cast<linalg::LinalgOp>(op).getNumLoops()));
-        },
-        s);
+        epilogue ? epilogue->getOutputLoops() : ArrayRef<int64_t>(), s);
     if (failed(versioned))
       return failure();
     versions = std::move(*versioned);
@@ -1310,9 +1299,8 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
     // canonicalization replaces ops): marks find the copies.
     if (versionEpilogue)
       versionEpilogue->markForPeeling();
-    Operation *peelScope = current->getParentOp();
-    if (cacheOuter)
-      peelScope = cacheOuter->getParentOp();
+    Operation *peelScope =
+        cacheOuter ? cacheOuter->getParentOp() : current->getParentOp();
     FailureOr<SmallVector<PaddedTile>> tiles = peelCacheTiles(
         rewriter, current, cacheOuter, panelRn, transposedB, batched);
     if (failed(tiles))

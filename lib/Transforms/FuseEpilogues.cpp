@@ -205,13 +205,6 @@ SmallVector<Operation *> EpilogueFusion::getOps() const {
   return ops;
 }
 
-SmallVector<int64_t> EpilogueFusion::getTunedLoopsOf(Operation *op) const {
-  if (op == tuned)
-    return llvm::to_vector(
-        llvm::seq<int64_t>(0, cast<linalg::LinalgOp>(op).getNumLoops()));
-  return opLoopOfDim;
-}
-
 EpilogueFusion EpilogueFusion::withOps(ArrayRef<Operation *> ops) const {
   EpilogueFusion copy = *this;
   size_t i = 0;

@@ -166,9 +166,9 @@ public:
   /// fused), the tuned op, the chain.
   SmallVector<Operation *> getOps() const;
 
-  /// The tuned op's loop of each loop of `op`, one of getOps() (the init's
-  /// producer and the chain iterate over the tuned op's output dims).
-  SmallVector<int64_t> getTunedLoopsOf(Operation *op) const;
+  /// The tuned op's loop of each dim of its output, over which the init's
+  /// producer and the chain iterate.
+  ArrayRef<int64_t> getOutputLoops() const { return opLoopOfDim; }
 
   /// The same fusion on `ops`, a copy of getOps() in its order (a version of
   /// a thread tile, versionThreadTiles in CPUTiling.cpp).
