@@ -342,6 +342,14 @@ void TileConfigAttr::print(AsmPrinter &printer) const {
 
 LogicalResult TileTuneDialect::verifyOperationAttribute(Operation *op,
                                                         NamedAttribute attr) {
+  if (attr.getName() == kPrefetchNextAttrName) {
+    auto lineBytes = llvm::dyn_cast<IntegerAttr>(attr.getValue());
+    if (!lineBytes || lineBytes.getInt() <= 0)
+      return op->emitError() << "'" << kPrefetchNextAttrName
+                             << "' must be a positive integer (cache line "
+                                "bytes)";
+    return success();
+  }
   if (attr.getName() != kConfigAttrName)
     return op->emitError() << "unknown tiletune attribute '"
                            << attr.getName().getValue() << "'";

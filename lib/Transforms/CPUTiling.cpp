@@ -1138,7 +1138,8 @@ versionThreadTiles(RewriterBase &rewriter, ArrayRef<Operation *> ops,
 /// tileAndVectorizeForCPU once checkCPUTilingPreconditions has held.
 static FailureOr<CPUTilingResult>
 tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
-                        const CPUSchedule &s, bool fuseEpilogues) {
+                        const CPUSchedule &s, bool fuseEpilogues,
+                        int64_t lineBytes) {
   MLIRContext *ctx = op->getContext();
   auto linalgOp = cast<linalg::LinalgOp>(op);
   bool onTensors = linalgOp.hasPureTensorSemantics();
@@ -1436,13 +1437,20 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
   // row, each packed row of a transposed B would gather its elements one by
   // one from rows K apart (a 1-row-per-piece copy of b1 7x7 3x3 512's
   // im2col filter panels cost a third of the conv's time).
+  // Each pack is marked to prefetch its next cache step's tile; on tensors
+  // a marked copy stays whole until vectorizeSmallCopies tiles it after
+  // bufferization: tiled into rows now, each row's innermost moving loop
+  // would be its own row loop, and it would prefetch the next row instead.
   for (Operation *copy : packCopies) {
+    markPackForPrefetch(copy, lineBytes);
     if (blockTransposes.contains(copy)) {
       if (!onTensors)
         (void)tileAndVectorizeTranspose(rewriter,
                                         cast<linalg::TransposeOp>(copy));
       continue;
     }
+    if (onTensors && lineBytes > 0)
+      continue;
     if (failed(tileAndVectorizeCopy(rewriter, copy, !onTensors)))
       return failure();
   }
@@ -1480,7 +1488,8 @@ tiletune::tileAndVectorizeForCPU(RewriterBase &rewriter, Operation *op,
                                  const CPUSchedule &s, bool fuseEpilogues) {
   if (failed(checkCPUTilingPreconditions(op, s)))
     return failure();
-  return tileAndVectorizeChecked(rewriter, op, s, fuseEpilogues);
+  return tileAndVectorizeChecked(rewriter, op, s, fuseEpilogues,
+                                 getDefaultTargetCPU().caches.lineBytes);
 }
 
 FailureOr<CPUTilingResult> tiletune::applyCPUConfig(RewriterBase &rewriter,
@@ -1528,10 +1537,10 @@ FailureOr<CPUTilingResult> tiletune::applyCPUConfig(RewriterBase &rewriter,
   if (failed(schedule) || failed(checkScheduleFitsOp(op, *schedule, &reason)))
     return fail(op);
   rewriter.setInsertionPoint(op);
+  std::optional<CPUDescription> processDefault;
+  if (!target)
+    target = &processDefault.emplace(getDefaultTargetCPU());
   if (schedule->dnmm) {
-    std::optional<CPUDescription> processDefault;
-    if (!target)
-      target = &processDefault.emplace(getDefaultTargetCPU());
     int64_t bits =
         getElementTypeOrSelf(op->getOperand(0).getType()).getIntOrFloatBitWidth();
     int64_t lanes = target->getLanes(std::max<int64_t>(bits / 8, 1));
@@ -1545,8 +1554,8 @@ FailureOr<CPUTilingResult> tiletune::applyCPUConfig(RewriterBase &rewriter,
                                  "epilogue runs after the op";
     return result;
   }
-  FailureOr<CPUTilingResult> result =
-      tileAndVectorizeChecked(rewriter, op, *schedule, fuseEpilogues);
+  FailureOr<CPUTilingResult> result = tileAndVectorizeChecked(
+      rewriter, op, *schedule, fuseEpilogues, target->caches.lineBytes);
   if (succeeded(result) && hadEpilogue && result->numEpilogueOps == 0) {
     if (*gemm != *converted)
       result->epilogueNotFused = "the config computes the conv as an im2col "

@@ -85,13 +85,26 @@ Value dropUnitDim(OpBuilder &b, Location loc, Value value, int64_t dim);
 /// (buffers) it. Fails without changes when `op` does not vectorize.
 LogicalResult vectorizeAndReplace(RewriterBase &rewriter, Operation *op);
 
+/// Marks `copy` (a pack copy or transpose, on tensors or buffers) with
+/// kPrefetchNextAttrName (TileConfig.h) so that,
+/// when it is tiled and vectorized on buffers (here, or after
+/// bufferization by vectorizeSmallCopies), each piece first prefetches into
+/// L2 the lines of the same piece at the next iteration of the innermost
+/// loop that moves the pack's source (CPUSchedule.md, "Prefetching the next
+/// pack"). No mark when `lineBytes` is 0.
+void markPackForPrefetch(Operation *copy, int64_t lineBytes);
+
+struct NextStepView;
+
 /// Tiles `op` by `tiles` (scf.for loops; 0 = the whole dim; no loops when
 /// all are 0), replaces it, and when `vectorize` vectorizes the tiled piece
 /// if it has at most `maxVectorElements` elements (0: any). A piece that
-/// does not vectorize stays scalar: correct, only slower.
+/// does not vectorize stays scalar: correct, only slower. With `prefetch`,
+/// the piece first prefetches its counterpart in the next step's view.
 LogicalResult tileAndVectorizePiece(RewriterBase &rewriter, Operation *op,
                                     ArrayRef<int64_t> tiles, bool vectorize,
-                                    int64_t maxVectorElements = 0);
+                                    int64_t maxVectorElements = 0,
+                                    const NextStepView *prefetch = nullptr);
 
 /// Tiles a packing copy so that each tiled piece moves one contiguous row
 /// (innermost dim whole; on buffers, long rows go in fixed-size chunks plus

@@ -13,19 +13,171 @@
 
 #include "TilingUtils.h"
 
+#include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Dominance.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/TilingInterface.h"
 #include "mlir/Transforms/CSE.h"
 #include "llvm/ADT/STLExtras.h"
 
 using namespace mlir;
 using namespace mlir::tiletune;
+
+//===----------------------------------------------------------------------===//
+// Prefetching the next cache step's pack
+//===----------------------------------------------------------------------===//
+
+void tiletune::markPackForPrefetch(Operation *copy, int64_t lineBytes) {
+  if (lineBytes > 0)
+    copy->setAttr(
+        kPrefetchNextAttrName,
+        IntegerAttr::get(IntegerType::get(copy->getContext(), 64), lineBytes));
+}
+
+/// The line size `op` was marked with by markPackForPrefetch (0: none).
+static int64_t getPrefetchLineBytes(Operation *op) {
+  auto attr = op->getAttrOfType<IntegerAttr>(kPrefetchNextAttrName);
+  return attr ? attr.getInt() : 0;
+}
+
+/// The most prefetches put before one piece of a copy: a transposed 16x16
+/// block of f32 reads 16 lines, a copied row of 64 f32 4.
+static constexpr int64_t kMaxPrefetchesPerPiece = 64;
+
+/// A pack's source view (`current`) and the same view at the next step of
+/// the innermost loop that moves it (`next`), see createNextStepView.
+struct tiletune::NextStepView {
+  Value current, next;
+  int64_t lineBytes = 0;
+};
+
+/// The view `view` (a chain of side-effect-free ops, e.g. subviews and
+/// collapses of a buffer defined outside the loops) takes at the next
+/// iteration of the innermost enclosing scf.for whose induction variable it
+/// depends on: the dependent ops are cloned before `before` with the
+/// variable replaced by `iv + step`, or by `iv` itself on the last
+/// iteration (prefetching the current tile again is harmless; an address
+/// past the buffer is not computed). std::nullopt where no enclosing loop
+/// moves the view or a dependent op has side effects.
+static std::optional<NextStepView> createNextStepView(RewriterBase &rewriter,
+                                                      Value view,
+                                                      Operation *before,
+                                                      int64_t lineBytes) {
+  if (lineBytes <= 0 || !view.getDefiningOp())
+    return std::nullopt;
+  for (auto loop = before->getParentOfType<scf::ForOp>(); loop;
+       loop = loop->getParentOfType<scf::ForOp>()) {
+    BackwardSliceOptions options;
+    options.inclusive = true;
+    options.filter = [&](Operation *op) { return loop->isProperAncestor(op); };
+    SetVector<Operation *> slice;
+    if (failed(getBackwardSlice(view, &slice, options)))
+      return std::nullopt;
+    // The slice is in topological order: an op depends on the variable when
+    // an operand is the variable or the result of a dependent op.
+    Value iv = loop.getInductionVar();
+    llvm::SmallPtrSet<Operation *, 8> dependent;
+    for (Operation *op : slice)
+      if (llvm::any_of(op->getOperands(), [&](Value operand) {
+            Operation *def = operand.getDefiningOp();
+            return operand == iv || (def && dependent.contains(def));
+          }))
+        dependent.insert(op);
+    if (dependent.empty())
+      continue;
+    if (llvm::any_of(dependent, [](Operation *op) {
+          return !isMemoryEffectFree(op) || op->getNumRegions() != 0;
+        }))
+      return std::nullopt;
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPoint(before);
+    Location loc = loop.getLoc();
+    Value stepped = arith::AddIOp::create(rewriter, loc, iv, loop.getStep());
+    Value inRange =
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt, stepped,
+                              loop.getUpperBound());
+    Value nextIv = arith::SelectOp::create(rewriter, loc, inRange, stepped, iv);
+    IRMapping mapping;
+    mapping.map(iv, nextIv);
+    for (Operation *op : slice)
+      if (dependent.contains(op))
+        rewriter.clone(*op, mapping);
+    return NextStepView{view, mapping.lookup(view), lineBytes};
+  }
+  return std::nullopt;
+}
+
+/// Puts before `piece` (a tiled piece of a pack, reading a view of
+/// `prefetch.current` through subviews) one prefetch into L2 per cache line
+/// of the same piece of `prefetch.next`: while this step's tile is copied,
+/// the next step's lines are on their way.
+static void prefetchNextPiece(RewriterBase &rewriter, Operation *piece,
+                              const NextStepView &prefetch) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(piece);
+  if (!linalgOp || linalgOp.getNumDpsInputs() != 1)
+    return;
+  // The subviews from the piece's input up to the pack's source.
+  SmallVector<memref::SubViewOp> chain;
+  Value in = linalgOp.getDpsInputOperand(0)->get();
+  while (in != prefetch.current) {
+    auto subview = in.getDefiningOp<memref::SubViewOp>();
+    if (!subview || chain.size() > 4)
+      return;
+    chain.push_back(subview);
+    in = subview.getSource();
+  }
+  auto type =
+      dyn_cast<MemRefType>(linalgOp.getDpsInputOperand(0)->get().getType());
+  if (!type || !type.hasStaticShape() || type.getRank() == 0 ||
+      !type.getElementType().isIntOrFloat())
+    return;
+  int64_t elementBytes =
+      std::max<int64_t>(1, type.getElementType().getIntOrFloatBitWidth() / 8);
+  int64_t lineElements =
+      std::max<int64_t>(1, prefetch.lineBytes / elementBytes);
+  ArrayRef<int64_t> shape = type.getShape();
+  int64_t rows = 1;
+  for (int64_t size : shape.drop_back())
+    rows *= size;
+  int64_t linesPerRow = llvm::divideCeil(shape.back(), lineElements);
+  if (rows * linesPerRow > kMaxPrefetchesPerPiece)
+    return;
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(piece);
+  Location loc = piece->getLoc();
+  Value next = prefetch.next;
+  for (memref::SubViewOp subview : llvm::reverse(chain))
+    next = memref::SubViewOp::create(
+        rewriter, loc, subview.getType(), next, subview.getMixedOffsets(),
+        subview.getMixedSizes(), subview.getMixedStrides());
+  SmallVector<int64_t> index(shape.size(), 0);
+  for (int64_t row = 0; row < rows; ++row) {
+    int64_t rest = row;
+    for (int64_t d = shape.size() - 2; d >= 0; --d) {
+      index[d] = rest % shape[d];
+      rest /= shape[d];
+    }
+    for (int64_t col = 0; col < shape.back(); col += lineElements) {
+      index.back() = col;
+      SmallVector<Value> indices;
+      for (int64_t i : index)
+        indices.push_back(arith::ConstantIndexOp::create(rewriter, loc, i));
+      // Locality 2 is prefetcht1 on x86: into L2 (and not L1, which the
+      // copy of this step is streaming through).
+      memref::PrefetchOp::create(rewriter, loc, next, indices,
+                                 /*isWrite=*/false, /*localityHint=*/2,
+                                 /*isDataCache=*/true);
+    }
+  }
+}
 
 //===----------------------------------------------------------------------===//
 // Tile, then vectorize
@@ -42,11 +194,9 @@ LogicalResult tiletune::vectorizeAndReplace(RewriterBase &rewriter,
   return success();
 }
 
-LogicalResult tiletune::tileAndVectorizePiece(RewriterBase &rewriter,
-                                              Operation *op,
-                                              ArrayRef<int64_t> tiles,
-                                              bool vectorize,
-                                              int64_t maxVectorElements) {
+LogicalResult tiletune::tileAndVectorizePiece(
+    RewriterBase &rewriter, Operation *op, ArrayRef<int64_t> tiles,
+    bool vectorize, int64_t maxVectorElements, const NextStepView *prefetch) {
   Operation *piece = op;
   if (llvm::any_of(tiles, [](int64_t t) { return t != 0; })) {
     FailureOr<scf::SCFTilingResult> tiled = tileOneLevel(
@@ -55,6 +205,8 @@ LogicalResult tiletune::tileAndVectorizePiece(RewriterBase &rewriter,
       return failure();
     piece = tiled->tiledOps.back();
   }
+  if (prefetch)
+    prefetchNextPiece(rewriter, piece, *prefetch);
   if (!vectorize)
     return success();
   auto type = cast<ShapedType>(
@@ -76,12 +228,17 @@ LogicalResult tiletune::tileAndVectorizePiece(RewriterBase &rewriter,
 static constexpr int64_t kMaxVectorRow = 256;
 static constexpr int64_t kCopyChunk = 64;
 
+static LogicalResult tileAndVectorizeRows(RewriterBase &rewriter,
+                                          Operation *copy, bool vectorize,
+                                          const NextStepView *prefetch);
+
 /// Splits a buffer copy with long rows into a copy of the first
 /// floor(L / kCopyChunk) * kCopyChunk columns, tiled and vectorized in
 /// chunks, and a copy of the remaining columns (a static remainder, one
 /// vector per row).
 static LogicalResult splitLongRowCopy(RewriterBase &rewriter,
-                                      linalg::CopyOp copy, int64_t rowLength) {
+                                      linalg::CopyOp copy, int64_t rowLength,
+                                      const NextStepView *prefetch) {
   Location loc = copy.getLoc();
   Value source = copy.getInputs()[0], target = copy.getOutputs()[0];
   auto shape = cast<MemRefType>(source.getType()).getShape();
@@ -109,10 +266,11 @@ static LogicalResult splitLongRowCopy(RewriterBase &rewriter,
   SmallVector<int64_t> tiles(rank, 1);
   tiles.back() = kCopyChunk;
   if (failed(tileAndVectorizePiece(rewriter, mainCopy, tiles,
-                                   /*vectorize=*/true)))
+                                   /*vectorize=*/true,
+                                   /*maxVectorElements=*/0, prefetch)))
     return failure();
   if (rest)
-    return tileAndVectorizeCopy(rewriter, rest, /*vectorize=*/true);
+    return tileAndVectorizeRows(rewriter, rest, /*vectorize=*/true, prefetch);
   return success();
 }
 
@@ -122,20 +280,34 @@ static LogicalResult splitLongRowCopy(RewriterBase &rewriter,
 /// on tensors, canonicalization would fold the vector copies back into
 /// slice copies; tiletune-optimize-cpu-buffers vectorizes them after
 /// bufferization).
-LogicalResult tiletune::tileAndVectorizeCopy(RewriterBase &rewriter,
-                                             Operation *copy, bool vectorize) {
+static LogicalResult tileAndVectorizeRows(RewriterBase &rewriter,
+                                          Operation *copy, bool vectorize,
+                                          const NextStepView *prefetch) {
   auto linalgOp = cast<linalg::LinalgOp>(copy);
   SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
   if (vectorize && isa<linalg::CopyOp>(copy) &&
       linalgOp.hasPureBufferSemantics() && !ranges.empty() &&
       llvm::none_of(ranges, ShapedType::isDynamic) &&
       ranges.back() > kMaxVectorRow)
-    return splitLongRowCopy(rewriter, cast<linalg::CopyOp>(copy),
-                            ranges.back());
+    return splitLongRowCopy(rewriter, cast<linalg::CopyOp>(copy), ranges.back(),
+                            prefetch);
   // One piece per row: every dim but the innermost by 1.
   SmallVector<int64_t> tiles(ranges.size(), 1);
   tiles.back() = 0;
-  return tileAndVectorizePiece(rewriter, copy, tiles, vectorize);
+  return tileAndVectorizePiece(rewriter, copy, tiles, vectorize,
+                               /*maxVectorElements=*/0, prefetch);
+}
+
+LogicalResult tiletune::tileAndVectorizeCopy(RewriterBase &rewriter,
+                                             Operation *copy, bool vectorize) {
+  // A marked pack on buffers prefetches its next step's rows (on tensors
+  // the mark waits for vectorizeSmallCopies, after bufferization).
+  std::optional<NextStepView> prefetch;
+  if (vectorize && cast<linalg::LinalgOp>(copy).hasPureBufferSemantics())
+    prefetch = createNextStepView(rewriter, copy->getOperand(0), copy,
+                                  getPrefetchLineBytes(copy));
+  return tileAndVectorizeRows(rewriter, copy, vectorize,
+                              prefetch ? &*prefetch : nullptr);
 }
 
 //===----------------------------------------------------------------------===//
@@ -257,6 +429,7 @@ tiletune::tileAndVectorizeTranspose(RewriterBase &rewriter,
   };
   if (movedInner(transpose.getPermutation()) < 0)
     return failure();
+  int64_t prefetchLineBytes = getPrefetchLineBytes(transpose);
   linalg::TransposeOp original = transpose;
   transpose = collapseTransposeDims(rewriter, transpose);
   // Once replaced, the caller's op is gone: the collapsed transpose is the
@@ -282,9 +455,13 @@ tiletune::tileAndVectorizeTranspose(RewriterBase &rewriter,
         break;
       }
   }
-  LogicalResult blocked =
-      tileAndVectorizePiece(rewriter, transpose, tiles, /*vectorize=*/true,
-                            kTransposeBlock * kTransposeBlock);
+  std::optional<NextStepView> prefetch;
+  if (transpose.hasPureBufferSemantics())
+    prefetch = createNextStepView(rewriter, transpose.getInput(), transpose,
+                                  prefetchLineBytes);
+  LogicalResult blocked = tileAndVectorizePiece(
+      rewriter, transpose, tiles, /*vectorize=*/true,
+      kTransposeBlock * kTransposeBlock, prefetch ? &*prefetch : nullptr);
   return replaced ? success() : blocked;
 }
 
@@ -371,6 +548,14 @@ unsigned tiletune::vectorizeSmallCopies(Operation *root, int64_t maxElements) {
         ++changed;
         continue;
       }
+    // A marked pack (left whole on tensors by tiletune-tile-cpu: a copy, or
+    // a transpose that keeps the innermost dim, e.g. B into panels) goes row
+    // by row at any size, each row prefetching the next step's.
+    if (getPrefetchLineBytes(op) > 0) {
+      if (succeeded(tileAndVectorizeCopy(rewriter, op, /*vectorize=*/true)))
+        ++changed;
+      continue;
+    }
     if (type.getNumElements() > maxElements)
       continue;
     // Many rows: one vector operation per row (the innermost dim is the
@@ -381,6 +566,9 @@ unsigned tiletune::vectorizeSmallCopies(Operation *root, int64_t maxElements) {
         ++changed;
       continue;
     }
+    if (std::optional<NextStepView> prefetch = createNextStepView(
+            rewriter, op->getOperand(0), op, getPrefetchLineBytes(op)))
+      prefetchNextPiece(rewriter, op, *prefetch);
     if (succeeded(vectorizeAndReplace(rewriter, op)))
       ++changed;
   }

@@ -208,3 +208,20 @@ func.func @layout_unknown(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>, %c: tensor<8
     ins(%a, %b : tensor<8x8xf32>, tensor<8x8xf32>) outs(%c : tensor<8x8xf32>) -> tensor<8x8xf32>
   return %0 : tensor<8x8xf32>
 }
+
+// -----
+
+// The packing mark of tiletune-tile-cpu carries the cache line in bytes.
+func.func @prefetch_mark_not_positive(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  // expected-error @+1 {{'tiletune.prefetch_next' must be a positive integer (cache line bytes)}}
+  %0 = linalg.copy {tiletune.prefetch_next = 0 : i64} ins(%a : tensor<8x8xf32>) outs(%b : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %0 : tensor<8x8xf32>
+}
+
+// -----
+
+func.func @unknown_attribute(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  // expected-error @+1 {{unknown tiletune attribute 'tiletune.prefetch'}}
+  %0 = linalg.copy {tiletune.prefetch = 64 : i64} ins(%a : tensor<8x8xf32>) outs(%b : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %0 : tensor<8x8xf32>
+}

@@ -56,13 +56,15 @@
 // RULE-NOT: compute
 // RULE: layout = nhwc
 // At 2 threads the batch-1 3x3 conv on the 7x7 map and the 1x1 conv on the
-// 14x14 map take the GEMM through NHWC with RPMMV too.
-// RUN: tiletune-opt %s --tiletune-default-config=threads=2 | FileCheck %s --check-prefix=RULE2
+// 14x14 map take the GEMM through NHWC with RPMMV too. The cache tiles
+// follow the caches, so these runs give Zen 5's (48K L1d), whatever the
+// host: on a Zen 4 (32K) `c` is 128.
+// RUN: tiletune-opt %s --tiletune-default-config="threads=2 caches=48K,1M,32M" | FileCheck %s --check-prefix=RULE2
 // The unstrided 1x1 convs split only their filters over the threads and
 // keep whole images in the cache tile (their input is the transposed
 // window matrix, read in place), on AVX-512 and AVX2; the 3x3 conv and one
 // thread keep the GEMM's own tiles.
-// RUN: tiletune-opt %s --tiletune-default-config="threads=2 mcpu=haswell" | FileCheck %s --check-prefix=RULE2
+// RUN: tiletune-opt %s --tiletune-default-config="threads=2 mcpu=haswell caches=48K,1M,32M" | FileCheck %s --check-prefix=RULE2
 // RULE2-LABEL: func.func @default_nchw_b1_1x1
 // RULE2: parallel = {f = 128, n = 1, oh = 7, ow = 7}, cache = {c = 256, f = 64, kh = 1, kw = 1, oh = 7, ow = 7}
 // RULE2-SAME: compute = im2col_rpmmv{{.*}}layout = nhwc
@@ -72,7 +74,7 @@
 // RULE2-LABEL: func.func @default_nchw_b1_1x1_14x14
 // RULE2: parallel = {f = 128, n = 1, oh = 14, ow = 14}, cache = {c = 256, f = 64, kh = 1, kw = 1, oh = 14, ow = 14}
 // RULE2-SAME: compute = im2col_rpmmv{{.*}}layout = nhwc
-// RUN: tiletune-opt %s --tiletune-default-config=threads=1 | FileCheck %s --check-prefix=RULE1
+// RUN: tiletune-opt %s --tiletune-default-config="threads=1 caches=48K,1M,32M" | FileCheck %s --check-prefix=RULE1
 // RULE1-LABEL: func.func @default_nchw_b1_1x1
 // RULE1: parallel = {f = 256, n = 1, oh = 7, ow = 7}, cache = {c = 256, f = 256,
 

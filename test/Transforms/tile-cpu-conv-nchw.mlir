@@ -3,12 +3,14 @@
 // NCHW rows become linalg.conv_1d_ncw_fcw, vectorized with filters on the
 // vector lanes (f = 16) and output columns unrolled (ow = 5, stride 2); the
 // (transposed) accumulator is carried through the c, kh, kw loops. pack = b
-// copies the filter once per thread (it does not depend on the tiled oh).
+// copies the filter once per thread (it does not depend on the tiled oh);
+// the copy stays whole on tensors, marked to prefetch (it is copied row by
+// row after bufferization).
 
 // CHECK-LABEL: func.func @conv_nchw
 //       CHECK:   scf.forall (%{{.*}}) = (0) to (4) step (2)
 //       CHECK:     tensor.empty() : tensor<16x8x3x3xf32>
-//       CHECK:     linalg.copy ins(%{{.*}} : tensor<1x1x1x3xf32>)
+//       CHECK:     linalg.copy {tiletune.prefetch_next = {{[1-9][0-9]*}} : i64} ins(%{{.*}} : tensor<16x8x3x3xf32>)
 //       CHECK:     scf.for %{{.*}} = %c0 to %c2 step %c1
 //       CHECK:       scf.for %{{.*}} = %c0 to %c8 step %c1 iter_args(%{{.*}}) -> (vector<1x16x5xf32>)
 //       CHECK:         scf.for %{{.*}} = %c0 to %c3 step %c1

@@ -4,7 +4,8 @@
 // The layout and transpose forms frontends emit: a B^T matmul packs B into
 // the same [Nc/rn][Kc][rn] panels as a plain matmul (the packing copy reads
 // through the transpose) and its register tile reads the panel like a plain
-// one; a conv_2d_nhwc_fhwc becomes a conv_2d_nhwc_hwcf on its filter
+// one (the pack is marked to prefetch its next cache step's tile once it is
+// copied on buffers); a conv_2d_nhwc_fhwc becomes a conv_2d_nhwc_hwcf on its filter
 // transposed once; matmul/conv ops TileTune cannot tile are left untouched
 // with a remark that says why.
 
@@ -13,7 +14,7 @@
 //       CHECK:   scf.forall
 //       CHECK:     tensor.expand_shape %{{.*}} {{\[}}[0, 1], [2]] output_shape [2, 16, 8] : tensor<32x8xf32> into tensor<2x16x8xf32>
 //       CHECK:     tensor.empty() : tensor<2x8x16xf32>
-//       CHECK:     linalg.transpose {{.*}} permutation = [0, 2, 1]
+//       CHECK:     linalg.transpose {{.*}} permutation = [0, 2, 1] {tiletune.prefetch_next = {{[1-9][0-9]*}} : i64}
 //       CHECK:     vector.transfer_read {{.*}} : tensor<2x8x16xf32>, vector<2x16xf32>
 //       CHECK:     vector.contract {{.*}} : vector<4x2xf32>, vector<2x16xf32> into vector<4x16xf32>
 // SUMMARY: remark: tiletune-tile-cpu: tiled 1 op of @matmul_tb, left 0 matmul/conv ops untouched

@@ -38,7 +38,7 @@ func.func @matmul_basic(%a: tensor<128x64xf32>, %b: tensor<64x256xf32>, %c: tens
 //       CHECK:       %[[BT:.*]] = tensor.extract_slice %{{.*}}[%[[K]], %{{.*}}] [32, 64] [1, 1] : tensor<64x128xf32> to tensor<32x64xf32>
 //       CHECK:       tensor.expand_shape %[[BT]] {{\[}}[0], [1, 2]] output_shape [32, 4, 16]
 //       CHECK:       tensor.empty() : tensor<4x32x16xf32>
-//       CHECK:       linalg.transpose ins(%{{.*}} : tensor<1x1x16xf32>) outs(%{{.*}} : tensor<1x1x16xf32>) permutation = [1, 0, 2]
+//       CHECK:       linalg.transpose ins(%{{.*}} : tensor<32x4x16xf32>) outs(%{{.*}} : tensor<4x32x16xf32>) permutation = [1, 0, 2] {tiletune.prefetch_next = {{[1-9][0-9]*}} : i64}
 //       CHECK:       scf.for %{{.*}} = %c0 to %c64 step %c4
 //       CHECK:         scf.for %{{.*}} = %c0 to %c64 step %c16
 //       CHECK:           scf.for %{{.*}} = %c0 to %c32 step %c4 iter_args(%{{.*}}) -> (vector<4x16xf32>)
@@ -53,11 +53,12 @@ func.func @matmul_pack_b_unroll(%a: tensor<64x64xf32>, %b: tensor<64x128xf32>, %
 
 // -----
 
-// pack = a: a plain contiguous copy of the A cache tile.
+// pack = a: a plain contiguous copy of the A cache tile (whole on tensors,
+// marked to prefetch; tiletune-optimize-cpu-buffers copies it row by row).
 
 // CHECK-LABEL: func.func @matmul_pack_a
 //       CHECK:   tensor.empty() : tensor<8x16xf32>
-//       CHECK:   linalg.copy ins(%{{.*}} : tensor<1x16xf32>) outs(%{{.*}} : tensor<1x16xf32>)
+//       CHECK:   linalg.copy {tiletune.prefetch_next = {{[1-9][0-9]*}} : i64} ins(%{{.*}} : tensor<8x16xf32>) outs(%{{.*}} : tensor<8x16xf32>)
 //       CHECK:   vector.contract {{.*}} : vector<2x1xf32>, vector<1x16xf32> into vector<2x16xf32>
 func.func @matmul_pack_a(%a: tensor<8x16xf32>, %b: tensor<16x16xf32>, %c: tensor<8x16xf32>) -> tensor<8x16xf32> {
   %0 = linalg.matmul {tiletune.config = #tiletune.config<cpu, parallel = {m = 8, n = 16}, cache = {m = 8, n = 16, k = 16}, register = {m = 2, n = 16}, pack = a>}

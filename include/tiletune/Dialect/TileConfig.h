@@ -32,6 +32,13 @@ namespace mlir::tiletune {
 /// Name of the discardable attribute that carries a config on an op.
 constexpr llvm::StringLiteral kConfigAttrName = "tiletune.config";
 
+/// The attribute tiletune-tile-cpu puts on the packing copies it creates, for
+/// tiletune-optimize-cpu-buffers, which tiles them after bufferization: each
+/// piece prefetches the next cache step's tile (docs/CPUSchedule.md,
+/// "Prefetching the next pack"). Its value is the target's cache line in
+/// bytes, a positive integer.
+constexpr llvm::StringLiteral kPrefetchNextAttrName = "tiletune.prefetch_next";
+
 /// Largest CPU register tile (product of the register-level sizes of the
 /// parallel dimensions): bounds the size of the vectorized micro-kernel.
 constexpr int64_t kMaxRegisterTileElements = 1024;

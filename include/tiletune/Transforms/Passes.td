@@ -81,6 +81,13 @@ def TileTuneTileCPU : Pass<"tiletune-tile-cpu", "func::FuncOp"> {
     like the plain ops; the grouped `conv_2d_ngchw_fgchw` and
     `conv_2d_nhwgc_gfhwc` become a loop over groups around the plain conv
     of one group, tiled by the same config (docs/TileConfig.md).
+
+    Every packing copy (`pack`) gets `tiletune.prefetch_next = <cache line
+    bytes>`: when it is copied on buffers (here for ops on buffers, after
+    bufferization by `tiletune-optimize-cpu-buffers` for ops on tensors),
+    each piece first prefetches into L2 the lines the next step of the
+    loop that moves the pack will copy (docs/CPUSchedule.md, "Prefetching
+    the next pack").
   }];
   let options = [
     Option<"requireConfig", "require-config", "bool", /*default=*/"false",
@@ -99,7 +106,7 @@ def TileTuneTileCPU : Pass<"tiletune-tile-cpu", "func::FuncOp"> {
     Option<"mcpu", "mcpu", "std::string", /*default=*/"",
            "Target CPU, LLVM's name (default: the host): the vector width "
            "of configs with 'pack = dn' (compute dnmm332), whose vectors "
-           "run along k">,
+           "run along k, and the cache line of the packs' prefetches">,
     Option<"mattr", "mattr", "std::string", /*default=*/"",
            "Target features on top of the CPU's, LLVM's names">,
   ];
@@ -179,14 +186,21 @@ def TileTuneOptimizeCPUBuffers : Pass<"tiletune-optimize-cpu-buffers",
                                       "func::FuncOp"> {
   let summary = "Post-bufferization cleanup of tiled CPU code";
   let description = [{
-    Runs after bufferization: folds memref alias ops into vector transfers,
-    hoists loop-invariant code and redundant vector transfers (so output
-    tiles stay in registers across reduction loops), and moves the static
-    packing buffers (`memref.alloc`/`memref.dealloc` pairs) out of `scf.for`
-    loops, up to the enclosing `scf.forall`/`scf.parallel` body or function,
-    so each thread allocates its packing buffers once.
+    Runs after bufferization: vectorizes the packing, padding and layout
+    copies (rows, or 16x16 blocks for transposes); a pack that
+    `tiletune-tile-cpu` marked with `tiletune.prefetch_next` (the cache line
+    in bytes) first prefetches into L2, piece by piece, the lines the next
+    iteration of its innermost moving loop will copy (docs/CPUSchedule.md,
+    "Prefetching the next pack"). Then it folds memref alias ops into
+    vector transfers, hoists loop-invariant code and redundant vector
+    transfers (so output tiles stay in registers across reduction loops),
+    and moves the static packing buffers (`memref.alloc`/`memref.dealloc`
+    pairs) out of `scf.for` loops, up to the enclosing
+    `scf.forall`/`scf.parallel` body or function, so each thread allocates
+    its packing buffers once.
   }];
-  let dependentDialects = ["::mlir::memref::MemRefDialect",
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
                            "::mlir::vector::VectorDialect"];
 }
 
