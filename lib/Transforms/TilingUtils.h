@@ -111,7 +111,8 @@ LogicalResult tileAndVectorizePiece(RewriterBase &rewriter, Operation *op,
 /// one remainder piece), then vectorizes the pieces (on buffers only: on
 /// tensors, canonicalization would fold the vector copies back into slice
 /// copies; tiletune-optimize-cpu-buffers vectorizes them after
-/// bufferization).
+/// bufferization). A copy on buffers marked by markPackForPrefetch
+/// prefetches, row by row, the next step's rows.
 LogicalResult tileAndVectorizeCopy(RewriterBase &rewriter, Operation *copy,
                                    bool vectorize);
 
@@ -131,7 +132,9 @@ linalg::Conv2DNhwcHwcfOp replaceWithHwcfConv(RewriterBase &rewriter,
 /// that divides each) and 1 elsewhere, and vectorizes the blocks of at most
 /// 256 elements. On buffers it first drops unit dims and merges the dims
 /// that stay adjacent in both layouts (where the views stay contiguous).
-/// Fails without changes when the innermost dim stays.
+/// A transpose marked by markPackForPrefetch prefetches, block by block,
+/// the next step's blocks. Fails without changes when the innermost dim
+/// stays.
 LogicalResult tileAndVectorizeTranspose(RewriterBase &rewriter,
                                         linalg::TransposeOp transpose);
 
