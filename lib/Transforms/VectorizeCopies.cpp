@@ -566,9 +566,6 @@ unsigned tiletune::vectorizeSmallCopies(Operation *root, int64_t maxElements) {
         ++changed;
       continue;
     }
-    if (std::optional<NextStepView> prefetch = createNextStepView(
-            rewriter, op->getOperand(0), op, getPrefetchLineBytes(op)))
-      prefetchNextPiece(rewriter, op, *prefetch);
     if (succeeded(vectorizeAndReplace(rewriter, op)))
       ++changed;
   }
