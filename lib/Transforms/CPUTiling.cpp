@@ -31,6 +31,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/TilingInterface.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
@@ -373,6 +374,184 @@ static LogicalResult usePanels(RewriterBase &rewriter, linalg::LinalgOp op,
   if (Operation *old = current.getDefiningOp(); old && old->use_empty())
     rewriter.eraseOp(old);
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Zero-padding taps (tensors)
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Where a conv's input tile comes from: the zero-padded tensor of a
+/// `tensor.pad` and the tile's offsets in it.
+struct PaddedInputTile {
+  tensor::PadOp pad;
+  /// Offsets of the tile in the padded tensor, per input dim.
+  SmallVector<OpFoldResult> offsets;
+};
+} // namespace
+
+/// Follows `input` (a conv's input operand on tensors) through unit-stride
+/// `tensor.extract_slice`s and packing copies up to a `tensor.pad` whose
+/// padding value is the constant +0.0 and whose pads and source are static;
+/// returns it with the composed offsets, or nothing.
+static std::optional<PaddedInputTile>
+tracePaddedInput(OpBuilder &b, Location loc, Value input) {
+  auto type = dyn_cast<RankedTensorType>(input.getType());
+  if (!type)
+    return std::nullopt;
+  SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
+  while (true) {
+    if (auto slice = input.getDefiningOp<tensor::ExtractSliceOp>()) {
+      if (slice.getSourceType().getRank() != type.getRank() ||
+          !llvm::all_of(slice.getMixedStrides(), isOneInteger))
+        return std::nullopt;
+      for (auto [offset, outer] : llvm::zip(offsets, slice.getMixedOffsets()))
+        offset = affine::makeComposedFoldedAffineApply(
+            b, loc, b.getAffineSymbolExpr(0) + b.getAffineSymbolExpr(1),
+            {offset, outer});
+      input = slice.getSource();
+      continue;
+    }
+    if (auto copy = input.getDefiningOp<linalg::CopyOp>()) {
+      input = copy.getInputs()[0];
+      continue;
+    }
+    break;
+  }
+  auto pad = input.getDefiningOp<tensor::PadOp>();
+  if (!pad || !pad.getSourceType().hasStaticShape() ||
+      !pad.getResultType().hasStaticShape() ||
+      ShapedType::isDynamicShape(pad.getStaticLow()))
+    return std::nullopt;
+  Value value = pad.getConstantPaddingValue();
+  FloatAttr zero;
+  if (!value || !matchPattern(value, m_Constant(&zero)) ||
+      !zero.getValue().isPosZero())
+    return std::nullopt;
+  return PaddedInputTile{pad, std::move(offsets)};
+}
+
+namespace {
+/// What skipPaddingTaps needs of a cache-level conv, taken before register
+/// tiling replaces it.
+struct ConvTileShape {
+  linalg::ConvolutionDimensions dims;
+  SmallVector<int64_t> loopRanges;
+  AffineMap inputMap;
+
+  static std::optional<ConvTileShape> get(linalg::LinalgOp op) {
+    FailureOr<linalg::ConvolutionDimensions> dims =
+        linalg::inferConvolutionDims(op);
+    if (failed(dims) || dims->filterLoop.size() != dims->outputImage.size())
+      return std::nullopt;
+    return ConvTileShape{*dims, op.getStaticLoopRanges(),
+                         op.getMatchingIndexingMap(op.getDpsInputOperand(0))};
+  }
+};
+} // namespace
+
+/// Skips the multiply-adds of a conv's register tiles on the zero padding
+/// of its input. `cacheOp` describes the cache-level conv before register
+/// tiling (it reads `cacheInput`), `registerOp` is its register tile and
+/// `loops` the register-level loops (one per dim of nonzero `sizes`). Where the
+/// input is a zero `tensor.pad` (as frontends emit padded convs) and a filter
+/// loop (kh, kw) runs at the register level, its bounds become the taps for
+/// which some row (column) of the register tile reads inside the unpadded
+/// image:
+///   lb = max(0, ceil((low - in - (o + R - 1) s) / d))
+///   ub = min(K, ceil((low + H - in - o s) / d))
+/// with `in` the cache tile's input offset in the padded tensor, `o` the
+/// register tile's output offset in the cache tile, R its output extent, K
+/// the cache tile's filter extent, s/d the stride and dilation, `low` and H
+/// the pad and the unpadded size. The taps skipped add products with zero
+/// (b1 7x7 3x3 convs: 18 % of the multiply-adds).
+static void skipPaddingTaps(RewriterBase &rewriter,
+                            const ConvTileShape &cacheOp, Value cacheInput,
+                            linalg::LinalgOp registerOp,
+                            ArrayRef<OpFoldResult> sizes,
+                            ArrayRef<LoopLikeOpInterface> loops) {
+  const linalg::ConvolutionDimensions *dims = &cacheOp.dims;
+  // The register-level loop of each dim.
+  SmallVector<scf::ForOp> loopOfDim(sizes.size());
+  for (auto [dim, size] : llvm::enumerate(sizes)) {
+    if (isZeroInteger(size))
+      continue;
+    size_t index =
+        llvm::count_if(ArrayRef(sizes).take_front(dim),
+                       [](OpFoldResult s) { return !isZeroInteger(s); });
+    if (index >= loops.size())
+      return;
+    loopOfDim[dim] = dyn_cast<scf::ForOp>(*loops[index]);
+  }
+  ArrayRef<int64_t> cacheRanges = cacheOp.loopRanges;
+  SmallVector<int64_t> registerRanges = registerOp.getStaticLoopRanges();
+  AffineMap inputMap = cacheOp.inputMap;
+  std::optional<PaddedInputTile> padded;
+  for (auto [i, outDim] : llvm::enumerate(dims->outputImage)) {
+    unsigned filterDim = dims->filterLoop[i];
+    scf::ForOp filterLoop = loopOfDim[filterDim];
+    if (!filterLoop || !isConstantIntValue(filterLoop.getStep(), 1) ||
+        !isConstantIntValue(filterLoop.getLowerBound(), 0) ||
+        ShapedType::isDynamic(cacheRanges[filterDim]) ||
+        !isConstantIntValue(filterLoop.getUpperBound(),
+                            cacheRanges[filterDim]) ||
+        ShapedType::isDynamic(registerRanges[outDim]))
+      continue;
+    // The input dim indexed by outDim * s + filterDim * d.
+    std::optional<unsigned> inputDim;
+    for (auto [pos, expr] : llvm::enumerate(inputMap.getResults()))
+      if (expr.isFunctionOfDim(outDim) && expr.isFunctionOfDim(filterDim))
+        inputDim = pos;
+    if (!inputDim)
+      continue;
+    Location loc = filterLoop.getLoc();
+    rewriter.setInsertionPoint(filterLoop);
+    if (!padded) {
+      // The offsets are defined before the cache-level op was tiled, so
+      // they dominate every register loop.
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPoint(loops.front());
+      padded = tracePaddedInput(rewriter, loc, cacheInput);
+      if (!padded)
+        return;
+    }
+    int64_t low = padded->pad.getStaticLow()[*inputDim];
+    int64_t extent = padded->pad.getSourceType().getDimSize(*inputDim);
+    int64_t stride = dims->strides[i], dilation = dims->dilations[i];
+    int64_t rows = registerRanges[outDim];
+    OpFoldResult outOffset = rewriter.getIndexAttr(0);
+    if (scf::ForOp outLoop = loopOfDim[outDim])
+      outOffset = outLoop.getInductionVar();
+    AffineExpr in = rewriter.getAffineSymbolExpr(0);
+    AffineExpr out = rewriter.getAffineSymbolExpr(1);
+    SmallVector<OpFoldResult> operands{padded->offsets[*inputDim], outOffset};
+    MLIRContext *ctx = rewriter.getContext();
+    OpFoldResult lb = affine::makeComposedFoldedAffineMax(
+        rewriter, loc,
+        AffineMap::get(
+            0, 2,
+            {getAffineConstantExpr(0, ctx),
+             (low - in - (out + rows - 1) * stride).ceilDiv(dilation)},
+            ctx),
+        operands);
+    OpFoldResult ub = affine::makeComposedFoldedAffineMin(
+        rewriter, loc,
+        AffineMap::get(0, 2,
+                       {getAffineConstantExpr(cacheRanges[filterDim], ctx),
+                        (low + extent - in - out * stride).ceilDiv(dilation)},
+                       ctx),
+        operands);
+    // Nothing to skip where both bounds fold to the full range.
+    if (isConstantIntValue(lb, 0) &&
+        isConstantIntValue(ub, cacheRanges[filterDim]))
+      continue;
+    rewriter.modifyOpInPlace(filterLoop, [&] {
+      filterLoop.setLowerBound(
+          getValueOrCreateConstantIndexOp(rewriter, loc, lb));
+      filterLoop.setUpperBound(
+          getValueOrCreateConstantIndexOp(rewriter, loc, ub));
+    });
+  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -1379,6 +1558,10 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
         relativeTileSizes(ctx, s.registerTiles, s.cacheTiles);
     SmallVector<Operation *> tileOps{current};
     if (!allZero(sizes)) {
+      std::optional<ConvTileShape> convShape;
+      if (isConv(s.kind) && onTensors && !s.isPadded())
+        convShape = ConvTileShape::get(cast<linalg::LinalgOp>(current));
+      Value cacheInput = current->getOperand(0);
       FailureOr<scf::SCFTilingResult> tiled =
           tileOneLevel(rewriter, current, sizes);
       if (failed(tiled))
@@ -1386,6 +1569,9 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
       result.numRegisterLoops = tiled->loops.size();
       current = tiled->tiledOps.back();
       tileOps = {current};
+      if (convShape)
+        skipPaddingTaps(rewriter, *convShape, cacheInput,
+                        cast<linalg::LinalgOp>(current), sizes, tiled->loops);
       if (s.isPadded() && !tiled->loops.empty()) {
         Operation *outer = tiled->loops.front().getOperation();
         Operation *scope = outer->getParentOp();

@@ -39,11 +39,22 @@ func.func @conv_nhwc_strided_scalar(%i: tensor<2x9x9x2xf32>, %f: tensor<3x3x2x4x
 
 // Padding as frontends write it: the tensor.pad producer is left in place
 // (bufferization materializes it once) and the conv reading it is tiled.
+// The kh loop of each one-row register tile runs over the taps that read
+// inside the 8 unpadded rows: from max(0, 1 - row) to min(3, 9 - row), the
+// row being the thread's offset plus the cache loop's (kw has no register
+// loop: the tile holds the whole 8-wide row).
 
+//   CHECK-DAG: #[[LB:.+]] = affine_map<()[s0, s1] -> (-s0 - s1 + 1, 0)>
+//   CHECK-DAG: #[[UB:.+]] = affine_map<()[s0, s1] -> (-s0 - s1 + 9, 3)>
 // CHECK-LABEL: func.func @conv_nhwc_padded
 //       CHECK:   tensor.pad
-//       CHECK:   scf.forall
-//       CHECK:     vector.contract
+//       CHECK:   scf.forall (%[[T:.+]]) =
+//       CHECK:     scf.for %[[R:.+]] = %c0 to %c4 step %c1
+//       CHECK:       %[[L:.+]] = affine.max #[[LB]]()[%[[R]], %[[T]]]
+//       CHECK:       %[[U:.+]] = affine.min #[[UB]]()[%[[R]], %[[T]]]
+//       CHECK:       scf.for %{{.*}} = %[[L]] to %[[U]] step %c1
+//       CHECK:         scf.for %{{.*}} = %c0 to %c3 step %c1
+//       CHECK:           vector.contract
 func.func @conv_nhwc_padded(%i: tensor<1x8x8x4xf32>, %f: tensor<3x3x4x16xf32>, %o: tensor<1x8x8x16xf32>) -> tensor<1x8x8x16xf32> {
   %zero = arith.constant 0.0 : f32
   %p = tensor.pad %i low[0, 1, 1, 0] high[0, 1, 1, 0] {

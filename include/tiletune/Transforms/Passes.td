@@ -29,7 +29,10 @@ def TileTuneTileCPU : Pass<"tiletune-tile-cpu", "func::FuncOp"> {
        packed tile keeps its layout;
     4. the `register` level becomes `scf.for` loops: parallel dims step by
        their register tile, `k`/`c` by `unroll`, `kh`/`kw` by 1; conv tiles
-       are split into 1-D convolutions (one per output row, fully unrolled);
+       are split into 1-D convolutions (one per output row, fully unrolled).
+       A conv reading a zero `tensor.pad` (on tensors) runs its `kh`/`kw`
+       loops only over the taps where some row/column of the register tile
+       reads inside the unpadded image (the others multiply zeros);
     5. with `vectorize = true` the register tile becomes vector code
        (`vector.contract` / 1-D conv vectors) and the output tile's transfers
        are hoisted out of the reduction loops (FMA accumulators live in
