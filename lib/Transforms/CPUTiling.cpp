@@ -432,7 +432,7 @@ tracePaddedInput(OpBuilder &b, Location loc, Value input) {
 }
 
 namespace {
-/// What skipPaddingTaps needs of a cache-level conv, taken before register
+/// What boundTapsToImage needs of a cache-level conv, taken before register
 /// tiling replaces it.
 struct ConvTileShape {
   linalg::ConvolutionDimensions dims;
@@ -465,11 +465,11 @@ struct ConvTileShape {
 /// the cache tile's filter extent, s/d the stride and dilation, `low` and H
 /// the pad and the unpadded size. The taps skipped add products with zero
 /// (b1 7x7 3x3 convs: 18 % of the multiply-adds).
-static void skipPaddingTaps(RewriterBase &rewriter,
-                            const ConvTileShape &cacheOp, Value cacheInput,
-                            linalg::LinalgOp registerOp,
-                            ArrayRef<OpFoldResult> sizes,
-                            ArrayRef<LoopLikeOpInterface> loops) {
+static void boundTapsToImage(RewriterBase &rewriter,
+                             const ConvTileShape &cacheOp, Value cacheInput,
+                             linalg::LinalgOp registerOp,
+                             ArrayRef<OpFoldResult> sizes,
+                             ArrayRef<LoopLikeOpInterface> loops) {
   const linalg::ConvolutionDimensions *dims = &cacheOp.dims;
   // The register-level loop of each dim.
   SmallVector<scf::ForOp> loopOfDim(sizes.size());
@@ -1318,7 +1318,7 @@ versionThreadTiles(RewriterBase &rewriter, ArrayRef<Operation *> ops,
 static FailureOr<CPUTilingResult>
 tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
                         const CPUSchedule &s, bool fuseEpilogues,
-                        int64_t lineBytes) {
+                        int64_t lineBytes, bool skipPaddingTaps) {
   MLIRContext *ctx = op->getContext();
   auto linalgOp = cast<linalg::LinalgOp>(op);
   bool onTensors = linalgOp.hasPureTensorSemantics();
@@ -1559,7 +1559,7 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
     SmallVector<Operation *> tileOps{current};
     if (!allZero(sizes)) {
       std::optional<ConvTileShape> convShape;
-      if (isConv(s.kind) && onTensors && !s.isPadded())
+      if (skipPaddingTaps && isConv(s.kind) && onTensors && !s.isPadded())
         convShape = ConvTileShape::get(cast<linalg::LinalgOp>(current));
       Value cacheInput = current->getOperand(0);
       FailureOr<scf::SCFTilingResult> tiled =
@@ -1570,8 +1570,8 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
       current = tiled->tiledOps.back();
       tileOps = {current};
       if (convShape)
-        skipPaddingTaps(rewriter, *convShape, cacheInput,
-                        cast<linalg::LinalgOp>(current), sizes, tiled->loops);
+        boundTapsToImage(rewriter, *convShape, cacheInput,
+                         cast<linalg::LinalgOp>(current), sizes, tiled->loops);
       if (s.isPadded() && !tiled->loops.empty()) {
         Operation *outer = tiled->loops.front().getOperation();
         Operation *scope = outer->getParentOp();
@@ -1675,14 +1675,14 @@ tiletune::tileAndVectorizeForCPU(RewriterBase &rewriter, Operation *op,
   if (failed(checkCPUTilingPreconditions(op, s)))
     return failure();
   return tileAndVectorizeChecked(rewriter, op, s, fuseEpilogues,
-                                 getDefaultTargetCPU().caches.lineBytes);
+                                 getDefaultTargetCPU().caches.lineBytes,
+                                 /*skipPaddingTaps=*/false);
 }
 
-FailureOr<CPUTilingResult> tiletune::applyCPUConfig(RewriterBase &rewriter,
-                                                    Operation *op,
-                                                    CPUConfigError *error,
-                                                    bool fuseEpilogues,
-                                                    const CPUDescription *target) {
+FailureOr<CPUTilingResult>
+tiletune::applyCPUConfig(RewriterBase &rewriter, Operation *op,
+                         CPUConfigError *error, bool fuseEpilogues,
+                         const CPUDescription *target, bool skipPaddingTaps) {
   std::string reason;
   // Fails with `reason` at `current`, the op that still carries the config.
   auto fail = [&](Operation *current) -> FailureOr<CPUTilingResult> {
@@ -1740,8 +1740,9 @@ FailureOr<CPUTilingResult> tiletune::applyCPUConfig(RewriterBase &rewriter,
                                  "epilogue runs after the op";
     return result;
   }
-  FailureOr<CPUTilingResult> result = tileAndVectorizeChecked(
-      rewriter, op, *schedule, fuseEpilogues, target->caches.lineBytes);
+  FailureOr<CPUTilingResult> result =
+      tileAndVectorizeChecked(rewriter, op, *schedule, fuseEpilogues,
+                              target->caches.lineBytes, skipPaddingTaps);
   if (succeeded(result) && hadEpilogue && result->numEpilogueOps == 0) {
     if (*gemm != *converted)
       result->epilogueNotFused = "the config computes the conv as an im2col "

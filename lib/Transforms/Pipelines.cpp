@@ -34,6 +34,7 @@ CPULoweringOptions CPULoweringPipelineOptions::toOptions() const {
   options.caches = caches;
   options.emitCInterface = emitCInterface;
   options.fuseEpilogues = fuseEpilogues;
+  options.skipPaddingTaps = skipPaddingTaps;
   options.approximateMath = approximateMath;
   options.reassociateReductions = reassociateReductions;
   return options;
@@ -56,6 +57,7 @@ void tiletune::buildCPULoweringPipeline(OpPassManager &pm,
   if (options.tile) {
     TileTuneTileCPUOptions tiling;
     tiling.fuseEpilogues = options.fuseEpilogues;
+    tiling.skipPaddingTaps = options.skipPaddingTaps;
     tiling.mcpu = options.mcpu;
     tiling.mattr = options.mattr;
     pm.addNestedPass<func::FuncOp>(createTileTuneTileCPU(tiling));

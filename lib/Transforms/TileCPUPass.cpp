@@ -112,7 +112,7 @@ struct TileCPUPass : public tiletune::impl::TileTuneTileCPUBase<TileCPUPass> {
       CPUConfigError error;
       FailureOr<CPUTilingResult> result =
           applyCPUConfig(rewriter, next, &error, fuseEpilogues,
-                         target ? &*target : nullptr);
+                         target ? &*target : nullptr, skipPaddingTaps);
       if (failed(result) && error.tilingFailed) {
         emitError(loc) << "tiling by tiletune.config failed";
         return signalPassFailure();

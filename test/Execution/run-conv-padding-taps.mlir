@@ -1,22 +1,24 @@
-// Convs reading a zero tensor.pad (the form frontends emit) skip the filter
-// taps that fall on the padding only (tiletune-tile-cpu bounds the kh/kw
-// register loops of each register tile): stride 1 and 2, asymmetric pads
+// With skip-padding-taps, convs reading a zero tensor.pad (the form
+// frontends emit) skip the filter taps that fall on the padding only
+// (tiletune-tile-cpu bounds the kh/kw register loops of each register tile): stride 1 and 2, asymmetric pads
 // (TOSA's stride-2 convs), dilation, odd sizes, NHWC/FHWC/NCHW, explicit
 // register tiles of one row and one column, 1 and 2 threads, AVX-512 and
 // AVX2 targets; each verified against upstream's untiled lowering of the
 // same function. A pad value other than zero computes every tap.
 
-// RUN: tiletune-run %s --entry=rows --pipeline=tiletune-lower-cpu --verify-untiled --repeats=1 | FileCheck %s
-// RUN: tiletune-run %s --entry=rows --pipeline=tiletune-lower-cpu --verify-untiled --repeats=1 --num-threads=2 | FileCheck %s
-// RUN: tiletune-run %s --entry=columns --pipeline=tiletune-lower-cpu --verify-untiled --repeats=1 | FileCheck %s
-// RUN: tiletune-run %s --entry=strided --pipeline="tiletune-lower-cpu{default-configs=1 threads=1}" --verify-untiled --repeats=1 | FileCheck %s
-// RUN: tiletune-run %s --entry=strided --mcpu=haswell --pipeline="tiletune-lower-cpu{default-configs=1 threads=2}" --verify-untiled --repeats=1 --num-threads=2 | FileCheck %s
-// RUN: tiletune-run %s --entry=dilated --pipeline="tiletune-lower-cpu{default-configs=1 threads=1}" --verify-untiled --repeats=1 | FileCheck %s
-// RUN: tiletune-run %s --entry=dilated --mcpu=haswell --pipeline="tiletune-lower-cpu{default-configs=1 threads=1}" --verify-untiled --repeats=1 | FileCheck %s
-// RUN: tiletune-run %s --entry=nchw --pipeline="tiletune-lower-cpu{default-configs=1 threads=1}" --verify-untiled --repeats=1 | FileCheck %s
-// RUN: tiletune-run %s --entry=nchw --pipeline="tiletune-lower-cpu{default-configs=1 threads=2}" --verify-untiled --repeats=1 --num-threads=2 | FileCheck %s
-// RUN: tiletune-run %s --entry=ones --pipeline=tiletune-lower-cpu --verify-untiled --repeats=1 | FileCheck %s
-// RUN: tiletune-opt %s --tiletune-tile-cpu 2>/dev/null | FileCheck %s --check-prefix=IR
+// RUN: tiletune-run %s --entry=rows --pipeline="tiletune-lower-cpu{skip-padding-taps=1}" --verify-untiled --repeats=1 | FileCheck %s
+// RUN: tiletune-run %s --entry=rows --pipeline="tiletune-lower-cpu{skip-padding-taps=1}" --verify-untiled --repeats=1 --num-threads=2 | FileCheck %s
+// RUN: tiletune-run %s --entry=columns --pipeline="tiletune-lower-cpu{skip-padding-taps=1}" --verify-untiled --repeats=1 | FileCheck %s
+// RUN: tiletune-run %s --entry=strided --pipeline="tiletune-lower-cpu{default-configs=1 threads=1 skip-padding-taps=1}" --verify-untiled --repeats=1 | FileCheck %s
+// RUN: tiletune-run %s --entry=strided --mcpu=haswell --pipeline="tiletune-lower-cpu{default-configs=1 threads=2 skip-padding-taps=1}" --verify-untiled --repeats=1 --num-threads=2 | FileCheck %s
+// RUN: tiletune-run %s --entry=dilated --pipeline="tiletune-lower-cpu{default-configs=1 threads=1 skip-padding-taps=1}" --verify-untiled --repeats=1 | FileCheck %s
+// RUN: tiletune-run %s --entry=dilated --mcpu=haswell --pipeline="tiletune-lower-cpu{default-configs=1 threads=1 skip-padding-taps=1}" --verify-untiled --repeats=1 | FileCheck %s
+// RUN: tiletune-run %s --entry=nchw --pipeline="tiletune-lower-cpu{default-configs=1 threads=1 skip-padding-taps=1}" --verify-untiled --repeats=1 | FileCheck %s
+// RUN: tiletune-run %s --entry=nchw --pipeline="tiletune-lower-cpu{default-configs=1 threads=2 skip-padding-taps=1}" --verify-untiled --repeats=1 --num-threads=2 | FileCheck %s
+// RUN: tiletune-run %s --entry=ones --pipeline="tiletune-lower-cpu{skip-padding-taps=1}" --verify-untiled --repeats=1 | FileCheck %s
+// RUN: tiletune-opt %s --tiletune-tile-cpu="skip-padding-taps=1" 2>/dev/null | FileCheck %s --check-prefix=IR
+// RUN: tiletune-opt %s --tiletune-tile-cpu 2>/dev/null | FileCheck %s --check-prefix=ALLTAPS
+// ALLTAPS-NOT: affine.max
 
 // CHECK: verify: passed against the untiled lowering
 

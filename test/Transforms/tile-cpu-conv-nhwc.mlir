@@ -1,4 +1,5 @@
-// RUN: tiletune-opt %s --split-input-file --tiletune-tile-cpu | FileCheck %s
+// RUN: tiletune-opt %s --split-input-file --tiletune-tile-cpu="skip-padding-taps=1" | FileCheck %s
+// RUN: tiletune-opt %s --split-input-file --tiletune-tile-cpu | FileCheck %s --check-prefix=ALLTAPS
 
 // A 2x5x16 register tile becomes two 1-D convolution rows, each vectorized
 // to 5x16 accumulators carried through the kh, kw, c loops (c steps by
@@ -39,8 +40,8 @@ func.func @conv_nhwc_strided_scalar(%i: tensor<2x9x9x2xf32>, %f: tensor<3x3x2x4x
 
 // Padding as frontends write it: the tensor.pad producer is left in place
 // (bufferization materializes it once) and the conv reading it is tiled.
-// The kh loop of each one-row register tile runs over the taps that read
-// inside the 8 unpadded rows: from max(0, 1 - row) to min(3, 9 - row), the
+// With skip-padding-taps, the kh loop of each one-row register tile runs
+// over the taps that read inside the 8 unpadded rows: from max(0, 1 - row) to min(3, 9 - row), the
 // row being the thread's offset plus the cache loop's (kw has no register
 // loop: the tile holds the whole 8-wide row).
 
@@ -55,6 +56,12 @@ func.func @conv_nhwc_strided_scalar(%i: tensor<2x9x9x2xf32>, %f: tensor<3x3x2x4x
 //       CHECK:       scf.for %{{.*}} = %[[L]] to %[[U]] step %c1
 //       CHECK:         scf.for %{{.*}} = %c0 to %c3 step %c1
 //       CHECK:           vector.contract
+// By default every tap is computed.
+// ALLTAPS-LABEL: func.func @conv_nhwc_padded
+//   ALLTAPS-NOT:   affine.max
+//       ALLTAPS:   scf.for %{{.*}} = %c0 to %c3 step %c1
+//       ALLTAPS:     scf.for %{{.*}} = %c0 to %c3 step %c1
+//       ALLTAPS:   return
 func.func @conv_nhwc_padded(%i: tensor<1x8x8x4xf32>, %f: tensor<3x3x4x16xf32>, %o: tensor<1x8x8x16xf32>) -> tensor<1x8x8x16xf32> {
   %zero = arith.constant 0.0 : f32
   %p = tensor.pad %i low[0, 1, 1, 0] high[0, 1, 1, 0] {

@@ -163,10 +163,14 @@ struct CPUConfigError {
 /// (findEpilogueChain) is fused into its tiled loop nest.
 /// `target` gives the vector width of `pack = dn` (null: the process's
 /// default target, describeTargetCPU("", "")).
-FailureOr<CPUTilingResult> applyCPUConfig(RewriterBase &rewriter, Operation *op,
-                                          CPUConfigError *error = nullptr,
-                                          bool fuseEpilogues = false,
-                                          const CPUDescription *target = nullptr);
+/// With `skipPaddingTaps`, a conv on tensors reading a zero `tensor.pad`
+/// runs its register-level filter loops over the taps inside the unpadded
+/// image only (docs/CPUSchedule.md, "Padding taps").
+FailureOr<CPUTilingResult>
+applyCPUConfig(RewriterBase &rewriter, Operation *op,
+               CPUConfigError *error = nullptr, bool fuseEpilogues = false,
+               const CPUDescription *target = nullptr,
+               bool skipPaddingTaps = false);
 
 //===----------------------------------------------------------------------===//
 // Buffer cleanups (BufferCleanups.cpp, VectorizeCopies.cpp)

@@ -30,9 +30,10 @@ def TileTuneTileCPU : Pass<"tiletune-tile-cpu", "func::FuncOp"> {
     4. the `register` level becomes `scf.for` loops: parallel dims step by
        their register tile, `k`/`c` by `unroll`, `kh`/`kw` by 1; conv tiles
        are split into 1-D convolutions (one per output row, fully unrolled).
-       A conv reading a zero `tensor.pad` (on tensors) runs its `kh`/`kw`
-       loops only over the taps where some row/column of the register tile
-       reads inside the unpadded image (the others multiply zeros);
+       With `skip-padding-taps`, a conv reading a zero `tensor.pad` (on
+       tensors) runs its `kh`/`kw` loops only over the taps where some
+       row/column of the register tile reads inside the unpadded image (the
+       others multiply zeros);
     5. with `vectorize = true` the register tile becomes vector code
        (`vector.contract` / 1-D conv vectors) and the output tile's transfers
        are hoisted out of the reduction loops (FMA accumulators live in
@@ -101,6 +102,12 @@ def TileTuneTileCPU : Pass<"tiletune-tile-cpu", "func::FuncOp"> {
            "tiled loop nest and vectorize it (docs/CPUSchedule.md; the "
            "tuner measures ops with their epilogues); a consumer that "
            "cannot be fused gets a remark">,
+    Option<"skipPaddingTaps", "skip-padding-taps", "bool",
+           /*default=*/"false",
+           "Bound the register-level kh/kw loops of a conv that reads a "
+           "zero tensor.pad to the taps inside the unpadded image "
+           "(docs/CPUSchedule.md, \"Padding taps\"; off by default: the "
+           "tuner's standalone kernels do not hold the pad yet)">,
     Option<"emitRemarks", "emit-remarks", "bool", /*default=*/"false",
            "Emit a remark for every op that is left untouched and why (a "
            "tunable op without a config and a matmul/conv TileTune cannot "

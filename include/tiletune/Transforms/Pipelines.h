@@ -41,6 +41,8 @@ struct CPULoweringOptions {
   /// `fuse-epilogues`; on by default, like the tuner, which measures each op
   /// with its epilogue).
   bool fuseEpilogues = true;
+  /// tiletune-tile-cpu's `skip-padding-taps` (off by default).
+  bool skipPaddingTaps = false;
   /// Expand f32 exp/tanh/erf/log... into polynomials so that they
   /// vectorize (`tiletune-approximate-math`); off: libm's scalar calls.
   bool approximateMath = true;
@@ -90,6 +92,12 @@ struct CPULoweringPipelineOptions
                      "ReLU, residual add, ...) into its loop nest (the tuner "
                      "measures ops with their epilogues)"),
       llvm::cl::init(true)};
+  Option<bool> skipPaddingTaps{
+      *this, "skip-padding-taps",
+      llvm::cl::desc("Skip the filter taps of convs that fall on a zero "
+                     "tensor.pad (tiletune-tile-cpu's skip-padding-taps; off "
+                     "by default)"),
+      llvm::cl::init(false)};
   Option<bool> approximateMath{
       *this, "approximate-math",
       llvm::cl::desc("Expand f32 exp, tanh, erf, log, ... into polynomial "
