@@ -9,7 +9,9 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -379,6 +381,24 @@ mlir::tiletune::describeEmptyLoops(const TunableOp &op) {
              "' has size 0: the op computes nothing, there is nothing to "
              "tile or tune";
   return std::nullopt;
+}
+
+std::optional<ZeroPad> mlir::tiletune::matchZeroPad(Operation *op) {
+  auto pad = dyn_cast_or_null<tensor::PadOp>(op);
+  if (!pad || !pad.getSourceType().hasStaticShape() ||
+      !pad.getResultType().hasStaticShape() ||
+      ShapedType::isDynamicShape(pad.getStaticLow()) ||
+      ShapedType::isDynamicShape(pad.getStaticHigh()))
+    return std::nullopt;
+  Value value = pad.getConstantPaddingValue();
+  FloatAttr zero;
+  if (!value || !matchPattern(value, m_Constant(&zero)) ||
+      !zero.getValue().isPosZero())
+    return std::nullopt;
+  ZeroPad result;
+  result.low.assign(pad.getStaticLow().begin(), pad.getStaticLow().end());
+  result.high.assign(pad.getStaticHigh().begin(), pad.getStaticHigh().end());
+  return result;
 }
 
 FailureOr<TunableOp> mlir::tiletune::matchTunableOp(Operation *op,

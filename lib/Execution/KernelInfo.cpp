@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
@@ -232,8 +233,33 @@ llvm::Error ReferenceProblem::compute(llvm::ArrayRef<Buffer> args,
   if (lhsArg >= numArgs || rhsArg >= numArgs)
     return llvm::createStringError(
         "the kernel's arguments do not match its op's operands");
-  if (llvm::Error err = compute(args[lhsArg], args[rhsArg], out))
+  if (!lhsPadLow.empty()) {
+    // The zero-padded input, then the op on it.
+    const Buffer &source = args[lhsArg];
+    if (lhsPadLow.size() != source.getRank() ||
+        lhsPadHigh.size() != source.getRank())
+      return llvm::createStringError("the input's pads do not match its rank");
+    SmallVector<int64_t> shape;
+    for (auto [size, low, high] :
+         llvm::zip(source.getShape(), lhsPadLow, lhsPadHigh))
+      shape.push_back(size + low + high);
+    llvm::Expected<Buffer> padded =
+        Buffer::create(source.getElementType(), shape);
+    if (!padded)
+      return padded.takeError();
+    padded->fillConstant(0.0);
+    for (int64_t i = 0, e = source.getNumElements(); i < e; ++i) {
+      SmallVector<int64_t> index = source.delinearize(i);
+      int64_t linear = 0;
+      for (auto [d, pos] : llvm::enumerate(index))
+        linear += (pos + lhsPadLow[d]) * padded->getStrides()[d];
+      padded->setFromDouble(linear, source.getAsDouble(i));
+    }
+    if (llvm::Error err = compute(*padded, args[rhsArg], out))
+      return err;
+  } else if (llvm::Error err = compute(args[lhsArg], args[rhsArg], out)) {
     return err;
+  }
   if (epilogue)
     return epilogue->apply(out, args);
   return llvm::Error::success();
@@ -267,6 +293,9 @@ mlir::tiletune::analyzeSingleOpKernel(func::FuncOp func) {
   for (Operation &op : entry) {
     if (isa<func::ReturnOp, arith::ConstantOp>(op) || isTensorBoundary(op) ||
         op.getName().getStringRef() == "tensor.empty")
+      continue;
+    // A conv's zero-padded input (checked with the op's operands below).
+    if (isa<tensor::PadOp>(op) && !target)
       continue;
     if (llvm::is_contained(chain, &op))
       continue;
@@ -332,7 +361,21 @@ mlir::tiletune::analyzeSingleOpKernel(func::FuncOp func) {
       return std::nullopt;
     return arg.getArgNumber();
   };
-  auto lhs = argIndex(target.getDpsInputOperand(0)->get());
+  Value lhsValue = target.getDpsInputOperand(0)->get();
+  if (auto pad = lhsValue.getDefiningOp<tensor::PadOp>()) {
+    std::optional<ZeroPad> zeroPad = matchZeroPad(pad.getOperation());
+    if (!zeroPad || !isConv(problem.kind))
+      return fail("a tensor.pad may only be a conv's input, padding with "
+                  "+0.0 by static amounts");
+    problem.lhsPadLow = zeroPad->low;
+    problem.lhsPadHigh = zeroPad->high;
+    lhsValue = pad.getSource();
+  }
+  for (Operation &other : entry)
+    if (auto pad = dyn_cast<tensor::PadOp>(other);
+        pad && pad.getResult() != target.getDpsInputOperand(0)->get())
+      return fail("its tensor.pad is not the conv's input");
+  auto lhs = argIndex(lhsValue);
   auto rhs = argIndex(target.getDpsInputOperand(1)->get());
   auto out = argIndex(target.getDpsInitOperand(0)->get());
   if (!lhs || !rhs || !out)
@@ -388,6 +431,31 @@ mlir::tiletune::analyzeSingleOpKernel(func::FuncOp func) {
       reduction *= range;
   }
   problem.flops = countFlops(ranges);
+  if (!problem.lhsPadLow.empty()) {
+    // The taps that read the padding are not counted (Problem::getFlops).
+    FailureOr<linalg::ConvolutionDimensions> dims =
+        linalg::inferConvolutionDims(target);
+    auto lhsType =
+        cast<ShapedType>(target.getDpsInputOperand(0)->get().getType());
+    AffineMap inputMap =
+        target.getMatchingIndexingMap(target.getDpsInputOperand(0));
+    if (succeeded(dims) && dims->outputImage.size() == 2 &&
+        dims->filterLoop.size() == 2)
+      for (unsigned i = 0; i < 2; ++i) {
+        unsigned out = dims->outputImage[i], tap = dims->filterLoop[i];
+        for (auto [d, expr] : llvm::enumerate(inputMap.getResults())) {
+          if (!expr.isFunctionOfDim(out) || !expr.isFunctionOfDim(tap))
+            continue;
+          int64_t size = lhsType.getDimSize(d) - problem.lhsPadLow[d] -
+                         problem.lhsPadHigh[d];
+          problem.flops *=
+              double(countTapsInImage(
+                  ranges[out], ranges[tap], problem.conv.strides[i],
+                  problem.conv.dilations[i], problem.lhsPadLow[d], size)) /
+              double(ranges[out] * ranges[tap]);
+        }
+      }
+  }
   problem.reductionLength = reduction;
   if (!chain.empty()) {
     llvm::Expected<EpilogueReference> epilogue =

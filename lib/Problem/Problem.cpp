@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/IRMapping.h"
@@ -33,9 +34,38 @@ std::string Problem::getKey() const {
   if (isConv(opKind))
     os << "/s=" << strides[0] << "x" << strides[1] << "/d=" << dilations[0]
        << "x" << dilations[1];
+  if (!inputPadLow.empty()) {
+    os << "/pad=";
+    llvm::interleave(inputPadLow, os, ",");
+    os << "-";
+    llvm::interleave(inputPadHigh, os, ",");
+  }
   if (!epilogue.empty())
     os << "/epilogue=" << epilogue;
   return key;
+}
+
+double Problem::getFlops() const {
+  double flops = ProblemSpec::getFlops();
+  if (inputPadLow.empty() || operandShapes.empty())
+    return flops;
+  // The input's h and w dims: NCHW-like layouts end with them.
+  size_t rank = operandShapes[0].size();
+  bool channelsFirst =
+      opKind == OpKind::ConvNchwFchw || opKind == OpKind::ConvNgchwFgchw;
+  size_t h = channelsFirst ? rank - 2 : 1;
+  const char *outNames[2] = {"oh", "ow"}, *tapNames[2] = {"kh", "kw"};
+  for (unsigned i = 0; i < 2; ++i) {
+    int64_t out = getDimSize(outNames[i]), taps = getDimSize(tapNames[i]);
+    size_t d = h + i;
+    if (out < 1 || taps < 1 || d >= rank)
+      return ProblemSpec::getFlops();
+    int64_t size = operandShapes[0][d] - inputPadLow[d] - inputPadHigh[d];
+    flops *= double(countTapsInImage(out, taps, strides[i], dilations[i],
+                                     inputPadLow[d], size)) /
+             double(out * taps);
+  }
+  return flops;
 }
 
 int64_t Problem::getDimSize(llvm::StringRef name) const {
@@ -54,6 +84,12 @@ std::string Problem::describe() const {
                        dilations != std::array<int64_t, 2>{1, 1}))
     os << " stride " << strides[0] << "x" << strides[1] << " dilation "
        << dilations[0] << "x" << dilations[1];
+  if (!inputPadLow.empty()) {
+    os << " padded ";
+    llvm::interleave(inputPadLow, os, ",");
+    os << "/";
+    llvm::interleave(inputPadHigh, os, ",");
+  }
   os << " " << elementType;
   if (!epilogue.empty())
     os << " + " << epilogue;
@@ -87,6 +123,10 @@ llvm::json::Value Problem::toJSON() const {
   };
   if (!epilogue.empty())
     object["epilogue"] = epilogue;
+  if (!inputPadLow.empty())
+    object["input_pad"] =
+        llvm::json::Object{{"low", llvm::json::Array(inputPadLow)},
+                           {"high", llvm::json::Array(inputPadHigh)}};
   return object;
 }
 
@@ -178,6 +218,26 @@ llvm::Expected<Problem> Problem::fromJSON(const llvm::json::Value &value) {
       return bad("'epilogue'");
     p.epilogue = text->str();
   }
+  if (const llvm::json::Object *pad = obj->getObject("input_pad")) {
+    const llvm::json::Array *low = pad->getArray("low");
+    const llvm::json::Array *high = pad->getArray("high");
+    size_t rank = p.operandShapes[0].size();
+    if (!isConv(p.opKind) || !p.onTensors || !low || !high ||
+        low->size() != rank || high->size() != rank)
+      return bad("'input_pad'");
+    for (auto [side, values] :
+         {std::pair{low, &p.inputPadLow}, std::pair{high, &p.inputPadHigh}})
+      for (const llvm::json::Value &v : *side) {
+        std::optional<int64_t> i = v.getAsInteger();
+        if (!i || *i < 0)
+          return bad("'input_pad'");
+        values->push_back(*i);
+      }
+    for (auto [size, l, h] :
+         llvm::zip(p.operandShapes[0], p.inputPadLow, p.inputPadHigh))
+      if (size - l - h < 1)
+        return bad("'input_pad'");
+  }
   return p;
 }
 
@@ -213,6 +273,12 @@ FailureOr<Problem> mlir::tiletune::extractProblem(Operation *op,
   }
   p.strides = tunable->strides;
   p.dilations = tunable->dilations;
+  if (isConv(p.opKind) && p.onTensors && target == kTargetCPU)
+    if (std::optional<ZeroPad> pad =
+            matchZeroPad(op->getOperand(0).getDefiningOp())) {
+      p.inputPadLow = pad->low;
+      p.inputPadHigh = pad->high;
+    }
   if (withEpilogue)
     if (FailureOr<SmallVector<Operation *>> chain =
             findEpilogueChain(op, /*reason=*/nullptr);
@@ -312,6 +378,21 @@ mlir::tiletune::buildKernelModule(MLIRContext *ctx, const Problem &problem) {
     m[i] = shapedType("memref", problem.operandShapes[i], problem.elementType);
     t[i] = shapedType("tensor", problem.operandShapes[i], problem.elementType);
   }
+  // A padded conv's input: the argument has the unpadded shape, the kernel
+  // pads it with zeros (as the model does) and the conv reads the pad.
+  bool padded = !problem.inputPadLow.empty();
+  if (padded && !problem.onTensors)
+    return failure();
+  std::string paddedTensor = t[0];
+  if (padded) {
+    SmallVector<int64_t> source;
+    for (auto [size, low, high] :
+         llvm::zip(problem.operandShapes[0], problem.inputPadLow,
+                   problem.inputPadHigh))
+      source.push_back(size - low - high);
+    m[0] = shapedType("memref", source, problem.elementType);
+    t[0] = shapedType("tensor", source, problem.elementType);
+  }
   std::string attrs;
   if (isConv(problem.opKind))
     attrs = llvm::formatv(" {{dilations = dense<[{0}, {1}]> : tensor<2xi64>, "
@@ -341,14 +422,31 @@ mlir::tiletune::buildKernelModule(MLIRContext *ctx, const Problem &problem) {
      << ", %rhs: " << m[1] << ", %out: " << m[2] << ") {\n";
   StringRef opName = getOpName(problem.opKind);
   if (problem.onTensors) {
-    os << "  %a = bufferization.to_tensor %lhs restrict : " << m[0] << " to "
+    os << "  %a" << (padded ? "0" : "")
+       << " = bufferization.to_tensor %lhs restrict : " << m[0] << " to "
        << t[0] << "\n";
+    if (padded) {
+      auto list = [](ArrayRef<int64_t> values) {
+        std::string text;
+        llvm::raw_string_ostream os(text);
+        llvm::interleaveComma(values, os);
+        return text;
+      };
+      std::string bbArgs;
+      for (size_t i = 0; i < problem.inputPadLow.size(); ++i)
+        bbArgs += (i ? ", %i" : "%i") + std::to_string(i) + ": index";
+      os << "  %zero = arith.constant 0.0 : " << problem.elementType << "\n";
+      os << "  %a = tensor.pad %a0 low[" << list(problem.inputPadLow)
+         << "] high[" << list(problem.inputPadHigh) << "] {\n  ^bb0(" << bbArgs
+         << "):\n    tensor.yield %zero : " << problem.elementType
+         << "\n  } : " << t[0] << " to " << paddedTensor << "\n";
+    }
     os << "  %b = bufferization.to_tensor %rhs restrict : " << m[1] << " to "
        << t[1] << "\n";
     os << "  %c = bufferization.to_tensor %out restrict writable : " << m[2]
        << " to " << t[2] << "\n";
-    os << "  %r = " << opName << attrs << " ins(%a, %b : " << t[0] << ", "
-       << t[1] << ") outs(%c : " << t[2] << ") -> " << t[2] << "\n";
+    os << "  %r = " << opName << attrs << " ins(%a, %b : " << paddedTensor
+       << ", " << t[1] << ") outs(%c : " << t[2] << ") -> " << t[2] << "\n";
     os << "  bufferization.materialize_in_destination %r in restrict "
           "writable %out : ("
        << t[2] << ", " << m[2] << ") -> ()\n";
@@ -409,9 +507,19 @@ mlir::tiletune::buildKernelModule(Operation *op, bool withEpilogue) {
           chainClones.push_back(def);
       }
     });
-  // Arguments: identity-layout memrefs of the operands' shapes.
+  // A conv's zero-padded input (extractProblem records the pad): the
+  // kernel pads its argument the same way.
+  tensor::PadOp pad;
+  if (isConv(matchTunableOp(op)->kind) &&
+      matchZeroPad(op->getOperand(0).getDefiningOp()) &&
+      linalg::LinalgOp(op).hasPureTensorSemantics())
+    pad = op->getOperand(0).getDefiningOp<tensor::PadOp>();
+  // Arguments: identity-layout memrefs of the operands' shapes (the pad's
+  // source for a padded input).
   SmallVector<Type> argTypes;
   for (Value operand : op->getOperands()) {
+    if (pad && operand == pad.getResult())
+      operand = pad.getSource();
     auto shaped = dyn_cast<ShapedType>(operand.getType());
     if (!shaped || !shaped.hasStaticShape())
       return failure();
@@ -440,7 +548,16 @@ mlir::tiletune::buildKernelModule(Operation *op, bool withEpilogue) {
   for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
     Value arg = entry->getArgument(i);
     Value value = arg;
-    if (isa<RankedTensorType>(operand.getType())) {
+    if (pad && operand == pad.getResult()) {
+      Value source = bufferization::ToTensorOp::create(
+          b, loc, pad.getSourceType(), arg, /*restrict=*/true,
+          /*writable=*/false);
+      IRMapping padMapping;
+      padMapping.map(pad.getSource(), source);
+      Value zero = pad.getConstantPaddingValue();
+      padMapping.map(zero, b.clone(*zero.getDefiningOp())->getResult(0));
+      value = b.clone(*pad, padMapping)->getResult(0);
+    } else if (isa<RankedTensorType>(operand.getType())) {
       value = bufferization::ToTensorOp::create(
           b, loc, operand.getType(), arg, /*restrict=*/true,
           /*writable=*/i == 2);

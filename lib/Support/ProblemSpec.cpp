@@ -18,6 +18,18 @@ double mlir::tiletune::countFlops(ArrayRef<int64_t> loopSizes) {
   return product;
 }
 
+int64_t mlir::tiletune::countTapsInImage(int64_t outSize, int64_t kernelSize,
+                                         int64_t stride, int64_t dilation,
+                                         int64_t low, int64_t size) {
+  int64_t count = 0;
+  for (int64_t o = 0; o < outSize; ++o)
+    for (int64_t k = 0; k < kernelSize; ++k) {
+      int64_t in = o * stride + k * dilation;
+      count += in >= low && in < low + size;
+    }
+  return count;
+}
+
 const ProblemDim *ProblemSpec::lookup(StringRef name) const {
   for (const ProblemDim &d : dims)
     if (d.name == name)

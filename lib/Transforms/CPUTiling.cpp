@@ -31,7 +31,6 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
-#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/TilingInterface.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
@@ -419,14 +418,7 @@ tracePaddedInput(OpBuilder &b, Location loc, Value input) {
     break;
   }
   auto pad = input.getDefiningOp<tensor::PadOp>();
-  if (!pad || !pad.getSourceType().hasStaticShape() ||
-      !pad.getResultType().hasStaticShape() ||
-      ShapedType::isDynamicShape(pad.getStaticLow()))
-    return std::nullopt;
-  Value value = pad.getConstantPaddingValue();
-  FloatAttr zero;
-  if (!value || !matchPattern(value, m_Constant(&zero)) ||
-      !zero.getValue().isPosZero())
+  if (!pad || !matchZeroPad(pad.getOperation()))
     return std::nullopt;
   return PaddedInputTile{pad, std::move(offsets)};
 }

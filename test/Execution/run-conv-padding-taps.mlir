@@ -1,26 +1,35 @@
-// With skip-padding-taps, convs reading a zero tensor.pad (the form
+// Convs reading a zero tensor.pad (the form
 // frontends emit) skip the filter taps that fall on the padding only
-// (tiletune-tile-cpu bounds the kh/kw register loops of each register tile): stride 1 and 2, asymmetric pads
+// (tiletune-tile-cpu's skip-padding-taps, on by default, bounds the kh/kw
+// register loops of each register tile): stride 1 and 2, asymmetric pads
 // (TOSA's stride-2 convs), dilation, odd sizes, NHWC/FHWC/NCHW, explicit
 // register tiles of one row and one column, 1 and 2 threads, AVX-512 and
 // AVX2 targets; each verified against upstream's untiled lowering of the
 // same function. A pad value other than zero computes every tap.
 
-// RUN: tiletune-run %s --entry=rows --pipeline="tiletune-lower-cpu{skip-padding-taps=1}" --verify-untiled --repeats=1 | FileCheck %s
-// RUN: tiletune-run %s --entry=rows --pipeline="tiletune-lower-cpu{skip-padding-taps=1}" --verify-untiled --repeats=1 --num-threads=2 | FileCheck %s
-// RUN: tiletune-run %s --entry=columns --pipeline="tiletune-lower-cpu{skip-padding-taps=1}" --verify-untiled --repeats=1 | FileCheck %s
-// RUN: tiletune-run %s --entry=strided --pipeline="tiletune-lower-cpu{default-configs=1 threads=1 skip-padding-taps=1}" --verify-untiled --repeats=1 | FileCheck %s
-// RUN: tiletune-run %s --entry=strided --mcpu=haswell --pipeline="tiletune-lower-cpu{default-configs=1 threads=2 skip-padding-taps=1}" --verify-untiled --repeats=1 --num-threads=2 | FileCheck %s
-// RUN: tiletune-run %s --entry=dilated --pipeline="tiletune-lower-cpu{default-configs=1 threads=1 skip-padding-taps=1}" --verify-untiled --repeats=1 | FileCheck %s
-// RUN: tiletune-run %s --entry=dilated --mcpu=haswell --pipeline="tiletune-lower-cpu{default-configs=1 threads=1 skip-padding-taps=1}" --verify-untiled --repeats=1 | FileCheck %s
-// RUN: tiletune-run %s --entry=nchw --pipeline="tiletune-lower-cpu{default-configs=1 threads=1 skip-padding-taps=1}" --verify-untiled --repeats=1 | FileCheck %s
-// RUN: tiletune-run %s --entry=nchw --pipeline="tiletune-lower-cpu{default-configs=1 threads=2 skip-padding-taps=1}" --verify-untiled --repeats=1 --num-threads=2 | FileCheck %s
-// RUN: tiletune-run %s --entry=ones --pipeline="tiletune-lower-cpu{skip-padding-taps=1}" --verify-untiled --repeats=1 | FileCheck %s
-// RUN: tiletune-opt %s --tiletune-tile-cpu="skip-padding-taps=1" 2>/dev/null | FileCheck %s --check-prefix=IR
-// RUN: tiletune-opt %s --tiletune-tile-cpu 2>/dev/null | FileCheck %s --check-prefix=ALLTAPS
+// RUN: tiletune-run %s --entry=rows --pipeline=tiletune-lower-cpu --verify-untiled --repeats=1 | FileCheck %s
+// RUN: tiletune-run %s --entry=rows --pipeline=tiletune-lower-cpu --verify-untiled --repeats=1 --num-threads=2 | FileCheck %s
+// RUN: tiletune-run %s --entry=columns --pipeline=tiletune-lower-cpu --verify-untiled --repeats=1 | FileCheck %s
+// RUN: tiletune-run %s --entry=strided --pipeline="tiletune-lower-cpu{default-configs=1 threads=1}" --verify-untiled --repeats=1 | FileCheck %s
+// RUN: tiletune-run %s --entry=strided --mcpu=haswell --pipeline="tiletune-lower-cpu{default-configs=1 threads=2}" --verify-untiled --repeats=1 --num-threads=2 | FileCheck %s
+// RUN: tiletune-run %s --entry=dilated --pipeline="tiletune-lower-cpu{default-configs=1 threads=1}" --verify-untiled --repeats=1 | FileCheck %s
+// RUN: tiletune-run %s --entry=dilated --mcpu=haswell --pipeline="tiletune-lower-cpu{default-configs=1 threads=1}" --verify-untiled --repeats=1 | FileCheck %s
+// RUN: tiletune-run %s --entry=nchw --pipeline="tiletune-lower-cpu{default-configs=1 threads=1}" --verify-untiled --repeats=1 | FileCheck %s
+// RUN: tiletune-run %s --entry=nchw --pipeline="tiletune-lower-cpu{default-configs=1 threads=2}" --verify-untiled --repeats=1 --num-threads=2 | FileCheck %s
+// RUN: tiletune-run %s --entry=ones --pipeline=tiletune-lower-cpu --verify-untiled --repeats=1 | FileCheck %s
+// RUN: tiletune-run %s --entry=reference --pipeline=tiletune-lower-cpu --verify --repeats=1 | FileCheck %s --check-prefix=REF
+// RUN: tiletune-run %s --entry=reference --pipeline="tiletune-lower-cpu{default-configs=1 threads=2}" --verify --repeats=1 --num-threads=2 | FileCheck %s --check-prefix=REF
+// RUN: tiletune-opt %s --tiletune-tile-cpu 2>/dev/null | FileCheck %s --check-prefix=IR
+// RUN: tiletune-opt %s --tiletune-tile-cpu="skip-padding-taps=0" 2>/dev/null | FileCheck %s --check-prefix=ALLTAPS
 // ALLTAPS-NOT: affine.max
 
 // CHECK: verify: passed against the untiled lowering
+
+// The single-op kernel form (the tuner's): the C++ reference pads the
+// argument, and the FLOPs count the taps inside the image only
+// (2 * 7 * 7 * 32 * 16 * 9 * (19/21)^2 = 3.697e5 of 4.516e5).
+// REF: op: linalg.conv_2d_nhwc_fhwc, 3.697e+05 FLOP
+// REF: verify: PASSED
 
 // One output row per register tile (7x7 map, kh bounded per row) and, for
 // the second conv, one column (kw bounded per column).
@@ -138,6 +147,21 @@ func.func @ones(%x: tensor<1x7x7x16xf32>, %f: tensor<32x3x3x16xf32>) -> tensor<1
   %0 = linalg.conv_2d_nhwc_fhwc {tiletune.config = #tiletune.config<cpu,
          parallel = {n = 1, oh = 7, ow = 7, f = 32},
          cache = {oh = 7, ow = 7, f = 32, kh = 3, kw = 3, c = 8},
+         register = {oh = 1, ow = 7, f = 16}, pack = b>}
+    ins(%p, %f : tensor<1x9x9x16xf32>, tensor<32x3x3x16xf32>)
+    outs(%o : tensor<1x7x7x32xf32>) -> tensor<1x7x7x32xf32>
+  return %0 : tensor<1x7x7x32xf32>
+}
+
+func.func @reference(%x: tensor<1x7x7x16xf32>, %f: tensor<32x3x3x16xf32>, %o: tensor<1x7x7x32xf32>) -> tensor<1x7x7x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zero : f32
+  } : tensor<1x7x7x16xf32> to tensor<1x9x9x16xf32>
+  %0 = linalg.conv_2d_nhwc_fhwc {tiletune.config = #tiletune.config<cpu,
+         parallel = {n = 1, oh = 7, ow = 7, f = 16},
+         cache = {oh = 7, ow = 7, f = 16, kh = 3, kw = 3, c = 8},
          register = {oh = 1, ow = 7, f = 16}, pack = b>}
     ins(%p, %f : tensor<1x9x9x16xf32>, tensor<32x3x3x16xf32>)
     outs(%o : tensor<1x7x7x32xf32>) -> tensor<1x7x7x32xf32>

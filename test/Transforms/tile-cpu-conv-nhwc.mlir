@@ -1,5 +1,5 @@
-// RUN: tiletune-opt %s --split-input-file --tiletune-tile-cpu="skip-padding-taps=1" | FileCheck %s
-// RUN: tiletune-opt %s --split-input-file --tiletune-tile-cpu | FileCheck %s --check-prefix=ALLTAPS
+// RUN: tiletune-opt %s --split-input-file --tiletune-tile-cpu | FileCheck %s
+// RUN: tiletune-opt %s --split-input-file --tiletune-tile-cpu="skip-padding-taps=0" | FileCheck %s --check-prefix=ALLTAPS
 
 // A 2x5x16 register tile becomes two 1-D convolution rows, each vectorized
 // to 5x16 accumulators carried through the kh, kw, c loops (c steps by
@@ -40,7 +40,7 @@ func.func @conv_nhwc_strided_scalar(%i: tensor<2x9x9x2xf32>, %f: tensor<3x3x2x4x
 
 // Padding as frontends write it: the tensor.pad producer is left in place
 // (bufferization materializes it once) and the conv reading it is tiled.
-// With skip-padding-taps, the kh loop of each one-row register tile runs
+// With skip-padding-taps (the default), the kh loop of each one-row register tile runs
 // over the taps that read inside the 8 unpadded rows: from max(0, 1 - row) to min(3, 9 - row), the
 // row being the thread's offset plus the cache loop's (kw has no register
 // loop: the tile holds the whole 8-wide row).
@@ -56,7 +56,7 @@ func.func @conv_nhwc_strided_scalar(%i: tensor<2x9x9x2xf32>, %f: tensor<3x3x2x4x
 //       CHECK:       scf.for %{{.*}} = %[[L]] to %[[U]] step %c1
 //       CHECK:         scf.for %{{.*}} = %c0 to %c3 step %c1
 //       CHECK:           vector.contract
-// By default every tap is computed.
+// With skip-padding-taps=0 every tap is computed.
 // ALLTAPS-LABEL: func.func @conv_nhwc_padded
 //   ALLTAPS-NOT:   affine.max
 //       ALLTAPS:   scf.for %{{.*}} = %c0 to %c3 step %c1

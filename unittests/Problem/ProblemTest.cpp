@@ -12,8 +12,10 @@
 #include "tiletune/Problem/Problem.h"
 #include "tiletune/Problem/ProblemSpace.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Parser/Parser.h"
 
 #include "gtest/gtest.h"
@@ -87,6 +89,61 @@ TEST_F(ProblemTest, ProblemJSONRoundTrips) {
   }
   llvm::Expected<Problem> bad =
       Problem::fromJSON(llvm::json::Object{{"op", "softmax"}});
+  EXPECT_FALSE(bool(bad));
+  llvm::consumeError(bad.takeError());
+}
+
+// A conv reading a zero tensor.pad is a problem of its own: the key names
+// the pads, the FLOPs count the taps inside the image, the JSON keeps the
+// pads and both kernels pad an argument of the unpadded shape.
+TEST_F(ProblemTest, PaddedConvIsItsOwnProblem) {
+  OwningOpRef<ModuleOp> padded = parseSourceString<ModuleOp>(R"mlir(
+func.func @f(%x: tensor<1x7x7x16xf32>, %w: tensor<32x3x3x16xf32>,
+             %o: tensor<1x7x7x32xf32>) -> tensor<1x7x7x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zero : f32
+  } : tensor<1x7x7x16xf32> to tensor<1x9x9x16xf32>
+  %r = linalg.conv_2d_nhwc_fhwc ins(%p, %w : tensor<1x9x9x16xf32>, tensor<32x3x3x16xf32>)
+    outs(%o : tensor<1x7x7x32xf32>) -> tensor<1x7x7x32xf32>
+  return %r : tensor<1x7x7x32xf32>
+})mlir",
+                                                             &ctx);
+  ASSERT_TRUE(padded);
+  FailureOr<ProblemSet> set = collectProblems(*padded, "cpu");
+  ASSERT_TRUE(succeeded(set));
+  ASSERT_EQ(set->problems.size(), 1u);
+  const Problem &p = set->problems[0];
+  EXPECT_EQ(p.getKey(), "conv_2d_nhwc_fhwc/f32/n=1,oh=7,ow=7,f=32,kh=3,kw=3,"
+                        "c=16/s=1x1/d=1x1/pad=0,1,1,0-0,1,1,0");
+  // 19 of the 21 (row, tap) pairs of each spatial dim read the image.
+  EXPECT_DOUBLE_EQ(p.getFlops(),
+                   2.0 * 49 * 32 * 16 * 9 * (19.0 / 21) * (19.0 / 21));
+  llvm::Expected<Problem> back = Problem::fromJSON(p.toJSON());
+  ASSERT_TRUE(bool(back)) << toString(back.takeError());
+  EXPECT_EQ(back->getKey(), p.getKey());
+  EXPECT_EQ(back->inputPadLow, p.inputPadLow);
+  EXPECT_EQ(back->inputPadHigh, p.inputPadHigh);
+
+  for (bool fromOp : {false, true}) {
+    FailureOr<OwningOpRef<ModuleOp>> kernel =
+        fromOp ? buildKernelModule(set->ops[0].front(), false)
+               : buildKernelModule(&ctx, p);
+    ASSERT_TRUE(succeeded(kernel)) << fromOp;
+    auto kernelFunc = *(**kernel).getOps<func::FuncOp>().begin();
+    EXPECT_EQ(cast<MemRefType>(kernelFunc.getArgumentTypes()[0]).getShape(),
+              ArrayRef<int64_t>({1, 7, 7, 16}));
+    unsigned pads = 0;
+    kernelFunc.walk([&](tensor::PadOp) { ++pads; });
+    EXPECT_EQ(pads, 1u) << fromOp;
+  }
+
+  // Pads that leave no image are refused.
+  llvm::json::Value json = p.toJSON();
+  (*json.getAsObject()->getObject("input_pad"))["low"] =
+      llvm::json::Array{0, 9, 9, 0};
+  llvm::Expected<Problem> bad = Problem::fromJSON(json);
   EXPECT_FALSE(bool(bad));
   llvm::consumeError(bad.takeError());
 }

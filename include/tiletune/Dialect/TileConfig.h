@@ -127,6 +127,15 @@ std::optional<OpKind> matchGenericOpKind(Operation *op,
 /// untouched (with its reason) by the tiling pass and the tuner.
 bool isMatmulOrConvLike(Operation *op);
 
+/// The pads of a `tensor.pad` that pads with the constant +0.0 by static
+/// amounts around a statically shaped source (a frontend's padded conv
+/// input), per dim.
+struct ZeroPad {
+  SmallVector<int64_t, 4> low, high;
+};
+/// `op`'s pads if it is such a `tensor.pad`, otherwise nothing.
+std::optional<ZeroPad> matchZeroPad(Operation *op);
+
 /// For an op that matchTunableOp refuses only because one of its loops has
 /// size 0 (e.g. a matmul of `tensor<0x64xf32>`, a batch or filter count of
 /// 0): why it is not tuned. std::nullopt for every other op.

@@ -104,6 +104,10 @@ struct ReferenceProblem {
   /// (only) result; false for destination-passing style on memrefs.
   bool outputIsResult = false;
   Conv2DParams conv;
+  /// A conv whose input is a zero `tensor.pad` of argument lhsArg (the
+  /// form frontends emit): the pads before and after each input dim; empty
+  /// when the input is the argument itself. The reference pads first.
+  llvm::SmallVector<int64_t, 4> lhsPadLow, lhsPadHigh;
   /// Length of each dot product (K, or KH*KW*C for convolutions).
   int64_t reductionLength = 0;
   /// FLOPs of one call (countFlops of the loop ranges).
@@ -131,7 +135,8 @@ struct ReferenceProblem {
 /// that is one of them) operating directly on the function's arguments,
 /// optionally followed by its elementwise epilogue chain
 /// (findEpilogueChain; its other operands are arguments, constants or
-/// tensor.empty), plus constants and the terminator. The error says why it
+/// tensor.empty), plus constants and the terminator. A conv's input may be
+/// a zero `tensor.pad` of an argument (static pads). The error says why it
 /// is not one.
 llvm::Expected<ReferenceProblem> analyzeSingleOpKernel(func::FuncOp func);
 

@@ -45,12 +45,25 @@ struct Problem : ProblemSpec {
   /// epilogue (CPU tuning with `fuse-epilogues`): the kernel then computes
   /// the op and the chain, which the CPU tiling fuses. Empty: the op alone.
   std::string epilogue;
+  /// A conv whose input is a zero `tensor.pad` (matchZeroPad; CPU problems
+  /// on tensors): the pads before and after each input dim. Its kernel
+  /// holds the pad on an argument of the unpadded shape, so that the code
+  /// measured is the code a model runs (tiletune-tile-cpu's
+  /// skip-padding-taps reads the pad). Empty: the input is an argument.
+  /// operandShapes[0] stays the padded shape (the op's operand).
+  llvm::SmallVector<int64_t, 4> inputPadLow, inputPadHigh;
 
   /// The stable key, e.g. "matmul/f32/m=64,n=256,k=512" or
   /// "conv_2d_nhwc_hwcf/f32/n=1,oh=56,...,c=64/s=1x1/d=1x1", followed by
-  /// "/epilogue=<description>" for a problem with an epilogue. The target is
+  /// "/pad=<low>-<high>" (e.g. "/pad=0,1,1,0-0,1,1,0") for a conv of a
+  /// padded input, then "/epilogue=<description>" for a problem with an
+  /// epilogue. The target is
   /// not part of it (the database keys results by target separately).
   std::string getKey() const;
+  /// FLOPs of one execution: ProblemSpec's, except for a conv of a padded
+  /// input, where the taps that read the padding are not counted (as
+  /// libraries count; the kernel skips them).
+  double getFlops() const;
   /// Size of the dimension called `name`; 0 when there is none.
   int64_t getDimSize(llvm::StringRef name) const;
   /// "matmul 64x256x512 f32"-style short description.

@@ -29,6 +29,14 @@ namespace mlir::tiletune {
 /// per multiply-add, one multiply-add per point of the iteration space.
 double countFlops(llvm::ArrayRef<int64_t> loopSizes);
 
+/// How many (output position, filter tap) pairs of one spatial dim of a
+/// conv read inside its image, for `outSize` outputs, `kernelSize` taps,
+/// `stride`, `dilation` and an input of `size` elements padded by `low`
+/// before it (the input the conv indexes is padded; the pairs that read
+/// the padding are left out).
+int64_t countTapsInImage(int64_t outSize, int64_t kernelSize, int64_t stride,
+                         int64_t dilation, int64_t low, int64_t size);
+
 /// One named loop dimension of a problem.
 struct ProblemDim {
   /// Loop name as in `#tiletune.config` (m, n, k, b, oh, ow, f, kh, kw, c).

@@ -170,7 +170,7 @@ FailureOr<CPUTilingResult>
 applyCPUConfig(RewriterBase &rewriter, Operation *op,
                CPUConfigError *error = nullptr, bool fuseEpilogues = false,
                const CPUDescription *target = nullptr,
-               bool skipPaddingTaps = false);
+               bool skipPaddingTaps = true);
 
 //===----------------------------------------------------------------------===//
 // Buffer cleanups (BufferCleanups.cpp, VectorizeCopies.cpp)

@@ -30,7 +30,7 @@ def TileTuneTileCPU : Pass<"tiletune-tile-cpu", "func::FuncOp"> {
     4. the `register` level becomes `scf.for` loops: parallel dims step by
        their register tile, `k`/`c` by `unroll`, `kh`/`kw` by 1; conv tiles
        are split into 1-D convolutions (one per output row, fully unrolled).
-       With `skip-padding-taps`, a conv reading a zero `tensor.pad` (on
+       With `skip-padding-taps` (on by default), a conv reading a zero `tensor.pad` (on
        tensors) runs its `kh`/`kw` loops only over the taps where some
        row/column of the register tile reads inside the unpadded image (the
        others multiply zeros);
@@ -103,11 +103,11 @@ def TileTuneTileCPU : Pass<"tiletune-tile-cpu", "func::FuncOp"> {
            "tuner measures ops with their epilogues); a consumer that "
            "cannot be fused gets a remark">,
     Option<"skipPaddingTaps", "skip-padding-taps", "bool",
-           /*default=*/"false",
+           /*default=*/"true",
            "Bound the register-level kh/kw loops of a conv that reads a "
            "zero tensor.pad to the taps inside the unpadded image "
-           "(docs/CPUSchedule.md, \"Padding taps\"; off by default: the "
-           "tuner's standalone kernels do not hold the pad yet)">,
+           "(docs/CPUSchedule.md, \"Padding taps\"; the tuner's kernel of "
+           "such a conv holds the pad too)">,
     Option<"emitRemarks", "emit-remarks", "bool", /*default=*/"false",
            "Emit a remark for every op that is left untouched and why (a "
            "tunable op without a config and a matmul/conv TileTune cannot "

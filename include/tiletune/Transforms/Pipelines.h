@@ -41,8 +41,9 @@ struct CPULoweringOptions {
   /// `fuse-epilogues`; on by default, like the tuner, which measures each op
   /// with its epilogue).
   bool fuseEpilogues = true;
-  /// tiletune-tile-cpu's `skip-padding-taps` (off by default).
-  bool skipPaddingTaps = false;
+  /// tiletune-tile-cpu's `skip-padding-taps` (on by default, like the
+  /// tuner, whose kernel of a padded conv holds the pad).
+  bool skipPaddingTaps = true;
   /// Expand f32 exp/tanh/erf/log... into polynomials so that they
   /// vectorize (`tiletune-approximate-math`); off: libm's scalar calls.
   bool approximateMath = true;
@@ -95,9 +96,8 @@ struct CPULoweringPipelineOptions
   Option<bool> skipPaddingTaps{
       *this, "skip-padding-taps",
       llvm::cl::desc("Skip the filter taps of convs that fall on a zero "
-                     "tensor.pad (tiletune-tile-cpu's skip-padding-taps; off "
-                     "by default)"),
-      llvm::cl::init(false)};
+                     "tensor.pad (tiletune-tile-cpu's skip-padding-taps)"),
+      llvm::cl::init(true)};
   Option<bool> approximateMath{
       *this, "approximate-math",
       llvm::cl::desc("Expand f32 exp, tanh, erf, log, ... into polynomial "
