@@ -31,6 +31,11 @@
 // APPROXBAD: 'fast' is invalid value for boolean argument
 // RUN: not tiletune-opt %s --tiletune-lower-cpu=reassociate-reductions=2 2>&1 | FileCheck %s --check-prefix=REASSOCBAD
 // REASSOCBAD: '2' is invalid value for boolean argument
+// skip-padding-taps (on by default; test/Execution/run-conv-padding-taps.mlir)
+// is a boolean too, of the pipeline and of tiletune-tile-cpu.
+// RUN: not tiletune-opt %s --tiletune-lower-cpu=skip-padding-taps=maybe 2>&1 | FileCheck %s --check-prefix=SKIPBAD
+// RUN: not tiletune-opt %s --tiletune-tile-cpu=skip-padding-taps=maybe 2>&1 | FileCheck %s --check-prefix=SKIPBAD
+// SKIPBAD: 'maybe' is invalid value for boolean argument
 // APPROX-LABEL: llvm.func @softmax_exp
 // APPROX-NOT: llvm.intr.exp
 // APPROX: llvm.intr.fma
