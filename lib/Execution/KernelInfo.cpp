@@ -431,31 +431,19 @@ mlir::tiletune::analyzeSingleOpKernel(func::FuncOp func) {
       reduction *= range;
   }
   problem.flops = countFlops(ranges);
-  if (!problem.lhsPadLow.empty()) {
-    // The taps that read the padding are not counted (Problem::getFlops).
-    FailureOr<linalg::ConvolutionDimensions> dims =
-        linalg::inferConvolutionDims(target);
-    auto lhsType =
-        cast<ShapedType>(target.getDpsInputOperand(0)->get().getType());
-    AffineMap inputMap =
-        target.getMatchingIndexingMap(target.getDpsInputOperand(0));
-    if (succeeded(dims) && dims->outputImage.size() == 2 &&
-        dims->filterLoop.size() == 2)
-      for (unsigned i = 0; i < 2; ++i) {
-        unsigned out = dims->outputImage[i], tap = dims->filterLoop[i];
-        for (auto [d, expr] : llvm::enumerate(inputMap.getResults())) {
-          if (!expr.isFunctionOfDim(out) || !expr.isFunctionOfDim(tap))
-            continue;
-          int64_t size = lhsType.getDimSize(d) - problem.lhsPadLow[d] -
-                         problem.lhsPadHigh[d];
-          problem.flops *=
-              double(countTapsInImage(
-                  ranges[out], ranges[tap], problem.conv.strides[i],
-                  problem.conv.dilations[i], problem.lhsPadLow[d], size)) /
-              double(ranges[out] * ranges[tap]);
-        }
-      }
-  }
+  if (!problem.lhsPadLow.empty())
+    if (FailureOr<TunableOp> tunable = matchTunableOp(op); succeeded(tunable))
+      // The taps that read the padding are not counted (Problem::getFlops).
+      problem.flops = countConvFlopsInImage(
+          problem.kind, problem.flops,
+          [&](StringRef name) {
+            const LoopDim *dim = tunable->lookup(name);
+            return dim ? dim->size : int64_t(0);
+          },
+          problem.conv.strides, problem.conv.dilations,
+          cast<ShapedType>(target.getDpsInputOperand(0)->get().getType())
+              .getShape(),
+          problem.lhsPadLow, problem.lhsPadHigh);
   problem.reductionLength = reduction;
   if (!chain.empty()) {
     llvm::Expected<EpilogueReference> epilogue =

@@ -46,26 +46,12 @@ std::string Problem::getKey() const {
 }
 
 double Problem::getFlops() const {
-  double flops = ProblemSpec::getFlops();
   if (inputPadLow.empty() || operandShapes.empty())
-    return flops;
-  // The input's h and w dims: NCHW-like layouts end with them.
-  size_t rank = operandShapes[0].size();
-  bool channelsFirst =
-      opKind == OpKind::ConvNchwFchw || opKind == OpKind::ConvNgchwFgchw;
-  size_t h = channelsFirst ? rank - 2 : 1;
-  const char *outNames[2] = {"oh", "ow"}, *tapNames[2] = {"kh", "kw"};
-  for (unsigned i = 0; i < 2; ++i) {
-    int64_t out = getDimSize(outNames[i]), taps = getDimSize(tapNames[i]);
-    size_t d = h + i;
-    if (out < 1 || taps < 1 || d >= rank)
-      return ProblemSpec::getFlops();
-    int64_t size = operandShapes[0][d] - inputPadLow[d] - inputPadHigh[d];
-    flops *= double(countTapsInImage(out, taps, strides[i], dilations[i],
-                                     inputPadLow[d], size)) /
-             double(out * taps);
-  }
-  return flops;
+    return ProblemSpec::getFlops();
+  return countConvFlopsInImage(
+      opKind, ProblemSpec::getFlops(),
+      [&](llvm::StringRef name) { return getDimSize(name); }, strides,
+      dilations, operandShapes[0], inputPadLow, inputPadHigh);
 }
 
 int64_t Problem::getDimSize(llvm::StringRef name) const {

@@ -18,9 +18,11 @@ double mlir::tiletune::countFlops(ArrayRef<int64_t> loopSizes) {
   return product;
 }
 
-int64_t mlir::tiletune::countTapsInImage(int64_t outSize, int64_t kernelSize,
-                                         int64_t stride, int64_t dilation,
-                                         int64_t low, int64_t size) {
+/// How many (output position, filter tap) pairs of one spatial dim read
+/// inside an image of `size` elements padded by `low` before it.
+static int64_t countTapsInImage(int64_t outSize, int64_t kernelSize,
+                                int64_t stride, int64_t dilation, int64_t low,
+                                int64_t size) {
   int64_t count = 0;
   for (int64_t o = 0; o < outSize; ++o)
     for (int64_t k = 0; k < kernelSize; ++k) {
@@ -28,6 +30,33 @@ int64_t mlir::tiletune::countTapsInImage(int64_t outSize, int64_t kernelSize,
       count += in >= low && in < low + size;
     }
   return count;
+}
+
+double mlir::tiletune::countConvFlopsInImage(
+    OpKind kind, double flops, function_ref<int64_t(StringRef)> dimSize,
+    std::array<int64_t, 2> strides, std::array<int64_t, 2> dilations,
+    ArrayRef<int64_t> inputShape, ArrayRef<int64_t> padLow,
+    ArrayRef<int64_t> padHigh) {
+  size_t rank = inputShape.size();
+  if (padLow.size() != rank || padHigh.size() != rank || !isConv(kind))
+    return flops;
+  // The input's h and w dims: NCHW-like layouts end with them.
+  bool channelsFirst =
+      kind == OpKind::ConvNchwFchw || kind == OpKind::ConvNgchwFgchw;
+  size_t h = channelsFirst ? rank - 2 : 1;
+  const char *outNames[2] = {"oh", "ow"}, *tapNames[2] = {"kh", "kw"};
+  double scaled = flops;
+  for (unsigned i = 0; i < 2; ++i) {
+    int64_t out = dimSize(outNames[i]), taps = dimSize(tapNames[i]);
+    size_t d = h + i;
+    if (out < 1 || taps < 1 || d >= rank)
+      return flops;
+    int64_t size = inputShape[d] - padLow[d] - padHigh[d];
+    scaled *= double(countTapsInImage(out, taps, strides[i], dilations[i],
+                                      padLow[d], size)) /
+              double(out * taps);
+  }
+  return scaled;
 }
 
 const ProblemDim *ProblemSpec::lookup(StringRef name) const {

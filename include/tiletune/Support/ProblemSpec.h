@@ -15,6 +15,7 @@
 #include "tiletune/Support/TilingTemplates.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -29,13 +30,18 @@ namespace mlir::tiletune {
 /// per multiply-add, one multiply-add per point of the iteration space.
 double countFlops(llvm::ArrayRef<int64_t> loopSizes);
 
-/// How many (output position, filter tap) pairs of one spatial dim of a
-/// conv read inside its image, for `outSize` outputs, `kernelSize` taps,
-/// `stride`, `dilation` and an input of `size` elements padded by `low`
-/// before it (the input the conv indexes is padded; the pairs that read
-/// the padding are left out).
-int64_t countTapsInImage(int64_t outSize, int64_t kernelSize, int64_t stride,
-                         int64_t dilation, int64_t low, int64_t size);
+/// The FLOPs of a conv of `kind` whose input (the operand, of shape
+/// `inputShape`) is a zero pad by `padLow`/`padHigh` of a smaller image:
+/// `flops` (the loop nest's, countFlops) scaled to the (output position,
+/// filter tap) pairs of the h and w dims that read inside the image, as
+/// libraries count. `dimSize` gives the size of the loop called oh, ow, kh
+/// or kw. `flops` unchanged without pads or when a size is missing.
+double countConvFlopsInImage(
+    OpKind kind, double flops,
+    llvm::function_ref<int64_t(llvm::StringRef)> dimSize,
+    std::array<int64_t, 2> strides, std::array<int64_t, 2> dilations,
+    llvm::ArrayRef<int64_t> inputShape, llvm::ArrayRef<int64_t> padLow,
+    llvm::ArrayRef<int64_t> padHigh);
 
 /// One named loop dimension of a problem.
 struct ProblemDim {
@@ -62,7 +68,8 @@ struct ProblemSpec {
 
   /// The dim called `name`, or null.
   const ProblemDim *lookup(llvm::StringRef name) const;
-  /// FLOPs of one execution (countFlops of the loop sizes).
+  /// FLOPs of one execution (countFlops of the loop sizes). Problem::getFlops
+  /// leaves out the taps a padded conv reads on its padding.
   double getFlops() const;
 };
 
