@@ -59,14 +59,50 @@ struct tiletune::NextStepView {
   int64_t lineBytes = 0;
 };
 
+/// The ops of `view`'s backward slice inside `scope` (but not `exclude`)
+/// that depend on one of `ivs`, in topological order; std::nullopt where
+/// one of them has side effects or regions.
+static std::optional<SmallVector<Operation *>>
+getDependentSlice(Value view, scf::ForOp scope, Operation *exclude,
+                  ArrayRef<Value> ivs) {
+  BackwardSliceOptions options;
+  options.inclusive = true;
+  options.filter = [&](Operation *op) {
+    return op != exclude && scope->isProperAncestor(op);
+  };
+  SetVector<Operation *> slice;
+  if (failed(getBackwardSlice(view, &slice, options)))
+    return std::nullopt;
+  // The slice is in topological order: an op depends on a variable when an
+  // operand is the variable or the result of a dependent op.
+  SmallVector<Operation *> dependent;
+  llvm::SmallPtrSet<Operation *, 8> seen;
+  for (Operation *op : slice)
+    if (llvm::any_of(op->getOperands(), [&](Value operand) {
+          Operation *def = operand.getDefiningOp();
+          return llvm::is_contained(ivs, operand) ||
+                 (def && seen.contains(def));
+        })) {
+      if (!isMemoryEffectFree(op) || op->getNumRegions() != 0)
+        return std::nullopt;
+      seen.insert(op);
+      dependent.push_back(op);
+    }
+  return dependent;
+}
+
 /// The view `view` (a chain of side-effect-free ops, e.g. subviews and
-/// collapses of a buffer defined outside the loops) takes at the next
-/// iteration of the innermost enclosing scf.for whose induction variable it
-/// depends on: the dependent ops are cloned before `before` with the
-/// variable replaced by `iv + step`, or by `iv` itself on the last
-/// iteration (prefetching the current tile again is harmless; an address
-/// past the buffer is not computed). std::nullopt where no enclosing loop
-/// moves the view or a dependent op has side effects.
+/// collapses of a buffer defined outside the loops) takes at the next step
+/// of the loops that move it: the innermost enclosing scf.for whose
+/// induction variable it depends on steps; on that loop's last iteration,
+/// when the loop is the body of a loop that moves the view too (the f loop
+/// around a filter's c loop), that one steps and the inner one starts
+/// again, so the first tile of the next block is on its way as well. On the
+/// very last step the view is the current iteration's or the block's first
+/// (prefetching a tile again is harmless; an address past the buffer is
+/// not computed). The dependent ops are cloned before `before` with the
+/// variables replaced. std::nullopt where no enclosing loop moves the view
+/// or a dependent op has side effects.
 static std::optional<NextStepView> createNextStepView(RewriterBase &rewriter,
                                                       Value view,
                                                       Operation *before,
@@ -75,41 +111,56 @@ static std::optional<NextStepView> createNextStepView(RewriterBase &rewriter,
     return std::nullopt;
   for (auto loop = before->getParentOfType<scf::ForOp>(); loop;
        loop = loop->getParentOfType<scf::ForOp>()) {
-    BackwardSliceOptions options;
-    options.inclusive = true;
-    options.filter = [&](Operation *op) { return loop->isProperAncestor(op); };
-    SetVector<Operation *> slice;
-    if (failed(getBackwardSlice(view, &slice, options)))
-      return std::nullopt;
-    // The slice is in topological order: an op depends on the variable when
-    // an operand is the variable or the result of a dependent op.
     Value iv = loop.getInductionVar();
-    llvm::SmallPtrSet<Operation *, 8> dependent;
-    for (Operation *op : slice)
-      if (llvm::any_of(op->getOperands(), [&](Value operand) {
-            Operation *def = operand.getDefiningOp();
-            return operand == iv || (def && dependent.contains(def));
-          }))
-        dependent.insert(op);
-    if (dependent.empty())
-      continue;
-    if (llvm::any_of(dependent, [](Operation *op) {
-          return !isMemoryEffectFree(op) || op->getNumRegions() != 0;
-        }))
+    std::optional<SmallVector<Operation *>> dependent =
+        getDependentSlice(view, loop, nullptr, iv);
+    if (!dependent)
       return std::nullopt;
+    if (dependent->empty())
+      continue;
+    // The enclosing loop, when it moves the view too and the inner loop's
+    // bounds do not depend on it.
+    auto outer = dyn_cast_or_null<scf::ForOp>(loop->getParentOp());
+    std::optional<SmallVector<Operation *>> outerDependent;
+    if (outer && llvm::all_of(loop->getOperands(), [&](Value bound) {
+          return outer.isDefinedOutsideOfLoop(bound);
+        })) {
+      std::optional<SmallVector<Operation *>> movedByOuter =
+          getDependentSlice(view, outer, loop, outer.getInductionVar());
+      if (movedByOuter && !movedByOuter->empty())
+        outerDependent =
+            getDependentSlice(view, outer, loop, {iv, outer.getInductionVar()});
+    }
     OpBuilder::InsertionGuard guard(rewriter);
     rewriter.setInsertionPoint(before);
     Location loc = loop.getLoc();
-    Value stepped = arith::AddIOp::create(rewriter, loc, iv, loop.getStep());
-    Value inRange =
-        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt, stepped,
-                              loop.getUpperBound());
-    Value nextIv = arith::SelectOp::create(rewriter, loc, inRange, stepped, iv);
+    auto nextOf = [&](scf::ForOp forOp, Value &inRange) -> Value {
+      Value stepped = arith::AddIOp::create(
+          rewriter, loc, forOp.getInductionVar(), forOp.getStep());
+      inRange = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt,
+                                      stepped, forOp.getUpperBound());
+      return stepped;
+    };
+    Value inRange;
+    Value stepped = nextOf(loop, inRange);
     IRMapping mapping;
-    mapping.map(iv, nextIv);
-    for (Operation *op : slice)
-      if (dependent.contains(op))
-        rewriter.clone(*op, mapping);
+    if (outerDependent) {
+      Value outerInRange;
+      Value outerStepped = nextOf(outer, outerInRange);
+      Value outerIv = outer.getInductionVar();
+      Value nextOuter = arith::SelectOp::create(rewriter, loc, outerInRange,
+                                                outerStepped, outerIv);
+      mapping.map(outerIv, arith::SelectOp::create(rewriter, loc, inRange,
+                                                   outerIv, nextOuter));
+      mapping.map(iv, arith::SelectOp::create(rewriter, loc, inRange, stepped,
+                                              loop.getLowerBound()));
+      dependent = outerDependent;
+    } else {
+      mapping.map(iv,
+                  arith::SelectOp::create(rewriter, loc, inRange, stepped, iv));
+    }
+    for (Operation *op : *dependent)
+      rewriter.clone(*op, mapping);
     return NextStepView{view, mapping.lookup(view), lineBytes};
   }
   return std::nullopt;
@@ -177,6 +228,141 @@ static void prefetchNextPiece(RewriterBase &rewriter, Operation *piece,
                                  /*isDataCache=*/true);
     }
   }
+}
+
+/// The most prefetches put at the top of one body of a pack's compute
+/// nest (prefetchNextInCompute): a few rows of the next tile.
+static constexpr int64_t kMaxPrefetchesPerBody = 32;
+
+/// The buffer a view chain (subviews, collapses, casts) of `value` starts
+/// from.
+static Value getViewRoot(Value value) {
+  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
+    value = view.getViewSource();
+  return value;
+}
+
+/// Spreads the prefetches of the next step's tile over the computation
+/// that reads this step's pack: the first loop after `pack` in its block
+/// that reads the pack's buffer, and the loops perfectly nested in it with
+/// static trip counts. At the top of the deepest of those bodies that
+/// runs at most as often as the next tile has rows, each run prefetches
+/// its share of the rows (iteration i: rows [i r, i r + r), clamped to the
+/// last). While this step's tile is being used, the next one arrives, so
+/// the next pack copies from L2 instead of waiting on L3 or memory; the
+/// prefetches spread over the compute leave the miss queue to the
+/// compute's own loads (docs/CPUSchedule.md, "Prefetching the next pack").
+/// Returns false, leaving the IR unchanged, where there is no such nest or
+/// a body would get more than kMaxPrefetchesPerBody prefetches.
+static bool prefetchNextInCompute(RewriterBase &rewriter, Operation *pack,
+                                  const NextStepView &prefetch) {
+  auto type = dyn_cast<MemRefType>(prefetch.next.getType());
+  auto packOp = dyn_cast<linalg::LinalgOp>(pack);
+  if (!packOp || packOp.getNumDpsInits() != 1 || !type ||
+      !type.hasStaticShape() || type.getRank() == 0 ||
+      !type.getElementType().isIntOrFloat())
+    return false;
+  Value buffer = getViewRoot(packOp.getDpsInitOperand(0)->get());
+  auto readsBuffer = [&](scf::ForOp loop) {
+    return loop
+        ->walk([&](Operation *op) {
+          for (Value operand : op->getOperands())
+            if (isa<MemRefType>(operand.getType()) &&
+                getViewRoot(operand) == buffer)
+              return WalkResult::interrupt();
+          return WalkResult::advance();
+        })
+        .wasInterrupted();
+  };
+  scf::ForOp compute;
+  for (Operation *op = pack->getNextNode(); op && !compute;
+       op = op->getNextNode())
+    if (auto loop = dyn_cast<scf::ForOp>(op); loop && readsBuffer(loop))
+      compute = loop;
+  if (!compute)
+    return false;
+
+  ArrayRef<int64_t> shape = type.getShape();
+  int64_t rows = 1;
+  for (int64_t size : shape.drop_back())
+    rows *= size;
+  int64_t elementBytes =
+      std::max<int64_t>(1, type.getElementType().getIntOrFloatBitWidth() / 8);
+  int64_t lineElements =
+      std::max<int64_t>(1, prefetch.lineBytes / elementBytes);
+  int64_t linesPerRow = llvm::divideCeil(shape.back(), lineElements);
+
+  // The nest: loops with static bounds, each the only loop in its parent's
+  // body; keep the deepest whose bodies run at most `rows` times in all.
+  SmallVector<scf::ForOp> nest;
+  SmallVector<int64_t> trips;
+  int64_t runs = 1;
+  for (scf::ForOp loop = compute; loop;) {
+    std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());
+    std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound());
+    std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+    if (!lb || !ub || !step || *step <= 0 || *ub <= *lb)
+      break;
+    int64_t trip = llvm::divideCeil(*ub - *lb, *step);
+    if (!nest.empty() && runs * trip > rows)
+      break;
+    nest.push_back(loop);
+    trips.push_back(trip);
+    runs *= trip;
+    scf::ForOp inner;
+    for (Operation &op : loop.getBody()->without_terminator()) {
+      if (!isa<scf::ForOp>(op))
+        continue;
+      if (inner) {
+        inner = nullptr;
+        break;
+      }
+      inner = cast<scf::ForOp>(op);
+    }
+    loop = inner;
+  }
+  if (nest.empty())
+    return false;
+  int64_t rowsPerRun = llvm::divideCeil(rows, runs);
+  if (rowsPerRun * linesPerRow > kMaxPrefetchesPerBody)
+    return false;
+
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointToStart(nest.back().getBody());
+  Location loc = pack->getLoc();
+  auto constant = [&](int64_t value) -> Value {
+    return arith::ConstantIndexOp::create(rewriter, loc, value);
+  };
+  // The run's linear number over the nest.
+  Value run = constant(0);
+  for (auto [loop, trip] : llvm::zip(nest, trips)) {
+    Value index = arith::SubIOp::create(rewriter, loc, loop.getInductionVar(),
+                                        loop.getLowerBound());
+    index = arith::DivUIOp::create(rewriter, loc, index, loop.getStep());
+    run = arith::MulIOp::create(rewriter, loc, run, constant(trip));
+    run = arith::AddIOp::create(rewriter, loc, run, index);
+  }
+  Value first = arith::MulIOp::create(rewriter, loc, run, constant(rowsPerRun));
+  for (int64_t r = 0; r < rowsPerRun; ++r) {
+    Value row = arith::AddIOp::create(rewriter, loc, first, constant(r));
+    row = arith::MinUIOp::create(rewriter, loc, row, constant(rows - 1));
+    SmallVector<Value> indices(shape.size());
+    for (int64_t d = shape.size() - 2; d > 0; --d) {
+      indices[d] =
+          arith::RemUIOp::create(rewriter, loc, row, constant(shape[d]));
+      row = arith::DivUIOp::create(rewriter, loc, row, constant(shape[d]));
+    }
+    if (shape.size() > 1)
+      indices.front() = row;
+    for (int64_t col = 0; col < shape.back(); col += lineElements) {
+      indices.back() = constant(col);
+      // Locality 2 is prefetcht1 on x86: into L2.
+      memref::PrefetchOp::create(rewriter, loc, prefetch.next, indices,
+                                 /*isWrite=*/false, /*localityHint=*/2,
+                                 /*isDataCache=*/true);
+    }
+  }
+  return true;
 }
 
 //===----------------------------------------------------------------------===//
@@ -306,6 +492,8 @@ LogicalResult tiletune::tileAndVectorizeCopy(RewriterBase &rewriter,
   if (vectorize && cast<linalg::LinalgOp>(copy).hasPureBufferSemantics())
     prefetch = createNextStepView(rewriter, copy->getOperand(0), copy,
                                   getPrefetchLineBytes(copy));
+  if (prefetch && prefetchNextInCompute(rewriter, copy, *prefetch))
+    prefetch.reset();
   return tileAndVectorizeRows(rewriter, copy, vectorize,
                               prefetch ? &*prefetch : nullptr);
 }
@@ -459,6 +647,8 @@ tiletune::tileAndVectorizeTranspose(RewriterBase &rewriter,
   if (transpose.hasPureBufferSemantics())
     prefetch = createNextStepView(rewriter, transpose.getInput(), transpose,
                                   prefetchLineBytes);
+  if (prefetch && prefetchNextInCompute(rewriter, transpose, *prefetch))
+    prefetch.reset();
   LogicalResult blocked = tileAndVectorizePiece(
       rewriter, transpose, tiles, /*vectorize=*/true,
       kTransposeBlock * kTransposeBlock, prefetch ? &*prefetch : nullptr);
