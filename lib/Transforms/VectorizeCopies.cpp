@@ -52,8 +52,8 @@ static int64_t getPrefetchLineBytes(Operation *op) {
 /// block of f32 reads 16 lines, a copied row of 64 f32 4.
 static constexpr int64_t kMaxPrefetchesPerPiece = 64;
 
-/// A pack's source view (`current`) and the same view at the next step of
-/// the innermost loop that moves it (`next`), see createNextStepView.
+/// A pack's source view (`current`) and the same view at the loops' next
+/// step (`next`), see createNextStepView.
 struct tiletune::NextStepView {
   Value current, next;
   int64_t lineBytes = 0;
