@@ -166,6 +166,46 @@ static std::optional<NextStepView> createNextStepView(RewriterBase &rewriter,
   return std::nullopt;
 }
 
+/// How a prefetched view splits into cache lines: its rows (every dim but
+/// the innermost, which is contiguous) and the lines of one row.
+struct PrefetchRows {
+  int64_t rows = 1, linesPerRow = 0, lineElements = 1;
+};
+
+/// The rows of `type` (a statically shaped memref of ints or floats, rank
+/// at least 1) in lines of `lineBytes`; std::nullopt for any other type.
+static std::optional<PrefetchRows> getPrefetchRows(Type type,
+                                                   int64_t lineBytes) {
+  auto memref = dyn_cast<MemRefType>(type);
+  if (!memref || !memref.hasStaticShape() || memref.getRank() == 0 ||
+      !memref.getElementType().isIntOrFloat())
+    return std::nullopt;
+  PrefetchRows rows;
+  int64_t elementBytes =
+      std::max<int64_t>(1, memref.getElementType().getIntOrFloatBitWidth() / 8);
+  rows.lineElements = std::max<int64_t>(1, lineBytes / elementBytes);
+  for (int64_t size : memref.getShape().drop_back())
+    rows.rows *= size;
+  rows.linesPerRow =
+      llvm::divideCeil(memref.getShape().back(), rows.lineElements);
+  return rows;
+}
+
+/// One prefetch into L2 per line of the row of `view` at `indices` (all
+/// but the innermost index; the last entry is overwritten). Locality 2 is
+/// prefetcht1 on x86: into L2, and not L1, which the current step streams
+/// through.
+static void prefetchRow(RewriterBase &rewriter, Location loc, Value view,
+                        SmallVector<Value> indices, const PrefetchRows &rows) {
+  int64_t rowLength = cast<MemRefType>(view.getType()).getShape().back();
+  for (int64_t col = 0; col < rowLength; col += rows.lineElements) {
+    indices.back() = arith::ConstantIndexOp::create(rewriter, loc, col);
+    memref::PrefetchOp::create(rewriter, loc, view, indices,
+                               /*isWrite=*/false, /*localityHint=*/2,
+                               /*isDataCache=*/true);
+  }
+}
+
 /// Puts before `piece` (a tiled piece of a pack, reading a view of
 /// `prefetch.current` through subviews) one prefetch into L2 per cache line
 /// of the same piece of `prefetch.next`: while this step's tile is copied,
@@ -185,21 +225,9 @@ static void prefetchNextPiece(RewriterBase &rewriter, Operation *piece,
     chain.push_back(subview);
     in = subview.getSource();
   }
-  auto type =
-      dyn_cast<MemRefType>(linalgOp.getDpsInputOperand(0)->get().getType());
-  if (!type || !type.hasStaticShape() || type.getRank() == 0 ||
-      !type.getElementType().isIntOrFloat())
-    return;
-  int64_t elementBytes =
-      std::max<int64_t>(1, type.getElementType().getIntOrFloatBitWidth() / 8);
-  int64_t lineElements =
-      std::max<int64_t>(1, prefetch.lineBytes / elementBytes);
-  ArrayRef<int64_t> shape = type.getShape();
-  int64_t rows = 1;
-  for (int64_t size : shape.drop_back())
-    rows *= size;
-  int64_t linesPerRow = llvm::divideCeil(shape.back(), lineElements);
-  if (rows * linesPerRow > kMaxPrefetchesPerPiece)
+  Type type = linalgOp.getDpsInputOperand(0)->get().getType();
+  std::optional<PrefetchRows> rows = getPrefetchRows(type, prefetch.lineBytes);
+  if (!rows || rows->rows * rows->linesPerRow > kMaxPrefetchesPerPiece)
     return;
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(piece);
@@ -209,38 +237,22 @@ static void prefetchNextPiece(RewriterBase &rewriter, Operation *piece,
     next = memref::SubViewOp::create(
         rewriter, loc, subview.getType(), next, subview.getMixedOffsets(),
         subview.getMixedSizes(), subview.getMixedStrides());
-  SmallVector<int64_t> index(shape.size(), 0);
-  for (int64_t row = 0; row < rows; ++row) {
+  ArrayRef<int64_t> shape = cast<MemRefType>(type).getShape();
+  SmallVector<Value> indices(shape.size());
+  for (int64_t row = 0; row < rows->rows; ++row) {
     int64_t rest = row;
     for (int64_t d = shape.size() - 2; d >= 0; --d) {
-      index[d] = rest % shape[d];
+      indices[d] =
+          arith::ConstantIndexOp::create(rewriter, loc, rest % shape[d]);
       rest /= shape[d];
     }
-    for (int64_t col = 0; col < shape.back(); col += lineElements) {
-      index.back() = col;
-      SmallVector<Value> indices;
-      for (int64_t i : index)
-        indices.push_back(arith::ConstantIndexOp::create(rewriter, loc, i));
-      // Locality 2 is prefetcht1 on x86: into L2 (and not L1, which the
-      // copy of this step is streaming through).
-      memref::PrefetchOp::create(rewriter, loc, next, indices,
-                                 /*isWrite=*/false, /*localityHint=*/2,
-                                 /*isDataCache=*/true);
-    }
+    prefetchRow(rewriter, loc, next, indices, *rows);
   }
 }
 
 /// The most prefetches put at the top of one body of a pack's compute
 /// nest (prefetchNextInCompute): a few rows of the next tile.
 static constexpr int64_t kMaxPrefetchesPerBody = 32;
-
-/// The buffer a view chain (subviews, collapses, casts) of `value` starts
-/// from.
-static Value getViewRoot(Value value) {
-  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
-    value = view.getViewSource();
-  return value;
-}
 
 /// Spreads the prefetches of the next step's tile over the computation
 /// that reads this step's pack: the first loop after `pack` in its block
@@ -256,19 +268,23 @@ static Value getViewRoot(Value value) {
 /// a body would get more than kMaxPrefetchesPerBody prefetches.
 static bool prefetchNextInCompute(RewriterBase &rewriter, Operation *pack,
                                   const NextStepView &prefetch) {
-  auto type = dyn_cast<MemRefType>(prefetch.next.getType());
+  std::optional<PrefetchRows> tile =
+      getPrefetchRows(prefetch.next.getType(), prefetch.lineBytes);
   auto packOp = dyn_cast<linalg::LinalgOp>(pack);
-  if (!packOp || packOp.getNumDpsInits() != 1 || !type ||
-      !type.hasStaticShape() || type.getRank() == 0 ||
-      !type.getElementType().isIntOrFloat())
+  if (!packOp || packOp.getNumDpsInits() != 1 || !tile ||
+      !isa<MemRefType>(packOp.getDpsInitOperand(0)->get().getType()))
     return false;
-  Value buffer = getViewRoot(packOp.getDpsInitOperand(0)->get());
+  int64_t rows = tile->rows;
+  auto viewRoot = [](Value view) -> Value {
+    return memref::skipViewLikeOps(cast<TypedValue<MemRefType>>(view));
+  };
+  Value buffer = viewRoot(packOp.getDpsInitOperand(0)->get());
   auto readsBuffer = [&](scf::ForOp loop) {
     return loop
         ->walk([&](Operation *op) {
           for (Value operand : op->getOperands())
             if (isa<MemRefType>(operand.getType()) &&
-                getViewRoot(operand) == buffer)
+                viewRoot(operand) == buffer)
               return WalkResult::interrupt();
           return WalkResult::advance();
         })
@@ -281,16 +297,6 @@ static bool prefetchNextInCompute(RewriterBase &rewriter, Operation *pack,
       compute = loop;
   if (!compute)
     return false;
-
-  ArrayRef<int64_t> shape = type.getShape();
-  int64_t rows = 1;
-  for (int64_t size : shape.drop_back())
-    rows *= size;
-  int64_t elementBytes =
-      std::max<int64_t>(1, type.getElementType().getIntOrFloatBitWidth() / 8);
-  int64_t lineElements =
-      std::max<int64_t>(1, prefetch.lineBytes / elementBytes);
-  int64_t linesPerRow = llvm::divideCeil(shape.back(), lineElements);
 
   // The nest: loops with static bounds, each the only loop in its parent's
   // body; keep the deepest whose bodies run at most `rows` times in all.
@@ -324,7 +330,7 @@ static bool prefetchNextInCompute(RewriterBase &rewriter, Operation *pack,
   if (nest.empty())
     return false;
   int64_t rowsPerRun = llvm::divideCeil(rows, runs);
-  if (rowsPerRun * linesPerRow > kMaxPrefetchesPerBody)
+  if (rowsPerRun * tile->linesPerRow > kMaxPrefetchesPerBody)
     return false;
 
   OpBuilder::InsertionGuard guard(rewriter);
@@ -343,6 +349,8 @@ static bool prefetchNextInCompute(RewriterBase &rewriter, Operation *pack,
     run = arith::AddIOp::create(rewriter, loc, run, index);
   }
   Value first = arith::MulIOp::create(rewriter, loc, run, constant(rowsPerRun));
+  ArrayRef<int64_t> shape =
+      cast<MemRefType>(prefetch.next.getType()).getShape();
   for (int64_t r = 0; r < rowsPerRun; ++r) {
     Value row = arith::AddIOp::create(rewriter, loc, first, constant(r));
     row = arith::MinUIOp::create(rewriter, loc, row, constant(rows - 1));
@@ -354,13 +362,7 @@ static bool prefetchNextInCompute(RewriterBase &rewriter, Operation *pack,
     }
     if (shape.size() > 1)
       indices.front() = row;
-    for (int64_t col = 0; col < shape.back(); col += lineElements) {
-      indices.back() = constant(col);
-      // Locality 2 is prefetcht1 on x86: into L2.
-      memref::PrefetchOp::create(rewriter, loc, prefetch.next, indices,
-                                 /*isWrite=*/false, /*localityHint=*/2,
-                                 /*isDataCache=*/true);
-    }
+    prefetchRow(rewriter, loc, prefetch.next, indices, *tile);
   }
   return true;
 }
