@@ -260,12 +260,12 @@ static constexpr int64_t kMaxPrefetchesPerBody = 32;
 /// static trip counts. At the top of the deepest of those bodies that
 /// runs at most as often as the next tile has rows, each run prefetches
 /// its share of the rows (iteration i: rows [i r, i r + r), clamped to the
-/// last). While this step's tile is being used, the next one arrives, so
-/// the next pack copies from L2 instead of waiting on L3 or memory; the
-/// prefetches spread over the compute leave the miss queue to the
-/// compute's own loads (docs/CPUSchedule.md, "Prefetching the next pack").
-/// Returns false, leaving the IR unchanged, where there is no such nest or
-/// a body would get more than kMaxPrefetchesPerBody prefetches.
+/// last; iterations wholly past the last row skip). While this step's tile is
+/// being used, the next one arrives, so the next pack copies from L2 instead of
+/// waiting on L3 or memory; the prefetches spread over the compute leave the
+/// miss queue to the compute's own loads (docs/CPUSchedule.md, "Prefetching the
+/// next pack"). Returns false, leaving the IR unchanged, where there is no such
+/// nest or a body would get more than kMaxPrefetchesPerBody prefetches.
 static bool prefetchNextInCompute(RewriterBase &rewriter, Operation *pack,
                                   const NextStepView &prefetch) {
   std::optional<PrefetchRows> tile =
@@ -349,6 +349,16 @@ static bool prefetchNextInCompute(RewriterBase &rewriter, Operation *pack,
     run = arith::AddIOp::create(rewriter, loc, run, index);
   }
   Value first = arith::MulIOp::create(rewriter, loc, run, constant(rowsPerRun));
+  // Where whole runs fall past the last row (rows / runs between 1 and 2,
+  // say, as on a target with narrower vectors and so more bodies), those
+  // runs skip: clamped, they would prefetch the last row again and again.
+  if (rowsPerRun * runs - rows >= rowsPerRun) {
+    Value inTile = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::ult, first, constant(rows));
+    auto ifOp = scf::IfOp::create(rewriter, loc, inTile,
+                                  /*withElseRegion=*/false);
+    rewriter.setInsertionPointToStart(ifOp.thenBlock());
+  }
   ArrayRef<int64_t> shape =
       cast<MemRefType>(prefetch.next.getType()).getShape();
   for (int64_t r = 0; r < rowsPerRun; ++r) {

@@ -126,6 +126,47 @@ func.func @spread_over_compute(%w: memref<16x3x3x64xf32>, %packed: memref<3x3x16
 
 // -----
 
+// 144 rows over 100 bodies: 2 rows a body, so the last 28 bodies would only
+// prefetch the clamped last row again; they skip behind a branch.
+// CHECK-LABEL: func.func @surplus_runs_skip
+//   CHECK-DAG:   %[[C2:.*]] = arith.constant 2 : index
+//   CHECK-DAG:   %[[C144:.*]] = arith.constant 144 : index
+//   CHECK-DAG:   %[[C143:.*]] = arith.constant 143 : index
+//       CHECK:   scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step
+//       CHECK:     scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step
+//       CHECK:       %[[FIRST:.*]] = arith.muli %{{.*}}, %[[C2]] : index
+//       CHECK:       %[[IN:.*]] = arith.cmpi ult, %[[FIRST]], %[[C144]] : index
+//       CHECK:       scf.if %[[IN]] {
+//       CHECK:         arith.minui %[[FIRST]], %[[C143]] : index
+// CHECK-COUNT-2:       memref.prefetch
+//   CHECK-NOT:         memref.prefetch
+//       CHECK:       }
+//       CHECK:       scf.for
+//   CHECK-NOT:         memref.prefetch
+//       CHECK:         memref.load %arg1
+func.func @surplus_runs_skip(%w: memref<16x3x3x64xf32>, %packed: memref<3x3x16x16xf32>, %out: memref<10x10x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c10 = arith.constant 10 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  scf.for %c = %c0 to %c64 step %c16 {
+    %tile = memref.subview %w[0, 0, 0, %c] [16, 3, 3, 16] [1, 1, 1, 1] : memref<16x3x3x64xf32> to memref<16x3x3x16xf32, strided<[576, 192, 64, 1], offset: ?>>
+    linalg.transpose ins(%tile : memref<16x3x3x16xf32, strided<[576, 192, 64, 1], offset: ?>>) outs(%packed : memref<3x3x16x16xf32>) permutation = [1, 2, 3, 0] {tiletune.prefetch_next = 64 : i64}
+    scf.for %i = %c0 to %c10 step %c1 {
+      scf.for %j = %c0 to %c10 step %c1 {
+        scf.for %k = %c0 to %c16 step %c1 {
+          %v = memref.load %packed[%k, %k, %k, %i] : memref<3x3x16x16xf32>
+          memref.store %v, %out[%i, %j, %k] : memref<10x10x16xf32>
+        }
+      }
+    }
+  }
+  return
+}
+
+// -----
+
 // A copy whose readers run under a loop of dynamic bounds keeps its
 // prefetches in its pieces, as do copies whose readers would each need more
 // than 32 prefetches (here 64 rows of 8 lines over 2 bodies).
