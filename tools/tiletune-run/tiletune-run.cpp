@@ -260,6 +260,13 @@ int runMain() {
   std::optional<ReferenceProblem> problem;
   // Lowering erases `func`; remember its arity (out-parameters come after).
   unsigned numOriginalArgs = func ? func.getNumArguments() : 0;
+  // Tensor arguments are values the function cannot change: a lowering may
+  // reuse their buffers (one-shot bufferization writes a conv's init in
+  // place, say), so what they hold afterwards is not compared.
+  SmallVector<bool> isTensorArg;
+  if (func)
+    for (Type type : func.getArgumentTypes())
+      isTensorArg.push_back(isa<TensorType>(type));
   if (func) {
     if (func.isExternal())
       return fail("@" + *entry + " is only a declaration");
@@ -410,20 +417,31 @@ int runMain() {
     if (results.size() != refResults.size())
       return fail("the two lowerings return different numbers of results");
     int64_t length = std::max<int64_t>(coverage.maxReductionLength, 1);
-    SmallVector<std::pair<std::string, std::pair<Buffer *, Buffer *>>> outputs;
+    // Each compared buffer: its name, ours, the reference's, and whether
+    // it is reported when it passes (results and out-parameters are; other
+    // arguments, inputs or outputs written in place, only when they differ).
+    struct Compared {
+      std::string what;
+      Buffer *actual, *expected;
+      bool reportPassed;
+    };
+    SmallVector<Compared> outputs;
     for (auto [i, pair] : llvm::enumerate(llvm::zip(results, refResults)))
       outputs.push_back({llvm::formatv("result {0}", i).str(),
-                         {&std::get<0>(pair), &std::get<1>(pair)}});
+                         &std::get<0>(pair), &std::get<1>(pair),
+                         /*reportPassed=*/true});
     // In-place outputs (memref arguments and out-parameters); inputs
-    // compare equal.
+    // compare equal. Tensor arguments are neither.
     for (unsigned i = 0; i < args.size(); ++i)
-      outputs.push_back({llvm::formatv("argument {0}", i).str(),
-                         {&args[i], &refArgs[i]}});
+      if (i >= isTensorArg.size() || !isTensorArg[i])
+        outputs.push_back({llvm::formatv("argument {0}", i).str(), &args[i],
+                           &refArgs[i],
+                           /*reportPassed=*/i >= numOriginalArgs});
     bool allPassed = true;
-    for (auto [index, output] : llvm::enumerate(outputs)) {
-      const std::string &what = output.first;
-      Buffer &actual = *output.second.first;
-      Buffer &expected = *output.second.second;
+    for (const Compared &output : outputs) {
+      const std::string &what = output.what;
+      Buffer &actual = *output.actual;
+      Buffer &expected = *output.expected;
       // The scale of the output: an element's error is bounded relative
       // to itself or to the largest magnitude (values that cancel to
       // almost zero carry the error of the large terms they came from).
@@ -446,12 +464,7 @@ int runMain() {
       auto cmp = compareBuffers(actual, expected, tolerance);
       if (!cmp)
         return fail(cmp.takeError());
-      // Results and out-parameters are reported; other arguments (inputs,
-      // or outputs written in place) only when they differ.
-      bool isArgument = index >= results.size();
-      bool isOutParam = isArgument &&
-                        index - results.size() >= numOriginalArgs;
-      if (!isArgument || isOutParam || !cmp->passed)
+      if (output.reportPassed || !cmp->passed)
         llvm::outs() << "verify: " << what
                      << " against the untiled lowering: " << cmp->summary()
                      << "\n";
