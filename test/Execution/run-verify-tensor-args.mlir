@@ -2,9 +2,13 @@
 // (outputs written in place), never what a tensor argument's buffer holds
 // after the call: a tensor is a value the function cannot change, and a
 // lowering may reuse its buffer. The untiled lowering writes this conv's
-// init (the argument %init) in place; ours leaves it alone.
+// init (the argument %init) in place; ours leaves it alone. A result ours
+// writes into an argument's buffer (and drops) is compared with the untiled
+// lowering's returned result.
 
 // RUN: tiletune-run %s --entry=padded_conv_init_arg --pipeline="tiletune-lower-cpu{default-configs=1 threads=1}" --verify-untiled --repeats=1 | FileCheck %s
+// RUN: tiletune-run %s --entry=returns_outs --pipeline="tiletune-lower-cpu{default-configs=1 threads=1}" --verify-untiled --repeats=1 | FileCheck %s --check-prefix=OUTS
+// RUN: tiletune-run %s --entry=returns_outs --pipeline="tiletune-lower-cpu{default-configs=1 threads=2}" --num-threads=2 --verify-untiled --repeats=1 | FileCheck %s --check-prefix=OUTS
 // RUN: tiletune-run %s --entry=memref_out --pipeline="tiletune-lower-cpu{default-configs=1 threads=1}" --verify-untiled --repeats=1 | FileCheck %s --check-prefix=MEMREF
 
 // CHECK: verify: result 0 against the untiled lowering: PASSED
@@ -32,4 +36,15 @@ func.func @padded_conv_init_arg(%x: tensor<1x28x28x8xf32>, %w: tensor<16x3x3x8xf
 func.func @memref_out(%a: memref<7x5xf32>, %b: memref<5x3xf32>, %c: memref<7x3xf32>) {
   linalg.matmul ins(%a, %b : memref<7x5xf32>, memref<5x3xf32>) outs(%c : memref<7x3xf32>)
   return
+}
+
+// The usual kernel form: the result is the `outs` argument's value. Ours
+// writes it into that argument's buffer and drops the result; the untiled
+// lowering returns it. The returned result is compared with the buffer.
+// OUTS: kernel: @returns_outs(memref<37x64xf32>, memref<64x48xf32>, memref<37x48xf32>) -> ()
+// OUTS: verify: result 0 against the untiled lowering: PASSED
+// OUTS: verify: passed against the untiled lowering (1 buffers compared
+func.func @returns_outs(%a: tensor<37x64xf32>, %b: tensor<64x48xf32>, %c: tensor<37x48xf32>) -> tensor<37x48xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<37x64xf32>, tensor<64x48xf32>) outs(%c : tensor<37x48xf32>) -> tensor<37x48xf32>
+  return %r : tensor<37x48xf32>
 }
