@@ -88,6 +88,17 @@ if os.path.exists("/dev/nvidia0") or shutil.which("nvidia-smi"):
         config.available_features.add("cuda-gpu")
     except Exception:
         pass
+# perf with user-space sampling allowed (kernel.perf_event_paranoid <= 2),
+# for scripts/profile-ops.py.
+perf = shutil.which("perf")
+if perf:
+    try:
+        subprocess.run([perf, "record", "-q", "-e", "cpu-clock", "-o",
+                        os.devnull, "--", "true"], check=True,
+                       capture_output=True, timeout=30)
+        config.available_features.add("perf")
+    except Exception:
+        pass
 # A CPU target feature this host lacks, for the tests of the clear error
 # (test/Execution/target-missing.mlir): AVX-512 where there is none, else AMX.
 cpuinfo = ""
