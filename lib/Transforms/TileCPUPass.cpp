@@ -12,6 +12,7 @@
 #include "tiletune/Transforms/CPUTiling.h"
 #include "tiletune/Transforms/Passes.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/Debug.h"
@@ -27,6 +28,40 @@ using namespace mlir;
 using namespace mlir::tiletune;
 
 namespace {
+/// Replaces the tiles of a tensor.empty that is only ever sliced (as the
+/// fusion of a fill or broadcast into an op's tiles leaves the tiles'
+/// initial value: `tensor.extract_slice` of a whole-size empty) by
+/// tensor.empty ops of the tiles' shapes: an empty's contents are
+/// undefined, so a tile needs nothing from the whole. Left as slices, the
+/// identical whole-size empties of several ops are merged by CSE before
+/// bufferization, and a tile buffer can then become a view of another
+/// op's whole output buffer (megabytes, not kilobytes: its fill and
+/// accumulation go to memory instead of L1). Own empties bufferize to
+/// allocations of the tile's size. An empty with any other use (the
+/// destination that slices are inserted back into, as im2col assembles
+/// its windows in place) keeps its slices.
+void giveTilesTheirOwnEmpties(RewriterBase &rewriter, func::FuncOp func) {
+  SmallVector<tensor::ExtractSliceOp> slices;
+  func.walk([&](tensor::EmptyOp empty) {
+    if (empty->use_empty() ||
+        !llvm::all_of(empty->getUsers(), llvm::IsaPred<tensor::ExtractSliceOp>))
+      return;
+    for (Operation *user : empty->getUsers())
+      slices.push_back(cast<tensor::ExtractSliceOp>(user));
+  });
+  for (tensor::ExtractSliceOp slice : slices) {
+    rewriter.setInsertionPoint(slice);
+    SmallVector<OpFoldResult> sizes;
+    llvm::SmallBitVector dropped = slice.getDroppedDims();
+    for (auto [i, size] : llvm::enumerate(slice.getMixedSizes()))
+      if (!dropped.test(i))
+        sizes.push_back(size);
+    rewriter.replaceOpWithNewOp<tensor::EmptyOp>(
+        slice, sizes, slice.getType().getElementType(),
+        slice.getType().getEncoding());
+  }
+}
+
 struct TileCPUPass : public tiletune::impl::TileTuneTileCPUBase<TileCPUPass> {
   using TileTuneTileCPUBase::TileTuneTileCPUBase;
 
@@ -148,6 +183,8 @@ struct TileCPUPass : public tiletune::impl::TileTuneTileCPUBase<TileCPUPass> {
                         << (result->epilogueVectorized ? ", vectorized"
                                                        : ", left scalar");
     }
+    if (numTiled > 0)
+      giveTilesTheirOwnEmpties(rewriter, func);
     if (emitRemarks && (numTiled > 0 || numUntouched > 0))
       func.emitRemark() << "tiletune-tile-cpu: tiled " << numTiled
                         << " op" << (numTiled == 1 ? "" : "s") << " of @"
