@@ -207,3 +207,38 @@ std::string mlir::tiletune::describeEpilogueChain(Operation *op,
   }
   return text;
 }
+
+//===----------------------------------------------------------------------===//
+// The init's producer
+//===----------------------------------------------------------------------===//
+
+Operation *mlir::tiletune::getFusableInitProducer(Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || linalgOp.getNumDpsInits() != 1)
+    return nullptr;
+  Operation *producer = linalgOp.getDpsInitOperand(0)->get().getDefiningOp();
+  if (!producer || !producer->hasOneUse() ||
+      !isa<linalg::FillOp, linalg::BroadcastOp, linalg::GenericOp>(producer) ||
+      !cast<linalg::LinalgOp>(producer).hasPureTensorSemantics())
+    return nullptr;
+  auto generic = dyn_cast<linalg::GenericOp>(producer);
+  if (generic && !linalg::isaBroadcastOpInterface(generic) &&
+      !linalg::isaFillOpInterface(generic))
+    return nullptr;
+  return producer;
+}
+
+std::optional<double> mlir::tiletune::getSplatInitValue(Operation *producer) {
+  auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(producer);
+  if (!linalgOp || linalgOp.getNumDpsInputs() != 1)
+    return std::nullopt;
+  Value input = linalgOp.getDpsInputOperand(0)->get();
+  // A fill's scalar, or a broadcast's splat tensor.
+  FloatAttr scalar;
+  if (matchPattern(input, m_Constant(&scalar)))
+    return scalar.getValueAsDouble();
+  DenseFPElementsAttr splat;
+  if (matchPattern(input, m_Constant(&splat)) && splat.isSplat())
+    return cast<FloatAttr>(splat.getSplatValue<Attribute>()).getValueAsDouble();
+  return std::nullopt;
+}

@@ -84,8 +84,10 @@ mlir::tiletune::applyDatabase(ModuleOp module, TileTuneDatabase &db,
                               const TargetInfo &target, bool overrideConfigs) {
   MLIRContext *ctx = module.getContext();
   ApplyStats stats;
-  // CPU ops are looked up with their epilogue first (what the tuner
-  // measures by default), then alone (a run tuned without epilogues).
+  // CPU ops are looked up with their epilogue (and constant init) first
+  // (what the tuner measures by default), then with the epilogue but the
+  // init read from the output (a database from before the init was part of
+  // the problem), then alone (a run tuned without epilogues).
   FailureOr<ProblemSet> set =
       collectProblems(module, target.kind, /*allowEmpty=*/true,
                       /*withEpilogue=*/target.kind == kTargetCPU);
@@ -96,10 +98,14 @@ mlir::tiletune::applyDatabase(ModuleOp module, TileTuneDatabase &db,
   for (auto [index, problem] : llvm::enumerate(set->problems)) {
     llvm::Expected<std::optional<BestConfig>> best =
         db.bestConfig(problem.getKey(), target);
-    if (best && !*best && !problem.epilogue.empty()) {
-      Problem alone = problem;
-      alone.epilogue.clear();
-      best = db.bestConfig(alone.getKey(), target);
+    Problem fallback = problem;
+    if (best && !*best && fallback.initValue) {
+      fallback.initValue.reset();
+      best = db.bestConfig(fallback.getKey(), target);
+    }
+    if (best && !*best && !fallback.epilogue.empty()) {
+      fallback.epilogue.clear();
+      best = db.bestConfig(fallback.getKey(), target);
     }
     if (!best)
       return best.takeError();

@@ -255,10 +255,15 @@ llvm::Error ReferenceProblem::compute(llvm::ArrayRef<Buffer> args,
         linear += (pos + lhsPadLow[d]) * padded->getStrides()[d];
       padded->setFromDouble(linear, source.getAsDouble(i));
     }
+    if (initValue)
+      out.fillConstant(*initValue);
     if (llvm::Error err = compute(*padded, args[rhsArg], out))
       return err;
-  } else if (llvm::Error err = compute(args[lhsArg], args[rhsArg], out)) {
-    return err;
+  } else {
+    if (initValue)
+      out.fillConstant(*initValue);
+    if (llvm::Error err = compute(args[lhsArg], args[rhsArg], out))
+      return err;
   }
   if (epilogue)
     return epilogue->apply(out, args);
@@ -290,6 +295,9 @@ mlir::tiletune::analyzeSingleOpKernel(func::FuncOp func) {
   // its epilogue chain (Dialect/Epilogue.h), whose reference
   // EpilogueReference computes.
   SmallVector<Operation *> chain;
+  // The producer that sets the op's init to a constant (checked with the
+  // op's operands below).
+  Operation *initProducer = nullptr;
   for (Operation &op : entry) {
     if (isa<func::ReturnOp, arith::ConstantOp>(op) || isTensorBoundary(op) ||
         op.getName().getStringRef() == "tensor.empty")
@@ -297,6 +305,10 @@ mlir::tiletune::analyzeSingleOpKernel(func::FuncOp func) {
     // A conv's zero-padded input (checked with the op's operands below).
     if (isa<tensor::PadOp>(op) && !target)
       continue;
+    if (!target && !initProducer && getSplatInitValue(&op)) {
+      initProducer = &op;
+      continue;
+    }
     if (llvm::is_contained(chain, &op))
       continue;
     auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
@@ -375,9 +387,30 @@ mlir::tiletune::analyzeSingleOpKernel(func::FuncOp func) {
     if (auto pad = dyn_cast<tensor::PadOp>(other);
         pad && pad.getResult() != target.getDpsInputOperand(0)->get())
       return fail("its tensor.pad is not the conv's input");
+  Value initValue = target.getDpsInitOperand(0)->get();
+  // With an init set to a constant, the output argument is where the
+  // kernel's result is materialized.
+  Value result = chain.empty() ? op->getResult(0) : chain.back()->getResult(0);
+  std::optional<unsigned> out;
+  if (initProducer) {
+    if (initValue.getDefiningOp() != initProducer ||
+        getFusableInitProducer(op) != initProducer)
+      return fail("it contains '" + initProducer->getName().getStringRef() +
+                  "' that is not the only user of the op's init");
+    problem.initValue = getSplatInitValue(initProducer);
+    for (Operation *user : result.getUsers())
+      if (user->getName().getStringRef() ==
+              "bufferization.materialize_in_destination" &&
+          user->getNumOperands() == 2)
+        out = argIndex(user->getOperand(1));
+    if (!out)
+      return fail("a kernel whose init is set to a constant must "
+                  "materialize its result into an argument");
+  } else {
+    out = argIndex(initValue);
+  }
   auto lhs = argIndex(lhsValue);
   auto rhs = argIndex(target.getDpsInputOperand(1)->get());
-  auto out = argIndex(target.getDpsInitOperand(0)->get());
   if (!lhs || !rhs || !out)
     return fail("the op's operands must be function arguments");
   problem.lhsArg = *lhs;
@@ -396,7 +429,6 @@ mlir::tiletune::analyzeSingleOpKernel(func::FuncOp func) {
   // The op's result written into the output argument (destination-passing
   // kernel on tensors): the kernel returns nothing, the output is the arg.
   // With an epilogue, the kernel's result is the chain's.
-  Value result = chain.empty() ? op->getResult(0) : chain.back()->getResult(0);
   auto materializedIntoOut = [&]() {
     for (Operation *user : result.getUsers())
       if (user->getName().getStringRef() ==

@@ -21,8 +21,18 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <charconv>
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::tiletune;
+
+/// The shortest text that reads back as `value` ("0", "-1.5", "1e-30").
+static std::string formatInitValue(double value) {
+  char text[32];
+  std::to_chars_result end = std::to_chars(text, text + sizeof(text), value);
+  return std::string(text, end.ptr);
+}
 
 std::string Problem::getKey() const {
   std::string key;
@@ -40,6 +50,8 @@ std::string Problem::getKey() const {
     os << "-";
     llvm::interleave(inputPadHigh, os, ",");
   }
+  if (initValue)
+    os << "/init=" << formatInitValue(*initValue);
   if (!epilogue.empty())
     os << "/epilogue=" << epilogue;
   return key;
@@ -77,6 +89,8 @@ std::string Problem::describe() const {
     llvm::interleave(inputPadHigh, os, ",");
   }
   os << " " << elementType;
+  if (initValue)
+    os << " from " << formatInitValue(*initValue);
   if (!epilogue.empty())
     os << " + " << epilogue;
   return text;
@@ -109,6 +123,8 @@ llvm::json::Value Problem::toJSON() const {
   };
   if (!epilogue.empty())
     object["epilogue"] = epilogue;
+  if (initValue)
+    object["init"] = *initValue;
   if (!inputPadLow.empty())
     object["input_pad"] =
         llvm::json::Object{{"low", llvm::json::Array(inputPadLow)},
@@ -204,6 +220,13 @@ llvm::Expected<Problem> Problem::fromJSON(const llvm::json::Value &value) {
       return bad("'epilogue'");
     p.epilogue = text->str();
   }
+  if (const llvm::json::Value *init = obj->get("init")) {
+    // Only a problem with an epilogue has one (extractProblem).
+    std::optional<double> value = init->getAsNumber();
+    if (!value || !std::isfinite(*value) || p.epilogue.empty())
+      return bad("'init'");
+    p.initValue = *value;
+  }
   if (const llvm::json::Object *pad = obj->getObject("input_pad")) {
     const llvm::json::Array *low = pad->getArray("low");
     const llvm::json::Array *high = pad->getArray("high");
@@ -268,8 +291,12 @@ FailureOr<Problem> mlir::tiletune::extractProblem(Operation *op,
   if (withEpilogue)
     if (FailureOr<SmallVector<Operation *>> chain =
             findEpilogueChain(op, /*reason=*/nullptr);
-        succeeded(chain))
+        succeeded(chain)) {
       p.epilogue = describeEpilogueChain(op, *chain);
+      // The init's producer is fused with the op and its epilogue; an
+      // output that starts from a constant is part of the problem.
+      p.initValue = getSplatInitValue(getFusableInitProducer(op));
+    }
   return p;
 }
 
@@ -493,6 +520,13 @@ mlir::tiletune::buildKernelModule(Operation *op, bool withEpilogue) {
           chainClones.push_back(def);
       }
     });
+  // An output that starts from a constant (extractProblem records it): the
+  // kernel sets it with a clone of the producer, on an empty tensor.
+  Operation *initProducer = nullptr;
+  if (!chain.empty())
+    if (Operation *producer = getFusableInitProducer(op);
+        getSplatInitValue(producer))
+      initProducer = producer;
   // A conv's zero-padded input (extractProblem records the pad): the
   // kernel pads its argument the same way.
   tensor::PadOp pad;
@@ -534,7 +568,18 @@ mlir::tiletune::buildKernelModule(Operation *op, bool withEpilogue) {
   for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
     Value arg = entry->getArgument(i);
     Value value = arg;
-    if (pad && operand == pad.getResult()) {
+    if (initProducer && i == 2) {
+      // Its only input is a constant (getSplatInitValue).
+      auto init = cast<linalg::LinalgOp>(initProducer);
+      Value input = init.getDpsInputOperand(0)->get();
+      IRMapping initMapping;
+      initMapping.map(input, b.clone(*input.getDefiningOp())->getResult(0));
+      auto type = cast<RankedTensorType>(operand.getType());
+      initMapping.map(init.getDpsInitOperand(0)->get(),
+                      tensor::EmptyOp::create(b, loc, type.getShape(),
+                                              type.getElementType()));
+      value = b.clone(*initProducer, initMapping)->getResult(0);
+    } else if (pad && operand == pad.getResult()) {
       Value source = bufferization::ToTensorOp::create(
           b, loc, pad.getSourceType(), arg, /*restrict=*/true,
           /*writable=*/false);

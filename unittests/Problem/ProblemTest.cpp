@@ -148,6 +148,105 @@ func.func @f(%x: tensor<1x7x7x16xf32>, %w: tensor<32x3x3x16xf32>,
   llvm::consumeError(bad.takeError());
 }
 
+// An op with an epilogue whose output starts from a constant (a fill, or
+// TOSA's broadcast of a splat bias) has the constant in its problem: the
+// tiling fuses the producer, so the kernel holds a clone of it and does not
+// read its output argument. Any other init stays an argument.
+TEST_F(ProblemTest, ConstantInitIsPartOfTheProblem) {
+  OwningOpRef<ModuleOp> m = parseSourceString<ModuleOp>(R"mlir(
+#bias = affine_map<(d0, d1, d2, d3) -> (d3)>
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @f(%x: tensor<1x8x8x16xf32>, %w: tensor<32x1x1x16xf32>,
+             %w2: tensor<32x1x1x32xf32>)
+    -> (tensor<1x8x8x32xf32>, tensor<1x8x8x32xf32>, tensor<1x8x8x64xf32>) {
+  %half = arith.constant dense<0.5> : tensor<32xf32>
+  %e = tensor.empty() : tensor<1x8x8x32xf32>
+  %b = linalg.generic {indexing_maps = [#bias, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%half : tensor<32xf32>) outs(%e : tensor<1x8x8x32xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<1x8x8x32xf32>
+  %r = linalg.conv_2d_nhwc_fhwc ins(%x, %w : tensor<1x8x8x16xf32>, tensor<32x1x1x16xf32>)
+    outs(%b : tensor<1x8x8x32xf32>) -> tensor<1x8x8x32xf32>
+  %relu = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%r : tensor<1x8x8x32xf32>) outs(%e : tensor<1x8x8x32xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %zero = arith.constant 0.0 : f32
+    %y = arith.maximumf %in, %zero : f32
+    linalg.yield %y : f32
+  } -> tensor<1x8x8x32xf32>
+  // Bias values that differ: the init stays the output argument's.
+  %vals = arith.constant dense<[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]> : tensor<32xf32>
+  %e2 = tensor.empty() : tensor<1x8x8x32xf32>
+  %b2 = linalg.generic {indexing_maps = [#bias, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%vals : tensor<32xf32>) outs(%e2 : tensor<1x8x8x32xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<1x8x8x32xf32>
+  %r2 = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%relu, %w2 : tensor<1x8x8x32xf32>, tensor<32x1x1x32xf32>)
+    outs(%b2 : tensor<1x8x8x32xf32>) -> tensor<1x8x8x32xf32>
+  %relu2 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%r2 : tensor<1x8x8x32xf32>) outs(%e2 : tensor<1x8x8x32xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %zero = arith.constant 0.0 : f32
+    %y = arith.maximumf %in, %zero : f32
+    linalg.yield %y : f32
+  } -> tensor<1x8x8x32xf32>
+  // A fill of zero without an epilogue: the op alone, init not recorded.
+  %c0 = arith.constant 0.0 : f32
+  %e3 = tensor.empty() : tensor<1x8x8x64xf32>
+  %f3 = linalg.fill ins(%c0 : f32) outs(%e3 : tensor<1x8x8x64xf32>) -> tensor<1x8x8x64xf32>
+  %w3 = tensor.empty() : tensor<64x1x1x32xf32>
+  %r3 = linalg.conv_2d_nhwc_fhwc ins(%relu2, %w3 : tensor<1x8x8x32xf32>, tensor<64x1x1x32xf32>)
+    outs(%f3 : tensor<1x8x8x64xf32>) -> tensor<1x8x8x64xf32>
+  return %relu, %relu2, %r3 : tensor<1x8x8x32xf32>, tensor<1x8x8x32xf32>, tensor<1x8x8x64xf32>
+})mlir",
+                                                        &ctx);
+  ASSERT_TRUE(m);
+  FailureOr<ProblemSet> set =
+      collectProblems(*m, "cpu", /*allowEmpty=*/false, /*withEpilogue=*/true);
+  ASSERT_TRUE(succeeded(set));
+  ASSERT_EQ(set->problems.size(), 3u);
+  const Problem &p = set->problems[0];
+  EXPECT_EQ(p.getKey(), "conv_2d_nhwc_fhwc/f32/n=1,oh=8,ow=8,f=32,kh=1,kw=1,"
+                        "c=16/s=1x1/d=1x1/init=0.5/epilogue=maximumf");
+  EXPECT_EQ(set->problems[1].getKey(),
+            "conv_2d_nhwc_fhwc/f32/n=1,oh=8,ow=8,f=32,kh=1,kw=1,c=32/s=1x1/"
+            "d=1x1/epilogue=maximumf");
+  EXPECT_EQ(set->problems[2].getKey(),
+            "conv_2d_nhwc_fhwc/f32/n=1,oh=8,ow=8,f=64,kh=1,kw=1,c=32/s=1x1/"
+            "d=1x1");
+  llvm::Expected<Problem> back = Problem::fromJSON(p.toJSON());
+  ASSERT_TRUE(bool(back)) << toString(back.takeError());
+  EXPECT_EQ(back->getKey(), p.getKey());
+  EXPECT_EQ(back->initValue, p.initValue);
+
+  // The kernel sets the init with the broadcast, on an empty tensor: only
+  // the image and the filter enter as tensors; %out is only written.
+  FailureOr<OwningOpRef<ModuleOp>> kernel =
+      buildKernelModule(set->ops[0].front(), /*withEpilogue=*/true);
+  ASSERT_TRUE(succeeded(kernel));
+  unsigned toTensors = 0, generics = 0;
+  (**kernel).walk([&](Operation *op) {
+    toTensors += op->getName().getStringRef() == "bufferization.to_tensor";
+    generics += isa<linalg::GenericOp>(op);
+  });
+  EXPECT_EQ(toTensors, 2u);
+  EXPECT_EQ(generics, 2u);
+  FailureOr<Problem> again =
+      extractProblem(getKernelOp(**kernel), "cpu", nullptr, true);
+  ASSERT_TRUE(succeeded(again));
+  EXPECT_EQ(again->getKey(), p.getKey());
+
+  // An init without an epilogue is refused (extractProblem never makes one).
+  llvm::json::Value json = set->problems[2].toJSON();
+  (*json.getAsObject())["init"] = 0.0;
+  llvm::Expected<Problem> bad = Problem::fromJSON(json);
+  EXPECT_FALSE(bool(bad));
+  llvm::consumeError(bad.takeError());
+}
+
 TEST_F(ProblemTest, KernelKeepsTensorOpsOnTensors) {
   FailureOr<ProblemSet> set = collectProblems(*module, "cpu");
   ASSERT_TRUE(succeeded(set));

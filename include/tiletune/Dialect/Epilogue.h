@@ -19,6 +19,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <optional>
 #include <string>
 
 namespace mlir::tiletune {
@@ -51,6 +52,19 @@ FailureOr<SmallVector<Operation *>> findEpilogueChain(Operation *op,
 /// the same code.
 std::string describeEpilogueChain(Operation *op,
                                   ArrayRef<Operation *> chain);
+
+/// The op that sets the tunable op `op`'s init and is fused with the op and
+/// its epilogue (frontends start the output from a fill of zero, or, TOSA,
+/// from the bias broadcast over it): a linalg.fill, a linalg.broadcast or a
+/// linalg.generic that is a fill or a broadcast, on tensors, whose only
+/// user is `op`. Null when the init has no such producer.
+Operation *getFusableInitProducer(Operation *op);
+
+/// The value every element of the init gets when `producer`
+/// (getFusableInitProducer) sets it to one constant: a fill of a constant
+/// scalar, or a broadcast of a splat constant. nullopt for any other init
+/// (a bias of several values, an argument).
+std::optional<double> getSplatInitValue(Operation *producer);
 
 } // namespace mlir::tiletune
 

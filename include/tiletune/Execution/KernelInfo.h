@@ -108,6 +108,11 @@ struct ReferenceProblem {
   /// form frontends emit): the pads before and after each input dim; empty
   /// when the input is the argument itself. The reference pads first.
   llvm::SmallVector<int64_t, 4> lhsPadLow, lhsPadHigh;
+  /// The constant the op's output starts from when its init is set by a
+  /// fill or a broadcast of a splat constant (getSplatInitValue) in the
+  /// kernel; the result is then materialized into argument outArg, whose
+  /// initial contents are not read. nullopt: the init is argument outArg.
+  std::optional<double> initValue;
   /// Length of each dot product (K, or KH*KW*C for convolutions).
   int64_t reductionLength = 0;
   /// FLOPs of one call (countFlops of the loop ranges).
@@ -136,8 +141,10 @@ struct ReferenceProblem {
 /// optionally followed by its elementwise epilogue chain
 /// (findEpilogueChain; its other operands are arguments, constants or
 /// tensor.empty), plus constants and the terminator. A conv's input may be
-/// a zero `tensor.pad` of an argument (static pads). The error says why it
-/// is not one.
+/// a zero `tensor.pad` of an argument (static pads); the op's init may be
+/// set to a constant by its producer (a fill or a broadcast of a splat,
+/// getSplatInitValue) when the result is materialized into an argument.
+/// The error says why it is not one.
 llvm::Expected<ReferenceProblem> analyzeSingleOpKernel(func::FuncOp func);
 
 } // namespace mlir::tiletune

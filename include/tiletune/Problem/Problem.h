@@ -24,6 +24,7 @@
 #include "llvm/Support/JSON.h"
 
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,12 +53,20 @@ struct Problem : ProblemSpec {
   /// skip-padding-taps reads the pad). Empty: the input is an argument.
   /// operandShapes[0] stays the padded shape (the op's operand).
   llvm::SmallVector<int64_t, 4> inputPadLow, inputPadHigh;
+  /// The constant the op's output starts from when a problem with an
+  /// epilogue has its init set by a fill or a broadcast of a splat constant
+  /// (getSplatInitValue; frontends start from zero): the CPU tiling fuses
+  /// that producer into the tiles, so the kernel holds it too and its
+  /// output argument is written, not read. nullopt: the kernel reads the
+  /// init from its output argument.
+  std::optional<double> initValue;
 
   /// The stable key, e.g. "matmul/f32/m=64,n=256,k=512" or
   /// "conv_2d_nhwc_hwcf/f32/n=1,oh=56,...,c=64/s=1x1/d=1x1", followed by
   /// "/pad=<low>-<high>" (e.g. "/pad=0,1,1,0-0,1,1,0") for a conv of a
-  /// padded input, then "/epilogue=<description>" for a problem with an
-  /// epilogue. The target is
+  /// padded input, then "/init=<value>" (e.g. "/init=0") for an output that
+  /// starts from a constant, then "/epilogue=<description>" for a problem
+  /// with an epilogue. The target is
   /// not part of it (the database keys results by target separately).
   std::string getKey() const;
   /// FLOPs of one execution: ProblemSpec's, except for a conv of a padded
@@ -124,7 +133,9 @@ constexpr llvm::StringLiteral kKernelFunctionName = "tiletune_kernel";
 /// buffer). With `withEpilogue`, the op's epilogue chain is cloned after it
 /// (constants and tensor.empty with it; every other operand it reads
 /// becomes a further argument after %out) and the chain's result is what
-/// `%out` receives. Fails on an op that is not tunable.
+/// `%out` receives; an init set to a constant (Problem::initValue) is set
+/// by a clone of its producer on a `tensor.empty`, and `%out` is then only
+/// written. Fails on an op that is not tunable.
 FailureOr<OwningOpRef<ModuleOp>> buildKernelModule(Operation *op,
                                                    bool withEpilogue = false);
 
