@@ -444,5 +444,6 @@ void mlir::tiletune::python::addTuneBindings(py::module_ &m) {
         py::arg("epilogues") = true,
         "The distinct tunable problems of the module: key, op count, GFLOP. "
         "On CPU with `epilogues` (default, as tune() records them), an op's "
-        "key includes its elementwise epilogue (`/epilogue=...`).");
+        "key includes its elementwise epilogue (`/epilogue=...`), preceded "
+        "by `/init=<value>` when its output starts from a constant.");
 }

@@ -37,6 +37,19 @@ func.func @g(%a: tensor<16x32xf32>, %b: tensor<32x24xf32>,
 print("epilogue keys:", [p["key"] for p in tiletune.problems(relu)],
       [p["key"] for p in tiletune.problems(relu, epilogues=False)])
 
+# An output that starts from a fill of zero (the tiling fuses it with the
+# epilogue): the key says so.
+filled = relu.replace(
+    "outs(%c : tensor<16x24xf32>) -> tensor<16x24xf32>\n  %e",
+    "outs(%f : tensor<16x24xf32>) -> tensor<16x24xf32>\n  %e").replace(
+    "  %r = linalg.matmul",
+    "  %e0 = tensor.empty() : tensor<16x24xf32>\n"
+    "  %f = linalg.fill ins(%zero : f32) outs(%e0 : tensor<16x24xf32>)"
+    " -> tensor<16x24xf32>\n  %r = linalg.matmul")
+# CHECK: init keys: ['matmul/f32/m=16,n=24,k=32/init=0/epilogue=maximumf(1:d0,d1)'] ['matmul/f32/m=16,n=24,k=32']
+print("init keys:", [p["key"] for p in tiletune.problems(filled)],
+      [p["key"] for p in tiletune.problems(filled, epilogues=False)])
+
 # The default config pads m = 127 to 128.
 # CHECK: default: pad = {m = 128}
 text = tiletune.default_config(module, threads=1)
