@@ -425,7 +425,10 @@ int64_t mlir::tiletune::getMaxPaddedSize(int64_t size) {
 /// Whether the config may pad loop `dim` of an op of `kind` on `target`.
 static bool isPaddable(StringRef target, OpKind kind, const LoopDim &dim) {
   const OptionSpec *pad = lookupOptionSpec(target, "pad");
-  return pad && pad->appliesTo(kind) && dim.role != DimRole::Batch;
+  if (!pad || !pad->appliesTo(kind) || dim.role == DimRole::Batch)
+    return false;
+  // A conv pads only its output rows (oh): the register tile's rows.
+  return !isConv(kind) || dim.name == "oh";
 }
 
 int64_t mlir::tiletune::getPaddedSize(TileConfigAttr config,
@@ -546,7 +549,9 @@ mlir::tiletune::verifyConfig(TileConfigAttr config, const TunableOp &op,
         return emitError() << "'pad' cannot pad dimension '" << dimName
                            << "' of " << kindName
                            << " (only the m, n and k loops of cpu matmul "
-                              "and batch_matmul configs)";
+                              "and batch_matmul configs, and the oh loop of "
+                              "cpu conv_2d_nhwc_hwcf and conv_2d_nhwc_fhwc "
+                              "ones)";
       int64_t padded = llvm::cast<IntegerAttr>(entry.getValue()).getInt();
       if (padded < dim->size)
         return emitError() << "'pad' size " << padded << " of dimension '"
@@ -554,6 +559,15 @@ mlir::tiletune::verifyConfig(TileConfigAttr config, const TunableOp &op,
                            << dim->size << ")";
       // Sizes far beyond the loop only add zeros (and could not be
       // allocated): at most double the loop, or add kMaxPadIncrease.
+      // A conv's padded rows stay whole at the parallel level: the thread
+      // tiles of a padded conv are not versioned (only its cache and
+      // register tiles are peeled).
+      if (isConv(op.kind) && config.getTileSize("parallel", dimName) &&
+          *config.getTileSize("parallel", dimName) != padded)
+        return emitError() << "'pad' of the conv's rows needs them whole at "
+                              "the 'parallel' level ("
+                           << dimName << " = " << padded
+                           << "): the threads may split other loops";
       if (padded > getMaxPaddedSize(dim->size))
         return emitError() << "'pad' size " << padded << " of dimension '"
                            << dimName << "' is too large for its size ("
@@ -677,6 +691,10 @@ mlir::tiletune::verifyConfig(TileConfigAttr config, const TunableOp &op,
       return emitError() << "'pack = bt' (transpose B whole) does not apply "
                             "with 'im2col': the GEMM reads the filter as the "
                             "matrix it is";
+    if (config.getOption("pad"))
+      return emitError() << "'pad' (of a conv's output rows) does not apply "
+                            "with 'im2col': the GEMM's rows are pixels of "
+                            "several output rows";
     packKind = *gemm;
     kindName = stringifyOpKind(packKind);
   }

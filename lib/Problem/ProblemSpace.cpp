@@ -33,6 +33,22 @@ ProblemSpec mlir::tiletune::toProblemSpec(const Problem &problem) {
   int64_t elementBytes = std::max<int64_t>(1, spec.elementBytes);
   int64_t lanes = cpu.getLanes(elementBytes);
   int64_t rows = cpu.getRegisterRows(/*vectors=*/2, elementBytes);
+  if (isConv(problem.opKind)) {
+    ProblemDim *oh = nullptr;
+    const ProblemDim *ow = problem.lookup("ow");
+    const ProblemDim *n = problem.lookup("n");
+    for (ProblemDim &dim : spec.dims)
+      if (dim.name == "oh")
+        oh = &dim;
+    if (oh && ow && n) {
+      int64_t padded =
+          getCPUPaddedConvRows(problem.opKind, n->size, oh->size, ow->size,
+                               problem.strides, problem.onTensors);
+      spec.paddedRows = padded != oh->size;
+      oh->size = padded;
+    }
+    return spec;
+  }
   for (ProblemDim &dim : spec.dims)
     if (dim.role != DimRole::Batch)
       dim.size = getCPUPaddedSize(dim.name, dim.size, lanes, rows);

@@ -1093,6 +1093,10 @@ FailureOr<Operation *> tiletune::padToConfig(RewriterBase &rewriter,
   bool onTensors = linalgOp.hasPureTensorSemantics();
   if (!anyPadded || onTensors)
     return op;
+  if (isConv(tunable->kind))
+    return failWithReason(reason, "'pad' of a conv's output rows needs the "
+                                  "conv on tensors (its partial tile is "
+                                  "computed in place)");
 
   Location loc = op->getLoc();
   rewriter.setInsertionPoint(op);

@@ -1602,11 +1602,16 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
     // An FHWC conv was computed as HWCF on its packed filter tiles.
     OpKind rowKind =
         s.kind == OpKind::ConvNhwcFhwc ? OpKind::ConvNhwcHwcf : s.kind;
-    FailureOr<SmallVector<Operation *>> convs =
-        splitConvIntoRows(rewriter, cast<linalg::LinalgOp>(current), rowKind);
-    if (failed(convs))
-      return failure();
-    registerOps = *convs;
+    // Every register tile: a padded schedule has several (peeled).
+    SmallVector<Operation *> rows;
+    for (Operation *regOp : registerOps) {
+      FailureOr<SmallVector<Operation *>> convs =
+          splitConvIntoRows(rewriter, cast<linalg::LinalgOp>(regOp), rowKind);
+      if (failed(convs))
+        return failure();
+      llvm::append_range(rows, *convs);
+    }
+    registerOps = std::move(rows);
   }
 
   // Packing copies move whole rows as vectors. Transposing packs (FHWC

@@ -328,12 +328,25 @@ static TileConfigAttr computeDirectConfig(MLIRContext *ctx,
   // Matmul loops without good divisors are tiled at their padded sizes
   // (Support/Padding.h, with the rows of a two-vector register tile);
   // buildConfig records the padding in the config. The GEMM of a conv's
-  // im2col only shapes the conv's tiles (convs are not padded): its m and
+  // im2col only shapes the conv's tiles (its loops are not padded): its m and
   // whole-vector n are left as they are, which keeps its conv tiles those
   // of a divisor (m = 49 pixels padded to 96 for 6-row tiles would give a
   // 1 x 7 pixel tile).
   TunableOp op = original;
-  if (isCPUPaddableOpKind(stringifyOpKind(op.kind)))
+  // A conv's odd rows on a small map are padded by one (Support/Padding.h,
+  // shared with the tuning spaces) for register tiles of two rows.
+  bool padRows = false;
+  if (isConv(op.kind) && op.lookup("n") && op.lookup("oh") && op.lookup("ow")) {
+    int64_t rows = op.lookup("oh")->size;
+    int64_t padded =
+        getCPUPaddedConvRows(op.kind, op.lookup("n")->size, rows,
+                             op.lookup("ow")->size, op.strides, op.onTensors);
+    padRows = padded != rows;
+    for (LoopDim &dim : op.dims)
+      if (dim.name == "oh")
+        dim.size = padded;
+  }
+  if (!isConv(op.kind) && isCPUPaddableOpKind(stringifyOpKind(op.kind)))
     for (LoopDim &dim : op.dims) {
       if (dim.role == DimRole::Batch ||
           (im2colGemm && dim.name == "n" && dim.size % lanes == 0))
@@ -546,7 +559,11 @@ static TileConfigAttr computeDirectConfig(MLIRContext *ctx,
     plan.reg["oh"] = 1;
     // Grouped convs split the groups first (independent convs, each
     // computed whole by its thread; ResNeXt's groups are small).
-    splitThreads(op, plan, {"g", "n", "oh", "f", "ow"}, target.threads);
+    // Padded rows stay whole (their thread tiles are not versioned).
+    if (padRows)
+      splitThreads(op, plan, {"g", "n", "f", "ow"}, target.threads);
+    else
+      splitThreads(op, plan, {"g", "n", "oh", "f", "ow"}, target.threads);
     plan.cache["kh"] = size("kh");
     plan.cache["kw"] = size("kw");
     // Up to 64 input channels per cache tile and up to 64 filters, so the
@@ -619,11 +636,19 @@ static TileConfigAttr computeDirectConfig(MLIRContext *ctx,
       int64_t inputWidth = (size("ow") - 1) * op.strides[1] +
                            (size("kw") - 1) * op.dilations[1] + 1;
       int64_t pixelBytes = size("c") * elementBytes;
-      if (plan.cache["oh"] % 2 == 0 && rf % lanes == 0 &&
+      bool twoRowsFit =
+          rf % lanes == 0 &&
           2 * plan.reg["ow"] <= CPUDescription::getMaxRegisterRows(
                                     target.vectorRegisters, vectors) &&
           fitsL1Sets(2, plan.reg["ow"], op.strides[0] * inputWidth * pixelBytes,
-                     op.strides[1] * pixelBytes, target.l1Bytes))
+                     op.strides[1] * pixelBytes, target.l1Bytes);
+      // An odd number of rows (ResNet-50's 7x7 maps) is padded by one
+      // (padRows, above): three register tiles of two rows, and the last
+      // row alone (peeled, in place). The HWCF filter is then read in place
+      // (below). Zen 5, 1 thread, GFLOP/s, one row and a packed filter /
+      // two padded rows, filter in place: 7x7 1x1 512-2048 172 / 220, 3x3
+      // 512 186 / 224 (docs/CPUSchedule.md, "Odd rows on small maps").
+      if (plan.cache["oh"] % 2 == 0 && twoRowsFit)
         plan.reg["oh"] = 2;
       if (size("kh") * size("kw") == 1)
         plan.cache["c"] = largestDivisorAtMost(size("c"), 256);
@@ -648,8 +673,10 @@ static TileConfigAttr computeDirectConfig(MLIRContext *ctx,
     // 85, 1x1/2 1024-2048 60-83 / 82-96; the unstrided 7x7 1x1 convs
     // measured within noise, the 14x14 and 28x28 3x3 convs slower packed
     // (113-114 / 103-112).
-    if (op.kind == OpKind::ConvNhwcHwcf &&
-        size("oh") * size("ow") <= kSmallMapPixels &&
+    // With two padded rows each filter vector serves 14 pixels, and the
+    // copy of a filter that 49 pixels use cost more than it saved.
+    if (op.kind == OpKind::ConvNhwcHwcf && !(padRows && plan.reg["oh"] == 2) &&
+        original.lookup("oh")->size * size("ow") <= kSmallMapPixels &&
         (size("kh") * size("kw") > 1 ||
          op.strides != std::array<int64_t, 2>{1, 1}))
       pack = "b";

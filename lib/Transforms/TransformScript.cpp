@@ -178,6 +178,12 @@ LogicalResult writeAction(Operation *op, TileConfigAttr config,
     return failure();
   }
   bool conv = isConv(s.kind);
+  if (conv && padded) {
+    why = "its config pads a conv's output rows, which the pass computes "
+          "as a partial tile in place; upstream transform.structured.pad "
+          "would pad the conv's windowed input, which it does not size";
+    return failure();
+  }
   if (conv && !tunable.onTensors) {
     why = "it is a convolution on buffers; upstream "
           "transform.structured.decompose (2-D to 1-D convolutions) works on "

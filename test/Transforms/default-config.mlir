@@ -141,12 +141,25 @@ func.func @conv_14x14_256(%i: tensor<2x14x14x256xf32>, %f: tensor<1x1x256x1024xf
 
 // -----
 
-// An HWCF filter on a small map with a window larger than 1x1 is packed
-// (pack = b: each filter chunk serves few register tiles); on a 14x14 map,
-// and for an unstrided 1x1 filter, it is read in place.
+// An HWCF filter on a small map with a window larger than 1x1 or a stride
+// is packed (pack = b: each filter chunk serves few register tiles); on a
+// 14x14 map, and where the odd rows of an unstrided conv are padded for
+// two-row register tiles (pad = {oh = 8}), it is read in place.
+
+// CHECK-LABEL: func.func @conv_7x7_3x3s2_hwcf
+//       CHECK:   register = {f = 32, oh = 1, ow = 7}
+//  CHECK-SAME:   pack = b
+func.func @conv_7x7_3x3s2_hwcf(%i: tensor<1x15x15x512xf32>, %f: tensor<3x3x512x512xf32>, %o: tensor<1x7x7x512xf32>) -> tensor<1x7x7x512xf32> {
+  %0 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%i, %f : tensor<1x15x15x512xf32>, tensor<3x3x512x512xf32>) outs(%o : tensor<1x7x7x512xf32>) -> tensor<1x7x7x512xf32>
+  return %0 : tensor<1x7x7x512xf32>
+}
+
+// -----
 
 // CHECK-LABEL: func.func @conv_7x7_3x3_hwcf
-//       CHECK:   pack = b
+//       CHECK:   parallel = {f = 256, n = 1, oh = 8, ow = 7}
+//  CHECK-SAME:   register = {f = 32, oh = 2, ow = 7}
+//  CHECK-SAME:   pack = none, pad = {oh = 8}
 func.func @conv_7x7_3x3_hwcf(%i: tensor<1x9x9x512xf32>, %f: tensor<3x3x512x512xf32>, %o: tensor<1x7x7x512xf32>) -> tensor<1x7x7x512xf32> {
   %0 = linalg.conv_2d_nhwc_hwcf ins(%i, %f : tensor<1x9x9x512xf32>, tensor<3x3x512x512xf32>) outs(%o : tensor<1x7x7x512xf32>) -> tensor<1x7x7x512xf32>
   return %0 : tensor<1x7x7x512xf32>
@@ -155,7 +168,8 @@ func.func @conv_7x7_3x3_hwcf(%i: tensor<1x9x9x512xf32>, %f: tensor<3x3x512x512xf
 // -----
 
 // CHECK-LABEL: func.func @conv_7x7_1x1_hwcf
-//       CHECK:   pack = none
+//       CHECK:   register = {f = 32, oh = 2, ow = 7}
+//  CHECK-SAME:   pack = none, pad = {oh = 8}
 func.func @conv_7x7_1x1_hwcf(%i: tensor<1x7x7x512xf32>, %f: tensor<1x1x512x2048xf32>, %o: tensor<1x7x7x2048xf32>) -> tensor<1x7x7x2048xf32> {
   %0 = linalg.conv_2d_nhwc_hwcf ins(%i, %f : tensor<1x7x7x512xf32>, tensor<1x1x512x2048xf32>) outs(%o : tensor<1x7x7x2048xf32>) -> tensor<1x7x7x2048xf32>
   return %0 : tensor<1x7x7x2048xf32>

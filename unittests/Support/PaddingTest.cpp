@@ -59,8 +59,31 @@ TEST(PaddingTest, PadsOnlySizesWithoutGoodDivisors) {
   EXPECT_TRUE(isCPUPaddableOpKind("batch_matmul"));
   EXPECT_TRUE(isCPUPaddableOpKind("matmul_transpose_b"));
   EXPECT_TRUE(isCPUPaddableOpKind("batch_matmul_transpose_ab"));
-  EXPECT_FALSE(isCPUPaddableOpKind("conv_2d_nhwc_fhwc"));
-  EXPECT_FALSE(isCPUPaddableOpKind("conv_2d_nhwc_hwcf"));
+  // Convs pad only their output rows (getCPUPaddedConvRows).
+  EXPECT_TRUE(isCPUPaddableOpKind("conv_2d_nhwc_fhwc"));
+  EXPECT_TRUE(isCPUPaddableOpKind("conv_2d_nhwc_hwcf"));
+  EXPECT_FALSE(isCPUPaddableOpKind("conv_2d_nchw_fchw"));
+}
+
+TEST(PaddingTest, PadsOddConvRowsOfSmallMaps) {
+  const std::array<int64_t, 2> unit = {1, 1}, two = {2, 2};
+  // ResNet-50's 7x7 maps: 7 rows -> 8, for two-row register tiles.
+  EXPECT_EQ(getCPUPaddedConvRows(OpKind::ConvNhwcHwcf, 1, 7, 7, unit, true), 8);
+  EXPECT_EQ(getCPUPaddedConvRows(OpKind::ConvNhwcHwcf, 1, 13, 13, unit, true),
+            14);
+  // Even rows, one row, wide maps, strides, batches, buffers, FHWC filters
+  // (transposed into packed tiles whatever the rows) and NCHW: never.
+  EXPECT_EQ(getCPUPaddedConvRows(OpKind::ConvNhwcHwcf, 1, 14, 14, unit, true),
+            14);
+  EXPECT_EQ(getCPUPaddedConvRows(OpKind::ConvNhwcHwcf, 1, 1, 7, unit, true), 1);
+  EXPECT_EQ(getCPUPaddedConvRows(OpKind::ConvNhwcHwcf, 1, 27, 27, unit, true),
+            27);
+  EXPECT_EQ(getCPUPaddedConvRows(OpKind::ConvNhwcHwcf, 1, 7, 7, two, true), 7);
+  EXPECT_EQ(getCPUPaddedConvRows(OpKind::ConvNhwcHwcf, 8, 7, 7, unit, true), 7);
+  EXPECT_EQ(getCPUPaddedConvRows(OpKind::ConvNhwcHwcf, 1, 7, 7, unit, false),
+            7);
+  EXPECT_EQ(getCPUPaddedConvRows(OpKind::ConvNhwcFhwc, 1, 7, 7, unit, true), 7);
+  EXPECT_EQ(getCPUPaddedConvRows(OpKind::ConvNchwFchw, 1, 7, 7, unit, true), 7);
 }
 
 } // namespace

@@ -6,7 +6,9 @@
 //
 // Multi-level tiling needs tile sizes that divide the loop sizes. Sizes
 // without good divisors (primes such as 127, or 1000 for a 16-lane vector)
-// leave only tiny or ragged register tiles. For CPU matmuls the tiling pass
+// leave only tiny or ragged register tiles, and an odd number of conv
+// output rows no register tiles of two rows. For CPU matmuls (and a conv's
+// output rows) the tiling pass
 // can instead tile padded loops (the `pad` entry of `#tiletune.config`):
 // the last tile of a padded loop is partial, and runs on the op's own
 // operands with peeled register loops (docs/CPUSchedule.md, "Remainders");
@@ -22,6 +24,8 @@
 #include "tiletune/Support/TilingTemplates.h"
 
 #include "llvm/ADT/StringRef.h"
+
+#include <array>
 
 #include <algorithm>
 #include <cstdint>
@@ -89,6 +93,26 @@ inline int64_t getCPUPaddedSize(llvm::StringRef dim, int64_t size,
   if (dim == "k" && size > 64 && size % 8 != 0)
     return roundUp(size, 8);
   return size;
+}
+
+/// The size the output rows (`oh`) of a CPU conv of `kind` are padded to
+/// (`rows` itself when they are not): one more row for an odd number of
+/// rows above 1 on a map of at most 14 `columns` (ResNet-50's 7x7 maps),
+/// for a conv_2d_nhwc_hwcf of batch 1 on tensors with unit strides (the
+/// default config computes a batched one with a window larger than 1x1 as
+/// an im2col GEMM, which cannot pad rows), so that register
+/// tiles of two rows cover them (the last row alone, its register loop
+/// peeled). FHWC filters are transposed into packed tiles, which limits
+/// them whatever the rows (docs/CPUSchedule.md, "Odd rows on small maps").
+inline int64_t getCPUPaddedConvRows(OpKind kind, int64_t batch, int64_t rows,
+                                    int64_t columns,
+                                    std::array<int64_t, 2> strides,
+                                    bool onTensors) {
+  if (kind != OpKind::ConvNhwcHwcf || batch != 1 || !onTensors ||
+      strides != std::array<int64_t, 2>{1, 1} || rows <= 1 || rows % 2 == 0 ||
+      columns > 14)
+    return rows;
+  return rows + 1;
 }
 
 /// Whether loops of `opKind` ("matmul", "batch_matmul", ...) may be padded:
