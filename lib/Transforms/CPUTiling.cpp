@@ -1551,7 +1551,7 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
     SmallVector<Operation *> tileOps{current};
     if (!allZero(sizes)) {
       std::optional<ConvTileShape> convShape;
-      if (skipPaddingTaps && isConv(s.kind) && onTensors && !s.isPadded())
+      if (skipPaddingTaps && isConv(s.kind) && onTensors)
         convShape = ConvTileShape::get(cast<linalg::LinalgOp>(current));
       Value cacheInput = current->getOperand(0);
       FailureOr<scf::SCFTilingResult> tiled =
