@@ -557,8 +557,6 @@ mlir::tiletune::verifyConfig(TileConfigAttr config, const TunableOp &op,
         return emitError() << "'pad' size " << padded << " of dimension '"
                            << dimName << "' is smaller than its size ("
                            << dim->size << ")";
-      // Sizes far beyond the loop only add zeros (and could not be
-      // allocated): at most double the loop, or add kMaxPadIncrease.
       // A conv's padded rows stay whole at the parallel level: the thread
       // tiles of a padded conv are not versioned (only its cache and
       // register tiles are peeled).
@@ -568,6 +566,8 @@ mlir::tiletune::verifyConfig(TileConfigAttr config, const TunableOp &op,
                               "the 'parallel' level ("
                            << dimName << " = " << padded
                            << "): the threads may split other loops";
+      // Sizes far beyond the loop only add zeros (and could not be
+      // allocated): at most double the loop, or add kMaxPadIncrease.
       if (padded > getMaxPaddedSize(dim->size))
         return emitError() << "'pad' size " << padded << " of dimension '"
                            << dimName << "' is too large for its size ("

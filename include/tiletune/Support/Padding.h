@@ -25,9 +25,8 @@
 
 #include "llvm/ADT/StringRef.h"
 
-#include <array>
-
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <optional>
 
