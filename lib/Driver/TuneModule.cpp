@@ -7,8 +7,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "tiletune/Dialect/Coverage.h"
-#include "tiletune/Driver/Driver.h"
+#include "tiletune/Dialect/Diagnostics.h"
 #include "tiletune/Dialect/Epilogue.h"
+#include "tiletune/Driver/Driver.h"
 
 #include "tiletune/Driver/Distributed.h"
 #include "tiletune/Driver/GPUDriver.h"
@@ -584,10 +585,11 @@ mlir::tiletune::measureModelEndToEnd(ModuleOp module,
   // through the pipeline every measurement uses.
   OwningOpRef<ModuleOp> clone = module.clone();
   std::string diagText;
-  ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &diag) {
-    diagText += (diagText.empty() ? "" : "\n") + diag.str();
-    return success();
-  });
+  ThreadScopedDiagnosticHandler handler(
+      module.getContext(), [&](Diagnostic &diag) {
+        diagText += (diagText.empty() ? "" : "\n") + diag.str();
+        return success();
+      });
   if (llvm::Error err = prepareForExecution(*clone))
     return std::move(err);
   PassManager pm(module.getContext(), ModuleOp::getOperationName());

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tiletune/Execution/JIT.h"
+#include "tiletune/Dialect/Diagnostics.h"
 #include "tiletune/Support/CPUDescription.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -496,7 +497,7 @@ ExecutionModule::create(ModuleOp module, const JITOptions &options) {
   MLIRContext *context = module.getContext();
   std::string diagnostics;
   llvm::raw_string_ostream diagOS(diagnostics);
-  ScopedDiagnosticHandler handler(context, [&](Diagnostic &diag) {
+  ThreadScopedDiagnosticHandler handler(context, [&](Diagnostic &diag) {
     if (diag.getSeverity() == DiagnosticSeverity::Error ||
         diag.getSeverity() == DiagnosticSeverity::Warning) {
       diagOS << diag.getLocation() << ": " << diag << "\n";

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tiletune/Execution/Lowering.h"
+#include "tiletune/Dialect/Diagnostics.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/InitAllPasses.h"
@@ -73,7 +74,7 @@ llvm::Error mlir::tiletune::runPassPipeline(ModuleOp module,
 
   std::string diagnostics;
   llvm::raw_string_ostream diagOS(diagnostics);
-  ScopedDiagnosticHandler handler(context, [&](Diagnostic &diag) {
+  ThreadScopedDiagnosticHandler handler(context, [&](Diagnostic &diag) {
     if (diag.getSeverity() == DiagnosticSeverity::Error) {
       diagOS << diag.getLocation() << ": " << diag << "\n";
       for (const Diagnostic &note : diag.getNotes())

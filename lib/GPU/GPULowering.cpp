@@ -7,6 +7,7 @@
 
 #include "tiletune/GPU/GPULowering.h"
 
+#include "tiletune/Dialect/Diagnostics.h"
 #include "tiletune/GPU/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -125,12 +126,13 @@ llvm::Error mlir::tiletune::lowerToGPUBinary(ModuleOp module,
                                              const GPULoweringOptions &options) {
   std::string diagnostics;
   llvm::raw_string_ostream os(diagnostics);
-  ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &diag) {
-    os << diag.getLocation() << ": " << diag << "\n";
-    for (Diagnostic &note : diag.getNotes())
-      os << "  note: " << note << "\n";
-    return success();
-  });
+  ThreadScopedDiagnosticHandler handler(
+      module.getContext(), [&](Diagnostic &diag) {
+        os << diag.getLocation() << ": " << diag << "\n";
+        for (Diagnostic &note : diag.getNotes())
+          os << "  note: " << note << "\n";
+        return success();
+      });
   PassManager pm(module.getContext());
   buildGPULoweringPipeline(pm, options);
   if (failed(pm.run(module)))

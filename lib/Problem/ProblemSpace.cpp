@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tiletune/Problem/ProblemSpace.h"
+#include "tiletune/Dialect/Diagnostics.h"
 #include "tiletune/Support/CPUDescription.h"
 #include "tiletune/Support/Padding.h"
 #include "tiletune/Support/TilingTemplates.h"
@@ -127,7 +128,7 @@ mlir::tiletune::buildConfigAttr(MLIRContext *ctx, const Problem &problem,
   std::string diagText;
   TileConfigAttr attr;
   {
-    ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
+    ThreadScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
       diagText = diag.str();
       return success();
     });
@@ -157,7 +158,7 @@ llvm::Expected<Config> mlir::tiletune::attrToConfig(const Problem &problem,
   TunableOp op = toTunableOp(ctx, problem);
   std::string diagText;
   {
-    ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
+    ThreadScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
       diagText = diag.str();
       return success();
     });

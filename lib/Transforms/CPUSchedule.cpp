@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tiletune/Transforms/CPUSchedule.h"
+#include "tiletune/Dialect/Diagnostics.h"
 #include "tiletune/Support/TilingTemplates.h"
 
 #include "TilingUtils.h"
@@ -64,11 +65,12 @@ FailureOr<CPUSchedule> tiletune::decodeCPUSchedule(Operation *op,
   // Verify without leaking diagnostics: capture the first message.
   std::string verifyMessage;
   {
-    ScopedDiagnosticHandler capture(op->getContext(), [&](Diagnostic &diag) {
-      if (verifyMessage.empty())
-        verifyMessage = diag.str();
-      return success();
-    });
+    ThreadScopedDiagnosticHandler capture(op->getContext(),
+                                          [&](Diagnostic &diag) {
+                                            if (verifyMessage.empty())
+                                              verifyMessage = diag.str();
+                                            return success();
+                                          });
     if (failed(verifyConfig(config, *tunable,
                             [&] { return mlir::emitError(op->getLoc()); })))
       return fail("invalid config: " + verifyMessage);

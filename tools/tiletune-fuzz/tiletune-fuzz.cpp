@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tiletune/Dialect/Diagnostics.h"
 #include "tiletune/Dialect/TileConfig.h"
 #include "tiletune/Driver/TuningSpace.h"
 #include "tiletune/Execution/JIT.h"
@@ -714,7 +715,7 @@ TileConfigAttr Generator::drawVerifierConfig(std::mt19937_64 &rng,
       options.push_back(b.getNamedAttr(
           "layout", b.getStringAttr(chance(rng, 0.5) ? "nhwc" : "native")));
     std::string ignored;
-    ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
+    ThreadScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
       ignored = diag.str();
       return success();
     });
@@ -732,7 +733,7 @@ void Generator::drawConfig(std::mt19937_64 &rng, FuzzCase &c) {
   // The op as the passes see it (padded operands in the pad form).
   std::string text = buildModuleText(c, "");
   std::string diagText;
-  ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
+  ThreadScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
     diagText += diag.str() + "\n";
     return success();
   });
@@ -888,7 +889,7 @@ std::string runCase(const FuzzCase &c) {
   MLIRContext ctx(MLIRContext::Threading::DISABLED);
   initializeContext(ctx);
   std::string diagText;
-  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &diag) {
+  ThreadScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &diag) {
     if (!diagText.empty())
       diagText += "\n";
     llvm::raw_string_ostream os(diagText);

@@ -7,6 +7,7 @@
 
 #include "tiletune/Measure/CPUMeasurer.h"
 
+#include "tiletune/Dialect/Diagnostics.h"
 #include "tiletune/Dialect/TileConfig.h"
 #include "tiletune/Execution/Buffer.h"
 #include "tiletune/Execution/JIT.h"
@@ -250,7 +251,7 @@ InProcessCPUMeasurer::Impl::build(StringRef attrText, Compiled &out) {
     return std::optional<MeasureResult>(std::move(r));
   };
   std::string diagText;
-  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &diag) {
+  ThreadScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &diag) {
     if (!diagText.empty())
       diagText += "\n";
     diagText += diag.str();

@@ -1,0 +1,52 @@
+//===- Diagnostics.h - Diagnostics captured per thread ----------*- C++ -*-===//
+//
+// Every thread that works on an MLIRContext reports to the same diagnostic
+// engine: a pass manager runs a function pass on several functions at once,
+// and each handler registered on the engine sees the diagnostics of every
+// thread. A ScopedDiagnosticHandler that captures the messages of a check
+// (a config verified to get its reason, a pipeline whose errors become an
+// llvm::Error) would therefore also take the diagnostics that the other
+// threads emit meanwhile, and drop them: remarks of a parallel tile-cpu run
+// went missing that way. ThreadScopedDiagnosticHandler is the one way this
+// project captures diagnostics: it takes only those of the thread that
+// registered it, and lets the others pass on to the handlers registered
+// before it (the pass manager's per-function ordering handler, the tool's
+// printer).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILETUNE_DIALECT_DIAGNOSTICS_H
+#define TILETUNE_DIALECT_DIAGNOSTICS_H
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/Threading.h"
+
+#include <cstdint>
+#include <utility>
+
+namespace mlir::tiletune {
+
+/// A ScopedDiagnosticHandler for the diagnostics that the thread that
+/// constructs it emits on `ctx` while it lives. `handler` has the signature
+/// of a ScopedDiagnosticHandler's (LogicalResult(Diagnostic &); success
+/// consumes the diagnostic). Diagnostics of other threads are not shown to
+/// it.
+class ThreadScopedDiagnosticHandler : public ScopedDiagnosticHandler {
+public:
+  template <typename FuncTy>
+  ThreadScopedDiagnosticHandler(MLIRContext *ctx, FuncTy &&handler)
+      : ScopedDiagnosticHandler(ctx) {
+    uint64_t owner = llvm::get_threadid();
+    setHandler([owner, handler = std::forward<FuncTy>(handler)](
+                   Diagnostic &diag) mutable -> LogicalResult {
+      if (llvm::get_threadid() != owner)
+        return failure();
+      return handler(diag);
+    });
+  }
+};
+
+} // namespace mlir::tiletune
+
+#endif // TILETUNE_DIALECT_DIAGNOSTICS_H
