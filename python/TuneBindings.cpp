@@ -310,7 +310,7 @@ auto useCPUTarget(const std::string &mcpu, const std::string &mattr) {
   std::pair<std::string, std::string> previous = getDefaultTargetCPUNames();
   if (llvm::Error err = setDefaultTargetCPU(mcpu, mattr))
     throw py::value_error(llvm::toString(std::move(err)));
-  return llvm::make_scope_exit([previous] {
+  return llvm::scope_exit([previous] {
     llvm::consumeError(setDefaultTargetCPU(previous.first, previous.second));
   });
 }

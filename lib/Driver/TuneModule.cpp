@@ -420,7 +420,7 @@ mlir::tiletune::tuneProblems(MLIRContext *ctx, const ProblemSet &set,
     if (llvm::Error err = setDefaultTargetCPU(options.mcpu, options.mattr))
       return std::move(err);
   }
-  auto restoreTarget = llvm::make_scope_exit([&] {
+  llvm::scope_exit restoreTarget([&] {
     if (previousTarget)
       llvm::consumeError(setDefaultTargetCPU(previousTarget->first,
                                              previousTarget->second));
@@ -700,7 +700,7 @@ mlir::tiletune::tuneModel(ModuleOp module, const TuneOptions &options) {
     if (llvm::Error err = setDefaultTargetCPU(options.mcpu, options.mattr))
       return std::move(err);
   }
-  auto restoreTarget = llvm::make_scope_exit([&] {
+  llvm::scope_exit restoreTarget([&] {
     if (previousTarget)
       llvm::consumeError(setDefaultTargetCPU(previousTarget->first,
                                              previousTarget->second));
