@@ -7,11 +7,13 @@
 // (a config verified to get its reason, a pipeline whose errors become an
 // llvm::Error) would therefore also take the diagnostics that the other
 // threads emit meanwhile, and drop them: remarks of a parallel tile-cpu run
-// went missing that way. ThreadScopedDiagnosticHandler is the one way this
-// project captures diagnostics: it takes only those of the thread that
-// registered it, and lets the others pass on to the handlers registered
-// before it (the pass manager's per-function ordering handler, the tool's
-// printer).
+// went missing that way. ThreadScopedDiagnosticHandler is how the
+// libraries capture diagnostics for a while on a context others may be
+// using: it takes only those of the thread that registered it, and lets the
+// others pass on to the handlers registered before it (the pass manager's
+// per-function ordering handler, the tool's printer). A handler that is the
+// whole output of a context it owns (the Python session's) takes every
+// thread's, as a plain ScopedDiagnosticHandler.
 //
 //===----------------------------------------------------------------------===//
 
