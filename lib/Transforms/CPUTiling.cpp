@@ -1399,14 +1399,20 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
     Operation *cacheOuter = nullptr;
     if (versionEpilogue) {
       // The cache loops before the first reduction loop tile the chain (the
-      // output tile is final after the reduction loops inside them).
+      // output tile is final after the reduction loops inside them). A
+      // reduction whose cache tile spans the thread's extent makes no loop
+      // (a K = 64 GEMM's k), so the parallel loops after it in the order
+      // tile the chain too.
       SmallVector<utils::IteratorType> iterators =
           cast<linalg::LinalgOp>(current).getIteratorTypesArray();
       SmallVector<int64_t> prefixTiles(s.cacheTiles.size(), 0);
       SmallVector<int64_t> prefixOrder;
       for (int64_t loop : s.cacheOrder) {
-        if (iterators[loop] == utils::IteratorType::reduction)
+        if (iterators[loop] == utils::IteratorType::reduction &&
+            s.cacheTiles[loop] < threadExtents[loop])
           break;
+        if (iterators[loop] == utils::IteratorType::reduction)
+          continue;
         prefixOrder.push_back(loop);
         if (s.cacheTiles[loop] < threadExtents[loop]) {
           prefixTiles[loop] = s.cacheTiles[loop];

@@ -91,6 +91,7 @@ func.func @matmul_k_outer_residual(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>,
 // REMARK: remark: fused 2 elementwise ops at 2 loop levels, vectorized
 // REMARK: remark: fused 1 elementwise op at 1 loop level, vectorized
 // REMARK: remark: fused 1 elementwise op at 0 loop levels, vectorized
+// REMARK: remark: fused 1 elementwise op at 1 loop level, vectorized
 // REMARK: remark: fused 1 elementwise op at 2 loop levels, vectorized
 
 // CHECK-LABEL: func.func @matmul_no_outer_loop
@@ -114,6 +115,41 @@ func.func @matmul_no_outer_loop(%a: tensor<32x64xf32>, %b: tensor<64x64xf32>, %c
     linalg.yield %s : f32
   } -> tensor<32x64xf32>
   return %1 : tensor<32x64xf32>
+}
+
+// -----
+
+// A k whose cache tile is all of K makes no loop (a K = 64 GEMM, ResNet-50's
+// first 1x1 convs): the m cache loop after it in the order [n, k, m] is
+// outside every reduction loop, so the chain and the fill are fused into it,
+// and each 16x64 output tile is filled, computed and finished while it is in
+// cache (before, the chain ran after the whole matmul: 0 loop levels).
+
+// CHECK-LABEL: func.func @matmul_whole_k
+//   CHECK-NOT:   scf.forall
+//       CHECK:   scf.for %{{.*}} = %c0 to %c48 step %c16
+//       CHECK:     linalg.fill {{.*}} -> tensor<16x64xf32>
+//       CHECK:     vector.contract
+//       CHECK:     arith.maximumf {{.*}} : vector<1x16xf32>
+//       CHECK:     tensor.insert_slice {{.*}} into tensor<48x64xf32>
+//   CHECK-NOT:   linalg.generic
+#idk = affine_map<(d0, d1) -> (d0, d1)>
+#rowk = affine_map<(d0, d1) -> (d1)>
+func.func @matmul_whole_k(%a: tensor<48x32xf32>, %b: tensor<32x64xf32>, %bias: tensor<64xf32>) -> tensor<48x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<48x64xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<48x64xf32>) -> tensor<48x64xf32>
+  %0 = linalg.matmul {tiletune.config = #tiletune.config<cpu, parallel = {m = 48, n = 64}, cache = {m = 16, n = 64, k = 32}, register = {m = 4, n = 16}, order = [n, k, m]>}
+    ins(%a, %b : tensor<48x32xf32>, tensor<32x64xf32>) outs(%c : tensor<48x64xf32>) -> tensor<48x64xf32>
+  %e2 = tensor.empty() : tensor<48x64xf32>
+  %1 = linalg.generic {indexing_maps = [#idk, #rowk, #idk], iterator_types = ["parallel", "parallel"]}
+      ins(%0, %bias : tensor<48x64xf32>, tensor<64xf32>) outs(%e2 : tensor<48x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<48x64xf32>
+  return %1 : tensor<48x64xf32>
 }
 
 // -----
