@@ -26,10 +26,6 @@
 // RUN: tiletune-run %s --entry=tokens_scale_bias_residual --pipeline="tiletune-lower-cpu{default-configs=1 threads=1 fuse-epilogues=1}" --verify-untiled --repeats=1 | FileCheck %s
 // RUN: tiletune-run %s --entry=tokens_scale_bias_residual --pipeline="tiletune-lower-cpu{default-configs=1 threads=2 fuse-epilogues=1}" --num-threads=2 --verify-untiled --repeats=1 | FileCheck %s
 // RUN: tiletune-run %s --entry=tokens_scale_bias_residual --mcpu=haswell --pipeline="tiletune-lower-cpu{default-configs=1 threads=2 fuse-epilogues=1}" --num-threads=2 --verify-untiled --repeats=1 | FileCheck %s
-// RUN: tiletune-run %s --entry=mm_whole_k_residual --pipeline="tiletune-lower-cpu{default-configs=1 threads=1 fuse-epilogues=1}" --verify-untiled --repeats=1 | FileCheck %s
-// RUN: tiletune-run %s --entry=mm_whole_k_residual --mcpu=haswell --pipeline="tiletune-lower-cpu{default-configs=1 threads=2 fuse-epilogues=1}" --num-threads=2 --verify-untiled --repeats=1 | FileCheck %s
-// RUN: tiletune-run %s --entry=conv1x1_whole_c_bias_relu --pipeline="tiletune-lower-cpu{default-configs=1 threads=1 fuse-epilogues=1}" --verify-untiled --repeats=1 | FileCheck %s
-// RUN: tiletune-run %s --entry=conv1x1_whole_c_bias_relu --pipeline="tiletune-lower-cpu{default-configs=1 threads=2 fuse-epilogues=1}" --num-threads=2 --verify-untiled --repeats=1 | FileCheck %s
 // RUN: tiletune-opt %s --pass-pipeline="builtin.module(tiletune-default-config{threads=2},func.func(tiletune-tile-cpu{fuse-epilogues=1 emit-remarks=1}))" -o /dev/null 2>&1 | FileCheck %s --check-prefix=PADDED
 
 // CHECK: verify: passed against the untiled lowering
@@ -366,37 +362,3 @@ func.func @tokens_scale_bias_residual(%a: tensor<1x197x64xf32>, %b: tensor<1x64x
   return %3 : tensor<1x197x96xf32>
 }
 
-// All of K (c) in one cache tile: the chain and the fill are fused into the
-// cache loops after the k loop that the config's order names but that makes
-// no loop (1000 and 129 not divisible by the tiles).
-func.func @mm_whole_k_residual(%a: tensor<1000x64xf32>, %b: tensor<64x129xf32>, %bias: tensor<129xf32>, %res: tensor<1000x129xf32>) -> tensor<1000x129xf32> {
-  %zero = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<1000x129xf32>
-  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<1000x129xf32>) -> tensor<1000x129xf32>
-  %0 = linalg.matmul ins(%a, %b : tensor<1000x64xf32>, tensor<64x129xf32>) outs(%c : tensor<1000x129xf32>) -> tensor<1000x129xf32>
-  %1 = linalg.generic {indexing_maps = [#id2, #col, #id2, #id2], iterator_types = ["parallel", "parallel"]}
-      ins(%0, %bias, %res : tensor<1000x129xf32>, tensor<129xf32>, tensor<1000x129xf32>) outs(%e : tensor<1000x129xf32>) {
-  ^bb0(%x: f32, %y: f32, %r: f32, %o: f32):
-    %s = arith.addf %x, %y : f32
-    %t = arith.addf %s, %r : f32
-    %m = arith.maximumf %t, %zero : f32
-    linalg.yield %m : f32
-  } -> tensor<1000x129xf32>
-  return %1 : tensor<1000x129xf32>
-}
-
-func.func @conv1x1_whole_c_bias_relu(%in: tensor<2x17x17x64xf32>, %w: tensor<72x1x1x64xf32>, %bias: tensor<72xf32>) -> tensor<2x17x17x72xf32> {
-  %zero = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<2x17x17x72xf32>
-  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<2x17x17x72xf32>) -> tensor<2x17x17x72xf32>
-  %0 = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
-    ins(%in, %w : tensor<2x17x17x64xf32>, tensor<72x1x1x64xf32>) outs(%c : tensor<2x17x17x72xf32>) -> tensor<2x17x17x72xf32>
-  %1 = linalg.generic {indexing_maps = [#id4, #ch4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
-      ins(%0, %bias : tensor<2x17x17x72xf32>, tensor<72xf32>) outs(%e : tensor<2x17x17x72xf32>) {
-  ^bb0(%x: f32, %y: f32, %o: f32):
-    %s = arith.addf %x, %y : f32
-    %m = arith.maximumf %s, %zero : f32
-    linalg.yield %m : f32
-  } -> tensor<2x17x17x72xf32>
-  return %1 : tensor<2x17x17x72xf32>
-}
