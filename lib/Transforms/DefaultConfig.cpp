@@ -680,27 +680,30 @@ static TileConfigAttr computeDirectConfig(MLIRContext *ctx,
         (size("kh") * size("kw") > 1 ||
          op.strides != std::array<int64_t, 2>{1, 1}))
       pack = "b";
-    // An unstrided 1x1 conv over at most 64 channels on a wide map whose
-    // input streams from memory (larger than L2 per thread: ResNet-50's
-    // 56x56 stage at batch 8) gives each register tile at most 64 steps of
-    // FMAs, too few to hide the latency of the 8 input pixels it
-    // broadcasts from. Its input tile is copied (`pack = a`: the copy
-    // streams it and prefetches the next one, VectorizeCopies.cpp), and all
-    // filters are one cache tile where they fit in half of L2, output
-    // pixels outermost, so each input tile is copied once. Zen 5, 1 thread,
-    // ms per call with the folded batch norm and ReLU (`tiletune-run
-    // --repeats=10`), before -> after: b8 56x56 1x1 64-64 2.23 -> 1.30,
-    // 64-256 7.08 -> 5.31. Not at batch 1 (its 0.8 MB input sits in L2:
-    // 5-10 % slower copied) nor over more channels (28x28 128-512: 4.82 ->
-    // 5.15; 512-128, 5.29 -> 4.69, not taken).
-    int64_t inputPerThread = plan.parallel["n"] * plan.parallel["oh"] *
-                             plan.parallel["ow"] * size("c") * elementBytes;
-    int64_t filterBytes = size("c") * plan.parallel["f"] * elementBytes;
+    // An unstrided 1x1 conv on a wide map whose input streams from memory
+    // (ResNet-50's 56x56 and 28x28 stages at batch 8) gives each register
+    // tile one cache chunk of at most 64 channels, 64 steps of FMAs, too
+    // few to hide the latency of the 8 input pixels it broadcasts from.
+    // Its input tile is copied (`pack = a`: the copy streams it and
+    // prefetches the next one, VectorizeCopies.cpp), and all filters are
+    // one cache tile, output pixels outermost, so each input tile is
+    // copied once, where a chunk of all filters (c x f) is at most a
+    // sixteenth of L2 (64 KiB of 1 MiB). "From memory": the whole input is
+    // more than 4x L2; at batch 1 (0.8-3.2 MB) the copies ran 5-10 %
+    // slower. Over more than one chunk of channels only for one thread: at
+    // two, the 28x28 1x1 512-128 ran 8-20 % slower copied. Zen 5, 1
+    // thread, ms per call with the folded batch norm and ReLU (`tiletune-run
+    // --repeats=10`; docs/CPUSchedule.md, "Wide 1x1 convs streaming their
+    // input"), before -> after: b8 56x56 1x1 64-64 1.66-1.80 -> 1.31-1.52,
+    // 64-256 5.94-7.22 -> 5.22-5.63, 256-128 11.56-11.96 -> 9.45-9.63.
+    int64_t inputBytes =
+        size("n") * size("oh") * size("ow") * size("c") * elementBytes;
+    int64_t filterChunk = plan.cache["c"] * plan.parallel["f"] * elementBytes;
     if (!nativeGrouped && isOneByOne(op) &&
         op.strides == std::array<int64_t, 2>{1, 1} &&
-        plan.parallel["ow"] > 14 && size("c") <= 64 &&
-        plan.cache["c"] == size("c") && inputPerThread > target.l2Bytes &&
-        filterBytes <= target.l2Bytes / 2) {
+        plan.parallel["ow"] > 14 && inputBytes > 4 * target.l2Bytes &&
+        filterChunk <= target.l2Bytes / 16 &&
+        (plan.cache["c"] == size("c") || target.threads == 1)) {
       plan.cache["f"] = plan.parallel["f"];
       order = {"oh", "ow", "f", "kh", "kw", "c"};
       pack = pack == "b" ? "ab" : "a";
