@@ -1408,11 +1408,11 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
       SmallVector<int64_t> prefixTiles(s.cacheTiles.size(), 0);
       SmallVector<int64_t> prefixOrder;
       for (int64_t loop : s.cacheOrder) {
-        if (iterators[loop] == utils::IteratorType::reduction &&
-            s.cacheTiles[loop] < threadExtents[loop])
-          break;
-        if (iterators[loop] == utils::IteratorType::reduction)
+        if (iterators[loop] == utils::IteratorType::reduction) {
+          if (s.cacheTiles[loop] < threadExtents[loop])
+            break;
           continue;
+        }
         prefixOrder.push_back(loop);
         if (s.cacheTiles[loop] < threadExtents[loop]) {
           prefixTiles[loop] = s.cacheTiles[loop];

@@ -361,4 +361,3 @@ func.func @tokens_scale_bias_residual(%a: tensor<1x197x64xf32>, %b: tensor<1x64x
   } -> tensor<1x197x96xf32>
   return %3 : tensor<1x197x96xf32>
 }
-

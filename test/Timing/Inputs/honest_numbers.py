@@ -59,13 +59,12 @@ def measured_gflops(args, module):
     return float(m.group(1))
 
 
-def all_medians(args, modules):
-    """--runs medians per module, runs alternating."""
-    seen = {m: [] for m in modules}
+def add_medians(args, seen):
+    """Adds --runs medians of each module of `seen` (module -> medians so
+    far), runs alternating."""
     for _ in range(args.runs):
-        for m in modules:
+        for m in seen:
             seen[m].append(measured_gflops(args, m))
-    return seen
 
 
 def report_row(args, db):
@@ -123,7 +122,8 @@ def agree_once(args, module, default_mlir, attempt):
     # GFLOP/s for this config on one idle VM within ten minutes), so the
     # figures are compared with what tiletune-run measured around the same
     # time.
-    before = all_medians(args, [default_mlir])[default_mlir]
+    seen = {default_mlir: [], best_mlir: []}
+    add_medians(args, {default_mlir: seen[default_mlir]})
     proc = tune(args, module, db, best_mlir, args.trials)
     row = report_row(args, db)
     print("report:", row["line"].strip())
@@ -160,10 +160,8 @@ def agree_once(args, module, default_mlir, attempt):
     # config measured around the run (before it for the default, then up to
     # three rounds after it, while they disagree). A rescaled or invented
     # figure is far from all of them.
-    seen = {default_mlir: list(before), best_mlir: []}
     for _ in range(3):
-        for m, medians in all_medians(args, list(seen)).items():
-            seen[m].extend(medians)
+        add_medians(args, seen)
         errors = []
         for what, mlir in (("default", default_mlir), ("best", best_mlir)):
             shown = row[what]
@@ -251,8 +249,7 @@ def load(args):
     same = open(chosen_mlir).read() == open(default_mlir).read()
     seen = {default_mlir: [], chosen_mlir: []}
     for attempt in range(3):
-        for m, medians in all_medians(args, list(seen)).items():
-            seen[m].extend(medians)
+        add_medians(args, seen)
         if same:
             pooled = seen[default_mlir] + seen[chosen_mlir]
             chosen = default = max(pooled)
