@@ -680,6 +680,24 @@ static TileConfigAttr computeDirectConfig(MLIRContext *ctx,
         (size("kh") * size("kw") > 1 ||
          op.strides != std::array<int64_t, 2>{1, 1}))
       pack = "b";
+    // A packed filter tile holds one c chunk, so with several chunks it is
+    // copied again on every step of the oh cache loop (the chunk changes
+    // inside it); with all channels in one chunk it changes only with the
+    // filters and is copied once per filter tile. Taken for windows larger
+    // than 1x1 where the thread's rows take several steps and the whole-C
+    // filter tile fits half of L2: ResNet-50's 28x28 3x3 128 convs (295
+    // KiB for 64 filters). Zen 5, batch 8, ms per call (`tiletune-run
+    // --repeats=10`, best of two rounds), 64 channels per chunk -> all 128:
+    // 3x3 9.87 -> 9.46, 3x3/2 11.32 -> 9.52 at 1 thread, 5.16 -> 4.60 and
+    // 5.56 -> 4.86 at 2; batch 1 3x3 1.22 -> 1.09. The 14x14 and 7x7 maps
+    // take all their rows in one step (and the 3x3 256's whole-C tile is
+    // 576 KiB): unchanged.
+    int64_t wholeCFilterTile =
+        size("kh") * size("kw") * size("c") * plan.cache["f"] * elementBytes;
+    if (pack == "b" && size("kh") * size("kw") > 1 &&
+        plan.cache["oh"] < plan.parallel["oh"] &&
+        wholeCFilterTile <= target.l2Bytes / 2)
+      plan.cache["c"] = size("c");
     // An unstrided 1x1 conv on a wide map whose input streams from memory
     // (ResNet-50's 56x56 and 28x28 stages at batch 8) gives each register
     // tile one cache chunk of at most 64 channels, 64 steps of FMAs, too

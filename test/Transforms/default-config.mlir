@@ -118,6 +118,24 @@ func.func @conv_deep_fhwc(%i: tensor<1x10x9x512xf32>, %f: tensor<512x3x3x512xf32
 
 // -----
 
+// A packed filter tile whose rows take several oh steps holds all channels
+// where they fit half of L2 (9 x 128 x 64 floats: 288 KiB), so it is
+// transposed once per filter tile, outside the oh cache loop.
+// CHECK-LABEL: func.func @conv_28_fhwc
+//       CHECK:   cache = {c = 128, f = 64, kh = 3, kw = 3, oh = 7, ow = 28}, register = {f = 32, oh = 1, ow = 7}, order = [f, oh, ow, kh, kw, c], pack = b
+// TILED-LABEL: func.func @conv_28_fhwc
+//       TILED:   scf.for %{{.*}} = %c0 to %c128 step %c64
+//  TILED-NEXT:     tensor.extract_slice
+//  TILED-NEXT:     tensor.empty() : tensor<3x3x128x64xf32>
+//  TILED-NEXT:     linalg.transpose ins(%{{.*}} : tensor<64x3x3x128xf32>)
+//  TILED-NEXT:     scf.for %{{.*}} = %c0 to %c14 step %c7
+func.func @conv_28_fhwc(%i: tensor<1x30x30x128xf32>, %f: tensor<128x3x3x128xf32>, %o: tensor<1x28x28x128xf32>) -> tensor<1x28x28x128xf32> {
+  %0 = linalg.conv_2d_nhwc_fhwc ins(%i, %f : tensor<1x30x30x128xf32>, tensor<128x3x3x128xf32>) outs(%o : tensor<1x28x28x128xf32>) -> tensor<1x28x28x128xf32>
+  return %0 : tensor<1x28x28x128xf32>
+}
+
+// -----
+
 // The second row only where the two rows' input pixels do not crowd one L1
 // set (lines 4 KiB apart share a set; 12 ways in 48K): 1024 channels put
 // all 14 pixels 4 KiB apart, so one row of 7; 256 channels spread them
