@@ -3,17 +3,18 @@
 // REQUIRES: perf
 
 // RUN: %python %tiletune_src/scripts/profile-ops.py %s --repeats 300 --top 0 | FileCheck %s
+// RUN: %python %tiletune_src/scripts/profile-ops.py %s --repeats 300 --top 0 --line0=own | FileCheck %s --check-prefix=OWN
 // RUN: not %python %tiletune_src/scripts/profile-ops.py %s --repeats 0 2>&1 | FileCheck %s --check-prefix=BAD
 
 // CHECK: @mm_relu: {{[0-9]+}} samples over 300 calls, median call {{[0-9.]+}} ms
-// CHECK: op kind share ms
-// CHECK: linalg.matmul {{[0-9.]+}}% {{[0-9.]+}}
-// CHECK: line share ms op
+// CHECK: op kind share ms line 0
+// CHECK: linalg.matmul {{[0-9.]+}}% {{[0-9.]+}} {{[0-9.]+}}%
+// CHECK: line share ms line 0 op
 func.func @mm_relu(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>) -> tensor<256x256xf32> {
   %z = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<256x256xf32>
   %init = linalg.fill ins(%z : f32) outs(%e : tensor<256x256xf32>) -> tensor<256x256xf32>
-  // CHECK: {{^ *}}[[#@LINE+1]] {{[0-9.]+}}% {{[0-9.]+}} linalg.matmul tensor<256x256xf32> tensor<256x256xf32> tensor<256x256xf32>
+  // CHECK: {{^ *}}[[#@LINE+1]] {{[0-9.]+}}% {{[0-9.]+}} {{[0-9.]+}}% linalg.matmul tensor<256x256xf32> tensor<256x256xf32> tensor<256x256xf32>
   %r = linalg.matmul ins(%a, %b : tensor<256x256xf32>, tensor<256x256xf32>) outs(%init : tensor<256x256xf32>) -> tensor<256x256xf32>
   %m = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%r : tensor<256x256xf32>) outs(%e : tensor<256x256xf32>) {
   ^bb0(%in: f32, %out: f32):
@@ -22,5 +23,10 @@ func.func @mm_relu(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>) -> tensor<2
   } -> tensor<256x256xf32>
   return %m : tensor<256x256xf32>
 }
+
+// With --line0=own, code without a line is a row of its own ("(line 0)"),
+// charged to no op.
+// OWN: line share ms line 0 op
+// OWN: {{[0-9.]+}}% {{[0-9.]+}} 0.0% linalg.matmul tensor<256x256xf32>
 
 // BAD: profile-ops: error: --repeats and --threads must be at least 1
