@@ -204,6 +204,32 @@ func.func @conv_nchw(%i: tensor<2x3x7x7xf32>, %f: tensor<8x3x5x5xf32>, %o: tenso
 
 // -----
 
+// A 1x1 FHWC conv of several images on a 7x7 map: the im2col GEMM (RPMMV)
+// over all images' pixels, whose packed panels serve every image; one image
+// and the HWCF form stay direct.
+// CHECK-LABEL: func.func @conv_1x1_fhwc_b8
+//       CHECK:   compute = im2col_rpmmv
+// CHECK-LABEL: func.func @conv_1x1_fhwc_b1
+//   CHECK-NOT:   compute
+//       CHECK:   pack = b
+// CHECK-LABEL: func.func @conv_1x1_hwcf_b8
+//   CHECK-NOT:   compute
+//       CHECK:   return
+func.func @conv_1x1_fhwc_b8(%i: tensor<8x7x7x2048xf32>, %f: tensor<512x1x1x2048xf32>, %o: tensor<8x7x7x512xf32>) -> tensor<8x7x7x512xf32> {
+  %0 = linalg.conv_2d_nhwc_fhwc ins(%i, %f : tensor<8x7x7x2048xf32>, tensor<512x1x1x2048xf32>) outs(%o : tensor<8x7x7x512xf32>) -> tensor<8x7x7x512xf32>
+  return %0 : tensor<8x7x7x512xf32>
+}
+func.func @conv_1x1_fhwc_b1(%i: tensor<1x7x7x2048xf32>, %f: tensor<512x1x1x2048xf32>, %o: tensor<1x7x7x512xf32>) -> tensor<1x7x7x512xf32> {
+  %0 = linalg.conv_2d_nhwc_fhwc ins(%i, %f : tensor<1x7x7x2048xf32>, tensor<512x1x1x2048xf32>) outs(%o : tensor<1x7x7x512xf32>) -> tensor<1x7x7x512xf32>
+  return %0 : tensor<1x7x7x512xf32>
+}
+func.func @conv_1x1_hwcf_b8(%i: tensor<8x7x7x2048xf32>, %f: tensor<1x1x2048x512xf32>, %o: tensor<8x7x7x512xf32>) -> tensor<8x7x7x512xf32> {
+  %0 = linalg.conv_2d_nhwc_hwcf ins(%i, %f : tensor<8x7x7x2048xf32>, tensor<1x1x2048x512xf32>) outs(%o : tensor<8x7x7x512xf32>) -> tensor<8x7x7x512xf32>
+  return %0 : tensor<8x7x7x512xf32>
+}
+
+// -----
+
 // A batch-1 NCHW conv of 256 channels on a 14x14 map at 2 threads: the
 // im2col GEMM through NHWC (the filter read in place); on a 28x28 map the
 // direct conv through NHWC.
