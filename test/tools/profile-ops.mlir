@@ -5,6 +5,7 @@
 // RUN: %python %tiletune_src/scripts/profile-ops.py %s --repeats 300 --top 0 | FileCheck %s
 // RUN: %python %tiletune_src/scripts/profile-ops.py %s --repeats 300 --top 0 --line0=own | FileCheck %s --check-prefix=OWN
 // RUN: not %python %tiletune_src/scripts/profile-ops.py %s --repeats 0 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not %python %tiletune_src/scripts/profile-ops.py %s --line0=bogus 2>&1 | FileCheck %s --check-prefix=BAD-LINE0
 
 // CHECK: @mm_relu: {{[0-9]+}} samples over 300 calls, median call {{[0-9.]+}} ms
 // CHECK: op kind share ms line 0
@@ -30,3 +31,4 @@ func.func @mm_relu(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>) -> tensor<2
 // OWN: {{[0-9.]+}}% {{[0-9.]+}} 0.0% linalg.matmul tensor<256x256xf32>
 
 // BAD: profile-ops: error: --repeats and --threads must be at least 1
+// BAD-LINE0: argument --line0: invalid choice: 'bogus'
