@@ -186,9 +186,10 @@ def main():
             i = bisect.bisect_right(addresses, start + offset) - 1
             line = table[i][1] if i >= 0 else 0
             if line == 0:
-                while args.line0 == "preceding" and i > 0 and line == 0:
-                    i -= 1
-                    line = table[i][1]
+                if args.line0 == "preceding":
+                    while i > 0 and line == 0:
+                        i -= 1
+                        line = table[i][1]
                 line0_by_line[line] += count
             by_line[line] += count
 
@@ -204,8 +205,9 @@ def main():
     kinds = collections.Counter()
     line0_kinds = collections.Counter()
     for line, count in by_line.items():
-        kinds[describe(line)[0]] += count
-        line0_kinds[describe(line)[0]] += line0_by_line[line]
+        name = describe(line)[0]
+        kinds[name] += count
+        line0_kinds[name] += line0_by_line[line]
 
     def line0(count, part):
         return f"{100 * part / count:5.1f}%"

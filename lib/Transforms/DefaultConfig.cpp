@@ -703,12 +703,10 @@ static TileConfigAttr computeDirectConfig(MLIRContext *ctx,
     // 3x3 9.87 -> 9.46, 3x3/2 11.32 -> 9.52 at 1 thread, 5.16 -> 4.60 and
     // 5.56 -> 4.86 at 2; batch 1 3x3 1.22 -> 1.09. The 14x14 and 7x7 maps
     // take all their rows in one step (and the 3x3 256's whole-C tile is
-    // 576 KiB): unchanged.
-    int64_t wholeCFilterTile =
-        size("kh") * size("kw") * size("c") * plan.cache["f"] * elementBytes;
-    if (pack == "b" && size("kh") * size("kw") > 1 &&
+    // 576 KiB): unchanged. (filterSlice, above, is that whole-C tile.)
+    if (pack == "b" && !isOneByOne(op) &&
         plan.cache["oh"] < plan.parallel["oh"] &&
-        wholeCFilterTile <= target.l2Bytes / 2)
+        filterSlice <= target.l2Bytes / 2)
       plan.cache["c"] = size("c");
     // An unstrided 1x1 conv on a wide map whose input streams from memory
     // (ResNet-50's 56x56 and 28x28 stages at batch 8) gives each register
