@@ -35,6 +35,7 @@ CPULoweringOptions CPULoweringPipelineOptions::toOptions() const {
   options.emitCInterface = emitCInterface;
   options.fuseEpilogues = fuseEpilogues;
   options.skipPaddingTaps = skipPaddingTaps;
+  options.padsInPlace = padsInPlace;
   options.approximateMath = approximateMath;
   options.reassociateReductions = reassociateReductions;
   return options;
@@ -64,6 +65,8 @@ void tiletune::buildCPULoweringPipeline(OpPassManager &pm,
   }
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  if (options.padsInPlace)
+    pm.addNestedPass<func::FuncOp>(createTileTunePadsInPlace());
 
   // Bufferization: tensor arguments become identity-layout memrefs; results
   // that alias an argument are dropped (the caller's buffer holds them).

@@ -690,6 +690,18 @@ static int64_t getNumRows(ArrayRef<int64_t> shape) {
   return rows;
 }
 
+/// Whether `op` is a linalg.fill of a static, non-contiguous buffer whose
+/// rows are at most kMaxVectorRow elements long.
+static bool isStridedFill(Operation *op) {
+  auto fill = dyn_cast<linalg::FillOp>(op);
+  if (!fill || !fill.hasPureBufferSemantics())
+    return false;
+  auto type = cast<MemRefType>(fill.getOutputs()[0].getType());
+  return type.hasStaticShape() && type.getRank() >= 2 &&
+         type.getShape().back() <= kMaxVectorRow &&
+         !memref::isStaticShapeAndContiguousRowMajor(type);
+}
+
 unsigned tiletune::vectorizeSmallCopies(Operation *root, int64_t maxElements) {
   MLIRContext *ctx = root->getContext();
   IRRewriter rewriter(ctx);
@@ -697,11 +709,21 @@ unsigned tiletune::vectorizeSmallCopies(Operation *root, int64_t maxElements) {
   eliminateCommonSubExpressions(rewriter, dominance, root);
   SmallVector<Operation *> copies;
   root->walk([&](Operation *op) {
-    if (isa<memref::CopyOp, linalg::CopyOp, linalg::TransposeOp>(op))
+    if (isa<memref::CopyOp, linalg::CopyOp, linalg::TransposeOp>(op) ||
+        isStridedFill(op))
       copies.push_back(op);
   });
   unsigned changed = 0;
   for (Operation *op : copies) {
+    // A fill of a strided view (the border of a padded buffer,
+    // tiletune-pads-in-place) stores a vector per row instead of one element
+    // at a time.
+    if (isa<linalg::FillOp>(op)) {
+      if (succeeded(tileAndVectorizeRows(rewriter, op, /*vectorize=*/true,
+                                         /*prefetch=*/nullptr)))
+        ++changed;
+      continue;
+    }
     if (auto copy = dyn_cast<memref::CopyOp>(op)) {
       if (copy.getSource() == copy.getTarget()) {
         rewriter.eraseOp(copy);

@@ -36,6 +36,9 @@
 // RUN: not tiletune-opt %s --tiletune-lower-cpu=skip-padding-taps=maybe 2>&1 | FileCheck %s --check-prefix=SKIPBAD
 // RUN: not tiletune-opt %s --tiletune-tile-cpu=skip-padding-taps=maybe 2>&1 | FileCheck %s --check-prefix=SKIPBAD
 // SKIPBAD: 'maybe' is invalid value for boolean argument
+// pads-in-place (on by default; test/Transforms/pads-in-place.mlir) as well.
+// RUN: not tiletune-opt %s --tiletune-lower-cpu=pads-in-place=often 2>&1 | FileCheck %s --check-prefix=PADSBAD
+// PADSBAD: 'often' is invalid value for boolean argument
 // APPROX-LABEL: llvm.func @softmax_exp
 // APPROX-NOT: llvm.intr.exp
 // APPROX: llvm.intr.fma

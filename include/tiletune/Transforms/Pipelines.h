@@ -44,6 +44,9 @@ struct CPULoweringOptions {
   /// tiletune-tile-cpu's `skip-padding-taps` (on by default, like the
   /// tuner, whose kernel of a padded conv holds the pad).
   bool skipPaddingTaps = true;
+  /// Let the producers of padded tensors write into the padded buffers
+  /// (`tiletune-pads-in-place`) instead of copying them there.
+  bool padsInPlace = true;
   /// Expand f32 exp/tanh/erf/log... into polynomials so that they
   /// vectorize (`tiletune-approximate-math`); off: libm's scalar calls.
   bool approximateMath = true;
@@ -97,6 +100,12 @@ struct CPULoweringPipelineOptions
       *this, "skip-padding-taps",
       llvm::cl::desc("Skip the filter taps of convs that fall on a zero "
                      "tensor.pad (tiletune-tile-cpu's skip-padding-taps)"),
+      llvm::cl::init(true)};
+  Option<bool> padsInPlace{
+      *this, "pads-in-place",
+      llvm::cl::desc("Let the producer of a padded tensor write into the "
+                     "padded buffer instead of copying it there "
+                     "(tiletune-pads-in-place)"),
       llvm::cl::init(true)};
   Option<bool> approximateMath{
       *this, "approximate-math",
