@@ -38,6 +38,7 @@ CPULoweringOptions CPULoweringPipelineOptions::toOptions() const {
   options.padsInPlace = padsInPlace;
   options.approximateMath = approximateMath;
   options.reassociateReductions = reassociateReductions;
+  options.interchangeReductions = interchangeReductions;
   return options;
 }
 
@@ -88,6 +89,8 @@ void tiletune::buildCPULoweringPipeline(OpPassManager &pm,
 
   // Whatever was not tiled or vectorized becomes loops; the sums of its
   // reductions may be reordered so that LLVM vectorizes them.
+  if (options.interchangeReductions)
+    pm.addNestedPass<func::FuncOp>(createTileTuneInterchangeReductions());
   if (options.reassociateReductions)
     pm.addNestedPass<func::FuncOp>(createTileTuneReassociateReductions());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());

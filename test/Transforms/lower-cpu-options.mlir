@@ -39,6 +39,8 @@
 // pads-in-place (on by default; test/Transforms/pads-in-place.mlir) as well.
 // RUN: not tiletune-opt %s --tiletune-lower-cpu=pads-in-place=often 2>&1 | FileCheck %s --check-prefix=PADSBAD
 // PADSBAD: 'often' is invalid value for boolean argument
+// RUN: not tiletune-opt %s --tiletune-lower-cpu=interchange-reductions=yes 2>&1 | FileCheck %s --check-prefix=INTERBAD
+// INTERBAD: 'yes' is invalid value for boolean argument
 // APPROX-LABEL: llvm.func @softmax_exp
 // APPROX-NOT: llvm.intr.exp
 // APPROX: llvm.intr.fma

@@ -291,6 +291,36 @@ def TileTuneReassociateReductions
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def TileTuneInterchangeReductions
+    : Pass<"tiletune-interchange-reductions", "func::FuncOp"> {
+  let summary = "Move the contiguous loop of untiled reductions innermost "
+                "(pools), so that LLVM vectorizes it";
+  let description = [{
+    On every linalg op on buffers with reduction loops (an op left untiled:
+    `linalg.pooling_*`, reductions written as `linalg.generic`) whose one
+    output's innermost dim is walked by a parallel loop that has a reduction
+    loop inside it, and along which every operand is contiguous (the loop
+    indexes only their last dim) or broadcast: generalizes the op and makes
+    that loop the innermost one, the others keeping their order. Lowered to
+    loops, a max pool then takes the max of each window tap over a row of
+    channels, which LLVM's loop vectorizer turns into vector code, instead
+    of a scalar chain over the window per channel. Each output still
+    reduces its taps in the same order, so the results do not change.
+    Reductions along the innermost dim of their input (a softmax's row sums)
+    are left alone. Part of `tiletune-lower-cpu` (its
+    `interchange-reductions` option).
+
+    ```mlir
+    // before: loops (n, oh, ow, c, kh, kw)
+    linalg.pooling_nhwc_max {strides = dense<2> : vector<2xi64>, ...}
+        ins(%in, %window : memref<8x113x113x64xf32>, memref<3x3xf32>)
+        outs(%out : memref<8x56x56x64xf32>)
+    // after: a linalg.generic with loops (n, oh, ow, kh, kw, c)
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def TileTuneMarkUserDeallocations
     : Pass<"tiletune-mark-user-deallocations", "ModuleOp"> {
   let summary = "Leave the buffers a module frees itself to the module";

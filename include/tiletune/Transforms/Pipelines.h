@@ -53,6 +53,9 @@ struct CPULoweringOptions {
   /// Let LLVM vectorize the floating-point sums and products of untiled
   /// reductions (`tiletune-reassociate-reductions`).
   bool reassociateReductions = true;
+  /// Move the loop along the operands' contiguous dim of untiled reductions
+  /// innermost (`tiletune-interchange-reductions`: pools).
+  bool interchangeReductions = true;
 };
 
 /// Appends the CPU lowering pipeline to `pm`, a pass manager on
@@ -119,6 +122,13 @@ struct CPULoweringPipelineOptions
                      "reductions (softmax, layer norm) by marking their "
                      "accumulation reassoc (tiletune-reassociate-reductions; "
                      "off: summed in order, one element at a time)"),
+      llvm::cl::init(true)};
+  Option<bool> interchangeReductions{
+      *this, "interchange-reductions",
+      llvm::cl::desc("Let LLVM vectorize untiled reductions along their "
+                     "operands' contiguous dim (pools) by moving that loop "
+                     "innermost (tiletune-interchange-reductions; off: the "
+                     "window innermost, one channel at a time)"),
       llvm::cl::init(true)};
   Option<bool> emitCInterface{
       *this, "emit-c-interface",
