@@ -71,14 +71,15 @@ struct InterchangeReductionsPass
     : public tiletune::impl::TileTuneInterchangeReductionsBase<
           InterchangeReductionsPass> {
   void runOnOperation() override {
-    SmallVector<linalg::LinalgOp> ops;
+    SmallVector<std::pair<linalg::LinalgOp, SmallVector<unsigned>>> ops;
     getOperation()->walk([&](linalg::LinalgOp op) {
-      if (op.hasPureBufferSemantics() && !getInterchange(op).empty())
-        ops.push_back(op);
+      if (!op.hasPureBufferSemantics())
+        return;
+      if (SmallVector<unsigned> order = getInterchange(op); !order.empty())
+        ops.emplace_back(op, std::move(order));
     });
     IRRewriter rewriter(&getContext());
-    for (linalg::LinalgOp op : ops) {
-      SmallVector<unsigned> order = getInterchange(op);
+    for (auto &[op, order] : ops) {
       rewriter.setInsertionPoint(op);
       auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
       if (!generic) {

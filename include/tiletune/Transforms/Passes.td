@@ -197,7 +197,9 @@ def TileTuneOptimizeCPUBuffers : Pass<"tiletune-optimize-cpu-buffers",
   let summary = "Post-bufferization cleanup of tiled CPU code";
   let description = [{
     Runs after bufferization: vectorizes the packing, padding and layout
-    copies (rows, or 16x16 blocks for transposes); a pack that
+    copies (rows, or 16x16 blocks for transposes) and the fills of strided
+    views (the borders `tiletune-pads-in-place` fills, a vector per row); a
+    pack that
     `tiletune-tile-cpu` marked with `tiletune.prefetch_next` (the cache line
     in bytes) first prefetches into L2, piece by piece, the lines the next
     iteration of its innermost moving loop will copy (docs/CPUSchedule.md,
