@@ -23,7 +23,6 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
-#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -302,24 +301,22 @@ py::tuple tuneText(const std::string &text, const std::string &algorithm,
   return py::make_tuple(session.print(), results, model);
 }
 
-/// Makes (mcpu, mattr) the process's default CPU target until the returned
-/// guard is destroyed; ValueError for names LLVM does not know.
-auto useCPUTarget(const std::string &mcpu, const std::string &mattr) {
+/// Makes (mcpu, mattr) the process's default CPU target while `scope`
+/// lives; ValueError for names LLVM does not know.
+void useCPUTarget(DefaultTargetCPUScope &scope, const std::string &mcpu,
+                  const std::string &mattr) {
   checkNoNul("mcpu", mcpu);
   checkNoNul("mattr", mattr);
-  std::pair<std::string, std::string> previous = getDefaultTargetCPUNames();
-  if (llvm::Error err = setDefaultTargetCPU(mcpu, mattr))
+  if (llvm::Error err = scope.use(mcpu, mattr))
     throw py::value_error(llvm::toString(std::move(err)));
-  return llvm::scope_exit([previous] {
-    llvm::consumeError(setDefaultTargetCPU(previous.first, previous.second));
-  });
 }
 
 std::string apply(const std::string &text, const std::string &dbPath,
                   unsigned threads, const std::string &target,
                   const std::string &targetKey, bool overrideConfigs,
                   const std::string &mcpu, const std::string &mattr) {
-  auto restoreTarget = useCPUTarget(mcpu, mattr);
+  DefaultTargetCPUScope targetScope;
+  useCPUTarget(targetScope, mcpu, mattr);
   checkNoNul("db", dbPath);
   checkNoNul("target", target);
   checkNoNul("target_key", targetKey);
@@ -337,7 +334,8 @@ std::string apply(const std::string &text, const std::string &dbPath,
 std::string defaultConfig(const std::string &text, const std::string &target,
                           unsigned threads, bool overwrite,
                           const std::string &mcpu, const std::string &mattr) {
-  auto restoreTarget = useCPUTarget(mcpu, mattr);
+  DefaultTargetCPUScope targetScope;
+  useCPUTarget(targetScope, mcpu, mattr);
   checkNoNul("target", target);
   checkThreads(threads);
   Session session;

@@ -30,7 +30,6 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 
-#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -414,17 +413,10 @@ mlir::tiletune::tuneProblems(MLIRContext *ctx, const ProblemSet &set,
   // The CPU target asked for is the process's default while the run lasts:
   // the default configs, the JIT in the workers (forked from here) and the
   // recorded target all follow it.
-  std::optional<std::pair<std::string, std::string>> previousTarget;
-  if (!cuda && (!options.mcpu.empty() || !options.mattr.empty())) {
-    previousTarget = getDefaultTargetCPUNames();
-    if (llvm::Error err = setDefaultTargetCPU(options.mcpu, options.mattr))
+  DefaultTargetCPUScope targetScope;
+  if (!cuda)
+    if (llvm::Error err = targetScope.use(options.mcpu, options.mattr))
       return std::move(err);
-  }
-  llvm::scope_exit restoreTarget([&] {
-    if (previousTarget)
-      llvm::consumeError(setDefaultTargetCPU(previousTarget->first,
-                                             previousTarget->second));
-  });
   TargetInfo target;
   if (cuda) {
     llvm::Expected<TargetInfo> device = getCudaTarget();
@@ -694,17 +686,9 @@ mlir::tiletune::tuneModel(ModuleOp module, const TuneOptions &options) {
   MLIRContext *ctx = module.getContext();
   // The CPU target asked for is the process's default while the run lasts
   // (as in tuneProblems): default configs, workers, the end-to-end runs.
-  std::optional<std::pair<std::string, std::string>> previousTarget;
-  if (!options.mcpu.empty() || !options.mattr.empty()) {
-    previousTarget = getDefaultTargetCPUNames();
-    if (llvm::Error err = setDefaultTargetCPU(options.mcpu, options.mattr))
-      return std::move(err);
-  }
-  llvm::scope_exit restoreTarget([&] {
-    if (previousTarget)
-      llvm::consumeError(setDefaultTargetCPU(previousTarget->first,
-                                             previousTarget->second));
-  });
+  DefaultTargetCPUScope targetScope;
+  if (llvm::Error err = targetScope.use(options.mcpu, options.mattr))
+    return std::move(err);
   llvm::raw_ostream *log = options.log;
 
   // The distinct problems; ops that cannot be tuned are listed, not errors.

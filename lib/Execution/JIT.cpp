@@ -495,21 +495,12 @@ ExecutionModule::create(ModuleOp module, const JITOptions &options) {
     return err;
 
   MLIRContext *context = module.getContext();
-  std::string diagnostics;
-  llvm::raw_string_ostream diagOS(diagnostics);
-  ThreadScopedDiagnosticHandler handler(context, [&](Diagnostic &diag) {
-    if (diag.getSeverity() == DiagnosticSeverity::Error ||
-        diag.getSeverity() == DiagnosticSeverity::Warning) {
-      diagOS << diag.getLocation() << ": " << diag << "\n";
-      for (const Diagnostic &note : diag.getNotes())
-        diagOS << "  note: " << note << "\n";
-    }
-    return success();
-  });
+  DiagnosticCapture diagnostics(context,
+                                DiagnosticCapture::Kinds::ErrorsAndWarnings);
   auto withDiagnostics = [&](const llvm::Twine &message) {
     std::string text = message.str();
     if (!diagnostics.empty())
-      text += ":\n" + llvm::StringRef(diagnostics).rtrim().str();
+      text += ":\n" + diagnostics.text();
     return llvm::createStringError(text);
   };
 

@@ -72,21 +72,10 @@ llvm::Error mlir::tiletune::runPassPipeline(ModuleOp module,
                                    pipeline.str() + "': " +
                                    llvm::StringRef(parseErrors).trim().str());
 
-  std::string diagnostics;
-  llvm::raw_string_ostream diagOS(diagnostics);
-  ThreadScopedDiagnosticHandler handler(context, [&](Diagnostic &diag) {
-    if (diag.getSeverity() == DiagnosticSeverity::Error) {
-      diagOS << diag.getLocation() << ": " << diag << "\n";
-      for (const Diagnostic &note : diag.getNotes())
-        diagOS << "  note: " << note << "\n";
-    }
-    return success();
-  });
+  DiagnosticCapture diagnostics(context);
   if (failed(pm.run(module)))
     return llvm::createStringError(
         "the pass pipeline failed" +
-        (diagnostics.empty()
-             ? std::string()
-             : ":\n" + llvm::StringRef(diagnostics).rtrim().str()));
+        (diagnostics.empty() ? std::string() : ":\n" + diagnostics.text()));
   return llvm::Error::success();
 }

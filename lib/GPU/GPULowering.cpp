@@ -124,20 +124,14 @@ void mlir::tiletune::buildGPULoweringPipeline(
 
 llvm::Error mlir::tiletune::lowerToGPUBinary(ModuleOp module,
                                              const GPULoweringOptions &options) {
-  std::string diagnostics;
-  llvm::raw_string_ostream os(diagnostics);
-  ThreadScopedDiagnosticHandler handler(
-      module.getContext(), [&](Diagnostic &diag) {
-        os << diag.getLocation() << ": " << diag << "\n";
-        for (Diagnostic &note : diag.getNotes())
-          os << "  note: " << note << "\n";
-        return success();
-      });
+  DiagnosticCapture diagnostics(module.getContext(),
+                                DiagnosticCapture::Kinds::All);
   PassManager pm(module.getContext());
   buildGPULoweringPipeline(pm, options);
   if (failed(pm.run(module)))
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "GPU lowering failed:\n" + diagnostics);
+                                   "GPU lowering failed:\n" +
+                                       diagnostics.text());
   return llvm::Error::success();
 }
 

@@ -594,6 +594,23 @@ std::pair<std::string, std::string> mlir::tiletune::getDefaultTargetCPUNames() {
   return defaultTarget;
 }
 
+llvm::Error mlir::tiletune::DefaultTargetCPUScope::use(StringRef mcpu,
+                                                       StringRef mattr) {
+  if (mcpu.trim().empty() && mattr.trim().empty())
+    return llvm::Error::success();
+  std::pair<std::string, std::string> before = getDefaultTargetCPUNames();
+  if (llvm::Error err = setDefaultTargetCPU(mcpu, mattr))
+    return err;
+  if (!previous)
+    previous = std::move(before);
+  return llvm::Error::success();
+}
+
+mlir::tiletune::DefaultTargetCPUScope::~DefaultTargetCPUScope() {
+  if (previous)
+    llvm::consumeError(setDefaultTargetCPU(previous->first, previous->second));
+}
+
 CPUDescription mlir::tiletune::getDefaultTargetCPU() {
   std::pair<std::string, std::string> chosen;
   {

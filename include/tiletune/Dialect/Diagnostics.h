@@ -22,9 +22,12 @@
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Threading.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
+#include <string>
 #include <utility>
 
 namespace mlir::tiletune {
@@ -47,6 +50,48 @@ public:
       return handler(diag);
     });
   }
+};
+
+/// Takes the diagnostics that the constructing thread emits on `ctx` while
+/// it lives (ThreadScopedDiagnosticHandler) and keeps those of the kinds
+/// asked for as text, one "<location>: <message>" line each followed by its
+/// notes ("  note: ..."): how a library turns the diagnostics of a pipeline
+/// it runs into the message of an llvm::Error. The others are dropped.
+class DiagnosticCapture {
+public:
+  enum class Kinds { Errors, ErrorsAndWarnings, All };
+
+  explicit DiagnosticCapture(MLIRContext *ctx, Kinds kinds = Kinds::Errors)
+      : handler(ctx, [this, kinds](Diagnostic &diag) {
+          if (keeps(kinds, diag.getSeverity())) {
+            llvm::raw_string_ostream os(buffer);
+            os << diag.getLocation() << ": " << diag << "\n";
+            for (const Diagnostic &note : diag.getNotes())
+              os << "  note: " << note << "\n";
+          }
+          return success();
+        }) {}
+
+  /// The captured lines, without the last newline ("" when none).
+  std::string text() const { return llvm::StringRef(buffer).rtrim().str(); }
+  bool empty() const { return buffer.empty(); }
+
+private:
+  static bool keeps(Kinds kinds, DiagnosticSeverity severity) {
+    switch (kinds) {
+    case Kinds::Errors:
+      return severity == DiagnosticSeverity::Error;
+    case Kinds::ErrorsAndWarnings:
+      return severity == DiagnosticSeverity::Error ||
+             severity == DiagnosticSeverity::Warning;
+    case Kinds::All:
+      return true;
+    }
+    return true;
+  }
+
+  std::string buffer;
+  ThreadScopedDiagnosticHandler handler;
 };
 
 } // namespace mlir::tiletune

@@ -189,6 +189,25 @@ std::pair<std::string, std::string> getDefaultTargetCPUNames();
 /// another.
 CPUDescription getDefaultTargetCPU();
 
+/// Makes a target the process's default for a while (a run of `tiletune
+/// tune` with --mcpu, a Python call with mcpu=) and restores the one before
+/// it when destroyed.
+class DefaultTargetCPUScope {
+public:
+  DefaultTargetCPUScope() = default;
+  DefaultTargetCPUScope(const DefaultTargetCPUScope &) = delete;
+  DefaultTargetCPUScope &operator=(const DefaultTargetCPUScope &) = delete;
+  ~DefaultTargetCPUScope();
+
+  /// setDefaultTargetCPU(mcpu, mattr), remembering the previous default
+  /// (once: a second call keeps the first one's). Both empty change
+  /// nothing. An error (unknown names) leaves the default as it was.
+  llvm::Error use(llvm::StringRef mcpu, llvm::StringRef mattr);
+
+private:
+  std::optional<std::pair<std::string, std::string>> previous;
+};
+
 /// describeCPU(mcpu, mattr), except that both empty mean
 /// getDefaultTargetCPU(). What every pass option and front-end resolves.
 llvm::Expected<CPUDescription> describeTargetCPU(llvm::StringRef mcpu,
