@@ -748,23 +748,22 @@ static TileConfigAttr computeDirectConfig(MLIRContext *ctx,
     // partial sums stay in L2 between the channel chunks (loads and stores
     // of the accumulators once per 32 channels x KH taps). The tuner found
     // this order on the 7x7 3x3 512 conv (gbfs, 538 trials, 1.18x over the
-    // previous default). Zen 5, batch 1, 1 thread, ms per call
-    // (`tiletune-run --repeats=10 --min-sample-ms=5`, alternating), before
-    // -> after: 7x7 3x3 512 1.28-1.53 -> 1.13-1.15, 3x3/2 512 1.29 ->
-    // 1.15, 1x1 2048-512 0.63 -> 0.52, 1x1 512-2048 0.58 -> 0.54, 1x1/2
-    // 1024-2048 1.26 -> 1.10; 14x14 3x3 256 1.10-1.13 -> 1.06-1.07, 1x1
-    // 1024-512 1.00 -> 0.95-0.97, 1x1 1024-256 0.50-0.51 -> 0.48.
+    // previous default). Zen 5, batch 1, 1 thread, ms per call, before ->
+    // after (docs/CPUSchedule.md, "Reductions outermost for filters larger
+    // than L2"): 7x7 3x3 512 1.28-1.34 -> 1.11-1.21, 1x1 2048-512 0.62 ->
+    // 0.51-0.55, 1x1/2 1024-2048 1.21-1.22 -> 1.09-1.16, 14x14 3x3 256
+    // 1.07-1.14 -> 1.05-1.11.
     int64_t threadOutput = plan.parallel["n"] * plan.parallel["oh"] *
                            plan.parallel["ow"] * plan.parallel["f"] *
                            elementBytes;
     int64_t threadFilter =
         size("kh") * size("kw") * size("c") * plan.parallel["f"] * elementBytes;
     // Only for one thread and register tiles of at least two vectors of
-    // filters: at two threads (one output core each) the 14x14 convs and
-    // the 7x7 1x1 2048-512 ran 10-50 % slower this way (0.32-0.34 -> 0.47-0.49
-    // ms for the latter), and with one vector of filters (`mcpu=haswell`:
-    // 8 filters x 7 pixels) the 1x1 convs ran 5-10 % slower and the 3x3
-    // ones within noise.
+    // filters: at two threads (each with half of the filters or of the
+    // rows) the 14x14 convs and the 7x7 1x1 2048-512 ran 10-50 % slower
+    // this way (0.32-0.34 -> 0.47-0.49 ms for the latter), and with one
+    // vector of filters (`mcpu=haswell`: 8 filters x 7 pixels) the 1x1
+    // convs ran 5-10 % slower and the 3x3 ones within noise.
     // Channels without a divisor of 16 to 32 keep the order above (a chunk
     // of a few channels would load and store the partial sums every few
     // FMAs).
