@@ -771,10 +771,9 @@ static TileConfigAttr computeDirectConfig(MLIRContext *ctx,
     if (op.kind == OpKind::ConvNhwcFhwc && pack == "b" && order[0] == "f" &&
         target.threads == 1 && rf >= 2 * lanes && channelChunk >= 16 &&
         threadOutput <= target.l2Bytes / 2 && threadFilter > target.l2Bytes) {
-      plan.cache["ow"] = plan.parallel["ow"];
+      // ow and kh keep their whole cache tiles (set above).
       plan.cache["oh"] = plan.reg["oh"];
       plan.cache["f"] = plan.reg["f"];
-      plan.cache["kh"] = size("kh");
       plan.cache["kw"] = 1;
       plan.cache["c"] = channelChunk;
       order = {"ow", "kh", "c", "kw", "f", "oh"};
