@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tiletune/Dialect/TileConfig.h"
+#include "tiletune/Support/ProblemSpec.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -370,6 +371,13 @@ matchTunableOpImpl(Operation *op, std::string *reason, bool allowEmpty) {
     result.strides = genericStrides;
     result.dilations = genericDilations;
   }
+  if (isConv(result.kind) && result.onTensors)
+    if (std::optional<ZeroPad> pad =
+            matchZeroPad(op->getOperand(0).getDefiningOp())) {
+      size_t h = getConvInputRowDim(result.kind, pad->low.size());
+      result.zeroPaddedRows =
+          h < pad->low.size() && (pad->low[h] > 0 || pad->high[h] > 0);
+    }
   return result;
 }
 

@@ -8,6 +8,7 @@
 #include "tiletune/Dialect/Diagnostics.h"
 #include "tiletune/Support/CPUDescription.h"
 #include "tiletune/Support/Padding.h"
+#include "tiletune/Support/ProblemSpec.h"
 #include "tiletune/Support/TilingTemplates.h"
 
 #include "mlir/AsmParser/AsmParser.h"
@@ -68,6 +69,12 @@ TunableOp mlir::tiletune::toTunableOp(MLIRContext *ctx,
     op.dims.push_back(LoopDim{d.name, d.size, d.role, unsigned(index)});
   op.strides = problem.strides;
   op.dilations = problem.dilations;
+  if (!problem.inputPadLow.empty()) {
+    size_t h = getConvInputRowDim(problem.opKind, problem.inputPadLow.size());
+    op.zeroPaddedRows =
+        h < problem.inputPadLow.size() &&
+        (problem.inputPadLow[h] > 0 || problem.inputPadHigh[h] > 0);
+  }
   return op;
 }
 

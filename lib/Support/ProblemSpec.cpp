@@ -32,6 +32,12 @@ static int64_t countTapsInImage(int64_t outSize, int64_t kernelSize,
   return count;
 }
 
+size_t mlir::tiletune::getConvInputRowDim(OpKind kind, size_t rank) {
+  bool channelsFirst =
+      kind == OpKind::ConvNchwFchw || kind == OpKind::ConvNgchwFgchw;
+  return channelsFirst ? rank - 2 : 1;
+}
+
 double mlir::tiletune::countConvFlopsInImage(
     OpKind kind, double flops, function_ref<int64_t(StringRef)> dimSize,
     std::array<int64_t, 2> strides, std::array<int64_t, 2> dilations,
@@ -40,10 +46,7 @@ double mlir::tiletune::countConvFlopsInImage(
   size_t rank = inputShape.size();
   if (padLow.size() != rank || padHigh.size() != rank || !isConv(kind))
     return flops;
-  // The input's h and w dims: NCHW-like layouts end with them.
-  bool channelsFirst =
-      kind == OpKind::ConvNchwFchw || kind == OpKind::ConvNgchwFgchw;
-  size_t h = channelsFirst ? rank - 2 : 1;
+  size_t h = getConvInputRowDim(kind, rank);
   const char *outNames[2] = {"oh", "ow"}, *tapNames[2] = {"kh", "kw"};
   double scaled = flops;
   for (unsigned i = 0; i < 2; ++i) {

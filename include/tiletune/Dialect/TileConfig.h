@@ -78,6 +78,11 @@ struct TunableOp {
   /// the named op's, its body is out + lhs * rhs); the CPU tiling rewrites
   /// it into the named op first (specializeGenericToConfig).
   bool isGeneric = false;
+  /// A conv on tensors whose input is a zero `tensor.pad` (matchZeroPad)
+  /// that pads its rows: the CPU tiling skips the taps of a register tile's
+  /// rows that fall on the padding (skip-padding-taps), so a tile of one
+  /// output row skips them at the image's top and bottom rows.
+  bool zeroPaddedRows = false;
 
   const LoopDim *lookup(llvm::StringRef name) const;
   /// FLOPs of one execution (countFlops of the loop sizes).

@@ -30,6 +30,11 @@ namespace mlir::tiletune {
 /// per multiply-add, one multiply-add per point of the iteration space.
 double countFlops(llvm::ArrayRef<int64_t> loopSizes);
 
+/// The position of the row (h) dim in the input of a conv of `kind` whose
+/// input has `rank` dims; the column (w) dim follows it. NCHW-like layouts
+/// end with h and w, NHWC-like ones have them right after n.
+size_t getConvInputRowDim(OpKind kind, size_t rank);
+
 /// The FLOPs of a conv of `kind` whose input (the operand, of shape
 /// `inputShape`) is a zero pad by `padLow`/`padHigh` of a smaller image:
 /// `flops` (the loop nest's, countFlops) scaled to the (output position,
