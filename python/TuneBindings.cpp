@@ -287,6 +287,7 @@ py::tuple tuneText(const std::string &text, const std::string &algorithm,
     py::dict d;
     d["seconds_before"] = noneUnlessPositive(result->modelSecondsBefore);
     d["seconds_after"] = noneUnlessPositive(result->modelSecondsAfter);
+    d["ratio"] = noneUnlessPositive(result->modelRatio);
     d["kept_previous"] = result->modelKeptPrevious;
     d["error"] = result->modelError;
     py::list untuned, skipped;

@@ -173,14 +173,20 @@ struct TuningResult {
   std::string failures;
   /// With a model time budget (TuneOptions::timeBudgetSeconds, which makes
   /// tune() share the budget across the module's problems): the whole
-  /// model's end-to-end median time per call before and after tuning (0 when
+  /// model's end-to-end median time per call before and after tuning,
+  /// measured in alternation (0 when
   /// it could not be measured: modelError says why), the problems the budget
   /// left unmeasured, and the ops not tuned ("2 x linalg.generic (not a
   /// tunable op family), 0.10% of the model's FLOPs").
   double modelSecondsBefore = 0;
   double modelSecondsAfter = 0;
-  /// The tuned configs ran slower end to end, twice: the module kept the
-  /// configs its ops had (ModelOutcome::keptPrevious).
+  /// The two are measured in alternation: the median over the tuned
+  /// model's samples of each one's ratio to the untuned samples around it
+  /// (ModelOutcome::ratio; below 1: the tuned model is faster; 0 when not
+  /// measured). It decides modelKeptPrevious.
+  double modelRatio = 0;
+  /// The tuned configs ran slower end to end, twice (modelRatio above 1):
+  /// the module kept the configs its ops had (ModelOutcome::keptPrevious).
   bool modelKeptPrevious = false;
   std::string modelError;
   std::vector<std::string> untunedProblems;

@@ -549,12 +549,23 @@ mlir::tiletune::tuneProblems(MLIRContext *ctx, const ProblemSet &set,
 // Whole-model tuning under a time budget
 //===----------------------------------------------------------------------===//
 
-llvm::Expected<TimeStats>
-mlir::tiletune::measureModelEndToEnd(ModuleOp module,
-                                     const TuneOptions &options,
-                                     std::string *entry) {
-  // The entry: the only public function with a body (as tiletune-run picks
-  // it without --entry).
+namespace {
+/// A model's entry function lowered whole, JIT-compiled, with its seeded
+/// arguments: what an end-to-end timing calls.
+struct CompiledModel {
+  std::unique_ptr<ExecutionModule> module;
+  std::optional<Kernel> kernel;
+  SmallVector<Buffer> args;
+  SmallVector<Buffer *> argPtrs;
+};
+} // namespace
+
+/// Lowers a clone of `module` whole (the configs on its ops, defaults
+/// elsewhere) through the pipeline every measurement uses and JIT-compiles
+/// its entry (the only public function with a body, as tiletune-run picks
+/// it without --entry), with arguments seeded as tiletune-run seeds them.
+static llvm::Expected<std::unique_ptr<CompiledModel>>
+compileModel(ModuleOp module, const TuneOptions &options, std::string *entry) {
   SmallVector<func::FuncOp> candidates;
   for (auto func : module.getOps<func::FuncOp>())
     if (!func.isExternal() && func.isPublic())
@@ -573,8 +584,6 @@ mlir::tiletune::measureModelEndToEnd(ModuleOp module,
     return llvm::createStringError("@" + name + " cannot be run: " +
                                    toString(sig.takeError()));
 
-  // Lower a clone whole, with the configs on its ops (defaults elsewhere),
-  // through the pipeline every measurement uses.
   OwningOpRef<ModuleOp> clone = module.clone();
   std::string diagText;
   ThreadScopedDiagnosticHandler handler(
@@ -596,21 +605,55 @@ mlir::tiletune::measureModelEndToEnd(ModuleOp module,
   if (failed(pm.run(*clone)))
     return llvm::createStringError("lowering @" + name +
                                    " failed: " + diagText);
-  llvm::Expected<std::unique_ptr<ExecutionModule>> compiled =
+  auto compiled = std::make_unique<CompiledModel>();
+  llvm::Expected<std::unique_ptr<ExecutionModule>> executable =
       ExecutionModule::create(*clone);
-  if (!compiled)
-    return compiled.takeError();
-  llvm::Expected<Kernel> kernel = (*compiled)->getKernel(name);
+  if (!executable)
+    return executable.takeError();
+  compiled->module = std::move(*executable);
+  llvm::Expected<Kernel> kernel = compiled->module->getKernel(name);
   if (!kernel)
     return kernel.takeError();
+  compiled->kernel = *kernel;
   llvm::Expected<SmallVector<Buffer>> args =
       KernelHarness::seedArguments(kernel->getSignature().args, options.seed);
   if (!args)
     return args.takeError();
-  SmallVector<Buffer *> argPtrs;
-  for (Buffer &buffer : *args)
-    argPtrs.push_back(&buffer);
-  return kernel->time(argPtrs, options.timing);
+  compiled->args = std::move(*args);
+  for (Buffer &buffer : compiled->args)
+    compiled->argPtrs.push_back(&buffer);
+  return compiled;
+}
+
+llvm::Expected<TimeStats> mlir::tiletune::measureModelEndToEnd(
+    ModuleOp module, const TuneOptions &options, std::string *entry) {
+  llvm::Expected<std::unique_ptr<CompiledModel>> compiled =
+      compileModel(module, options, entry);
+  if (!compiled)
+    return compiled.takeError();
+  return (*compiled)->kernel->time((*compiled)->argPtrs, options.timing);
+}
+
+llvm::Expected<PairedTimeStats>
+mlir::tiletune::measureModelsPaired(ModuleOp subject, ModuleOp reference,
+                                    const TuneOptions &options) {
+  llvm::Expected<std::unique_ptr<CompiledModel>> compiledSubject =
+      compileModel(subject, options, /*entry=*/nullptr);
+  if (!compiledSubject)
+    return compiledSubject.takeError();
+  llvm::Expected<std::unique_ptr<CompiledModel>> compiledReference =
+      compileModel(reference, options, /*entry=*/nullptr);
+  if (!compiledReference)
+    return compiledReference.takeError();
+  // Every sample of both, however early the timing options would stop.
+  TimingOptions timing = options.timing;
+  timing.stopAboveSeconds = 0;
+  timing.stopAboveRatio = 0;
+  timing.stopBelowRatioSpread = 0;
+  return (*compiledSubject)
+      ->kernel->timePaired((*compiledSubject)->argPtrs,
+                           *(*compiledReference)->kernel,
+                           (*compiledReference)->argPtrs, timing);
 }
 
 namespace {
@@ -1007,65 +1050,66 @@ mlir::tiletune::tuneModel(ModuleOp module, const TuneOptions &options) {
                           "got a measurement; their ops keep their configs\n",
                           outcome.untuned.size());
 
-  // The model after tuning.
-  if (outcome.before) {
-    // The untuned model again, right before the tuned one: the reported
-    // pair is measured back to back (the first measurement was printed at
-    // the start).
-    if (llvm::Expected<TimeStats> again =
-            measureModelEndToEnd(*original, options))
-      outcome.before = *again;
-    else
-      llvm::consumeError(again.takeError());
-    llvm::Expected<TimeStats> after = measureModelEndToEnd(module, options);
-    if (after) {
-      outcome.after = *after;
-      if (log)
-        *log << llvm::formatv("model @{0} end-to-end after tuning: median "
-                              "{1:F3} ms (min {2:F3} ms, {3} samples); "
-                              "{4:F2}x over the untuned model re-measured "
-                              "just before ({5:F3} ms)\n",
-                              outcome.entry, after->median * 1e3,
-                              after->min * 1e3, after->repeats,
-                              outcome.before->median / after->median,
-                              outcome.before->median * 1e3);
-    } else {
-      outcome.endToEndError = toString(after.takeError());
+  // The model after tuning, in alternation with the untuned model (the
+  // first measurement of the untuned model was printed at the start): on a
+  // machine whose speed drifts over minutes (a VM: the same module measured
+  // 42.7 ms before a 10-minute run and 44.6-45.0 ms after it), two timings
+  // back to back compare the drift as much as the configs.
+  auto measureAfter = [&]() -> bool {
+    llvm::Expected<PairedTimeStats> paired =
+        measureModelsPaired(module, *original, options);
+    if (!paired) {
+      outcome.endToEndError = toString(paired.takeError());
+      return false;
     }
-  }
+    outcome.before = paired->reference;
+    outcome.after = paired->subject;
+    outcome.ratio = paired->ratio;
+    return true;
+  };
+  if (outcome.before && measureAfter() && log)
+    *log << llvm::formatv(
+        "model @{0} end-to-end after tuning: median {1:F3} ms (min {2:F3} "
+        "ms, {3} samples); {4:F2}x over the untuned model measured in "
+        "alternation with it ({5:F3} ms; median ratio of each tuned sample "
+        "to the untuned ones around it {6:F3})\n",
+        outcome.entry, outcome.after->median * 1e3, outcome.after->min * 1e3,
+        outcome.after->repeats, outcome.before->median / outcome.after->median,
+        outcome.before->median * 1e3, outcome.ratio->median);
   // Each problem's winner was faster than its default alone, yet together,
-  // in the model, they can run slower: each op was timed with its operands
-  // warm in cache, the model feeds it the previous op's output (ResNet-50
-  // at batch 1: every problem 1.00-1.76x, the model 0.94x). A slower model
-  // is measured once more, both back to back; when the tuned one is still
-  // slower the module keeps the configs it had (the default configs where
-  // it had none: what the untuned model ran), and says so.
-  if (outcome.before && outcome.after &&
-      outcome.after->median > outcome.before->median) {
-    double firstRatio = outcome.before->median / outcome.after->median;
-    llvm::Expected<TimeStats> before2 =
-        measureModelEndToEnd(*original, options);
-    if (!before2) {
-      llvm::consumeError(before2.takeError());
-    } else if (llvm::Expected<TimeStats> after2 =
-                   measureModelEndToEnd(module, options);
-               !after2) {
-      llvm::consumeError(after2.takeError());
-    } else if (after2->median > before2->median) {
-      outcome.before = *before2;
-      outcome.after = *after2;
+  // in the model, they can run slower. A tuned model slower in alternation
+  // (median ratio above 1) is measured once more; when it is still slower
+  // the module keeps the configs it had (the default configs where it had
+  // none: what the untuned model ran), and says so.
+  if (outcome.ratio && outcome.ratio->median > 1) {
+    double firstRatio = outcome.ratio->median;
+    std::string firstError = outcome.endToEndError;
+    if (!measureAfter()) {
+      // The first run stands (measureAfter left it in place).
+      if (log)
+        *log << "model: warning: the tuned model could not be measured "
+                "again ("
+             << outcome.endToEndError
+             << "); the module keeps its tuned configs\n";
+      outcome.endToEndError = firstError;
+    } else if (outcome.ratio->median > 1) {
       outcome.keptPrevious = true;
       for (auto &[op, config] : previousConfigs)
         setConfig(op, config);
       if (log)
         *log << llvm::formatv(
             "model @{0}: the tuned configs ran slower end to end, twice "
-            "({1:F2}x, then {2:F2}x: {3:F3} ms against {4:F3} ms): the "
-            "module keeps the configs its ops had before tuning (their "
-            "default configs where they had none); the database keeps "
-            "every problem's result\n",
-            outcome.entry, firstRatio, before2->median / after2->median,
-            after2->median * 1e3, before2->median * 1e3);
+            "(median ratios {1:F3}, then {2:F3}: {3:F3} ms against {4:F3} "
+            "ms): the module keeps the configs its ops had before tuning "
+            "(their default configs where they had none); the database "
+            "keeps every problem's result\n",
+            outcome.entry, firstRatio, outcome.ratio->median,
+            outcome.after->median * 1e3, outcome.before->median * 1e3);
+    } else if (log) {
+      *log << llvm::formatv("model @{0}: measured again, the tuned configs ran "
+                            "as fast or faster (median ratio {1:F3}, the "
+                            "first run {2:F3}): the module keeps them\n",
+                            outcome.entry, outcome.ratio->median, firstRatio);
     }
   }
   outcome.elapsedSeconds = elapsed();
@@ -1097,8 +1141,10 @@ void mlir::tiletune::printModelOutcome(const ModelOutcome &outcome,
   if (outcome.before && outcome.after)
     os << "model @" << outcome.entry << " end-to-end: before "
        << ms(*outcome.before) << ", after " << ms(*outcome.after)
-       << llvm::formatv(", speed-up {0:F2}x{1}\n",
+       << llvm::formatv(", speed-up {0:F2}x (measured in alternation; median "
+                        "ratio after/before {1:F3}){2}\n",
                         outcome.before->median / outcome.after->median,
+                        outcome.ratio ? outcome.ratio->median : 0.0,
                         outcome.keptPrevious
                             ? " (slower: the module keeps the configs it "
                               "had before tuning)"

@@ -145,6 +145,8 @@ mlir::tiletune::tune(ModuleOp module, const TuningOptions &options) {
       result.modelSecondsBefore = model->before->median;
       result.modelSecondsAfter = model->after->median;
     }
+    if (model->ratio)
+      result.modelRatio = model->ratio->median;
     result.modelKeptPrevious = model->keptPrevious;
     result.modelError = model->endToEndError;
     for (const Problem &problem : model->untuned)

@@ -142,9 +142,11 @@ def tune_model(mlir, time_budget, *args, **kwargs):
 
     Returns ``(annotated module text, [ProblemResult, ...], model)`` where
     `model` is a dict: ``seconds_before`` and ``seconds_after`` (the whole
-    model's median time per call; None when it could not be run, ``error``
-    says why), ``kept_previous`` (True when the tuned configs ran slower end
-    to end, twice, and the module kept the configs it had), ``untuned``
+    model's median time per call, the two measured in alternation; None when
+    it could not be run, ``error`` says why), ``ratio`` (the median of each
+    tuned sample's time over the untuned samples around it; below 1: faster),
+    ``kept_previous`` (True when the tuned configs ran slower end to end,
+    ratio above 1 twice, and the module kept the configs it had), ``untuned``
     (problems the budget left unmeasured) and ``skipped`` (ops that were not
     tuned, with their share of the FLOPs).
     """

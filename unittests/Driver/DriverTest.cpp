@@ -1080,4 +1080,45 @@ TEST_F(DriverTest, PipelinedWorkersReportInOrderAndStopWhenTold) {
   EXPECT_EQ(order, (std::vector<size_t>{0, 1, 2}));
 }
 
+// Two versions of a model measured in alternation: every sample of both
+// (the reference one more: before each subject sample and after the last)
+// and a ratio per subject sample.
+TEST_F(DriverTest, ModelsAreMeasuredInAlternation) {
+  const char *text = R"mlir(
+func.func @m(%a: tensor<24x40xf32>, %b: tensor<40x32xf32>,
+             %c: tensor<24x32xf32>) -> tensor<24x32xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<24x40xf32>, tensor<40x32xf32>)
+                     outs(%c : tensor<24x32xf32>) -> tensor<24x32xf32>
+  return %r : tensor<24x32xf32>
+}
+)mlir";
+  OwningOpRef<ModuleOp> untuned = parseSourceString<ModuleOp>(text, &ctx);
+  ASSERT_TRUE(untuned);
+  OwningOpRef<ModuleOp> tuned = untuned->clone();
+  TuneOptions options;
+  options.threads = 1;
+  options.timing.repeats = 4;
+  options.timing.minSampleSeconds = 1e-4;
+  // Early stops of the options do not cut the pair short.
+  options.timing.stopAboveSeconds = 1e-9;
+  options.timing.stopAfterRepeats = 1;
+  llvm::Expected<PairedTimeStats> paired =
+      measureModelsPaired(*tuned, *untuned, options);
+  ASSERT_TRUE(bool(paired)) << toString(paired.takeError());
+  EXPECT_EQ(paired->subject.repeats, 4u);
+  EXPECT_EQ(paired->reference.repeats, 5u);
+  EXPECT_EQ(paired->ratio.repeats, 4u);
+  EXPECT_GT(paired->subject.median, 0);
+  EXPECT_GT(paired->reference.median, 0);
+  EXPECT_GT(paired->ratio.median, 0);
+
+  // A reference that cannot be run (two public functions: no entry) fails
+  // the pair, rather than timing the subject alone.
+  llvm::Expected<PairedTimeStats> failed =
+      measureModelsPaired(*tuned, *module, options);
+  ASSERT_FALSE(bool(failed));
+  EXPECT_NE(toString(failed.takeError()).find("2 public functions"),
+            std::string::npos);
+}
+
 } // namespace

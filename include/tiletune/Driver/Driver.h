@@ -17,6 +17,7 @@
 #include "tiletune/Dialect/TileConfig.h"
 #include "tiletune/Driver/TuneOptions.h"
 #include "tiletune/Driver/TuningSpace.h"
+#include "tiletune/Measure/Timing.h"
 #include "tiletune/Problem/Problem.h"
 #include "tiletune/Support/Target.h"
 #include "tiletune/Tuner/Tuner.h"
@@ -75,16 +76,19 @@ struct ModelOutcome {
   double modelFlops = 0;
   /// The model's end-to-end time per call (the entry function, lowered whole
   /// with its configs, JIT-compiled and run on seeded inputs) before and
-  /// after tuning, measured back to back at the end (the untuned model is
-  /// also measured, and printed, at the start); unset when it could not be
-  /// measured (endToEndError).
+  /// after tuning, measured in alternation at the end (measureModelsPaired;
+  /// the untuned model is also measured, and printed, at the start); unset
+  /// when it could not be measured (endToEndError).
   std::optional<TimeStats> before, after;
+  /// Per sample of the tuned model, its time over the mean of the untuned
+  /// model's samples taken just before and after it: its median < 1 means
+  /// the tuned model ran faster. Set with `before` and `after`.
+  std::optional<TimeStats> ratio;
   /// The tuned configs ran slower end to end than the configs the ops had
-  /// before tuning (after > before, confirmed by a second pair of
-  /// measurements): the module keeps its previous configs (the default
-  /// configs on ops that had none). `before` and
-  /// `after` are the confirming pair; the database keeps every per-problem
-  /// result.
+  /// before tuning (the median ratio above 1, confirmed by a second paired
+  /// run): the module keeps its previous configs (the default configs on
+  /// ops that had none). `before`, `after` and `ratio` are the confirming
+  /// run's; the database keeps every per-problem result.
   bool keptPrevious = false;
   std::string entry;
   std::string endToEndError;
@@ -113,6 +117,16 @@ llvm::Expected<ModelOutcome> tuneModel(ModuleOp module,
 llvm::Expected<TimeStats> measureModelEndToEnd(ModuleOp module,
                                                const TuneOptions &options,
                                                std::string *entry = nullptr);
+
+/// Measures `subject` and `reference` (two versions of one model, e.g.
+/// tuned and untuned) end to end as measureModelEndToEnd does, in
+/// alternation (measurePaired: reference, subject, reference, ..., with
+/// every one of `options.timing.repeats` samples, no early stop): a machine
+/// whose speed drifts during the run moves both, and each subject sample's
+/// ratio to the reference samples around it cancels most of that.
+llvm::Expected<PairedTimeStats> measureModelsPaired(ModuleOp subject,
+                                                    ModuleOp reference,
+                                                    const TuneOptions &options);
 
 /// Prints a model run: the per-problem table (printOutcomes), the skipped
 /// ops and the end-to-end times before and after.
