@@ -373,11 +373,9 @@ matchTunableOpImpl(Operation *op, std::string *reason, bool allowEmpty) {
   }
   if (isConv(result.kind) && result.onTensors)
     if (std::optional<ZeroPad> pad =
-            matchZeroPad(op->getOperand(0).getDefiningOp())) {
-      size_t h = getConvInputRowDim(result.kind, pad->low.size());
+            matchZeroPad(op->getOperand(0).getDefiningOp()))
       result.zeroPaddedRows =
-          h < pad->low.size() && (pad->low[h] > 0 || pad->high[h] > 0);
-    }
+          padsConvInputRows(result.kind, pad->low, pad->high);
   return result;
 }
 

@@ -1083,15 +1083,15 @@ mlir::tiletune::tuneModel(ModuleOp module, const TuneOptions &options) {
   // none: what the untuned model ran), and says so.
   if (outcome.ratio && outcome.ratio->median > 1) {
     double firstRatio = outcome.ratio->median;
-    std::string firstError = outcome.endToEndError;
     if (!measureAfter()) {
-      // The first run stands (measureAfter left it in place).
+      // The first run stands (measureAfter left it in place, and said why
+      // the second failed in endToEndError).
       if (log)
         *log << "model: warning: the tuned model could not be measured "
                 "again ("
              << outcome.endToEndError
              << "); the module keeps its tuned configs\n";
-      outcome.endToEndError = firstError;
+      outcome.endToEndError.clear();
     } else if (outcome.ratio->median > 1) {
       outcome.keptPrevious = true;
       for (auto &[op, config] : previousConfigs)

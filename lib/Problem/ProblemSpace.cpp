@@ -69,12 +69,8 @@ TunableOp mlir::tiletune::toTunableOp(MLIRContext *ctx,
     op.dims.push_back(LoopDim{d.name, d.size, d.role, unsigned(index)});
   op.strides = problem.strides;
   op.dilations = problem.dilations;
-  if (!problem.inputPadLow.empty()) {
-    size_t h = getConvInputRowDim(problem.opKind, problem.inputPadLow.size());
-    op.zeroPaddedRows =
-        h < problem.inputPadLow.size() &&
-        (problem.inputPadLow[h] > 0 || problem.inputPadHigh[h] > 0);
-  }
+  op.zeroPaddedRows = padsConvInputRows(problem.opKind, problem.inputPadLow,
+                                        problem.inputPadHigh);
   return op;
 }
 

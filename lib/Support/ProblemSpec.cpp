@@ -32,10 +32,21 @@ static int64_t countTapsInImage(int64_t outSize, int64_t kernelSize,
   return count;
 }
 
-size_t mlir::tiletune::getConvInputRowDim(OpKind kind, size_t rank) {
+/// The position of the row (h) dim in the input of a conv of `kind` whose
+/// input has `rank` dims; the column (w) dim follows it. NCHW-like layouts
+/// end with h and w, NHWC-like ones have them right after n.
+static size_t getConvInputRowDim(OpKind kind, size_t rank) {
   bool channelsFirst =
       kind == OpKind::ConvNchwFchw || kind == OpKind::ConvNgchwFgchw;
   return channelsFirst ? rank - 2 : 1;
+}
+
+bool mlir::tiletune::padsConvInputRows(OpKind kind, ArrayRef<int64_t> padLow,
+                                       ArrayRef<int64_t> padHigh) {
+  if (!isConv(kind) || padLow.size() != padHigh.size())
+    return false;
+  size_t h = getConvInputRowDim(kind, padLow.size());
+  return h < padLow.size() && (padLow[h] > 0 || padHigh[h] > 0);
 }
 
 double mlir::tiletune::countConvFlopsInImage(

@@ -30,10 +30,10 @@ namespace mlir::tiletune {
 /// per multiply-add, one multiply-add per point of the iteration space.
 double countFlops(llvm::ArrayRef<int64_t> loopSizes);
 
-/// The position of the row (h) dim in the input of a conv of `kind` whose
-/// input has `rank` dims; the column (w) dim follows it. NCHW-like layouts
-/// end with h and w, NHWC-like ones have them right after n.
-size_t getConvInputRowDim(OpKind kind, size_t rank);
+/// Whether pads `padLow`/`padHigh` of the input of a conv of `kind` (one per
+/// input dim) pad its rows (its h dim).
+bool padsConvInputRows(OpKind kind, llvm::ArrayRef<int64_t> padLow,
+                       llvm::ArrayRef<int64_t> padHigh);
 
 /// The FLOPs of a conv of `kind` whose input (the operand, of shape
 /// `inputShape`) is a zero pad by `padLow`/`padHigh` of a smaller image:
