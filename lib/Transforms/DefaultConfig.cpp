@@ -222,13 +222,18 @@ static int64_t getLanes(const TunableOp &op, const CPUTarget &target) {
 /// 2048->512 1 thread 138-144 / 150-162, 2 threads 238-240 / 249-259;
 /// 1x1/2 1024->2048 130-141 / 141-158; as haswell 55 / 71, 103-104 /
 /// 126-127, 54 / 68-69), with the compute the GEMM's own heuristic
-/// picks (an empty pack) when it is strided or batched; a batch-1
-/// unstrided one on a 14x14 map stays direct on one thread (the two
-/// measured within noise). A larger NCHW conv on a small map takes
-/// im2col_rpmmv at batch 1 too (ResNet-50 b1's 7x7 stage on Zen 4, one
-/// thread, GFLOP/s of two runs: 3x3 512 34 -> 40-41, 3x3/2 33-37 -> 44-45;
-/// docs/TileConfig.md, "NCHW convs"). A batch-1 NCHW conv of at least 256
-/// channels in and out on a map of up to 14x14 that several threads run
+/// picks (an empty pack) when it is batched or strided on a larger map.
+/// A batch-1 one of at least 256 channels in and out on a map of up to
+/// 14x14 takes RPMMV at any thread count (on one thread it stayed direct
+/// until 2026-12-05, when the AVX-512 figures were within noise; AVX2 had
+/// not been measured: Zen 5, 1 thread, GFLOP/s of three alternating
+/// rounds, direct / rpmmv, 14x14 256->1024, 1024->256, 1024->512: as
+/// haswell 65-71 / 74-78, 59-68 / 65-77, 59-63 / 78-85; AVX-512 153-163 /
+/// 156-175, 164-172 / 157-172, 157-160 / 164-171). A larger NCHW conv on a
+/// small map takes im2col_rpmmv at batch 1 too (ResNet-50 b1's 7x7 stage on Zen
+/// 4, one thread, GFLOP/s of two runs: 3x3 512 34 -> 40-41, 3x3/2 33-37 ->
+/// 44-45; docs/TileConfig.md, "NCHW convs"). A batch-1 NCHW conv of at least
+/// 256 channels in and out on a map of up to 14x14 that several threads run
 /// takes the im2col GEMM through NHWC as well: there the direct conv's
 /// whole-tensor transposes left 2 threads at 1.1-1.4x one (Zen 5, b1, 2
 /// threads, GFLOP/s of two
@@ -253,7 +258,7 @@ static std::optional<StringRef> pickIm2colPack(const TunableOp &op,
   if (nchw && isOneByOne(op)) {
     if (takesPerImageIm2col(op, lanes))
       return StringRef();
-    if ((smallMap && size("n") == 1) || threadedNchw)
+    if (size("n") == 1 && pixels <= kThreadedNchwMapPixels && manyChannels)
       return StringRef("b");
     if (size("n") > 1 || op.strides != std::array<int64_t, 2>{1, 1})
       return StringRef();
