@@ -983,10 +983,31 @@ TileConfigAttr tiletune::computeIm2colDefaultCPUConfig(MLIRContext *ctx,
   };
   if (perImage) {
     split("n", size("n") / batchThreads);
-    for (StringRef level : {"parallel", "cache", "register"}) {
+    for (StringRef level : {"parallel", "cache"}) {
       fit(level, "m", {"f"});
       fitPixels(level);
     }
+    // The register tile: the pixels first, then the filters. The GEMM's
+    // register tile is one vector wide where its n (the pixels) has no
+    // even number of vectors among its divisors (28x28: 784 pixels, 49
+    // AVX-512 vectors); the filters then make up the accumulators of the
+    // two-vector tile the GEMM defaults aim at, as far as the register
+    // file holds them with a vector of pixels and a broadcast (28x28 1x1
+    // 512->256, Zen 5, 2 threads, GFLOP/s of two alternating rounds: 8
+    // filters x 4x4 pixels 248-267, 16 filters 288-291).
+    fitPixels("register");
+    int64_t wantRows = std::max<int64_t>(
+        1, gemmConfig.getTileSize("register", "m").value_or(1));
+    int64_t wantVectors = std::max<int64_t>(
+        2, llvm::divideCeil(
+               std::max<int64_t>(
+                   1, gemmConfig.getTileSize("register", "n").value_or(1)),
+               lanes));
+    int64_t pixelVectors = llvm::divideCeil(outer["oh"] * outer["ow"], lanes);
+    int64_t rows = std::min(wantRows * wantVectors / pixelVectors,
+                            target.vectorRegisters - pixelVectors - 1);
+    split("f",
+          largestDivisorAtMost(outer["f"], std::max<int64_t>(wantRows, rows)));
   } else if (takesWholeImageTiles(conv, target.threads)) {
     split("ow", size("ow"));
     split("oh", size("oh"));
