@@ -1004,8 +1004,10 @@ TileConfigAttr tiletune::computeIm2colDefaultCPUConfig(MLIRContext *ctx,
                    1, gemmConfig.getTileSize("register", "n").value_or(1)),
                lanes));
     int64_t pixelVectors = llvm::divideCeil(outer["oh"] * outer["ow"], lanes);
-    int64_t rows = std::min(wantRows * wantVectors / pixelVectors,
-                            target.vectorRegisters - pixelVectors - 1);
+    // rows x pixelVectors accumulators, the pixel vectors and a broadcast.
+    int64_t rows =
+        std::min(wantRows * wantVectors / pixelVectors,
+                 (target.vectorRegisters - pixelVectors - 1) / pixelVectors);
     split("f",
           largestDivisorAtMost(outer["f"], std::max<int64_t>(wantRows, rows)));
   } else if (takesWholeImageTiles(conv, target.threads)) {
