@@ -88,8 +88,9 @@ static void splitThreads(const TunableOp &op, Plan &plan,
 static constexpr int64_t kSmallMapPixels = 49;
 
 /// A map of at most this many output pixels (ResNet-50's 14x14 stage):
-/// there a batch-1 NCHW conv split over several threads runs its im2col
-/// GEMM through NHWC rather than the direct conv (pickIm2colPack).
+/// there a batch-1 NCHW conv split over several threads, and a batch-1
+/// 1x1 one on any number of threads, runs its im2col GEMM through NHWC
+/// rather than the direct conv (pickIm2colPack).
 static constexpr int64_t kThreadedNchwMapPixels = 196;
 
 /// Bytes of one way of an x86 L1 data cache: it is indexed within the 4 KiB
@@ -923,6 +924,11 @@ TileConfigAttr tiletune::computeIm2colDefaultCPUConfig(MLIRContext *ctx,
     factors[key].push_back(outer[key] / tile);
     outer[key] = tile;
   };
+  // The GEMM's tile of `gemmDim` at `level` (1 where it has none).
+  auto gemmTile = [&](StringRef level, StringRef gemmDim) {
+    return std::max<int64_t>(
+        1, gemmConfig.getTileSize(level, gemmDim).value_or(1));
+  };
   auto fit = [&](StringRef level, StringRef gemmDim,
                  ArrayRef<StringRef> convDims) {
     int64_t want = gemmConfig.getTileSize(level, gemmDim).value_or(1);
@@ -934,8 +940,7 @@ TileConfigAttr tiletune::computeIm2colDefaultCPUConfig(MLIRContext *ctx,
     }
   };
   auto fitPixels = [&](StringRef level) {
-    int64_t want =
-        std::max<int64_t>(1, gemmConfig.getTileSize(level, "n").value_or(1));
+    int64_t want = gemmTile(level, "n");
     int64_t bestOw = 1, bestOh = 1;
     auto score = [&](int64_t product) {
       return std::make_pair(product % lanes == 0, product);
@@ -956,10 +961,8 @@ TileConfigAttr tiletune::computeIm2colDefaultCPUConfig(MLIRContext *ctx,
   // smallest product above them with as many vectors of f as the GEMM's
   // accumulators allow (7 rows x 1 vector there).
   auto fitWindowRegisterTile = [&] {
-    int64_t wantM = std::max<int64_t>(
-        1, gemmConfig.getTileSize("register", "m").value_or(1));
-    int64_t wantN = std::max<int64_t>(
-        1, gemmConfig.getTileSize("register", "n").value_or(1));
+    int64_t wantM = gemmTile("register", "m");
+    int64_t wantN = gemmTile("register", "n");
     int64_t below = largestDivisorAtMost(outer["ow"], wantM);
     below *= largestDivisorAtMost(outer["oh"], wantM / below);
     int64_t aboveOw = 0, aboveOh = 0;
@@ -996,13 +999,9 @@ TileConfigAttr tiletune::computeIm2colDefaultCPUConfig(MLIRContext *ctx,
     // 512->256, Zen 5, 2 threads, GFLOP/s of two alternating rounds: 8
     // filters x 4x4 pixels 248-267, 16 filters 288-291).
     fitPixels("register");
-    int64_t wantRows = std::max<int64_t>(
-        1, gemmConfig.getTileSize("register", "m").value_or(1));
+    int64_t wantRows = gemmTile("register", "m");
     int64_t wantVectors = std::max<int64_t>(
-        2, llvm::divideCeil(
-               std::max<int64_t>(
-                   1, gemmConfig.getTileSize("register", "n").value_or(1)),
-               lanes));
+        2, llvm::divideCeil(gemmTile("register", "n"), lanes));
     int64_t pixelVectors = llvm::divideCeil(outer["oh"] * outer["ow"], lanes);
     // rows x pixelVectors accumulators, the pixel vectors and a broadcast.
     int64_t rows =
