@@ -21,6 +21,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/IR/Module.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/DynamicLibrary.h"
@@ -80,7 +81,8 @@ llvm::SmallVector<std::string> mlir::tiletune::getDefaultSharedLibraries() {
 
 TargetDescription mlir::tiletune::getHostTarget() {
   const CPUDescription &host = getHostCPUDescription();
-  return {host.triple, host.cpu, host.features};
+  return {host.triple, host.cpu, host.features,
+          host.vectorBits < host.registerBits ? host.vectorBits : 0};
 }
 
 /// Registers the host's LLVM target once per process.
@@ -100,7 +102,9 @@ resolveTarget(const JITOptions &options) {
       describeTargetCPU(options.cpu, options.features);
   if (!cpu)
     return cpu.takeError();
-  return TargetDescription{cpu->triple, cpu->cpu, cpu->features};
+  int64_t maxVectorBits =
+      cpu->vectorBits < cpu->registerBits ? cpu->vectorBits : 0;
+  return TargetDescription{cpu->triple, cpu->cpu, cpu->features, maxVectorBits};
 }
 
 llvm::Error mlir::tiletune::checkJITOptions(const JITOptions &options) {
@@ -564,6 +568,12 @@ ExecutionModule::create(ModuleOp module, const JITOptions &options) {
                                             /*sizeLevel=*/0, optTM->get());
   std::string optimizeError;
   auto transformer = [&](llvm::Module *m) -> llvm::Error {
+    if (target.maxVectorBits > 0)
+      for (llvm::Function &function : *m)
+        if (!function.isDeclaration() &&
+            !function.hasFnAttribute("min-legal-vector-width"))
+          function.addFnAttr("min-legal-vector-width",
+                             std::to_string(target.maxVectorBits));
     if (llvm::Error err = optimize(m))
       optimizeError = llvm::toString(std::move(err));
     return llvm::Error::success();

@@ -207,17 +207,21 @@ bestRateOverRounds(double operations, llvm::function_ref<void()> round) {
 }
 
 /// Clock rate of the calling core in GHz measured with dependent integer
-/// additions (latency one cycle on every x86 core since the P6), best of
-/// rounds (bestRateOverRounds); 0 where not x86.
+/// additions of a register (latency one cycle on every x86 core since the
+/// P6), best of rounds (bestRateOverRounds); 0 where not x86. The addend is
+/// a register, not an immediate: Intel cores since Golden Cove fold chains
+/// of `add $imm, reg` in the renamer, and such a chain measured 21.2 GHz on
+/// a 3.6 GHz Xeon (2026-12-05), where register additions measure 3.59.
 static double measureAddChainGHz() {
 #if defined(__x86_64__) || defined(__i386__)
   constexpr int kIterations = 1 << 16; // x 64 additions: ~1 ms at 4 GHz
   return bestRateOverRounds(64.0 * kIterations,
                             [] {
-                              uint64_t x = 0;
+                              uint64_t x = 0, one = 1;
                               for (int i = 0; i < kIterations; ++i)
-                                asm volatile(".rept 64\n\tadd $1, %0\n\t.endr"
-                                             : "+r"(x));
+                                asm volatile(".rept 64\n\tadd %1, %0\n\t.endr"
+                                             : "+r"(x)
+                                             : "r"(one));
                             }) /
          1e9;
 #else
@@ -519,6 +523,37 @@ static llvm::Expected<CPUDescription> computeDescription(StringRef mcpu,
     return llvm::createStringError("no subtarget information for '" +
                                    desc.cpu + "'");
 
+  // The host's own CPU: LLVM's tuning of some AVX-512 cores prefers 256-bit
+  // vectors (the first AVX-512 Xeons lowered their clock for 512-bit code).
+  // Where this host issues 512-bit FMAs at 1.5x the flops of 256-bit ones or
+  // more (two 512-bit pipes), that preference halves the peak, so it is
+  // dropped unless `mattr` names it. Measured, not keyed by the CPU's name:
+  // a VM may report a client model for a server core (2026-12-05: LLVM
+  // named a Xeon with AMX "rocketlake", whose 512-bit FMAs measured 217
+  // GFLOP/s against 115 at 256 bits).
+  bool mattrNamesPreference = llvm::any_of(requested, [](StringRef feature) {
+    return feature.trim().drop_front() == "prefer-256-bit";
+  });
+  if (mcpu.empty() && !mattrNamesPreference &&
+      testFeature(*sti, "prefer-256-bit") && testFeature(*sti, "avx512f") &&
+      !StringRef(desc.features).contains("-evex512")) {
+    double flops256 = getHostFMARate(256) * 8 * 2 / 1e9;
+    double flops512 = getHostFMARate(512) * 16 * 2 / 1e9;
+    if (flops256 > 0 && flops512 >= 1.5 * flops256) {
+      desc.features += ",-prefer-256-bit";
+      sti.reset(target->createMCSubtargetInfo(triple, desc.cpu, desc.features));
+      if (!sti)
+        return llvm::createStringError("no subtarget information for '" +
+                                       desc.cpu + "'");
+      desc.preferenceNote =
+          llvm::formatv("LLVM's model of {0} prefers 256 bits; dropped: this "
+                        "host's 512-bit FMAs measured {1:F1} against {2:F1} "
+                        "GFLOP/s at 256 bits",
+                        desc.cpu, flops512, flops256)
+              .str();
+    }
+  }
+
   // Registers: AVX-512 (with its 512-bit encoding unless "-evex512" turns it
   // off), AVX, SSE.
   bool avx512 = testFeature(*sti, "avx512f");
@@ -789,9 +824,12 @@ void CPUDescription::print(llvm::raw_ostream &os, bool peak) const {
   os << "register width: " << registerBits << " bits\n";
   os << "preferred vector width: ";
   if (preferredBits)
-    os << preferredBits << " bits\n";
+    os << preferredBits << " bits";
   else
-    os << "none\n";
+    os << "none";
+  if (!preferenceNote.empty())
+    os << " (" << preferenceNote << ")";
+  os << "\n";
   os << "vector width: " << vectorBits << " bits (" << getLanes(4)
      << " x f32)\n";
   os << "vector registers: " << vectorRegisters << "\n";
@@ -837,6 +875,7 @@ llvm::json::Value CPUDescription::toJSON(bool peak) const {
       {"isa", getISAName()},
       {"register_bits", registerBits},
       {"preferred_bits", preferredBits},
+      {"preference_note", preferenceNote},
       {"vector_bits", vectorBits},
       {"vector_registers", vectorRegisters},
       {"fma", hasFMA},

@@ -11,6 +11,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Host.h"
 
 #include "gtest/gtest.h"
 
@@ -187,6 +188,44 @@ TEST(CPUDescriptionTest, PeakIsAtLeastTheMeasuredFMAThroughput) {
   EXPECT_DOUBLE_EQ(host.getMeasuredFMAGFlops(8), measured / 2);
   // Measured once per width and process.
   EXPECT_EQ(getHostFMARate(host.vectorBits), getHostFMARate(host.vectorBits));
+}
+
+TEST(CPUDescriptionTest, MeasuredClockIsAClock) {
+  const CPUClock &clock = getHostClock();
+  // No x86 core runs above 7 GHz; a renamer that folds the measuring chain
+  // (as Golden Cove does with immediate additions) once gave 21.2 GHz.
+  EXPECT_GT(clock.ghz, 0.2) << clock.source;
+  EXPECT_LT(clock.ghz, 7.0) << clock.source;
+  const CPUDescription &host = getHostCPUDescription();
+  if (!host.hasFMA)
+    return;
+  // The FMAs the core sustains need at most its scheduling model's pipes
+  // at that clock (a margin of 3: a model that counts two pipes where the
+  // core has one, a VM's noisy rounds): a clock far
+  // above what the FMA rate implies is a broken measurement.
+  double fmaGHz = getHostFMARate(host.vectorBits) / 1e9 / host.fmaPerCycle;
+  EXPECT_LT(clock.ghz, 3.0 * fmaGHz) << clock.source;
+}
+
+TEST(CPUDescriptionTest, HostDropsA256BitPreferenceWhere512BitFMAsPay) {
+  const CPUDescription &host = getHostCPUDescription();
+  llvm::Expected<CPUDescription> model =
+      describeCPU(llvm::sys::getHostCPUName());
+  ASSERT_TRUE(static_cast<bool>(model)) << llvm::toString(model.takeError());
+  if (model->preferredBits != 256 || model->registerBits != 512 ||
+      host.registerBits != 512)
+    GTEST_SKIP() << "LLVM's model of the host CPU prefers no narrower vectors";
+  bool pays = getHostFMARate(512) * 16 >= 1.5 * getHostFMARate(256) * 8;
+  EXPECT_EQ(host.vectorBits, pays ? 512 : 256) << host.preferenceNote;
+  EXPECT_EQ(host.preferenceNote.empty(), !pays);
+  // Naming the preference keeps it, whatever the measurement says.
+  llvm::Expected<CPUDescription> kept = describeCPU("", "+prefer-256-bit");
+  ASSERT_TRUE(static_cast<bool>(kept)) << llvm::toString(kept.takeError());
+  EXPECT_EQ(kept->vectorBits, 256);
+  EXPECT_TRUE(kept->preferenceNote.empty());
+  // An explicit CPU is LLVM's model of it, not this host.
+  EXPECT_EQ(model->vectorBits, 256);
+  EXPECT_TRUE(model->preferenceNote.empty());
 }
 
 TEST(CPUDescriptionTest, BadNamesAreErrors) {

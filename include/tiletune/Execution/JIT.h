@@ -61,6 +61,14 @@ struct TargetDescription {
   std::string cpu;
   /// Comma-separated LLVM feature string ("+avx512f,+fma,...").
   std::string features;
+  /// The widest vectors the code may use, where the CPU's registers are
+  /// wider (an AVX-512 CPU whose LLVM tuning prefers 256 bits); 0 where it
+  /// may use whole registers. LLVM honours a preference only in functions
+  /// that carry "min-legal-vector-width": MLIR emits none, and its 16-wide
+  /// vectors became zmm on a 256-bit target (a 1024^3 matmul then ran at
+  /// 104 % of that target's peak). The JIT gives every function the
+  /// attribute.
+  int64_t maxVectorBits = 0;
 };
 
 /// The host: process triple, llvm::sys::getHostCPUName() and every feature

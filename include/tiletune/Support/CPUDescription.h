@@ -94,6 +94,11 @@ struct CPUDescription {
   /// LLVM's preferred vector width for this CPU (its `prefer-256-bit` /
   /// `prefer-128-bit` tuning), 0 when it has no preference.
   int64_t preferredBits = 0;
+  /// Why the host's description departs from LLVM's preference, empty where
+  /// it does not: on the host's own CPU a `prefer-256-bit` tuning is dropped
+  /// (`-prefer-256-bit` joins `features`) where 512-bit FMAs measure at least
+  /// 1.5x the flops of 256-bit ones, unless `mattr` names the preference.
+  std::string preferenceNote;
   /// The vector width in use: registerBits capped by preferredBits.
   int64_t vectorBits = 128;
   /// Vector registers of that width (16, or 32 with AVX-512).
