@@ -1,12 +1,13 @@
-// The default config of an FHWC conv whose filter is the big operand (more
-// than L2 for the thread, an output within half of it: ResNet-50's 14x14 and
-// 7x7 stages at batch 1) puts the reductions outermost: order [ow, kh, c,
-// kw, f, oh], a packed filter tile of one register tile of filters x KH x
-// 32 channels (L1), the output's partial sums kept in L2. Only for one
-// thread, register tiles of two or more filter vectors and channels with a
-// divisor of 16 to 32; the caches are overridden so that small convs
-// qualify. Each form is verified against the untiled lowering on the host,
-// with the AVX-512 config and with the host's own default.
+// The default config of an FHWC or HWCF conv whose filter is the big
+// operand (more than L2 for the thread, an output within half of it:
+// ResNet-50's 14x14 and 7x7 stages at batch 1) puts the reductions
+// outermost: order [ow, kh, c, kw, f, oh], a packed filter tile of one
+// register tile of filters x KH x 32 channels (L1; an HWCF tile is packed
+// too), the output's partial sums kept in L2. Only for one thread, register
+// tiles of two or more filter vectors and channels with a divisor of 16 to
+// 32; the caches are overridden so that small convs qualify. Each form is
+// verified against the untiled lowering on the host, with the AVX-512
+// config and with the host's own default.
 // RUN: tiletune-opt %s --tiletune-default-config="threads=1 mcpu=znver4 caches=48K,32K" | FileCheck %s --check-prefix=OUTER
 // RUN: tiletune-opt %s --tiletune-default-config="threads=2 mcpu=znver4 caches=48K,32K" | FileCheck %s --check-prefixes=KEEP,ODD-KEEP
 // RUN: tiletune-opt %s --tiletune-default-config="threads=1 mcpu=haswell caches=32K,32K" | FileCheck %s --check-prefixes=KEEP,ODD-OUTER
@@ -33,6 +34,10 @@
 // ODD-OUTER: register = {f = 16, oh = 1, ow = 5}, order = [ow, kh, c, kw, f, oh]
 // KEEP-LABEL: func.func @prime_channels
 // KEEP: order = [f, oh, ow, kh, kw, c]
+// OUTER-LABEL: func.func @hwcf1x1
+// OUTER: cache = {c = 32, f = 32, kh = 1, kw = 1, oh = 2, ow = 7}, register = {f = 32, oh = 2, ow = 7}, order = [ow, kh, c, kw, f, oh], pack = b, pad = {oh = 8}
+// KEEP-LABEL: func.func @hwcf1x1
+// KEEP: order = [f, oh, ow, kh, kw, c], pack = none
 
 // RUN: tiletune-opt %s --tiletune-default-config="threads=1 mcpu=znver4 caches=48K,32K" -o %t.mlir
 // RUN: tiletune-run %t.mlir --entry=padded3x3 --pipeline="tiletune-lower-cpu{threads=1}" --verify-untiled --repeats=1 | FileCheck %s --check-prefix=EXEC
@@ -40,6 +45,8 @@
 // RUN: tiletune-run %t.mlir --entry=odd --pipeline="tiletune-lower-cpu{threads=2}" --num-threads=2 --verify-untiled --repeats=1 | FileCheck %s --check-prefix=EXEC
 // RUN: tiletune-run %s --entry=padded3x3 --pipeline="tiletune-lower-cpu{default-configs=1 threads=1 caches=48K,32K}" --verify-untiled --repeats=1 | FileCheck %s --check-prefix=EXEC
 // RUN: tiletune-run %s --entry=odd --mcpu=haswell --pipeline="tiletune-lower-cpu{default-configs=1 threads=1 caches=32K,32K}" --verify-untiled --repeats=1 | FileCheck %s --check-prefix=EXEC
+// RUN: tiletune-run %t.mlir --entry=hwcf1x1 --pipeline="tiletune-lower-cpu{threads=1}" --verify-untiled --repeats=1 | FileCheck %s --check-prefix=EXEC
+// RUN: tiletune-run %t.mlir --entry=hwcf1x1 --pipeline="tiletune-lower-cpu{threads=2}" --num-threads=2 --verify-untiled --repeats=1 | FileCheck %s --check-prefix=EXEC
 // EXEC: verify: passed against the untiled lowering
 
 #id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
@@ -86,4 +93,13 @@ func.func @prime_channels(%x: tensor<1x7x7x37xf32>, %w: tensor<96x3x3x37xf32>) -
   %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x5x5x96xf32>) -> tensor<1x5x5x96xf32>
   %c = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x7x7x37xf32>, tensor<96x3x3x37xf32>) outs(%f : tensor<1x5x5x96xf32>) -> tensor<1x5x5x96xf32>
   return %c : tensor<1x5x5x96xf32>
+}
+
+// An HWCF filter (linalg's own form) takes the rule too, its tile packed.
+func.func @hwcf1x1(%x: tensor<1x7x7x160xf32>, %w: tensor<1x1x160x64xf32>) -> tensor<1x7x7x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x7x7x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x7x7x64xf32>) -> tensor<1x7x7x64xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x7x7x160xf32>, tensor<1x1x160x64xf32>) outs(%f : tensor<1x7x7x64xf32>) -> tensor<1x7x7x64xf32>
+  return %c : tensor<1x7x7x64xf32>
 }

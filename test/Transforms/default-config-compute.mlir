@@ -138,7 +138,7 @@ func.func @conv_hwcf(%i: tensor<1x9x9x512xf32>, %f: tensor<3x3x512x512xf32>,
 // IM2COL-DN: register = {f = 8, oh = 1, ow = 1}, compute = im2col_dnmm332
 // IM2COL-DN-LABEL: func.func @conv_hwcf
 // IM2COL-DN-NOT: compute
-// IM2COL-DN: pack = none, pad = {oh = 8}
+// IM2COL-DN: order = [ow, kh, c, kw, f, oh], pack = b, pad = {oh = 8}
 // DIRECT-LABEL: func.func @conv_fhwc
 // DIRECT-NOT: compute
 // DIRECT: pack = b
