@@ -79,10 +79,15 @@ llvm::SmallVector<std::string> mlir::tiletune::getDefaultSharedLibraries() {
   return {getCRunnerUtilsPath(), getOpenMPRuntimePath()};
 }
 
+/// What the JIT compiles for `cpu`: its LLVM names, and its vector width
+/// where that is below its registers'.
+static TargetDescription toTargetDescription(const CPUDescription &cpu) {
+  return {cpu.triple, cpu.cpu, cpu.features,
+          cpu.vectorBits < cpu.registerBits ? cpu.vectorBits : 0};
+}
+
 TargetDescription mlir::tiletune::getHostTarget() {
-  const CPUDescription &host = getHostCPUDescription();
-  return {host.triple, host.cpu, host.features,
-          host.vectorBits < host.registerBits ? host.vectorBits : 0};
+  return toTargetDescription(getHostCPUDescription());
 }
 
 /// Registers the host's LLVM target once per process.
@@ -102,9 +107,7 @@ resolveTarget(const JITOptions &options) {
       describeTargetCPU(options.cpu, options.features);
   if (!cpu)
     return cpu.takeError();
-  int64_t maxVectorBits =
-      cpu->vectorBits < cpu->registerBits ? cpu->vectorBits : 0;
-  return TargetDescription{cpu->triple, cpu->cpu, cpu->features, maxVectorBits};
+  return toTargetDescription(*cpu);
 }
 
 llvm::Error mlir::tiletune::checkJITOptions(const JITOptions &options) {
