@@ -350,6 +350,15 @@ LogicalResult TileTuneDialect::verifyOperationAttribute(Operation *op,
                                 "bytes)";
     return success();
   }
+  if (attr.getName() == kLayoutInitAttrName ||
+      attr.getName() == kLayoutResultAttrName) {
+    if (!llvm::isa<UnitAttr>(attr.getValue()) ||
+        op->getName().getStringRef() != "linalg.transpose")
+      return op->emitError() << "'" << attr.getName().getValue()
+                             << "' must be a unit attribute on a "
+                                "linalg.transpose";
+    return success();
+  }
   if (attr.getName() != kConfigAttrName)
     return op->emitError() << "unknown tiletune attribute '"
                            << attr.getName().getValue() << "'";

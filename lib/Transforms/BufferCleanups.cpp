@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Hoisting.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/Transforms.h"
@@ -30,6 +31,7 @@
 #include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
@@ -94,6 +96,243 @@ unsigned tiletune::eraseCopiesOntoThemselves(Operation *root) {
   for (memref::CopyOp copy : copies)
     copy->erase();
   return copies.size();
+}
+
+//===----------------------------------------------------------------------===//
+// Layout transposes around an output
+//===----------------------------------------------------------------------===//
+
+/// The buffer `view` is a view of, through memref.subview ops.
+static Value getSubviewRoot(Value view) {
+  while (auto subview = view.getDefiningOp<memref::SubViewOp>())
+    view = subview.getSource();
+  return view;
+}
+
+/// The buffer `view` is a view of, through any view-like ops.
+static Value getViewRoot(Value view) {
+  while (auto viewLike = view.getDefiningOp<ViewLikeOpInterface>())
+    view = viewLike.getViewSource();
+  return view;
+}
+
+/// The op that goes with piece `piece` of a marked layout transpose: the
+/// transpose, or the scf.forall that splits it over threads when that
+/// forall's body holds nothing but subviews and pieces marked `mark`.
+/// Null when neither.
+static Operation *getPieceRoot(linalg::TransposeOp piece, StringRef mark) {
+  auto forall = dyn_cast<scf::ForallOp>(piece->getParentOp());
+  if (!forall)
+    return piece;
+  for (Operation &op : forall.getBody()->without_terminator())
+    if (!isa<memref::SubViewOp>(op) &&
+        !(isa<linalg::TransposeOp>(op) && op.hasAttr(mark)))
+      return nullptr;
+  return forall;
+}
+
+namespace {
+/// One NHWC output buffer of a conv computed as NHWC, with the pieces of
+/// the marked transposes that fill it from the NCHW buffer and copy it back.
+struct LayoutPair {
+  SmallVector<linalg::TransposeOp> inits, results;
+};
+} // namespace
+
+/// Folds one pair (see foldLayoutTransposesIntoAccesses) around `buffer`.
+static LogicalResult foldLayoutPair(Value buffer, LayoutPair &pair) {
+  auto alloc = buffer.getDefiningOp<memref::AllocOp>();
+  if (!alloc || pair.results.empty())
+    return failure();
+  Block *block = alloc->getBlock();
+  Value nchw = getSubviewRoot(pair.results.front().getInit());
+  auto nchwType = dyn_cast<MemRefType>(nchw.getType());
+  int64_t rank = alloc.getType().getRank();
+  if (!nchwType || nchwType.getRank() != rank)
+    return failure();
+  // Buffer dim d is dim toNchw[d] of the NCHW buffer: the result's
+  // permutation says result dim i = buffer dim perm[i].
+  ArrayRef<int64_t> perm = pair.results.front().getPermutation();
+  SmallVector<int64_t> toNchw(rank);
+  for (auto [i, p] : llvm::enumerate(perm))
+    toNchw[p] = i;
+  // Every piece: the same buffers and permutation, at the top of `block`.
+  SmallVector<Operation *> initRoots, resultRoots;
+  for (auto [pieces, mark, roots] :
+       {std::make_tuple(&pair.inits, kLayoutInitAttrName, &initRoots),
+        std::make_tuple(&pair.results, kLayoutResultAttrName, &resultRoots)}) {
+    bool isInit = pieces == &pair.inits;
+    for (linalg::TransposeOp piece : *pieces) {
+      Value from = getSubviewRoot(piece.getInput()),
+            to = getSubviewRoot(piece.getInit());
+      if ((isInit ? to != buffer || from != nchw
+                  : from != buffer || to != nchw))
+        return failure();
+      ArrayRef<int64_t> p = piece.getPermutation();
+      for (int64_t i = 0; i < rank; ++i)
+        // Init pieces: buffer dim i = NCHW dim p[i].
+        if (isInit ? p[i] != toNchw[i] : p[i] != perm[i])
+          return failure();
+      Operation *root = getPieceRoot(piece, mark);
+      if (!root || root->getBlock() != block)
+        return failure();
+      roots->push_back(root);
+    }
+  }
+  // The buffer's other users: vector transfers through subviews, and fills
+  // of the whole buffer.
+  llvm::SmallPtrSet<Operation *, 8> pieceOps;
+  for (const auto *pieces : {&pair.inits, &pair.results})
+    for (linalg::TransposeOp piece : *pieces)
+      pieceOps.insert(piece);
+  SmallVector<Operation *> accesses;
+  SmallVector<Value> worklist = {buffer};
+  while (!worklist.empty()) {
+    Value view = worklist.pop_back_val();
+    for (Operation *user : view.getUsers()) {
+      if (pieceOps.contains(user))
+        continue;
+      if (auto subview = dyn_cast<memref::SubViewOp>(user)) {
+        worklist.push_back(subview.getResult());
+        continue;
+      }
+      auto read = dyn_cast<vector::TransferReadOp>(user);
+      auto write = dyn_cast<vector::TransferWriteOp>(user);
+      auto fill = dyn_cast<linalg::FillOp>(user);
+      if ((read && read.getBase() == view && !read.getMask()) ||
+          (write && write.getBase() == view && !write.getMask()) ||
+          (fill && view == buffer))
+        accesses.push_back(user);
+      else
+        return failure();
+    }
+  }
+  if (accesses.empty())
+    return failure();
+  // Every access after every init piece and before every result piece; the
+  // NCHW buffer untouched in between.
+  auto before = [&](Operation *a, Operation *b) {
+    return a != b && a->isBeforeInBlock(b);
+  };
+  Operation *first = nullptr, *last = nullptr;
+  for (Operation *access : accesses) {
+    Operation *top = block->findAncestorOpInBlock(*access);
+    if (!top)
+      return failure();
+    for (Operation *root : initRoots)
+      if (!before(root, top))
+        return failure();
+    for (Operation *root : resultRoots)
+      if (!before(top, root))
+        return failure();
+    if (!first || before(top, first))
+      first = top;
+    if (!last || before(last, top))
+      last = top;
+  }
+  for (Operation *op = first; op; op = op->getNextNode()) {
+    WalkResult touched = op->walk([&](Operation *nested) {
+      for (Value operand : nested->getOperands())
+        if (getViewRoot(operand) == nchw)
+          return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    if (touched.wasInterrupted())
+      return failure();
+    if (op == last)
+      break;
+  }
+
+  // Subviews folded into the transfers (indices into the buffer itself).
+  MLIRContext *ctx = buffer.getContext();
+  SmallVector<Operation *> transfers;
+  for (Operation *access : accesses)
+    if (!isa<linalg::FillOp>(access))
+      transfers.push_back(access);
+  {
+    RewritePatternSet patterns(ctx);
+    memref::populateFoldMemRefAliasOpPatterns(patterns);
+    GreedyRewriteConfig config;
+    config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
+    (void)applyOpPatternsGreedily(transfers, std::move(patterns), config);
+  }
+  SmallVector<Operation *> direct;
+  for (Operation *user : buffer.getUsers()) {
+    if (pieceOps.contains(user) || isa<memref::SubViewOp>(user))
+      continue;
+    auto transfer = dyn_cast<VectorTransferOpInterface>(user);
+    if (transfer && transfer.getBase() != buffer)
+      return failure();
+    direct.push_back(user);
+  }
+  // The same accesses on the NCHW buffer: buffer index d goes to NCHW
+  // index toNchw[d], and a map's buffer dim d becomes NCHW dim toNchw[d].
+  SmallVector<AffineExpr> dims;
+  for (int64_t d = 0; d < rank; ++d)
+    dims.push_back(getAffineDimExpr(toNchw[d], ctx));
+  AffineMap toNchwMap = AffineMap::get(rank, 0, dims, ctx);
+  IRRewriter rewriter(ctx);
+  for (Operation *user : direct) {
+    if (auto fill = dyn_cast<linalg::FillOp>(user)) {
+      rewriter.modifyOpInPlace(
+          fill, [&] { fill.getOutputsMutable()[0].assign(nchw); });
+      continue;
+    }
+    auto transfer = cast<VectorTransferOpInterface>(user);
+    SmallVector<Value> indices(rank);
+    for (auto [d, index] : llvm::enumerate(transfer.getIndices()))
+      indices[toNchw[d]] = index;
+    AffineMap map = transfer.getPermutationMap().compose(toNchwMap);
+    rewriter.modifyOpInPlace(user, [&] {
+      if (auto read = dyn_cast<vector::TransferReadOp>(user)) {
+        read.getBaseMutable().assign(nchw);
+        read.getIndicesMutable().assign(indices);
+        read.setPermutationMap(map);
+      } else {
+        auto write = cast<vector::TransferWriteOp>(user);
+        write.getBaseMutable().assign(nchw);
+        write.getIndicesMutable().assign(indices);
+        write.setPermutationMap(map);
+      }
+    });
+  }
+  for (Operation *root : llvm::concat<Operation *>(initRoots, resultRoots))
+    rewriter.eraseOp(root);
+  // The subviews left (the folded transfers' and the pieces'), innermost
+  // first, then the buffer.
+  SmallVector<Operation *> subviews;
+  SmallVector<Value> views = {buffer};
+  while (!views.empty()) {
+    Value view = views.pop_back_val();
+    for (Operation *user : view.getUsers())
+      if (auto subview = dyn_cast<memref::SubViewOp>(user)) {
+        subviews.push_back(subview);
+        views.push_back(subview.getResult());
+      }
+  }
+  for (Operation *subview : llvm::reverse(subviews))
+    if (subview->use_empty())
+      rewriter.eraseOp(subview);
+  if (alloc->use_empty())
+    rewriter.eraseOp(alloc);
+  return success();
+}
+
+unsigned tiletune::foldLayoutTransposesIntoAccesses(Operation *root) {
+  llvm::MapVector<Value, LayoutPair> pairs;
+  root->walk([&](linalg::TransposeOp t) {
+    if (!t.hasPureBufferSemantics())
+      return;
+    if (t->hasAttr(kLayoutInitAttrName))
+      pairs[getSubviewRoot(t.getInit())].inits.push_back(t);
+    if (t->hasAttr(kLayoutResultAttrName))
+      pairs[getSubviewRoot(t.getInput())].results.push_back(t);
+  });
+  unsigned folded = 0;
+  for (auto &[buffer, pair] : pairs)
+    if (succeeded(foldLayoutPair(buffer, pair)))
+      ++folded;
+  return folded;
 }
 
 //===----------------------------------------------------------------------===//

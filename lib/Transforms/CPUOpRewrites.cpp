@@ -215,6 +215,8 @@ static void splitTransposeOverThreads(RewriterBase &rewriter,
           tensor::ExtractSliceOp::create(rewriter, loc, result, offsets, sizes,
                                          strides),
           perm);
+      // The pieces keep the marks of the whole (kLayoutInitAttrName, ...).
+      piece->setDiscardableAttrs(transpose->getDiscardableAttrDictionary());
       result = tensor::InsertSliceOp::create(rewriter, loc, piece->getResult(0),
                                              result, offsets, sizes, strides);
       if (!main)
@@ -527,6 +529,8 @@ FailureOr<Operation *> tiletune::convertLayoutToConfig(RewriterBase &rewriter,
   Value filter = transposed(conv.getInputs()[1], {2, 3, 1, 0});
   Value init = conv.getOutputs()[0];
   Value output = transposed(init, {0, 2, 3, 1});
+  if (onTensors)
+    transposes.back()->setAttr(kLayoutInitAttrName, rewriter.getUnitAttr());
   SmallVector<Type> resultTypes;
   if (onTensors)
     resultTypes.push_back(output.getType());
@@ -543,7 +547,11 @@ FailureOr<Operation *> tiletune::convertLayoutToConfig(RewriterBase &rewriter,
                                       DictionaryAttr::get(ctx, entries)));
   rewriter.setInsertionPointAfter(nhwc);
   if (onTensors) {
-    Value result = transposed(nhwc->getResult(0), {0, 3, 1, 2});
+    // Back into the conv's own init, which tiletune-optimize-cpu-buffers
+    // needs to fold the pair of transposes into the conv's accesses
+    // (foldLayoutTransposesIntoAccesses).
+    Value result = transposed(nhwc->getResult(0), {0, 3, 1, 2}, init);
+    transposes.back()->setAttr(kLayoutResultAttrName, rewriter.getUnitAttr());
     rewriter.replaceOp(op, result);
   } else {
     transposed(output, {0, 3, 1, 2}, init);

@@ -1,9 +1,12 @@
 //===- OptimizeCPUBuffersPass.cpp - The tiletune-optimize-cpu-buffers pass ===//
 //
-// Post-bufferization cleanup of tiled CPU code: vectorizes the (packing,
-// padding, layout) buffer copies, hoists vector transfers so output tiles
-// stay in registers, and moves static buffers out of sequential loops. The
-// work is done by vectorizeSmallCopies, hoistVectorTransfersOnBuffers and
+// Post-bufferization cleanup of tiled CPU code: erases copies onto
+// themselves, folds the layout transposes of an NCHW conv's output into the
+// conv's accesses, vectorizes the (packing, padding, layout) buffer copies,
+// hoists vector transfers so output tiles stay in registers, and moves
+// static buffers out of sequential loops. The work is done by
+// eraseCopiesOntoThemselves, foldLayoutTransposesIntoAccesses,
+// vectorizeSmallCopies, hoistVectorTransfersOnBuffers and
 // hoistStaticAllocsOutOfLoops (CPUTiling.h).
 //
 //===----------------------------------------------------------------------===//
@@ -30,12 +33,14 @@ struct OptimizeCPUBuffersPass
   void runOnOperation() override {
     Operation *func = getOperation();
     [[maybe_unused]] unsigned selfCopies = eraseCopiesOntoThemselves(func);
+    [[maybe_unused]] unsigned layouts = foldLayoutTransposesIntoAccesses(func);
     [[maybe_unused]] unsigned copies = vectorizeSmallCopies(func);
     hoistVectorTransfersOnBuffers(func);
     [[maybe_unused]] unsigned allocs = hoistStaticAllocsOutOfLoops(func);
     LLVM_DEBUG(llvm::dbgs()
                << "@" << cast<func::FuncOp>(func).getSymName() << ": "
-               << selfCopies << " copies onto themselves erased, " << copies
+               << selfCopies << " copies onto themselves erased, " << layouts
+               << " layout transpose pairs folded, " << copies
                << " copies vectorized or "
                << "removed, " << allocs << " allocations hoisted\n");
   }

@@ -1,7 +1,8 @@
 // An NCHW conv computed as NHWC (layout = nhwc) on two threads: the layout
 // transposes are split over the same two threads (an scf.forall over their
 // outermost dim that 2 divides), so they do not run on one core while the
-// other waits. On one thread they stay whole.
+// other waits. On one thread they stay whole. The output's pair then
+// folds into the conv's accesses after bufferization.
 // RUN: tiletune-opt %s --tiletune-tile-cpu | FileCheck %s
 // RUN: sed 's/parallel = {f = 64, n = 1, oh = 28, ow = 56}/parallel = {f = 64, n = 1, oh = 56, ow = 56}/' %s \
 // RUN:   | tiletune-opt --tiletune-tile-cpu | FileCheck %s --check-prefix=ONE
@@ -21,6 +22,24 @@
 // CHECK-NOT: linalg.transpose
 // CHECK: scf.forall
 // CHECK:   linalg.transpose ins(%{{.*}} : tensor<1x56x56x32xf32>) outs(%{{.*}} : tensor<1x32x56x56xf32>)
+
+// RUN: tiletune-opt %s --pass-pipeline="builtin.module(func.func(tiletune-tile-cpu),canonicalize,cse,one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},cse,canonicalize,func.func(tiletune-optimize-cpu-buffers))" \
+// RUN:   | FileCheck %s --check-prefix=FOLDED
+
+// After bufferization the two output transposes fold into the conv's
+// register tiles (foldLayoutTransposesIntoAccesses): the tiles read and
+// write the NCHW output %arg2 with a permuted map, and there is no NHWC
+// output buffer. The input and filter are still transposed.
+// FOLDED-LABEL: func.func @nchw
+//   FOLDED-NOT:   memref<1x56x56x64xf32>
+//       FOLDED:   memref.alloc() {{.*}} : memref<1x58x58x64xf32>
+//   FOLDED-NOT:   memref<1x56x56x64xf32>
+//       FOLDED:   memref.alloc() {{.*}} : memref<3x3x64x64xf32>
+//   FOLDED-NOT:   memref<1x56x56x64xf32>
+//       FOLDED:   vector.transfer_read %arg2[{{.*}}permutation_map = {{.*}} : memref<1x64x56x56xf32>, vector<1x8x32xf32>
+//       FOLDED:   vector.transfer_write %{{.*}}, %arg2[{{.*}}permutation_map = {{.*}} : vector<1x8x32xf32>, memref<1x64x56x56xf32>
+//   FOLDED-NOT:   memref<1x56x56x64xf32>
+//       FOLDED:   return
 
 // ONE-LABEL: func.func @nchw
 // ONE-NOT: scf.forall

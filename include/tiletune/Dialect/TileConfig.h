@@ -39,6 +39,17 @@ constexpr llvm::StringLiteral kConfigAttrName = "tiletune.config";
 /// bytes, a positive integer.
 constexpr llvm::StringLiteral kPrefetchNextAttrName = "tiletune.prefetch_next";
 
+/// The attributes tiletune-tile-cpu puts on the two transposes around the
+/// output of an NCHW conv it computes as NHWC (`layout = nhwc`): the one
+/// that copies the NCHW output's initial values into the NHWC buffer
+/// (kLayoutInitAttrName) and the one that copies the result back
+/// (kLayoutResultAttrName). tiletune-optimize-cpu-buffers folds the pair
+/// into the conv's own reads and writes of its output where it can
+/// (foldLayoutTransposesIntoAccesses): the conv then accumulates in the
+/// NCHW buffer, each register tile read and written transposed.
+constexpr llvm::StringLiteral kLayoutInitAttrName = "tiletune.layout_init";
+constexpr llvm::StringLiteral kLayoutResultAttrName = "tiletune.layout_result";
+
 /// Largest CPU register tile (product of the register-level sizes of the
 /// parallel dimensions): bounds the size of the vectorized micro-kernel.
 constexpr int64_t kMaxRegisterTileElements = 1024;

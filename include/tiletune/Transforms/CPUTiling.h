@@ -194,6 +194,17 @@ void hoistVectorTransfersOnBuffers(Operation *root);
 /// of up to 16x16, at any size. Returns the number changed.
 unsigned vectorizeSmallCopies(Operation *root, int64_t maxElements = 4096);
 
+/// Folds the layout transposes around the output of an NCHW conv computed
+/// as NHWC (kLayoutInitAttrName, kLayoutResultAttrName) into the conv's
+/// accesses of its NHWC buffer: where that buffer is only read and written
+/// by vector transfers (through subviews) and filled, between the copy in
+/// and the copy back, and the NCHW buffer is not touched in between, the
+/// transfers read and write the NCHW buffer with permuted maps (a
+/// transpose of each register tile in registers) and the two whole-tensor
+/// transposes and the NHWC buffer go. Pairs that do not qualify stay.
+/// Returns the number of pairs folded.
+unsigned foldLayoutTransposesIntoAccesses(Operation *root);
+
 /// Erases the `memref.copy`s whose source and target are the same elements:
 /// views of one buffer at the same offsets with the same strides (through
 /// `memref.cast`s, and through an `scf.if` all of whose branches yield such
