@@ -1394,6 +1394,16 @@ public:
     dnnl_primitive_execute(prim, stream(), int(args.size()), args.data());
     dnnl_stream_wait(stream());
   }
+  /// Bytes of the source (0), weights (1) and destination (2).
+  size_t getBytes(int arg) const { return bytes[arg]; }
+  /// Points the source and destination at `src` and `dst` (of at least
+  /// getBytes(0) and getBytes(2) bytes): the ops of a model run in sequence
+  /// then share the memory of their activations, which a model's ops pass
+  /// on to each other in cache.
+  void setActivations(void *src, void *dst) {
+    checkDnnl(dnnl_memory_set_data_handle(mem[0], src), "src handle");
+    checkDnnl(dnnl_memory_set_data_handle(mem[2], dst), "dst handle");
+  }
   std::string implName;
 
 private:
@@ -1422,6 +1432,7 @@ private:
     checkDnnl(dnnl_memory_create(&m, md, engine(), DNNL_MEMORY_ALLOCATE),
               "memory");
     mem.push_back(m);
+    bytes.push_back(dnnl_memory_desc_get_size(md));
     void *data = nullptr;
     checkDnnl(dnnl_memory_get_data_handle(m, &data), "data handle");
     size_t count = dnnl_memory_desc_get_size(md) / sizeof(float);
@@ -1517,6 +1528,7 @@ private:
   dnnl_primitive_desc_t pd = nullptr;
   dnnl_primitive_t prim = nullptr;
   std::vector<dnnl_memory_t> mem;
+  std::vector<size_t> bytes;
   std::vector<dnnl_exec_arg_t> args;
 };
 
@@ -1777,6 +1789,8 @@ void benchModelOps(MLIRContext &context) {
   if (!module)
     die("cannot parse '" + modelOps + "'");
   std::vector<ModelOp> ops;
+  // The ops in the module's order (indices into `ops`).
+  std::vector<size_t> sequence;
   int64_t skipped = 0;
   module->walk([&](linalg::LinalgOp op) {
     if (!op.hasPureTensorSemantics() && !op.hasPureBufferSemantics())
@@ -1808,6 +1822,7 @@ void benchModelOps(MLIRContext &context) {
       it = ops.end() - 1;
     }
     ++it->count;
+    sequence.push_back(it - ops.begin());
   });
   if (ops.empty())
     die("'" + modelOps + "' has no f32 matmul or 2-D convolution with static "
@@ -1885,6 +1900,63 @@ void benchModelOps(MLIRContext &context) {
           "oneDNN per-op sum with fused post-ops at {0} thread(s): {1:F3} ms "
           "(the ops with their epilogues as post-ops, the rest alone)\n",
           threads, fusedSum * 1e3);
+
+    // The same primitives run in the module's order, one per op of the
+    // model, each with weights (and B operands) of its own: as in a run of
+    // the whole model, each op's weights come from wherever the ops before
+    // it left them (from memory where the model's weights exceed the
+    // caches), where a per-op time finds them warm from its previous call.
+    // The activations (sources and destinations) share two buffers, which
+    // stay as warm as a model's activations passed from op to op. Post-ops
+    // where oneDNN has them. The weights are in oneDNN's layout before the
+    // timed region, as above.
+    std::vector<std::unique_ptr<DnnlOp>> inOrder;
+    double weightBytes = 0;
+    for (size_t index : sequence) {
+      const ModelOp &op = ops[index];
+      auto create = [&](const std::vector<DnnlPostOp> &post) {
+        return op.isConv ? DnnlOp::conv(op.cn, op.cc, op.ch, op.cw, op.cf,
+                                        op.ckh, op.ckw, op.stride, op.pad, post)
+                         : DnnlOp::matmul(op.b, op.m, op.n, op.k, op.transA,
+                                          op.transB, post);
+      };
+      std::unique_ptr<DnnlOp> prim;
+      if (!op.postOps.empty())
+        prim = create(op.postOps);
+      if (!prim)
+        prim = create({});
+      if (!prim)
+        die("oneDNN has no implementation of " + op.key);
+      weightBytes += prim->getBytes(1);
+      inOrder.push_back(std::move(prim));
+    }
+    size_t srcBytes = 0, dstBytes = 0;
+    for (const std::unique_ptr<DnnlOp> &prim : inOrder) {
+      srcBytes = std::max(srcBytes, prim->getBytes(0));
+      dstBytes = std::max(dstBytes, prim->getBytes(2));
+    }
+    std::vector<float> activations((srcBytes + dstBytes) / sizeof(float) + 16);
+    std::mt19937_64 rng(7);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    for (float &value : activations)
+      value = dist(rng);
+    // The destinations 64-byte aligned after the sources.
+    float *dst =
+        activations.data() + llvm::alignTo(srcBytes, 64) / sizeof(float);
+    for (std::unique_ptr<DnnlOp> &prim : inOrder)
+      prim->setActivations(activations.data(), dst);
+    TimeStats stats = check(measure(
+                                [&] {
+                                  for (std::unique_ptr<DnnlOp> &prim : inOrder)
+                                    prim->run();
+                                },
+                                timingOptions()),
+                            "time onednn in order");
+    llvm::outs() << llvm::formatv(
+        "oneDNN in the model's order at {0} thread(s): {1:F3} ms ({2} ops, "
+        "{3:F1} MB of weights and B operands of their own, the activations "
+        "shared; post-ops where it has them)\n",
+        threads, stats.median * 1e3, inOrder.size(), weightBytes * 1e-6);
   }
 }
 

@@ -350,8 +350,8 @@ LogicalResult TileTuneDialect::verifyOperationAttribute(Operation *op,
                                 "bytes)";
     return success();
   }
-  if (attr.getName() == kLayoutInitAttrName ||
-      attr.getName() == kLayoutResultAttrName) {
+  if (attr.getName() == kLayoutCopyInAttrName ||
+      attr.getName() == kLayoutCopyOutAttrName) {
     if (!llvm::isa<UnitAttr>(attr.getValue()) ||
         op->getName().getStringRef() != "linalg.transpose")
       return op->emitError() << "'" << attr.getName().getValue()

@@ -159,8 +159,8 @@ static LogicalResult foldLayoutPair(Value buffer, LayoutPair &pair) {
   // Every piece: the same buffers and permutation, at the top of `block`.
   SmallVector<Operation *> initRoots, resultRoots;
   for (auto [pieces, mark, roots] :
-       {std::make_tuple(&pair.inits, kLayoutInitAttrName, &initRoots),
-        std::make_tuple(&pair.results, kLayoutResultAttrName, &resultRoots)}) {
+       {std::make_tuple(&pair.inits, kLayoutCopyInAttrName, &initRoots),
+        std::make_tuple(&pair.results, kLayoutCopyOutAttrName, &resultRoots)}) {
     bool isInit = pieces == &pair.inits;
     for (linalg::TransposeOp piece : *pieces) {
       Value from = getSubviewRoot(piece.getInput()),
@@ -323,9 +323,9 @@ unsigned tiletune::foldLayoutTransposesIntoAccesses(Operation *root) {
   root->walk([&](linalg::TransposeOp t) {
     if (!t.hasPureBufferSemantics())
       return;
-    if (t->hasAttr(kLayoutInitAttrName))
+    if (t->hasAttr(kLayoutCopyInAttrName))
       pairs[getSubviewRoot(t.getInit())].inits.push_back(t);
-    if (t->hasAttr(kLayoutResultAttrName))
+    if (t->hasAttr(kLayoutCopyOutAttrName))
       pairs[getSubviewRoot(t.getInput())].results.push_back(t);
   });
   unsigned folded = 0;

@@ -215,7 +215,7 @@ static void splitTransposeOverThreads(RewriterBase &rewriter,
           tensor::ExtractSliceOp::create(rewriter, loc, result, offsets, sizes,
                                          strides),
           perm);
-      // The pieces keep the marks of the whole (kLayoutInitAttrName, ...).
+      // The pieces keep the marks of the whole (kLayoutCopyInAttrName, ...).
       piece->setDiscardableAttrs(transpose->getDiscardableAttrDictionary());
       result = tensor::InsertSliceOp::create(rewriter, loc, piece->getResult(0),
                                              result, offsets, sizes, strides);
@@ -530,7 +530,7 @@ FailureOr<Operation *> tiletune::convertLayoutToConfig(RewriterBase &rewriter,
   Value init = conv.getOutputs()[0];
   Value output = transposed(init, {0, 2, 3, 1});
   if (onTensors)
-    transposes.back()->setAttr(kLayoutInitAttrName, rewriter.getUnitAttr());
+    transposes.back()->setAttr(kLayoutCopyInAttrName, rewriter.getUnitAttr());
   SmallVector<Type> resultTypes;
   if (onTensors)
     resultTypes.push_back(output.getType());
@@ -551,7 +551,7 @@ FailureOr<Operation *> tiletune::convertLayoutToConfig(RewriterBase &rewriter,
     // needs to fold the pair of transposes into the conv's accesses
     // (foldLayoutTransposesIntoAccesses).
     Value result = transposed(nhwc->getResult(0), {0, 3, 1, 2}, init);
-    transposes.back()->setAttr(kLayoutResultAttrName, rewriter.getUnitAttr());
+    transposes.back()->setAttr(kLayoutCopyOutAttrName, rewriter.getUnitAttr());
     rewriter.replaceOp(op, result);
   } else {
     transposed(output, {0, 3, 1, 2}, init);

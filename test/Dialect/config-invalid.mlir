@@ -222,8 +222,8 @@ func.func @prefetch_mark_not_positive(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>) 
 
 // The layout marks of tiletune-tile-cpu go on linalg.transpose ops only.
 func.func @layout_mark_not_on_transpose(%a: memref<4xf32>, %b: memref<4xf32>) {
-  // expected-error @+1 {{'tiletune.layout_init' must be a unit attribute on a linalg.transpose}}
-  memref.copy %a, %b {tiletune.layout_init} : memref<4xf32> to memref<4xf32>
+  // expected-error @+1 {{'tiletune.layout_copy_in' must be a unit attribute on a linalg.transpose}}
+  memref.copy %a, %b {tiletune.layout_copy_in} : memref<4xf32> to memref<4xf32>
   return
 }
 

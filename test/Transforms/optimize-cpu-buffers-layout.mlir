@@ -2,8 +2,8 @@
 
 // The output of an NCHW conv computed as NHWC (`layout = nhwc`) after
 // bufferization: the NCHW output copied into an NHWC buffer
-// (tiletune.layout_init), the conv's register tiles read and written there,
-// and the buffer copied back (tiletune.layout_result). The pair folds into
+// (tiletune.layout_copy_in), the conv's register tiles read and written there,
+// and the buffer copied back (tiletune.layout_copy_out). The pair folds into
 // the tiles' transfers: they read and write the NCHW buffer with a permuted
 // map (buffer dims n, h, w, c are NCHW dims 0, 2, 3, 1; the tile's vector
 // dims are buffer dims 1, 2, 3), and the NHWC buffer and both transposes go.
@@ -26,7 +26,7 @@ func.func @folded(%out: memref<1x32x4x16xf32>, %x: vector<1x8x32xf32>) {
   %c16 = arith.constant 16 : index
   %cst = arith.constant 0.0 : f32
   %nhwc = memref.alloc() {alignment = 64 : i64} : memref<1x4x16x32xf32>
-  linalg.transpose ins(%out : memref<1x32x4x16xf32>) outs(%nhwc : memref<1x4x16x32xf32>) permutation = [0, 2, 3, 1] {tiletune.layout_init}
+  linalg.transpose ins(%out : memref<1x32x4x16xf32>) outs(%nhwc : memref<1x4x16x32xf32>) permutation = [0, 2, 3, 1] {tiletune.layout_copy_in}
   scf.for %h = %c0 to %c4 step %c1 {
     %row = memref.subview %nhwc[0, %h, 0, 0] [1, 1, 16, 32] [1, 1, 1, 1] : memref<1x4x16x32xf32> to memref<1x1x16x32xf32, strided<[2048, 512, 32, 1], offset: ?>>
     scf.for %w = %c0 to %c16 step %c8 {
@@ -35,7 +35,7 @@ func.func @folded(%out: memref<1x32x4x16xf32>, %x: vector<1x8x32xf32>) {
       vector.transfer_write %sum, %row[%c0, %c0, %w, %c0] {in_bounds = [true, true, true]} : vector<1x8x32xf32>, memref<1x1x16x32xf32, strided<[2048, 512, 32, 1], offset: ?>>
     }
   }
-  linalg.transpose ins(%nhwc : memref<1x4x16x32xf32>) outs(%out : memref<1x32x4x16xf32>) permutation = [0, 3, 1, 2] {tiletune.layout_result}
+  linalg.transpose ins(%nhwc : memref<1x4x16x32xf32>) outs(%out : memref<1x32x4x16xf32>) permutation = [0, 3, 1, 2] {tiletune.layout_copy_out}
   return
 }
 
@@ -63,7 +63,7 @@ func.func @threads_and_fill(%out: memref<1x32x4x16xf32>, %x: vector<1x8x32xf32>)
   scf.forall (%i) = (0) to (32) step (16) {
     %from = memref.subview %nhwc[0, 0, 0, %i] [1, 4, 16, 16] [1, 1, 1, 1] : memref<1x4x16x32xf32> to memref<1x4x16x16xf32, strided<[2048, 512, 32, 1], offset: ?>>
     %to = memref.subview %out[0, %i, 0, 0] [1, 16, 4, 16] [1, 1, 1, 1] : memref<1x32x4x16xf32> to memref<1x16x4x16xf32, strided<[2048, 64, 16, 1], offset: ?>>
-    linalg.transpose ins(%from : memref<1x4x16x16xf32, strided<[2048, 512, 32, 1], offset: ?>>) outs(%to : memref<1x16x4x16xf32, strided<[2048, 64, 16, 1], offset: ?>>) permutation = [0, 3, 1, 2] {tiletune.layout_result}
+    linalg.transpose ins(%from : memref<1x4x16x16xf32, strided<[2048, 512, 32, 1], offset: ?>>) outs(%to : memref<1x16x4x16xf32, strided<[2048, 64, 16, 1], offset: ?>>) permutation = [0, 3, 1, 2] {tiletune.layout_copy_out}
   }
   return
 }
@@ -82,12 +82,12 @@ func.func @read_between(%out: memref<1x32x4x16xf32>, %x: vector<1x8x32xf32>) -> 
   %c0 = arith.constant 0 : index
   %cst = arith.constant 0.0 : f32
   %nhwc = memref.alloc() {alignment = 64 : i64} : memref<1x4x16x32xf32>
-  linalg.transpose ins(%out : memref<1x32x4x16xf32>) outs(%nhwc : memref<1x4x16x32xf32>) permutation = [0, 2, 3, 1] {tiletune.layout_init}
+  linalg.transpose ins(%out : memref<1x32x4x16xf32>) outs(%nhwc : memref<1x4x16x32xf32>) permutation = [0, 2, 3, 1] {tiletune.layout_copy_in}
   %acc = vector.transfer_read %nhwc[%c0, %c0, %c0, %c0], %cst {in_bounds = [true, true, true]} : memref<1x4x16x32xf32>, vector<1x8x32xf32>
   %v = memref.load %out[%c0, %c0, %c0, %c0] : memref<1x32x4x16xf32>
   %sum = arith.addf %acc, %x : vector<1x8x32xf32>
   vector.transfer_write %sum, %nhwc[%c0, %c0, %c0, %c0] {in_bounds = [true, true, true]} : vector<1x8x32xf32>, memref<1x4x16x32xf32>
-  linalg.transpose ins(%nhwc : memref<1x4x16x32xf32>) outs(%out : memref<1x32x4x16xf32>) permutation = [0, 3, 1, 2] {tiletune.layout_result}
+  linalg.transpose ins(%nhwc : memref<1x4x16x32xf32>) outs(%out : memref<1x32x4x16xf32>) permutation = [0, 3, 1, 2] {tiletune.layout_copy_out}
   return %v : f32
 }
 
@@ -100,8 +100,8 @@ func.func @read_between(%out: memref<1x32x4x16xf32>, %x: vector<1x8x32xf32>) -> 
 //       CHECK:   memref.copy
 func.func @other_user(%out: memref<1x32x4x16xf32>, %tile: memref<1x4x16x32xf32>) {
   %nhwc = memref.alloc() {alignment = 64 : i64} : memref<1x4x16x32xf32>
-  linalg.transpose ins(%out : memref<1x32x4x16xf32>) outs(%nhwc : memref<1x4x16x32xf32>) permutation = [0, 2, 3, 1] {tiletune.layout_init}
+  linalg.transpose ins(%out : memref<1x32x4x16xf32>) outs(%nhwc : memref<1x4x16x32xf32>) permutation = [0, 2, 3, 1] {tiletune.layout_copy_in}
   memref.copy %tile, %nhwc : memref<1x4x16x32xf32> to memref<1x4x16x32xf32>
-  linalg.transpose ins(%nhwc : memref<1x4x16x32xf32>) outs(%out : memref<1x32x4x16xf32>) permutation = [0, 3, 1, 2] {tiletune.layout_result}
+  linalg.transpose ins(%nhwc : memref<1x4x16x32xf32>) outs(%out : memref<1x32x4x16xf32>) permutation = [0, 3, 1, 2] {tiletune.layout_copy_out}
   return
 }

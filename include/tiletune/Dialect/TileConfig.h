@@ -42,13 +42,14 @@ constexpr llvm::StringLiteral kPrefetchNextAttrName = "tiletune.prefetch_next";
 /// The attributes tiletune-tile-cpu puts on the two transposes around the
 /// output of an NCHW conv it computes as NHWC (`layout = nhwc`): the one
 /// that copies the NCHW output's initial values into the NHWC buffer
-/// (kLayoutInitAttrName) and the one that copies the result back
-/// (kLayoutResultAttrName). tiletune-optimize-cpu-buffers folds the pair
+/// (kLayoutCopyInAttrName) and the one that copies the result back
+/// (kLayoutCopyOutAttrName). tiletune-optimize-cpu-buffers folds the pair
 /// into the conv's own reads and writes of its output where it can
 /// (foldLayoutTransposesIntoAccesses): the conv then accumulates in the
 /// NCHW buffer, each register tile read and written transposed.
-constexpr llvm::StringLiteral kLayoutInitAttrName = "tiletune.layout_init";
-constexpr llvm::StringLiteral kLayoutResultAttrName = "tiletune.layout_result";
+constexpr llvm::StringLiteral kLayoutCopyInAttrName = "tiletune.layout_copy_in";
+constexpr llvm::StringLiteral kLayoutCopyOutAttrName =
+    "tiletune.layout_copy_out";
 
 /// Largest CPU register tile (product of the register-level sizes of the
 /// parallel dimensions): bounds the size of the vectorized micro-kernel.

@@ -195,7 +195,7 @@ void hoistVectorTransfersOnBuffers(Operation *root);
 unsigned vectorizeSmallCopies(Operation *root, int64_t maxElements = 4096);
 
 /// Folds the layout transposes around the output of an NCHW conv computed
-/// as NHWC (kLayoutInitAttrName, kLayoutResultAttrName) into the conv's
+/// as NHWC (kLayoutCopyInAttrName, kLayoutCopyOutAttrName) into the conv's
 /// accesses of its NHWC buffer: where that buffer is only read and written
 /// by vector transfers (through subviews) and filled, between the copy in
 /// and the copy back, and the NCHW buffer is not touched in between, the
