@@ -196,7 +196,12 @@ def TileTuneOptimizeCPUBuffers : Pass<"tiletune-optimize-cpu-buffers",
                                       "func::FuncOp"> {
   let summary = "Post-bufferization cleanup of tiled CPU code";
   let description = [{
-    Runs after bufferization: vectorizes the packing, padding and layout
+    Runs after bufferization: first folds the layout transposes around the
+    output of an NCHW conv computed as NHWC (`tiletune.layout_copy_in`,
+    `tiletune.layout_copy_out`) into the conv's own vector transfers, which
+    then read and write the NCHW output with permuted maps, where the NHWC
+    buffer has no other users (docs/TileConfig.md, "NCHW convolutions as
+    NHWC"); then vectorizes the packing, padding and layout
     copies (rows, or 16x16 blocks for transposes) and the fills of strided
     views (the borders `tiletune-pads-in-place` fills, a vector per row); a
     pack that
