@@ -339,12 +339,23 @@ Kernel::bindCall(llvm::ArrayRef<Buffer *> args) const {
 }
 
 llvm::Expected<TimeStats>
-Kernel::time(llvm::ArrayRef<Buffer *> args,
-             const TimingOptions &options) const {
+Kernel::time(llvm::ArrayRef<Buffer *> args, const TimingOptions &options,
+             llvm::ArrayRef<unsigned> coldArgs) const {
   llvm::Expected<std::function<void()>> call = bindCall(args);
   if (!call)
     return call.takeError();
-  return measure(*call, options);
+  for (unsigned index : coldArgs)
+    if (index >= args.size())
+      return llvm::createStringError(llvm::formatv(
+          "cannot evict argument {0}: the kernel has {1} arguments", index,
+          args.size()));
+  if (coldArgs.empty())
+    return measure(*call, options);
+  auto evict = [&] {
+    for (unsigned index : coldArgs)
+      evictFromCaches(args[index]->getRawData(), args[index]->getByteSize());
+  };
+  return measure(*call, options, evict);
 }
 
 llvm::Expected<PairedTimeStats>

@@ -6,6 +6,10 @@
 
 #include "tiletune/Measure/Timing.h"
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <emmintrin.h>
+#endif
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -118,19 +122,22 @@ mlir::tiletune::validateTimingOptions(const TimingOptions &options) {
 
 /// Warm-up calls; the fastest one calibrates the batch size. One untimed
 /// calibration call is made even when no warm-up is asked for. Returns the
-/// calls per sample.
+/// calls per sample (1 with a `beforeEachCall`, which runs before each).
 static unsigned warmUpAndCalibrate(llvm::function_ref<void()> fn,
-                                   const TimingOptions &options) {
+                                   const TimingOptions &options,
+                                   llvm::function_ref<void()> beforeEachCall) {
   double fastest = 0.0;
   unsigned calibrationCalls = std::max(options.warmupRuns, 1u);
   for (unsigned i = 0; i < calibrationCalls; ++i) {
+    if (beforeEachCall)
+      beforeEachCall();
     auto start = Clock::now();
     fn();
     double t = secondsSince(start);
     fastest = i == 0 ? t : std::min(fastest, t);
   }
   unsigned calls = 1;
-  if (fastest < options.minSampleSeconds) {
+  if (!beforeEachCall && fastest < options.minSampleSeconds) {
     double wanted = std::ceil(options.minSampleSeconds /
                               std::max(fastest, 1e-9));
     calls = static_cast<unsigned>(
@@ -170,14 +177,17 @@ static double sample(llvm::function_ref<void()> fn, unsigned calls) {
 
 llvm::Expected<TimeStats>
 mlir::tiletune::measure(llvm::function_ref<void()> fn,
-                        const TimingOptions &options) {
+                        const TimingOptions &options,
+                        llvm::function_ref<void()> beforeEachCall) {
   if (llvm::Error err = validateTimingOptions(options))
     return std::move(err);
-  unsigned calls = warmUpAndCalibrate(fn, options);
+  unsigned calls = warmUpAndCalibrate(fn, options, beforeEachCall);
   llvm::SmallVector<double> samples;
   samples.reserve(options.repeats);
   bool stopped = false;
   for (unsigned r = 0; r < options.repeats && !stopped; ++r) {
+    if (beforeEachCall)
+      beforeEachCall();
     samples.push_back(sample(fn, calls));
     stopped = r + 1 < options.repeats && shouldStopEarly(samples, options);
   }
@@ -192,8 +202,8 @@ mlir::tiletune::measurePaired(llvm::function_ref<void()> subject,
                               const TimingOptions &options) {
   if (llvm::Error err = validateTimingOptions(options))
     return std::move(err);
-  unsigned referenceCalls = warmUpAndCalibrate(reference, options);
-  unsigned subjectCalls = warmUpAndCalibrate(subject, options);
+  unsigned referenceCalls = warmUpAndCalibrate(reference, options, nullptr);
+  unsigned subjectCalls = warmUpAndCalibrate(subject, options, nullptr);
   llvm::SmallVector<double> subjectSamples, referenceSamples, ratios;
   referenceSamples.push_back(sample(reference, referenceCalls));
   bool stopped = false;
@@ -217,4 +227,20 @@ mlir::tiletune::measurePaired(llvm::function_ref<void()> subject,
   stats.reference = TimeStats::fromSamples(referenceSamples, referenceCalls);
   stats.ratio = TimeStats::fromSamples(ratios);
   return stats;
+}
+
+void mlir::tiletune::evictFromCaches(const void *data, size_t bytes) {
+#if defined(__x86_64__) || defined(__i386__)
+  // One clflush per 64-byte line (the x86 line size; a larger line is
+  // flushed whole by any address in it).
+  const char *begin = static_cast<const char *>(data);
+  for (size_t offset = 0; offset < bytes; offset += 64)
+    _mm_clflush(begin + offset);
+  if (bytes > 0)
+    _mm_clflush(begin + bytes - 1);
+  _mm_mfence();
+#else
+  (void)data;
+  (void)bytes;
+#endif
 }

@@ -97,6 +97,14 @@ cl::opt<double> minSampleMs(
     cl::desc("Minimum duration of one timed sample; fast kernels are called "
              "several times per sample"),
     cl::init(1.0), cl::cat(runCategory));
+cl::list<unsigned> coldArgs(
+    "cold-args",
+    cl::desc("Arguments (0-based, comma-separated) to evict from the caches "
+             "before every timed call, outside the timed region, so that the "
+             "time counts their trip from memory: a model's weights, which "
+             "the model's other ops push out of the caches (one call per "
+             "sample; e.g. 1 for a conv's filter or a matmul's B)"),
+    cl::CommaSeparated, cl::cat(runCategory));
 cl::opt<uint64_t> seed("seed", cl::desc("Seed of the random inputs"),
                        cl::init(1), cl::cat(runCategory));
 cl::opt<int> threads("num-threads",
@@ -533,10 +541,19 @@ int runMain() {
   }
 
   if (repeats > 0) {
-    auto stats = kernel->time(argPtrs, getTimingOptions());
+    SmallVector<unsigned> cold(coldArgs.begin(), coldArgs.end());
+    auto stats = kernel->time(argPtrs, getTimingOptions(), cold);
     if (!stats)
       return fail(stats.takeError());
     llvm::outs() << "time: " << stats->summary() << "\n";
+    if (!cold.empty())
+      llvm::outs() << "cold: argument(s) "
+                   << llvm::join(llvm::map_range(cold,
+                                                 [](unsigned i) {
+                                                   return std::to_string(i);
+                                                 }),
+                                 ", ")
+                   << " evicted from the caches before every call\n";
     if (problem)
       llvm::outs() << llvm::formatv(
           "gflops: mean {0:f2}, median {1:f2}, best {2:f2}\n",

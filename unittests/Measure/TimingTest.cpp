@@ -14,6 +14,7 @@
 #include <cmath>
 #include <limits>
 #include <thread>
+#include <vector>
 
 using namespace mlir::tiletune;
 
@@ -65,6 +66,47 @@ TEST(TimingTest, SlowCallsAreNotBatched) {
   ASSERT_TRUE(static_cast<bool>(stats));
   EXPECT_EQ(stats->callsPerSample, 1u);
   EXPECT_GE(stats->min, 1.5e-3);
+}
+
+TEST(TimingTest, BeforeEachCallRunsUntimedBeforeEveryCallOfOneCallSamples) {
+  // Tiny calls that a 1 ms sample would batch: with a hook, every sample is
+  // one call, each preceded by the hook (warm-ups too), and the hook's
+  // sleep is not in the times.
+  unsigned calls = 0, hooks = 0;
+  bool hookBeforeEachCall = true;
+  TimingOptions opts;
+  opts.warmupRuns = 2;
+  opts.repeats = 4;
+  opts.minSampleSeconds = 1e-3;
+  auto stats = measure(
+      [&] {
+        hookBeforeEachCall &= hooks == calls + 1;
+        ++calls;
+      },
+      opts,
+      [&] {
+        ++hooks;
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      });
+  ASSERT_TRUE(static_cast<bool>(stats));
+  EXPECT_EQ(calls, 2u + 4u);
+  EXPECT_EQ(hooks, calls);
+  EXPECT_TRUE(hookBeforeEachCall);
+  EXPECT_EQ(stats->callsPerSample, 1u);
+  EXPECT_EQ(stats->samples.size(), 4u);
+  EXPECT_LT(stats->max, 1e-3);
+}
+
+TEST(TimingTest, EvictFromCachesKeepsTheData) {
+  // Eviction writes nothing back that differs: the data stays as it was
+  // (odd sizes and an unaligned start included).
+  std::vector<float> data(1000);
+  for (size_t i = 0; i < data.size(); ++i)
+    data[i] = float(i) * 0.5f;
+  evictFromCaches(data.data() + 1, (data.size() - 3) * sizeof(float));
+  evictFromCaches(data.data(), 0);
+  for (size_t i = 0; i < data.size(); ++i)
+    EXPECT_EQ(data[i], float(i) * 0.5f);
 }
 
 TEST(TimingTest, RejectsInvalidOptions) {

@@ -149,9 +149,14 @@ public:
 
   /// Times calls of the kernel on `args` with measure(). The arguments are
   /// reused across calls (an accumulating kernel keeps accumulating; copy
-  /// the output first if it matters).
+  /// the output first if it matters). The arguments at `coldArgs` (indices
+  /// into `args`) are evicted from the caches before every call, outside
+  /// the timed region (evictFromCaches; one call per sample), so that their
+  /// trip from memory is timed, as for a model's weights that exceed the
+  /// caches.
   llvm::Expected<TimeStats> time(llvm::ArrayRef<Buffer *> args,
-                                   const TimingOptions &options = {}) const;
+                                 const TimingOptions &options = {},
+                                 llvm::ArrayRef<unsigned> coldArgs = {}) const;
 
   /// Times calls of the kernel on `args` interleaved with calls of
   /// `reference` on `referenceArgs` (measurePaired): the ratio of the two

@@ -119,9 +119,18 @@ struct TimeStats {
   std::string summary() const;
 };
 
-/// Times `fn` according to `options`. Fails only on invalid options.
-llvm::Expected<TimeStats> measure(llvm::function_ref<void()> fn,
-                                    const TimingOptions &options = {});
+/// Times `fn` according to `options`. Fails only on invalid options. With
+/// `beforeEachCall`, that runs before every call of `fn` (warm-up calls
+/// included) outside the timed region, and every sample times one call.
+llvm::Expected<TimeStats>
+measure(llvm::function_ref<void()> fn, const TimingOptions &options = {},
+        llvm::function_ref<void()> beforeEachCall = nullptr);
+
+/// Evicts the cache lines of `bytes` bytes at `data` from every cache level
+/// (x86 `clflush`; nothing elsewhere), so that the next call that reads
+/// them finds them in memory, as a model's weights are when the ops before
+/// have gone through more data than the caches hold.
+void evictFromCaches(const void *data, size_t bytes);
 
 /// Timing of a subject interleaved with a reference (measurePaired).
 struct PairedTimeStats {
