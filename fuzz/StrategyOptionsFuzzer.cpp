@@ -94,10 +94,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     llvm::consumeError(options.takeError());
     return 0;
   }
-  for (auto [name, value] : kCheapDefaults)
-    if (llvm::any_of(info->options,
-                     [&](const OptionInfo &o) { return o.name == name; }))
-      options->emplace(name, value);
+  for (const auto &entry : kCheapDefaults)
+    if (llvm::any_of(info->options, [&](const OptionInfo &o) {
+          return o.name == entry.first;
+        }))
+      options->emplace(entry.first, entry.second);
   llvm::Expected<std::unique_ptr<Strategy>> strategy =
       StrategyRegistry::get().create(info->name, space, *options, /*seed=*/1);
   if (!strategy) {

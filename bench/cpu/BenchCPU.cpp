@@ -1904,8 +1904,9 @@ void benchModelOps(MLIRContext &context) {
     // The same primitives run in the module's order, one per op of the
     // model, each with weights (and B operands) of its own: as in a run of
     // the whole model, each op's weights come from wherever the ops before
-    // it left them (from memory where the model's weights exceed the
-    // caches), where a per-op time finds them warm from its previous call.
+    // it left them (from L3 or memory: a whole model's data has gone
+    // through the caches since), where a per-op time finds them warm from
+    // its previous call.
     // The activations (sources and destinations) share two buffers, which
     // stay as warm as a model's activations passed from op to op. Post-ops
     // where oneDNN has them. The weights are in oneDNN's layout before the

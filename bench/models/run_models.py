@@ -186,7 +186,7 @@ def main():
         row["onednn_post"] = (float(m.group(1)) * 1e-3 if m
                               else row["onednn"])
         # The same primitives run in the model's order, each with weights of
-        # its own (from memory where they exceed the caches, as in our
+        # its own (from L3 or memory, not warm in L2, as in our
         # whole-model runs), the activations shared.
         m = re.search(r"oneDNN in the model's order at \d+ thread\(s\): "
                       r"([0-9.]+) ms", o)
