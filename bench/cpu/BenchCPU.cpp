@@ -1775,6 +1775,16 @@ void mapEpilogue(linalg::LinalgOp op, ModelOp &m) {
   m.postOpText = llvm::join(words, ", ");
 }
 
+/// The oneDNN primitive of `op` with post-ops `post`; null where oneDNN has
+/// no implementation of it with them.
+std::unique_ptr<DnnlOp> createDnnlOp(const ModelOp &op,
+                                     const std::vector<DnnlPostOp> &post) {
+  return op.isConv ? DnnlOp::conv(op.cn, op.cc, op.ch, op.cw, op.cf, op.ckh,
+                                  op.ckw, op.stride, op.pad, post)
+                   : DnnlOp::matmul(op.b, op.m, op.n, op.k, op.transA,
+                                    op.transB, post);
+}
+
 /// --model-ops: oneDNN on every distinct matmul/conv of the module, per
 /// thread count; prints each op and the sum over the model (ops times the
 /// number of times the model runs them).
@@ -1857,11 +1867,7 @@ void benchModelOps(MLIRContext &context) {
     auto timeOp = [&](const ModelOp &op,
                       const std::vector<DnnlPostOp> &post) -> std::optional<double> {
       // Built under the thread count it is timed with (see benchConv).
-      std::unique_ptr<DnnlOp> prim =
-          op.isConv ? DnnlOp::conv(op.cn, op.cc, op.ch, op.cw, op.cf, op.ckh,
-                                   op.ckw, op.stride, op.pad, post)
-                    : DnnlOp::matmul(op.b, op.m, op.n, op.k, op.transA,
-                                     op.transB, post);
+      std::unique_ptr<DnnlOp> prim = createDnnlOp(op, post);
       if (!prim)
         return std::nullopt;
       TimeStats stats =
@@ -1915,17 +1921,11 @@ void benchModelOps(MLIRContext &context) {
     double weightBytes = 0;
     for (size_t index : sequence) {
       const ModelOp &op = ops[index];
-      auto create = [&](const std::vector<DnnlPostOp> &post) {
-        return op.isConv ? DnnlOp::conv(op.cn, op.cc, op.ch, op.cw, op.cf,
-                                        op.ckh, op.ckw, op.stride, op.pad, post)
-                         : DnnlOp::matmul(op.b, op.m, op.n, op.k, op.transA,
-                                          op.transB, post);
-      };
       std::unique_ptr<DnnlOp> prim;
       if (!op.postOps.empty())
-        prim = create(op.postOps);
+        prim = createDnnlOp(op, op.postOps);
       if (!prim)
-        prim = create({});
+        prim = createDnnlOp(op, {});
       if (!prim)
         die("oneDNN has no implementation of " + op.key);
       weightBytes += prim->getBytes(1);

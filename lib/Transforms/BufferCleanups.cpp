@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Hoisting.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Dominance.h"
@@ -109,13 +110,6 @@ static Value getSubviewRoot(Value view) {
   return view;
 }
 
-/// The buffer `view` is a view of, through any view-like ops.
-static Value getViewRoot(Value view) {
-  while (auto viewLike = view.getDefiningOp<ViewLikeOpInterface>())
-    view = viewLike.getViewSource();
-  return view;
-}
-
 /// The op that goes with piece `piece` of a marked layout transpose: the
 /// transpose, or the scf.forall that splits it over threads when that
 /// forall's body holds nothing but subviews and pieces marked `mark`.
@@ -133,45 +127,45 @@ static Operation *getPieceRoot(linalg::TransposeOp piece, StringRef mark) {
 
 namespace {
 /// One NHWC output buffer of a conv computed as NHWC, with the pieces of
-/// the marked transposes that fill it from the NCHW buffer and copy it back.
+/// the marked transposes that copy the NCHW buffer into it
+/// (kLayoutCopyInAttrName) and copy it back (kLayoutCopyOutAttrName).
 struct LayoutPair {
-  SmallVector<linalg::TransposeOp> inits, results;
+  SmallVector<linalg::TransposeOp> copiesIn, copiesOut;
 };
 } // namespace
 
 /// Folds one pair (see foldLayoutTransposesIntoAccesses) around `buffer`.
 static LogicalResult foldLayoutPair(Value buffer, LayoutPair &pair) {
   auto alloc = buffer.getDefiningOp<memref::AllocOp>();
-  if (!alloc || pair.results.empty())
+  if (!alloc || pair.copiesOut.empty())
     return failure();
   Block *block = alloc->getBlock();
-  Value nchw = getSubviewRoot(pair.results.front().getInit());
+  Value nchw = getSubviewRoot(pair.copiesOut.front().getInit());
   auto nchwType = dyn_cast<MemRefType>(nchw.getType());
   int64_t rank = alloc.getType().getRank();
   if (!nchwType || nchwType.getRank() != rank)
     return failure();
   // Buffer dim d is dim toNchw[d] of the NCHW buffer: the result's
   // permutation says result dim i = buffer dim perm[i].
-  ArrayRef<int64_t> perm = pair.results.front().getPermutation();
+  ArrayRef<int64_t> perm = pair.copiesOut.front().getPermutation();
   SmallVector<int64_t> toNchw(rank);
   for (auto [i, p] : llvm::enumerate(perm))
     toNchw[p] = i;
   // Every piece: the same buffers and permutation, at the top of `block`.
-  SmallVector<Operation *> initRoots, resultRoots;
+  SmallVector<Operation *> inRoots, outRoots;
   for (auto [pieces, mark, roots] :
-       {std::make_tuple(&pair.inits, kLayoutCopyInAttrName, &initRoots),
-        std::make_tuple(&pair.results, kLayoutCopyOutAttrName, &resultRoots)}) {
-    bool isInit = pieces == &pair.inits;
+       {std::make_tuple(&pair.copiesIn, kLayoutCopyInAttrName, &inRoots),
+        std::make_tuple(&pair.copiesOut, kLayoutCopyOutAttrName, &outRoots)}) {
+    bool isIn = pieces == &pair.copiesIn;
     for (linalg::TransposeOp piece : *pieces) {
       Value from = getSubviewRoot(piece.getInput()),
             to = getSubviewRoot(piece.getInit());
-      if ((isInit ? to != buffer || from != nchw
-                  : from != buffer || to != nchw))
+      if ((isIn ? to != buffer || from != nchw : from != buffer || to != nchw))
         return failure();
       ArrayRef<int64_t> p = piece.getPermutation();
       for (int64_t i = 0; i < rank; ++i)
-        // Init pieces: buffer dim i = NCHW dim p[i].
-        if (isInit ? p[i] != toNchw[i] : p[i] != perm[i])
+        // Copies in: buffer dim i = NCHW dim p[i].
+        if (isIn ? p[i] != toNchw[i] : p[i] != perm[i])
           return failure();
       Operation *root = getPieceRoot(piece, mark);
       if (!root || root->getBlock() != block)
@@ -182,7 +176,7 @@ static LogicalResult foldLayoutPair(Value buffer, LayoutPair &pair) {
   // The buffer's other users: vector transfers through subviews, and fills
   // of the whole buffer.
   llvm::SmallPtrSet<Operation *, 8> pieceOps;
-  for (const auto *pieces : {&pair.inits, &pair.results})
+  for (const auto *pieces : {&pair.copiesIn, &pair.copiesOut})
     for (linalg::TransposeOp piece : *pieces)
       pieceOps.insert(piece);
   SmallVector<Operation *> accesses;
@@ -209,38 +203,50 @@ static LogicalResult foldLayoutPair(Value buffer, LayoutPair &pair) {
   }
   if (accesses.empty())
     return failure();
-  // Every access after every init piece and before every result piece; the
-  // NCHW buffer untouched in between.
+  // Every access after every copy in and before every copy back.
   auto before = [&](Operation *a, Operation *b) {
     return a != b && a->isBeforeInBlock(b);
   };
-  Operation *first = nullptr, *last = nullptr;
+  Operation *first = nullptr;
   for (Operation *access : accesses) {
     Operation *top = block->findAncestorOpInBlock(*access);
     if (!top)
       return failure();
-    for (Operation *root : initRoots)
+    for (Operation *root : inRoots)
       if (!before(root, top))
         return failure();
-    for (Operation *root : resultRoots)
+    for (Operation *root : outRoots)
       if (!before(top, root))
         return failure();
     if (!first || before(top, first))
       first = top;
-    if (!last || before(last, top))
-      last = top;
   }
-  for (Operation *op = first; op; op = op->getNextNode()) {
+  // The NCHW buffer untouched from the copies in (or the first access) to
+  // the copies back, which are all after every access: a read there would
+  // see the conv's partial sums after the fold, and a write would survive
+  // it instead of being overwritten.
+  llvm::SmallPtrSet<Operation *, 8> roots(inRoots.begin(), inRoots.end());
+  roots.insert(outRoots.begin(), outRoots.end());
+  Operation *start = first;
+  for (Operation *root : inRoots)
+    if (before(start, root))
+      start = root;
+  Operation *end = outRoots.front();
+  for (Operation *root : outRoots)
+    if (before(root, end))
+      end = root;
+  for (Operation *op = start; op != end; op = op->getNextNode()) {
+    if (roots.contains(op))
+      continue;
     WalkResult touched = op->walk([&](Operation *nested) {
       for (Value operand : nested->getOperands())
-        if (getViewRoot(operand) == nchw)
+        if (auto memref = dyn_cast<TypedValue<MemRefType>>(operand);
+            memref && memref::skipViewLikeOps(memref) == nchw)
           return WalkResult::interrupt();
       return WalkResult::advance();
     });
     if (touched.wasInterrupted())
       return failure();
-    if (op == last)
-      break;
   }
 
   // Subviews folded into the transfers (indices into the buffer itself).
@@ -267,10 +273,7 @@ static LogicalResult foldLayoutPair(Value buffer, LayoutPair &pair) {
   }
   // The same accesses on the NCHW buffer: buffer index d goes to NCHW
   // index toNchw[d], and a map's buffer dim d becomes NCHW dim toNchw[d].
-  SmallVector<AffineExpr> dims;
-  for (int64_t d = 0; d < rank; ++d)
-    dims.push_back(getAffineDimExpr(toNchw[d], ctx));
-  AffineMap toNchwMap = AffineMap::get(rank, 0, dims, ctx);
+  AffineMap toNchwMap = AffineMap::getPermutationMap(toNchw, ctx);
   IRRewriter rewriter(ctx);
   for (Operation *user : direct) {
     if (auto fill = dyn_cast<linalg::FillOp>(user)) {
@@ -296,7 +299,7 @@ static LogicalResult foldLayoutPair(Value buffer, LayoutPair &pair) {
       }
     });
   }
-  for (Operation *root : llvm::concat<Operation *>(initRoots, resultRoots))
+  for (Operation *root : llvm::concat<Operation *>(inRoots, outRoots))
     rewriter.eraseOp(root);
   // The subviews left (the folded transfers' and the pieces'), innermost
   // first, then the buffer.
@@ -324,9 +327,9 @@ unsigned tiletune::foldLayoutTransposesIntoAccesses(Operation *root) {
     if (!t.hasPureBufferSemantics())
       return;
     if (t->hasAttr(kLayoutCopyInAttrName))
-      pairs[getSubviewRoot(t.getInit())].inits.push_back(t);
+      pairs[getSubviewRoot(t.getInit())].copiesIn.push_back(t);
     if (t->hasAttr(kLayoutCopyOutAttrName))
-      pairs[getSubviewRoot(t.getInput())].results.push_back(t);
+      pairs[getSubviewRoot(t.getInput())].copiesOut.push_back(t);
   });
   unsigned folded = 0;
   for (auto &[buffer, pair] : pairs)

@@ -105,3 +105,26 @@ func.func @other_user(%out: memref<1x32x4x16xf32>, %tile: memref<1x4x16x32xf32>)
   linalg.transpose ins(%nhwc : memref<1x4x16x32xf32>) outs(%out : memref<1x32x4x16xf32>) permutation = [0, 3, 1, 2] {tiletune.layout_copy_out}
   return
 }
+
+// -----
+
+// The NCHW buffer is written after the conv's last access and before the
+// copy back (which overwrites that write): folded, the write would
+// survive. The pair stays.
+// CHECK-LABEL: func.func @write_before_copy_back
+//       CHECK:   %[[NHWC:.*]] = memref.alloc() {{.*}} : memref<1x4x16x32xf32>
+//       CHECK:   vector.transfer_write %{{.*}}, %[[NHWC]]
+//       CHECK:   memref.store
+//       CHECK:   vector.transfer_read %{{.*}} : memref<64x32xf32>, vector<16x16xf32>
+func.func @write_before_copy_back(%out: memref<1x32x4x16xf32>, %x: vector<1x8x32xf32>) {
+  %c0 = arith.constant 0 : index
+  %cst = arith.constant 0.0 : f32
+  %nhwc = memref.alloc() {alignment = 64 : i64} : memref<1x4x16x32xf32>
+  linalg.transpose ins(%out : memref<1x32x4x16xf32>) outs(%nhwc : memref<1x4x16x32xf32>) permutation = [0, 2, 3, 1] {tiletune.layout_copy_in}
+  %acc = vector.transfer_read %nhwc[%c0, %c0, %c0, %c0], %cst {in_bounds = [true, true, true]} : memref<1x4x16x32xf32>, vector<1x8x32xf32>
+  %sum = arith.addf %acc, %x : vector<1x8x32xf32>
+  vector.transfer_write %sum, %nhwc[%c0, %c0, %c0, %c0] {in_bounds = [true, true, true]} : vector<1x8x32xf32>, memref<1x4x16x32xf32>
+  memref.store %cst, %out[%c0, %c0, %c0, %c0] : memref<1x32x4x16xf32>
+  linalg.transpose ins(%nhwc : memref<1x4x16x32xf32>) outs(%out : memref<1x32x4x16xf32>) permutation = [0, 3, 1, 2] {tiletune.layout_copy_out}
+  return
+}
