@@ -187,7 +187,8 @@ py::tuple tuneText(const std::string &text, const std::string &algorithm,
                const py::object &algorithmOptions,
                const py::object &callback, const std::string &mcpu,
                const std::string &mattr, const std::string &warmStart,
-               const py::object &timeBudget, const std::string &protocol) {
+               const py::object &timeBudget, const std::string &protocol,
+               const std::string &weights) {
   TuningOptions options;
   options.mcpu = checkNoNul("mcpu", mcpu);
   options.mattr = checkNoNul("mattr", mattr);
@@ -219,6 +220,7 @@ py::tuple tuneText(const std::string &text, const std::string &algorithm,
   options.strategyOptions = toStrategyOptions(algorithmOptions);
   options.warmStartFrom = checkNoNul("warm_start", warmStart);
   options.protocol = checkNoNul("protocol", protocol);
+  options.weights = checkNoNul("weights", weights);
   options.progress = progress ? &llvm::errs() : nullptr;
   options.log = progress ? &llvm::errs() : nullptr;
   if (!callback.is_none() && !PyCallable_Check(callback.ptr()))
@@ -408,6 +410,7 @@ void mlir::tiletune::python::addTuneBindings(py::module_ &m) {
         py::arg("warm_start") = defaults.warmStartFrom,
         py::arg("time_budget") = py::none(),
         py::arg("protocol") = defaults.protocol,
+        py::arg("weights") = defaults.weights,
         "Tunes every tunable op of the module (MLIR text) by measuring real "
         "variants, exactly as `tiletune tune` does (the C++ API's tune()), "
         "records the results in the database `db` (default: the user's "
@@ -422,7 +425,10 @@ void mlir::tiletune::python::addTuneBindings(py::module_ &m) {
         "as '10m') tunes the whole model under that budget and returns a "
         "third element: the model's end-to-end times before and after (else "
         "None). protocol='paper' runs every algorithm as its paper's "
-        "experiments did (docs/Search.md), 'default' with our defaults.");
+        "experiments did (docs/Search.md), 'default' with our defaults. "
+        "weights='model' times each op's weights where a run of the module "
+        "has them, out of the caches (docs/Tuning.md), 'warm' (default) "
+        "where the previous call left them.");
   m.attr("__version__") = getTileTuneVersion().str();
   m.attr("__git_revision__") = getTileTuneGitRevision().str();
   m.def("apply", &apply, py::arg("mlir"), py::arg("db") = "",

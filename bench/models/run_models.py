@@ -93,6 +93,9 @@ def main():
     p.add_argument("--tune-budget", default=None,
                    help="tune each model first (tiletune tune "
                         "--time-budget=<this> --db=<--db or <out>/models.db>)")
+    p.add_argument("--weights", default="warm", choices=["warm", "model"],
+                   help="with --tune-budget: where each variant's weights "
+                        "are when it is timed (tiletune tune --weights)")
     p.add_argument("--verify", action="store_true",
                    help="also verify the default-config model against the "
                         "untiled lowering")
@@ -154,7 +157,7 @@ def main():
             tuned = os.path.join(out, name + ".tuned.mlir")
             run([tool("tiletune"), "tune", mlir, "--time-budget=" +
                  args.tune_budget, "--threads", str(args.threads), "--db", db,
-                 "--no-progress", "-o", tuned], log)
+                 "--weights", args.weights, "--no-progress", "-o", tuned], log)
         elif db:
             tuned = os.path.join(out, name + ".tuned.mlir")
             # Results are applied at the thread count they were tuned with.

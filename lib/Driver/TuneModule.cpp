@@ -24,8 +24,12 @@
 #include "tiletune/Transforms/Pipelines.h"
 #include "tiletune/Tuner/TaskScheduler.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -45,7 +49,8 @@ using namespace mlir::tiletune;
 /// processes.
 static llvm::Error checkProblemFitsInMemory(const Problem &problem,
                                             unsigned workers,
-                                            unsigned outputCopies) {
+                                            unsigned outputCopies,
+                                            uint64_t weightCopyBytes = 0) {
   std::optional<ElementType> type = parseElementType(problem.elementType);
   if (!type)
     return llvm::Error::success(); // Not a type the harness measures.
@@ -65,13 +70,75 @@ static llvm::Error checkProblemFitsInMemory(const Problem &problem,
       shapeText += std::to_string(dim) + "x";
     types += (types.empty() ? "" : ", ") + shapeText + problem.elementType;
   }
+  perWorker += weightCopyBytes;
   std::string what = "cannot measure " + problem.describe() +
                      ": its operands (" + types + ") and " +
                      std::to_string(outputCopies) +
                      " more copies of the output";
+  if (weightCopyBytes > 0)
+    what += " and " + std::to_string(weightCopyBytes) +
+            " bytes of weight copies";
   if (workers > 1)
     what += ", in each of " + std::to_string(workers) + " worker processes,";
   return checkMemoryAvailable(perWorker * workers, what);
+}
+
+/// Where the weight `value` comes from, through pads, reshapes and casts: an
+/// argument of a function of the module, or a constant that is not a
+/// splat (weights inlined by the frontend); null if it is computed.
+static Value getWeightSource(Value value) {
+  while (Operation *def = value.getDefiningOp()) {
+    if (auto pad = dyn_cast<tensor::PadOp>(def)) {
+      value = pad.getSource();
+    } else if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp,
+                   tensor::CastOp, memref::CollapseShapeOp,
+                   memref::ExpandShapeOp, memref::CastOp>(def)) {
+      value = def->getOperand(0);
+    } else if (auto constant = dyn_cast<arith::ConstantOp>(def)) {
+      auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+      bool splat = dense && dense.isSplat();
+      return isa<ShapedType>(value.getType()) && !splat ? value : Value();
+    } else {
+      return Value();
+    }
+  }
+  auto arg = cast<BlockArgument>(value);
+  if (!isa<FunctionOpInterface>(arg.getOwner()->getParentOp()))
+    return Value();
+  return arg;
+}
+
+/// The weights of a tunable op (TuneOptions::weights): its inputs after the
+/// first that are function arguments or constants (getWeightSource), as
+/// operand indices (which are the indices of its standalone kernel's
+/// arguments, buildKernelModule).
+static llvm::SmallVector<unsigned> getWeightOperands(Operation *op) {
+  llvm::SmallVector<unsigned> weights;
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp)
+    return weights;
+  for (int64_t i = 1; i < linalgOp.getNumDpsInputs(); ++i)
+    if (getWeightSource(op->getOperand(i)))
+      weights.push_back(static_cast<unsigned>(i));
+  return weights;
+}
+
+/// The bytes of the module's weights: every distinct function argument or
+/// constant that is a weight of an op of `set`.
+static uint64_t getWeightsFootprint(const ProblemSet &set) {
+  llvm::DenseSet<Value> seen;
+  uint64_t bytes = 0;
+  for (const auto &ops : set.ops)
+    for (Operation *op : ops)
+      for (unsigned index : getWeightOperands(op)) {
+        Value source = getWeightSource(op->getOperand(index));
+        auto type = dyn_cast<ShapedType>(source.getType());
+        if (!seen.insert(source).second || !type || !type.hasStaticShape())
+          continue;
+        bytes += static_cast<uint64_t>(type.getNumElements()) *
+                 ((type.getElementTypeBitWidth() + 7) / 8);
+      }
+  return bytes;
 }
 
 /// The measurer of one problem on `target`: the GPU measurer for cuda, else
@@ -81,7 +148,9 @@ static llvm::Expected<std::unique_ptr<Measurer>>
 createProblemMeasurer(MLIRContext *ctx, const Problem &problem,
                       const Space &space, const std::string &kernelText,
                       const Config &defaultConfig, const TargetInfo &target,
-                      const TuneOptions &options) {
+                      const TuneOptions &options,
+                      llvm::ArrayRef<unsigned> weightArguments,
+                      uint64_t weightsFootprintBytes) {
   if (options.target != kTargetCPU) {
     // Host buffers: the operands and the reference output.
     if (llvm::Error err = checkProblemFitsInMemory(problem, 1, 1))
@@ -110,6 +179,9 @@ createProblemMeasurer(MLIRContext *ctx, const Problem &problem,
   measureOptions.compileCacheSize = options.compileCacheSize;
   measureOptions.jitOptLevel = options.jitOptLevel;
   measureOptions.jitCodegenOptLevel = options.jitCodegenOptLevel;
+  measureOptions.weightArguments.assign(weightArguments.begin(),
+                                        weightArguments.end());
+  measureOptions.weightsFootprintBytes = weightsFootprintBytes;
   if (options.pairedTiming) {
     llvm::Expected<TileConfigAttr> reference =
         configToAttr(ctx, problem, space, defaultConfig);
@@ -131,8 +203,12 @@ createProblemMeasurer(MLIRContext *ctx, const Problem &problem,
                    measureOptions.timingCPU);
   // Each worker holds the operands, the reference output, the output a run
   // writes and (paired) the reference config's output.
-  if (llvm::Error err = checkProblemFitsInMemory(
-          problem, overlap ? 2 : 1, options.pairedTiming ? 3 : 2))
+  uint64_t weightCopyBytes =
+      weightArguments.empty() ? 0 : weightsFootprintBytes;
+  if (llvm::Error err =
+          checkProblemFitsInMemory(problem, overlap ? 2 : 1,
+                                   options.pairedTiming ? 3 : 2,
+                                   weightCopyBytes))
     return std::move(err);
   return std::unique_ptr<Measurer>(std::make_unique<CPUProblemMeasurer>(
       ctx, problem, space, measureOptions, overlap, kernelText));
@@ -228,13 +304,18 @@ struct PreparedProblem {
   StrategyOptions strategyOptions;
   std::unique_ptr<Strategy> strategy;
   std::string kernelText;
+  /// Weights as in the model (TuneOptions::weights): the kernel arguments
+  /// timed through copies, and the bytes the copies cover.
+  llvm::SmallVector<unsigned> weightArguments;
+  uint64_t weightsFootprintBytes = 0;
   /// What preparing said on the log (printed when the problem is tuned).
   std::string log;
 };
 
 static llvm::Expected<PreparedProblem>
 prepareProblem(MLIRContext *ctx, const Problem &problem, Operation *firstOp,
-               unsigned threads, const TuneOptions &options) {
+               unsigned threads, const TuneOptions &options,
+               uint64_t weightsFootprintBytes) {
   PreparedProblem prepared;
   llvm::raw_string_ostream logStream(prepared.log);
   llvm::raw_ostream *log = options.log ? &logStream : nullptr;
@@ -280,12 +361,44 @@ prepareProblem(MLIRContext *ctx, const Problem &problem, Operation *firstOp,
                                    problem.describe());
   }
   prepared.kernelText = printKernelModule(**kernel);
+  if (options.weights == "model" && options.target == kTargetCPU) {
+    prepared.weightArguments = getWeightOperands(firstOp);
+    prepared.weightsFootprintBytes = weightsFootprintBytes;
+    if (log) {
+      if (prepared.weightArguments.empty()) {
+        *log << "  weights: none (no input after the first is an argument of "
+                "the function or a constant); timed as they are\n";
+      } else {
+        uint64_t bytes = 0;
+        std::string which;
+        for (unsigned index : prepared.weightArguments) {
+          bytes += getBufferByteSize(*parseElementType(problem.elementType),
+                                     problem.operandShapes[index])
+                       .value_or(0);
+          which += (which.empty() ? "" : ", ") + std::to_string(index);
+        }
+        unsigned copies = getWeightCopies(bytes, weightsFootprintBytes);
+        *log << llvm::formatv("  weights: operand {0} ({1:f2} MB); the "
+                              "model's weights: {2:f1} MB; ",
+                              which, bytes / 1e6, weightsFootprintBytes / 1e6);
+        if (copies == 1)
+          *log << "timed warm (no other weight pushes them out)\n";
+        else
+          *log << llvm::formatv("timed through {0} copies in turn{1}\n",
+                                copies,
+                                copies == kMaxWeightCopies
+                                    ? " (the most, covering less)"
+                                    : "");
+      }
+    }
+  }
   return prepared;
 }
 
 /// The tuning loop's options for `problem` (budgets, measurement, resume
 /// and progress from `options`; no callback).
 static TunerOptions makeTunerOptions(const Problem &problem,
+                                     const PreparedProblem &prepared,
                                      const TargetInfo &target,
                                      const TuneOptions &options) {
   TunerOptions tunerOptions;
@@ -299,6 +412,14 @@ static TunerOptions makeTunerOptions(const Problem &problem,
   tunerOptions.flops = problem.getFlops();
   if (options.target == kTargetCPU && options.pairedTiming)
     tunerOptions.measurement = "paired";
+  // Timed with the weights as in the model: recorded with the footprint, so
+  // that a run resumes only with the weights timed the same way.
+  if (!prepared.weightArguments.empty())
+    tunerOptions.measurement +=
+        (tunerOptions.measurement.empty() ? "" : ", ") +
+        llvm::formatv("model weights ({0} bytes)",
+                      prepared.weightsFootprintBytes)
+            .str();
   tunerOptions.resume = options.resume;
   tunerOptions.showProgress = options.progress != nullptr;
   tunerOptions.progressStream = options.progress;
@@ -312,9 +433,12 @@ static llvm::Expected<std::vector<PreparedProblem>>
 prepareProblems(MLIRContext *ctx, const ProblemSet &set, unsigned threads,
                 const TuneOptions &options) {
   std::vector<PreparedProblem> prepared;
+  uint64_t weightsFootprintBytes =
+      options.weights == "model" ? getWeightsFootprint(set) : 0;
   for (auto [index, problem] : llvm::enumerate(set.problems)) {
-    llvm::Expected<PreparedProblem> one = prepareProblem(
-        ctx, problem, set.ops[index].front(), threads, options);
+    llvm::Expected<PreparedProblem> one =
+        prepareProblem(ctx, problem, set.ops[index].front(), threads, options,
+                       weightsFootprintBytes);
     if (!one)
       return one.takeError();
     prepared.push_back(std::move(*one));
@@ -485,11 +609,12 @@ mlir::tiletune::tuneProblems(MLIRContext *ctx, const ProblemSet &set,
 
     llvm::Expected<std::unique_ptr<Measurer>> measurer =
         createProblemMeasurer(ctx, problem, *p.space, p.kernelText,
-                              p.defaultConfig, target, options);
+                              p.defaultConfig, target, options,
+                              p.weightArguments, p.weightsFootprintBytes);
     if (!measurer)
       return measurer.takeError();
 
-    TunerOptions tunerOptions = makeTunerOptions(problem, target, options);
+    TunerOptions tunerOptions = makeTunerOptions(problem, p, target, options);
     if (options.onResult)
       tunerOptions.callback = [&, index = unsigned(index),
                                key = tunerOptions.problemKey](
@@ -896,10 +1021,11 @@ mlir::tiletune::tuneModel(ModuleOp module, const TuneOptions &options) {
     }
     llvm::Expected<std::unique_ptr<Measurer>> measurer =
         createProblemMeasurer(ctx, problem, *p.space, p.kernelText,
-                              p.defaultConfig, target, options);
+                              p.defaultConfig, target, options,
+                              p.weightArguments, p.weightsFootprintBytes);
     if (!measurer)
       return measurer.takeError();
-    TunerOptions tunerOptions = makeTunerOptions(problem, target, options);
+    TunerOptions tunerOptions = makeTunerOptions(problem, p, target, options);
     tunerOptions.maxSeconds = 0;
     tunerOptions.deadline = deadline;
     // The round ends through the callback, leaving the run resumable; the

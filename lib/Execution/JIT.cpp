@@ -35,6 +35,7 @@
 #include "llvm/TargetParser/SubtargetFeature.h"
 
 #include <cstdlib>
+#include <memory>
 #include <mutex>
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -358,15 +359,54 @@ Kernel::time(llvm::ArrayRef<Buffer *> args, const TimingOptions &options,
   return measure(*call, options, evict);
 }
 
+llvm::Expected<std::function<void()>> Kernel::bindRotatingCall(
+    llvm::ArrayRef<llvm::SmallVector<Buffer *>> argSets) const {
+  if (argSets.empty())
+    return llvm::createStringError("no argument set to call the kernel on");
+  std::vector<std::function<void()>> calls;
+  calls.reserve(argSets.size());
+  for (const llvm::SmallVector<Buffer *> &args : argSets) {
+    llvm::Expected<std::function<void()>> call = bindCall(args);
+    if (!call)
+      return call.takeError();
+    calls.push_back(std::move(*call));
+  }
+  if (calls.size() == 1)
+    return std::move(calls.front());
+  auto next = std::make_shared<size_t>(0);
+  return std::function<void()>([calls = std::move(calls), next] {
+    calls[*next]();
+    *next = *next + 1 == calls.size() ? 0 : *next + 1;
+  });
+}
+
+llvm::Expected<TimeStats>
+Kernel::timeRotating(llvm::ArrayRef<llvm::SmallVector<Buffer *>> argSets,
+                     const TimingOptions &options) const {
+  llvm::Expected<std::function<void()>> call = bindRotatingCall(argSets);
+  if (!call)
+    return call.takeError();
+  return measure(*call, options);
+}
+
 llvm::Expected<PairedTimeStats>
 Kernel::timePaired(llvm::ArrayRef<Buffer *> args, const Kernel &reference,
                    llvm::ArrayRef<Buffer *> referenceArgs,
                    const TimingOptions &options) const {
-  llvm::Expected<std::function<void()>> call = bindCall(args);
+  llvm::SmallVector<Buffer *> subjectSet(args), referenceSet(referenceArgs);
+  return timePairedRotating(subjectSet, reference, referenceSet, options);
+}
+
+llvm::Expected<PairedTimeStats> Kernel::timePairedRotating(
+    llvm::ArrayRef<llvm::SmallVector<Buffer *>> argSets,
+    const Kernel &reference,
+    llvm::ArrayRef<llvm::SmallVector<Buffer *>> referenceSets,
+    const TimingOptions &options) const {
+  llvm::Expected<std::function<void()>> call = bindRotatingCall(argSets);
   if (!call)
     return call.takeError();
   llvm::Expected<std::function<void()>> referenceCall =
-      reference.bindCall(referenceArgs);
+      reference.bindRotatingCall(referenceSets);
   if (!referenceCall)
     return referenceCall.takeError();
   return measurePaired(*call, *referenceCall, options);

@@ -39,6 +39,7 @@ struct AutotunePass
     options.seed = seed;
     options.threads = threads;
     options.pairedTiming = paired;
+    options.weights = weights;
     options.databasePath = database;
     llvm::Expected<std::vector<ProblemOutcome>> outcomes =
         tuneModule(module, options);

@@ -115,6 +115,9 @@ attempt("tune warm_start=bogus",
 # CHECK: tune protocol=bogus -> ValueError: unknown protocol 'bogus' (known: default, paper)
 attempt("tune protocol=bogus",
         lambda: tiletune.tune(module, protocol="bogus", db=db))
+# CHECK: tune weights=cold -> ValueError: unknown weights mode 'cold' (known: warm, model)
+attempt("tune weights=cold",
+        lambda: tiletune.tune(module, weights="cold", db=db))
 # CHECK: default_config threads=2**31 -> ValueError: threads must be between 0 and 1024 (0: all cores), got 2147483648
 attempt("default_config threads=2**31",
         lambda: tiletune.default_config(module, threads=2**31))

@@ -51,3 +51,9 @@ print("tuned problems have their config:",
 print("plain tune:", len(tiletune.tune(text,
                                         trials=2, threads=1, db=db)))
 # CHECK: plain tune: 2
+# The weights as in the model: the same run timed through weight copies.
+_, weighted = tiletune.tune(text, trials=2, threads=1, weights="model",
+                            db=os.path.join(tmp, "w.db"))
+print("weights=model:", sorted((r.problem, r.best_gflops > 0)
+                               for r in weighted))
+# CHECK: weights=model: [('matmul/f32/m=16,n=24,k=32', True), ('matmul/f32/m=16,n=8,k=24', True)]

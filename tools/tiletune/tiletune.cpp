@@ -236,6 +236,18 @@ static cl::opt<bool> unpaired(
              "measurements does not reorder variants (costs about twice the "
              "timing time)"),
     cl::init(false), cl::sub(tuneCmd), cl::cat(category));
+static cl::opt<std::string> weights(
+    "weights",
+    cl::desc("CPU: where a variant's weights are when it is timed. 'warm' "
+             "(default): where its previous call left them. 'model': where "
+             "a run of the module has them, pushed out of the caches by the "
+             "other ops' weights: each op's weights (its inputs after the "
+             "first that are function arguments or constants: a conv's "
+             "filter, a matmul's B) are timed through copies that together take the "
+             "module's weight bytes, in turn (docs/Tuning.md, \"Weights as "
+             "in the model\")"),
+    cl::value_desc("warm|model"), cl::init(kDefaults.weights),
+    cl::sub(tuneCmd), cl::cat(category));
 static cl::opt<std::string> distributed(
     "distributed",
     cl::desc("Where the CPU variants are measured: none (worker processes "
@@ -484,6 +496,7 @@ static int runTune(MLIRContext &ctx) {
   options.timing.minSampleSeconds = minSampleMs * 1e-3;
   options.overlapCompile = !noOverlap;
   options.pairedTiming = !unpaired;
+  options.weights = weights;
   options.distributed = distributed;
   options.earlyStopFactor = earlyStop;
   options.precisionStop = precisionStop;
@@ -524,6 +537,10 @@ static int runTune(MLIRContext &ctx) {
                                 : "paired with the default config (the "
                                   "ratio ranks variants, the times shown are "
                                   "measured; --unpaired: alone)")
+                   << (weights == "model"
+                           ? "; weights as in the model (--weights=model)"
+                           : "; weights warm (--weights=model: as in the "
+                             "model)")
                    << "\n";
     }
   }

@@ -573,6 +573,51 @@ TEST_F(DriverTest, MeasuresVariantsInAWorker) {
   EXPECT_EQ(ok.referenceSeconds, 0.0);
 }
 
+/// Weights as in the model: the weight argument is timed through copies
+/// (paired and alone), the variant is verified on the original, and a
+/// weight index that is not an input fails the measurement with the reason.
+TEST_F(DriverTest, WeightCopiesAreTimedInTurn) {
+  EXPECT_EQ(getWeightCopies(1000, 0), 1u);
+  EXPECT_EQ(getWeightCopies(0, 1000), 1u);
+  EXPECT_EQ(getWeightCopies(1000, 1000), 1u);
+  EXPECT_EQ(getWeightCopies(1000, 1001), 2u);
+  EXPECT_EQ(getWeightCopies(1000, 4000), 4u);
+  EXPECT_EQ(getWeightCopies(1, 1u << 20), kMaxWeightCopies);
+
+  Sampled s;
+  sampleFirstProblem(5, 1, s);
+  CPUMeasureOptions options = quickOptions(3);
+  options.weightArguments = {1};
+  options.weightsFootprintBytes = 1 << 20; // B (768 bytes): 256 copies.
+  llvm::Expected<TileConfigAttr> def =
+      configToAttr(&ctx, s.problem, *s.space, s.def);
+  ASSERT_TRUE(bool(def));
+  options.referenceConfig = printAttr(*def);
+  CPUMeasurer measurer(s.problem, options);
+  for (const Config &config : s.batch) {
+    llvm::Expected<TileConfigAttr> attr =
+        configToAttr(&ctx, s.problem, *s.space, config);
+    ASSERT_TRUE(bool(attr));
+    MeasureResult paired = measurer.measure(printAttr(*attr));
+    EXPECT_EQ(paired.status, MeasureStatus::Ok) << paired.message;
+    EXPECT_GT(paired.relative, 0.0);
+    MeasureResult alone =
+        measurer.measure(printAttr(*attr), 0, 0, /*alone=*/true);
+    EXPECT_EQ(alone.status, MeasureStatus::Ok) << alone.message;
+    EXPECT_GT(alone.time.median, 0.0);
+  }
+
+  CPUMeasureOptions bad = quickOptions();
+  bad.weightArguments = {2}; // the output
+  bad.weightsFootprintBytes = 1 << 20;
+  CPUMeasurer badMeasurer(s.problem, bad);
+  MeasureResult refused = badMeasurer.measure(printAttr(*def));
+  EXPECT_NE(refused.status, MeasureStatus::Ok);
+  EXPECT_NE(refused.message.find("weight argument 2 is not an input"),
+            std::string::npos)
+      << refused.message;
+}
+
 /// A config measured again in the same worker reuses its compiled variant
 /// (no passes, no codegen), is measured again for real, and the phases of
 /// each measurement say where its time went.

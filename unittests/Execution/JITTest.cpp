@@ -227,6 +227,70 @@ void checkTensorMatmul(JITTest *, ExecutionModule &compiled,
   EXPECT_TRUE(static_cast<bool>(stats)) << llvm::toString(stats.takeError());
 }
 
+// Adds 1 to its argument's only element: how often each buffer was called.
+constexpr const char *kCount = R"mlir(
+func.func @count(%n: memref<1xf32>) {
+  %c0 = arith.constant 0 : index
+  %one = arith.constant 1.0 : f32
+  %v = memref.load %n[%c0] : memref<1xf32>
+  %s = arith.addf %v, %one : f32
+  memref.store %s, %n[%c0] : memref<1xf32>
+  return
+}
+)mlir";
+
+TEST_F(JITTest, RotatingTimingCallsTheSetsInTurn) {
+  auto compiled = compile(kCount);
+  ASSERT_TRUE(compiled);
+  auto kernel = compiled->getKernel("count");
+  ASSERT_TRUE(static_cast<bool>(kernel)) << llvm::toString(kernel.takeError());
+  auto counter = [] {
+    Buffer b = llvm::cantFail(Buffer::create(ElementType::F32, {1}));
+    b.getData<float>()[0] = 0;
+    return b;
+  };
+  SmallVector<Buffer> counters;
+  for (int i = 0; i < 5; ++i)
+    counters.push_back(counter());
+  auto count = [&](int i) { return counters[i].getData<float>()[0]; };
+  // One call per sample: 2 warm-up calls and 3 samples.
+  TimingOptions opts;
+  opts.warmupRuns = 2;
+  opts.repeats = 3;
+  opts.minSampleSeconds = 0;
+  SmallVector<SmallVector<Buffer *>> sets = {
+      {&counters[0]}, {&counters[1]}, {&counters[2]}};
+  auto stats = kernel->timeRotating(sets, opts);
+  ASSERT_TRUE(static_cast<bool>(stats)) << llvm::toString(stats.takeError());
+  // Calls 0..4 take sets 0, 1, 2, 0, 1.
+  EXPECT_EQ(count(0), 2.0f);
+  EXPECT_EQ(count(1), 2.0f);
+  EXPECT_EQ(count(2), 1.0f);
+
+  // Paired: the reference's 6 calls (2 warm-up, 4 samples) alternate its
+  // two sets; the subject's 5 go round its three (now from 2, 2, 1).
+  SmallVector<SmallVector<Buffer *>> referenceSets = {{&counters[3]},
+                                                      {&counters[4]}};
+  auto paired = kernel->timePairedRotating(sets, *kernel, referenceSets, opts);
+  ASSERT_TRUE(static_cast<bool>(paired)) << llvm::toString(paired.takeError());
+  EXPECT_EQ(count(0), 4.0f);
+  EXPECT_EQ(count(1), 4.0f);
+  EXPECT_EQ(count(2), 2.0f);
+  EXPECT_EQ(count(3), 3.0f);
+  EXPECT_EQ(count(4), 3.0f);
+
+  // No set is an error, a set of the wrong arguments too.
+  auto none = kernel->timeRotating({}, opts);
+  ASSERT_FALSE(static_cast<bool>(none));
+  EXPECT_NE(llvm::toString(none.takeError()).find("no argument set"),
+            std::string::npos);
+  Buffer wrong = llvm::cantFail(Buffer::create(ElementType::F32, {2}));
+  SmallVector<SmallVector<Buffer *>> bad = {{&counters[0]}, {&wrong}};
+  auto mismatch = kernel->timeRotating(bad, opts);
+  EXPECT_FALSE(static_cast<bool>(mismatch));
+  llvm::consumeError(mismatch.takeError());
+}
+
 TEST_F(JITTest, TensorFunctionReturningItsArgument) {
   // %C is writable: the result is %C's buffer, returned as a memref.
   auto compiled = compile(kTensorMatmul);

@@ -167,6 +167,21 @@ public:
              llvm::ArrayRef<Buffer *> referenceArgs,
              const TimingOptions &options = {}) const;
 
+  /// time() and timePaired() over several argument sets (each as `args`):
+  /// successive calls take the sets in turn, so that a set's buffers have
+  /// been pushed out of the caches by the other sets' since its last call,
+  /// as a model's weights are by the other ops' weights (the CPU measurer's
+  /// weight copies, CPUMeasureOptions::weightArguments). One set is time()
+  /// and timePaired() themselves.
+  llvm::Expected<TimeStats>
+  timeRotating(llvm::ArrayRef<llvm::SmallVector<Buffer *>> argSets,
+               const TimingOptions &options = {}) const;
+  llvm::Expected<PairedTimeStats>
+  timePairedRotating(llvm::ArrayRef<llvm::SmallVector<Buffer *>> argSets,
+                     const Kernel &reference,
+                     llvm::ArrayRef<llvm::SmallVector<Buffer *>> referenceSets,
+                     const TimingOptions &options = {}) const;
+
 private:
   friend class ExecutionModule;
   Kernel(const KernelSignature *signature, void *function)
@@ -175,6 +190,10 @@ private:
   /// once (for timing loops).
   llvm::Expected<std::function<void()>>
   bindCall(llvm::ArrayRef<Buffer *> args) const;
+  /// A callable whose successive calls call the kernel on `argSets` in
+  /// turn (bindCall of each; one set: bindCall itself).
+  llvm::Expected<std::function<void()>> bindRotatingCall(
+      llvm::ArrayRef<llvm::SmallVector<Buffer *>> argSets) const;
   /// One call with prepared descriptor pointers; releases results the kernel
   /// allocated unless `keep` is set. `resultWords` is the result storage.
   void invoke(llvm::SmallVectorImpl<void *> &pointers,

@@ -99,7 +99,26 @@ struct CPUMeasureOptions {
   /// process would slow it down although another core is idle.
   int compileCPU = -1;
   int timingCPU = -1;
+  /// Timing with a model's weights where a model run has them: the kernel
+  /// arguments at these indices (the op's weights) get copies that together
+  /// take at least `weightsFootprintBytes` (at most kMaxWeightCopies), and
+  /// successive timed calls take the copies in turn (Kernel::timeRotating).
+  /// A call then finds its weights pushed out of the caches by as many bytes
+  /// as the model's other weights push between two runs of the op. The
+  /// verified run and the reference output use the original. Empty or 0:
+  /// the weights stay where the previous call left them (warm).
+  llvm::SmallVector<unsigned> weightArguments;
+  uint64_t weightsFootprintBytes = 0;
 };
+
+/// The most copies of a kernel's weights that timing rotates through
+/// (CPUMeasureOptions::weightArguments); small weights then cover less than
+/// the footprint.
+constexpr unsigned kMaxWeightCopies = 256;
+
+/// How many copies of weights of `weightBytes` bytes cover a footprint of
+/// `footprintBytes` (1 when either is 0), at most kMaxWeightCopies.
+unsigned getWeightCopies(uint64_t weightBytes, uint64_t footprintBytes);
 
 /// Measures configs of one problem inside the calling process (no
 /// isolation). This is what the worker process runs; use CPUMeasurer from a

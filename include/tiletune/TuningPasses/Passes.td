@@ -88,6 +88,11 @@ def TileTuneAutotune : Pass<"tiletune-autotune", "ModuleOp"> {
            "Time each variant interleaved with the default config and rank "
            "by the ratio (false: time variants alone, like tiletune tune "
            "--unpaired)">,
+    Option<"weights", "weights", "std::string",
+           /*default=*/"::mlir::tiletune::TuneOptions().weights",
+           "Where a variant's weights are when it is timed: warm (where the "
+           "previous call left them) or model (out of the caches, as in a "
+           "run of the module; like tiletune tune --weights)">,
   ];
 }
 

@@ -116,7 +116,36 @@ public:
   OwningOpRef<ModuleOp> kernel;
   /// Seeded inputs, reference output and verification of the kernel.
   std::optional<KernelHarness> harness;
+  /// The copies of the weight arguments beyond the harness's own, per copy
+  /// one buffer per entry of options.weightArguments (init()).
+  std::vector<std::vector<Buffer>> weightCopies;
+
+  /// The argument sets a timing takes in turn: the harness's arguments with
+  /// `out` as output, then the same with each copy of the weights.
+  llvm::SmallVector<llvm::SmallVector<Buffer *>> getTimedArgumentSets(
+      Buffer &out);
 };
+
+unsigned mlir::tiletune::getWeightCopies(uint64_t weightBytes,
+                                         uint64_t footprintBytes) {
+  if (weightBytes == 0 || footprintBytes <= weightBytes)
+    return 1;
+  uint64_t copies = (footprintBytes + weightBytes - 1) / weightBytes;
+  return static_cast<unsigned>(std::min<uint64_t>(copies, kMaxWeightCopies));
+}
+
+llvm::SmallVector<llvm::SmallVector<Buffer *>>
+InProcessCPUMeasurer::Impl::getTimedArgumentSets(Buffer &out) {
+  llvm::SmallVector<llvm::SmallVector<Buffer *>> sets;
+  sets.push_back(harness->getRunArguments(out));
+  for (std::vector<Buffer> &copy : weightCopies) {
+    llvm::SmallVector<Buffer *> set = sets.front();
+    for (auto [index, buffer] : llvm::zip(options.weightArguments, copy))
+      set[index] = &buffer;
+    sets.push_back(std::move(set));
+  }
+  return sets;
+}
 
 llvm::Error InProcessCPUMeasurer::Impl::init() {
   initializeContext(ctx);
@@ -134,6 +163,26 @@ llvm::Error InProcessCPUMeasurer::Impl::init() {
   if (!created)
     return created.takeError();
   harness = std::move(*created);
+  if (!options.weightArguments.empty() && options.weightsFootprintBytes > 0) {
+    uint64_t weightBytes = 0;
+    for (unsigned index : options.weightArguments) {
+      // The output (last op operand) is never a weight.
+      if (index + 1 >= harness->getArguments().size())
+        return llvm::createStringError(llvm::formatv(
+            "weight argument {0} is not an input of the kernel (it has {1} "
+            "arguments)",
+            index, harness->getArguments().size()));
+      weightBytes += harness->getArguments()[index].getByteSize();
+    }
+    unsigned copies =
+        getWeightCopies(weightBytes, options.weightsFootprintBytes);
+    for (unsigned c = 1; c < copies; ++c) {
+      std::vector<Buffer> copy;
+      for (unsigned index : options.weightArguments)
+        copy.push_back(harness->getArguments()[index].clone());
+      weightCopies.push_back(std::move(copy));
+    }
+  }
   if (options.threads >= 1)
     if (auto err = setOpenMPNumThreads(int(options.threads)))
       return err;
@@ -376,10 +425,9 @@ InProcessCPUMeasurer::Impl::run(const std::function<void(StringRef)> &phase,
   MeasureResult result;
   double bestRatio = 0;
   if (reference.kernel && !alone) {
-    llvm::SmallVector<Buffer *> referenceArgs =
-        harness->getRunArguments(referenceOut);
-    llvm::Expected<PairedTimeStats> timing =
-        fn.timePaired(args, *reference.kernel, referenceArgs, timingOptions);
+    llvm::Expected<PairedTimeStats> timing = fn.timePairedRotating(
+        getTimedArgumentSets(out), *reference.kernel,
+        getTimedArgumentSets(referenceOut), timingOptions);
     if (!timing)
       return finish(MeasureResult::failure(MeasureStatus::RuntimeError,
                                            toString(timing.takeError())));
@@ -390,7 +438,8 @@ InProcessCPUMeasurer::Impl::run(const std::function<void(StringRef)> &phase,
     result.referenceSeconds = timing->reference.median;
     bestRatio = timing->ratio.min;
   } else {
-    llvm::Expected<TimeStats> timing = fn.time(args, timingOptions);
+    llvm::Expected<TimeStats> timing =
+        fn.timeRotating(getTimedArgumentSets(out), timingOptions);
     if (!timing)
       return finish(MeasureResult::failure(MeasureStatus::RuntimeError,
                                            toString(timing.takeError())));
