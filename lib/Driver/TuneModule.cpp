@@ -21,6 +21,7 @@
 #include "tiletune/Execution/KernelInfo.h"
 #include "tiletune/Measure/KernelHarness.h"
 #include "tiletune/Problem/ProblemSpace.h"
+#include "tiletune/Support/CPUDescription.h"
 #include "tiletune/Transforms/Pipelines.h"
 #include "tiletune/Tuner/TaskScheduler.h"
 
@@ -364,32 +365,34 @@ prepareProblem(MLIRContext *ctx, const Problem &problem, Operation *firstOp,
   if (options.weights == "model" && options.target == kTargetCPU) {
     prepared.weightArguments = getWeightOperands(firstOp);
     prepared.weightsFootprintBytes = weightsFootprintBytes;
-    if (log) {
-      if (prepared.weightArguments.empty()) {
-        *log << "  weights: none (no input after the first is an argument of "
-                "the function or a constant); timed as they are\n";
-      } else {
-        uint64_t bytes = 0;
-        std::string which;
-        for (unsigned index : prepared.weightArguments) {
-          bytes += getBufferByteSize(*parseElementType(problem.elementType),
-                                     problem.operandShapes[index])
-                       .value_or(0);
-          which += (which.empty() ? "" : ", ") + std::to_string(index);
-        }
-        unsigned copies = getWeightCopies(bytes, weightsFootprintBytes);
-        *log << llvm::formatv("  weights: operand {0} ({1:f2} MB); the "
-                              "model's weights: {2:f1} MB; ",
-                              which, bytes / 1e6, weightsFootprintBytes / 1e6);
-        if (copies == 1)
-          *log << "timed warm (no other weight pushes them out)\n";
-        else
-          *log << llvm::formatv("timed through {0} copies in turn{1}\n",
-                                copies,
-                                copies == kMaxWeightCopies
-                                    ? " (the most, covering less)"
-                                    : "");
-      }
+    uint64_t bytes = 0;
+    std::string which;
+    std::optional<ElementType> type = parseElementType(problem.elementType);
+    for (unsigned index : prepared.weightArguments) {
+      if (type)
+        bytes += getBufferByteSize(*type, problem.operandShapes[index])
+                     .value_or(0);
+      which += (which.empty() ? "" : ", ") + std::to_string(index);
+    }
+    unsigned copies = getWeightCopies(bytes, weightsFootprintBytes);
+    bool weightsFound = !prepared.weightArguments.empty();
+    // One copy times as warm does, and is recorded as warm.
+    if (copies == 1)
+      prepared.weightArguments.clear();
+    if (log && !weightsFound)
+      *log << "  weights: none (no input after the first is an argument of "
+              "the function or a constant); timed as they are\n";
+    if (log && weightsFound) {
+      *log << llvm::formatv("  weights: operand {0} ({1:f2} MB); the model's "
+                            "weights: {2:f1} MB (at most twice the L3); ",
+                            which, bytes / 1e6, weightsFootprintBytes / 1e6);
+      if (copies == 1)
+        *log << "timed warm (no other weight pushes them out)\n";
+      else
+        *log << llvm::formatv("timed through {0} copies in turn{1}\n", copies,
+                              copies == kMaxWeightCopies
+                                  ? " (the most, covering less)"
+                                  : "");
     }
   }
   return prepared;
@@ -433,8 +436,16 @@ static llvm::Expected<std::vector<PreparedProblem>>
 prepareProblems(MLIRContext *ctx, const ProblemSet &set, unsigned threads,
                 const TuneOptions &options) {
   std::vector<PreparedProblem> prepared;
-  uint64_t weightsFootprintBytes =
-      options.weights == "model" ? getWeightsFootprint(set) : 0;
+  // Beyond twice the last-level cache, more copies would not move the
+  // weights further out (they come from memory), only take memory.
+  uint64_t weightsFootprintBytes = 0;
+  if (options.weights == "model") {
+    weightsFootprintBytes = getWeightsFootprint(set);
+    int64_t l3 = detectHostCaches().l3Bytes;
+    if (l3 > 0)
+      weightsFootprintBytes =
+          std::min<uint64_t>(weightsFootprintBytes, 2 * uint64_t(l3));
+  }
   for (auto [index, problem] : llvm::enumerate(set.problems)) {
     llvm::Expected<PreparedProblem> one =
         prepareProblem(ctx, problem, set.ops[index].front(), threads, options,

@@ -213,10 +213,6 @@ llvm::Error mlir::tiletune::validateTuneOptions(const TuneOptions &options) {
   if (options.weights != "warm" && options.weights != "model")
     return llvm::createStringError("unknown weights mode '" + options.weights +
                                    "' (known: warm, model)");
-  if (options.weights == "model" && options.target != "cpu")
-    return llvm::createStringError(
-        "weights = model times CPU variants; the " + options.target +
-        " target times its variants with warm weights");
   if (options.warmStartFrom != "none" && options.warmStartFrom != "db")
     return llvm::createStringError("unknown warm start '" +
                                    options.warmStartFrom +

@@ -12,11 +12,13 @@
 // ALONE-NOT: "paired"
 // RUN: not tiletune-opt --tiletune-autotune="paired=maybe db=%t/c.db" %s 2>&1 | FileCheck %s --check-prefix=BADPAIRED
 // BADPAIRED: 'maybe' is invalid value for boolean argument
-// weights=model times the weights as a run of the module has them (the run
-// records it); a bad value is an error.
-// RUN: tiletune-opt --tiletune-autotune="algorithm=random trials=2 threads=1 weights=model db=%t/d.db" %s > /dev/null
+// weights=model (the default) times the weights as a run of the module has
+// them; this module's only weight is timed warm, and recorded so, as with
+// weights=warm. A bad value is an error.
+// RUN: tiletune-opt --tiletune-autotune="algorithm=random trials=2 threads=1 weights=warm db=%t/d.db" %s > /dev/null
 // RUN: tiletune export --db=%t/d.db | FileCheck %s --check-prefix=WEIGHTS
-// WEIGHTS: "measurement":"paired, model weights (256 bytes)"
+// RUN: tiletune export --db=%t/a.db | FileCheck %s --check-prefix=WEIGHTS
+// WEIGHTS: "measurement":"paired","patience"
 // RUN: not tiletune-opt --tiletune-autotune="weights=cold db=%t/e.db" %s 2>&1 | FileCheck %s --check-prefix=BADWEIGHTS
 // BADWEIGHTS: error: unknown weights mode 'cold' (known: warm, model)
 

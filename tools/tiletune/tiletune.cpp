@@ -238,10 +238,12 @@ static cl::opt<bool> unpaired(
     cl::init(false), cl::sub(tuneCmd), cl::cat(category));
 static cl::opt<std::string> weights(
     "weights",
-    cl::desc("CPU: where a variant's weights are when it is timed. 'warm' "
-             "(default): where its previous call left them. 'model': where "
-             "a run of the module has them, pushed out of the caches by the "
-             "other ops' weights: each op's weights (its inputs after the "
+    cl::desc("CPU: where a variant's weights are when it is timed. "
+             "'model' (default): where a run of the module has them, pushed "
+             "out of the caches by the other ops' weights (an op whose "
+             "weights are the module's only ones is timed warm). 'warm': "
+             "where its previous call left them. With 'model', each op's "
+             "weights (its inputs after the "
              "first that are function arguments or constants: a conv's "
              "filter, a matmul's B) are timed through copies that together take the "
              "module's weight bytes, in turn (docs/Tuning.md, \"Weights as "
@@ -538,9 +540,9 @@ static int runTune(MLIRContext &ctx) {
                                   "ratio ranks variants, the times shown are "
                                   "measured; --unpaired: alone)")
                    << (weights == "model"
-                           ? "; weights as in the model (--weights=model)"
-                           : "; weights warm (--weights=model: as in the "
-                             "model)")
+                           ? "; weights as in the model (--weights=warm: "
+                             "where the previous call left them)"
+                           : "; weights warm (--weights=warm)")
                    << "\n";
     }
   }

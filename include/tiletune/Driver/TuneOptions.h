@@ -120,17 +120,18 @@ struct TuneOptions {
   /// machine's speed drifting between measurements does not reorder
   /// variants. Costs about twice the timing time.
   bool pairedTiming = true;
-  /// CPU: where a variant's weights are when it is timed. "warm": where
-  /// the previous call left them (in the caches, for weights that fit).
-  /// "model": where a run of the module has them, pushed out of the caches
-  /// by the other ops' weights since the op last ran. The weights of an op
+  /// CPU: where a variant's weights are when it is timed. "model" (the
+  /// default): where a run of the module has them, pushed out of the caches
+  /// by the other ops' weights since the op last ran; an op whose weights
+  /// are the module's only ones is timed warm. "warm": where the previous
+  /// call left them (in the caches, for weights that fit). The weights of an op
   /// are its inputs after the first (a conv's filter, a matmul's B) that are
   /// arguments of the module's function or constants (through reshapes and
-  /// pads); each
-  /// is timed through copies that together take the module's weight bytes
-  /// (every distinct such argument), in turn (CPUMeasureOptions::
-  /// weightArguments; docs/Tuning.md, "Weights as in the model").
-  std::string weights = "warm";
+  /// pads); each is timed through copies that together take the module's
+  /// weight bytes (every distinct such argument or constant; at most twice
+  /// the L3), in turn (CPUMeasureOptions::weightArguments; docs/Tuning.md,
+  /// "Weights as in the model").
+  std::string weights = "model";
   /// Where the CPU variants are measured: "none" (in worker processes of
   /// this process) or "mpi" (on the worker ranks of the MPI job this
   /// process is rank 0 of; see Distributed.h and docs/Distributed.md).

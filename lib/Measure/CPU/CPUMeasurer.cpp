@@ -166,12 +166,14 @@ llvm::Error InProcessCPUMeasurer::Impl::init() {
   if (!options.weightArguments.empty() && options.weightsFootprintBytes > 0) {
     uint64_t weightBytes = 0;
     for (unsigned index : options.weightArguments) {
-      // The output (last op operand) is never a weight.
-      if (index + 1 >= harness->getArguments().size())
+      // The output is never a weight (timed calls write it).
+      if (index >= harness->getArguments().size() ||
+          index == harness->getProblem().outArg)
         return llvm::createStringError(llvm::formatv(
             "weight argument {0} is not an input of the kernel (it has {1} "
-            "arguments)",
-            index, harness->getArguments().size()));
+            "arguments, the output is argument {2})",
+            index, harness->getArguments().size(),
+            harness->getProblem().outArg));
       weightBytes += harness->getArguments()[index].getByteSize();
     }
     unsigned copies =
