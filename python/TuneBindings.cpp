@@ -181,14 +181,14 @@ StrategyOptions toStrategyOptions(const py::object &value) {
 }
 
 py::tuple tuneText(const std::string &text, const std::string &algorithm,
-               int64_t trials, double seconds, unsigned threads, uint64_t seed,
-               const std::string &db, const std::string &fix, bool paired,
-               bool resume, const std::string &target, bool progress,
-               const py::object &algorithmOptions,
-               const py::object &callback, const std::string &mcpu,
-               const std::string &mattr, const std::string &warmStart,
-               const py::object &timeBudget, const std::string &protocol,
-               const std::string &weights) {
+                   int64_t trials, double seconds, unsigned threads,
+                   uint64_t seed, const std::string &db, const std::string &fix,
+                   bool paired, bool resume, const std::string &target,
+                   bool progress, const py::object &algorithmOptions,
+                   const py::object &callback, const std::string &mcpu,
+                   const std::string &mattr, const std::string &warmStart,
+                   const py::object &timeBudget, const std::string &protocol,
+                   const std::string &weights) {
   TuningOptions options;
   options.mcpu = checkNoNul("mcpu", mcpu);
   options.mattr = checkNoNul("mattr", mattr);
@@ -426,8 +426,8 @@ void mlir::tiletune::python::addTuneBindings(py::module_ &m) {
         "third element: the model's end-to-end times before and after (else "
         "None). protocol='paper' runs every algorithm as its paper's "
         "experiments did (docs/Search.md), 'default' with our defaults. "
-        "weights='model' times each op's weights where a run of the module "
-        "has them, out of the caches (docs/Tuning.md), 'warm' (default) "
+        "weights='model' (default) times each op's weights where a run of "
+        "the module has them, out of the caches (docs/Tuning.md), 'warm' "
         "where the previous call left them.");
   m.attr("__version__") = getTileTuneVersion().str();
   m.attr("__git_revision__") = getTileTuneGitRevision().str();

@@ -1282,8 +1282,8 @@ int runModelsSuite(MLIRContext &context, const CPUDescription &target) {
         });
     });
     json.attributeArray("families", [&] {
-      for (auto &[key, f] : families)
-        json.object([&] {
+      for (auto &entry : families)
+        json.object([&, &key = entry.first, &f = entry.second] {
           json.attribute("family", key.first);
           json.attribute("threads", key.second);
           json.attribute("shapes", int64_t(f.defaultRatios.size()));

@@ -93,7 +93,7 @@ def main():
     p.add_argument("--tune-budget", default=None,
                    help="tune each model first (tiletune tune "
                         "--time-budget=<this> --db=<--db or <out>/models.db>)")
-    p.add_argument("--weights", default="warm", choices=["warm", "model"],
+    p.add_argument("--weights", default="model", choices=["warm", "model"],
                    help="with --tune-budget: where each variant's weights "
                         "are when it is timed (tiletune tune --weights)")
     p.add_argument("--verify", action="store_true",

@@ -15,10 +15,10 @@
 #include "tiletune/Driver/GPUDriver.h"
 #include "tiletune/Driver/WarmStart.h"
 #include "tiletune/Execution/Buffer.h"
-#include "tiletune/Measure/CPUMeasurer.h"
-#include "tiletune/Measure/GPUMeasurer.h"
 #include "tiletune/Execution/JIT.h"
 #include "tiletune/Execution/KernelInfo.h"
+#include "tiletune/Measure/CPUMeasurer.h"
+#include "tiletune/Measure/GPUMeasurer.h"
 #include "tiletune/Measure/KernelHarness.h"
 #include "tiletune/Problem/ProblemSpace.h"
 #include "tiletune/Support/CPUDescription.h"
@@ -77,8 +77,8 @@ static llvm::Error checkProblemFitsInMemory(const Problem &problem,
                      std::to_string(outputCopies) +
                      " more copies of the output";
   if (weightCopyBytes > 0)
-    what += " and " + std::to_string(weightCopyBytes) +
-            " bytes of weight copies";
+    what +=
+        " and " + std::to_string(weightCopyBytes) + " bytes of weight copies";
   if (workers > 1)
     what += ", in each of " + std::to_string(workers) + " worker processes,";
   return checkMemoryAvailable(perWorker * workers, what);
@@ -145,13 +145,11 @@ static uint64_t getWeightsFootprint(const ProblemSet &set) {
 /// The measurer of one problem on `target`: the GPU measurer for cuda, else
 /// the CPU measurer (paired with `defaultConfig` unless options say
 /// otherwise, overlapping compilation with timing when a core is idle).
-static llvm::Expected<std::unique_ptr<Measurer>>
-createProblemMeasurer(MLIRContext *ctx, const Problem &problem,
-                      const Space &space, const std::string &kernelText,
-                      const Config &defaultConfig, const TargetInfo &target,
-                      const TuneOptions &options,
-                      llvm::ArrayRef<unsigned> weightArguments,
-                      uint64_t weightsFootprintBytes) {
+static llvm::Expected<std::unique_ptr<Measurer>> createProblemMeasurer(
+    MLIRContext *ctx, const Problem &problem, const Space &space,
+    const std::string &kernelText, const Config &defaultConfig,
+    const TargetInfo &target, const TuneOptions &options,
+    llvm::ArrayRef<unsigned> weightArguments, uint64_t weightsFootprintBytes) {
   if (options.target != kTargetCPU) {
     // Host buffers: the operands and the reference output.
     if (llvm::Error err = checkProblemFitsInMemory(problem, 1, 1))
@@ -206,10 +204,9 @@ createProblemMeasurer(MLIRContext *ctx, const Problem &problem,
   // writes and (paired) the reference config's output.
   uint64_t weightCopyBytes =
       weightArguments.empty() ? 0 : weightsFootprintBytes;
-  if (llvm::Error err =
-          checkProblemFitsInMemory(problem, overlap ? 2 : 1,
-                                   options.pairedTiming ? 3 : 2,
-                                   weightCopyBytes))
+  if (llvm::Error err = checkProblemFitsInMemory(problem, overlap ? 2 : 1,
+                                                 options.pairedTiming ? 3 : 2,
+                                                 weightCopyBytes))
     return std::move(err);
   return std::unique_ptr<Measurer>(std::make_unique<CPUProblemMeasurer>(
       ctx, problem, space, measureOptions, overlap, kernelText));
@@ -370,8 +367,8 @@ prepareProblem(MLIRContext *ctx, const Problem &problem, Operation *firstOp,
     std::optional<ElementType> type = parseElementType(problem.elementType);
     for (unsigned index : prepared.weightArguments) {
       if (type)
-        bytes += getBufferByteSize(*type, problem.operandShapes[index])
-                     .value_or(0);
+        bytes +=
+            getBufferByteSize(*type, problem.operandShapes[index]).value_or(0);
       which += (which.empty() ? "" : ", ") + std::to_string(index);
     }
     unsigned copies = getWeightCopies(bytes, weightsFootprintBytes);
@@ -389,10 +386,9 @@ prepareProblem(MLIRContext *ctx, const Problem &problem, Operation *firstOp,
       if (copies == 1)
         *log << "timed warm (no other weight pushes them out)\n";
       else
-        *log << llvm::formatv("timed through {0} copies in turn{1}\n", copies,
-                              copies == kMaxWeightCopies
-                                  ? " (the most, covering less)"
-                                  : "");
+        *log << llvm::formatv(
+            "timed through {0} copies in turn{1}\n", copies,
+            copies == kMaxWeightCopies ? " (the most, covering less)" : "");
     }
   }
   return prepared;
@@ -418,11 +414,10 @@ static TunerOptions makeTunerOptions(const Problem &problem,
   // Timed with the weights as in the model: recorded with the footprint, so
   // that a run resumes only with the weights timed the same way.
   if (!prepared.weightArguments.empty())
-    tunerOptions.measurement +=
-        (tunerOptions.measurement.empty() ? "" : ", ") +
-        llvm::formatv("model weights ({0} bytes)",
-                      prepared.weightsFootprintBytes)
-            .str();
+    tunerOptions.measurement += (tunerOptions.measurement.empty() ? "" : ", ") +
+                                llvm::formatv("model weights ({0} bytes)",
+                                              prepared.weightsFootprintBytes)
+                                    .str();
   tunerOptions.resume = options.resume;
   tunerOptions.showProgress = options.progress != nullptr;
   tunerOptions.progressStream = options.progress;
@@ -618,10 +613,9 @@ mlir::tiletune::tuneProblems(MLIRContext *ctx, const ProblemSet &set,
       p.strategy = std::move(*strategy);
     }
 
-    llvm::Expected<std::unique_ptr<Measurer>> measurer =
-        createProblemMeasurer(ctx, problem, *p.space, p.kernelText,
-                              p.defaultConfig, target, options,
-                              p.weightArguments, p.weightsFootprintBytes);
+    llvm::Expected<std::unique_ptr<Measurer>> measurer = createProblemMeasurer(
+        ctx, problem, *p.space, p.kernelText, p.defaultConfig, target, options,
+        p.weightArguments, p.weightsFootprintBytes);
     if (!measurer)
       return measurer.takeError();
 
@@ -1030,10 +1024,9 @@ mlir::tiletune::tuneModel(ModuleOp module, const TuneOptions &options) {
       fresh = std::move(*created);
       strategy = fresh.get();
     }
-    llvm::Expected<std::unique_ptr<Measurer>> measurer =
-        createProblemMeasurer(ctx, problem, *p.space, p.kernelText,
-                              p.defaultConfig, target, options,
-                              p.weightArguments, p.weightsFootprintBytes);
+    llvm::Expected<std::unique_ptr<Measurer>> measurer = createProblemMeasurer(
+        ctx, problem, *p.space, p.kernelText, p.defaultConfig, target, options,
+        p.weightArguments, p.weightsFootprintBytes);
     if (!measurer)
       return measurer.takeError();
     TunerOptions tunerOptions = makeTunerOptions(problem, p, target, options);

@@ -324,7 +324,7 @@ llvm::Error EpilogueReference::apply(Buffer &value,
     int64_t count = value.getNumElements();
     for (int64_t linear = 0; linear < count; ++linear) {
       for (auto [i, operand] : llvm::enumerate(step.operands)) {
-        auto offset = [&]() {
+        auto offset = [&, i = i, &operand = operand]() {
           int64_t o = 0;
           for (auto [j, loop] : llvm::enumerate(operand.loops))
             if (loop != Operand::kZero)

@@ -109,9 +109,9 @@ def tune(mlir, *args, callback=None, **kwargs):
     in the database, ``"none"`` does not (as ``--warm-start``), and
     ``protocol``: ``"default"``, or ``"paper"`` to run every algorithm as
     its paper's experiments did (as ``--protocol``), and ``weights``:
-    ``"warm"`` (default) or ``"model"`` to time each op's weights where a
-    run of the module has them, pushed out of the caches by the other ops'
-    weights (as ``--weights``).
+    ``"model"`` (default) times each op's weights where a run of the module
+    has them, pushed out of the caches by the other ops' weights,
+    ``"warm"`` where the previous call left them (as ``--weights``).
 
     `callback(progress)`: called with a ``Progress`` after every measured
     variant; returning False stops the run (what was measured stays in the

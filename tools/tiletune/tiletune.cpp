@@ -238,18 +238,19 @@ static cl::opt<bool> unpaired(
     cl::init(false), cl::sub(tuneCmd), cl::cat(category));
 static cl::opt<std::string> weights(
     "weights",
-    cl::desc("CPU: where a variant's weights are when it is timed. "
-             "'model' (default): where a run of the module has them, pushed "
-             "out of the caches by the other ops' weights (an op whose "
-             "weights are the module's only ones is timed warm). 'warm': "
-             "where its previous call left them. With 'model', each op's "
-             "weights (its inputs after the "
-             "first that are function arguments or constants: a conv's "
-             "filter, a matmul's B) are timed through copies that together take the "
-             "module's weight bytes, in turn (docs/Tuning.md, \"Weights as "
-             "in the model\")"),
-    cl::value_desc("warm|model"), cl::init(kDefaults.weights),
-    cl::sub(tuneCmd), cl::cat(category));
+    cl::desc(
+        "CPU: where a variant's weights are when it is timed. "
+        "'model' (default): where a run of the module has them, pushed "
+        "out of the caches by the other ops' weights (an op whose "
+        "weights are the module's only ones is timed warm). 'warm': "
+        "where its previous call left them. With 'model', each op's "
+        "weights (its inputs after the "
+        "first that are function arguments or constants: a conv's "
+        "filter, a matmul's B) are timed through copies that together take the "
+        "module's weight bytes, in turn (docs/Tuning.md, \"Weights as "
+        "in the model\")"),
+    cl::value_desc("warm|model"), cl::init(kDefaults.weights), cl::sub(tuneCmd),
+    cl::cat(category));
 static cl::opt<std::string> distributed(
     "distributed",
     cl::desc("Where the CPU variants are measured: none (worker processes "

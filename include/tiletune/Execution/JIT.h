@@ -192,8 +192,8 @@ private:
   bindCall(llvm::ArrayRef<Buffer *> args) const;
   /// A callable whose successive calls call the kernel on `argSets` in
   /// turn (bindCall of each; one set: bindCall itself).
-  llvm::Expected<std::function<void()>> bindRotatingCall(
-      llvm::ArrayRef<llvm::SmallVector<Buffer *>> argSets) const;
+  llvm::Expected<std::function<void()>>
+  bindRotatingCall(llvm::ArrayRef<llvm::SmallVector<Buffer *>> argSets) const;
   /// One call with prepared descriptor pointers; releases results the kernel
   /// allocated unless `keep` is set. `resultWords` is the result storage.
   void invoke(llvm::SmallVectorImpl<void *> &pointers,

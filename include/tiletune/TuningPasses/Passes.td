@@ -90,9 +90,10 @@ def TileTuneAutotune : Pass<"tiletune-autotune", "ModuleOp"> {
            "--unpaired)">,
     Option<"weights", "weights", "std::string",
            /*default=*/"::mlir::tiletune::TuneOptions().weights",
-           "Where a variant's weights are when it is timed: warm (where the "
-           "previous call left them) or model (out of the caches, as in a "
-           "run of the module; like tiletune tune --weights)">,
+           "Where a variant's weights are when it is timed: model (the "
+           "default: out of the caches, as in a run of the module) or warm "
+           "(where the previous call left them); like tiletune tune "
+           "--weights">,
   ];
 }
 

@@ -122,8 +122,8 @@ public:
 
   /// The argument sets a timing takes in turn: the harness's arguments with
   /// `out` as output, then the same with each copy of the weights.
-  llvm::SmallVector<llvm::SmallVector<Buffer *>> getTimedArgumentSets(
-      Buffer &out);
+  llvm::SmallVector<llvm::SmallVector<Buffer *>>
+  getTimedArgumentSets(Buffer &out);
 };
 
 unsigned mlir::tiletune::getWeightCopies(uint64_t weightBytes,
