@@ -244,6 +244,16 @@ static int64_t getLanes(const TunableOp &op, const CPUTarget &target) {
 /// 240-252; the 1x1 convs with rpmmv rather than the GEMM's own pick,
 /// dpmm: 213-222 for 256->1024). At 1 thread the direct conv keeps the
 /// 14x14 maps (3x3 256 189-192 / 167-168).
+/// Since the im2col GEMM of a 7x7 map keeps one B panel per cache step
+/// (2026-12-05, computeDirectConfig), a batch-1 FHWC conv on a small map
+/// takes RPMMV too: 1x1 at any thread count, larger filters on one
+/// thread (Xeon, rocketlake, GFLOP/s of two alternating runs, direct /
+/// rpmmv, 1 thread: 1x1 2048->512 123 / 133-134, 512->2048 116-118 /
+/// 133-135, 1x1/2 1024->2048 110-113 / 132-133, 3x3 512 121-128 /
+/// 132-135, 3x3/2 120-122 / 132-135; 2 threads: 1x1 209-223 / 219-225,
+/// 232-242 / 257-267, 166-199 / 241-246, but 3x3 229-250 / 199-200 and
+/// 3x3/2 224-236 / 183-190, which stay direct). The HWCF form, read in
+/// place by the direct conv, stays direct (3x3 512 140-142 / 130-131).
 static std::optional<StringRef> pickIm2colPack(const TunableOp &op,
                                                int64_t lanes, int64_t threads) {
   std::optional<OpKind> gemm = getDefaultIm2colMatmulKind(op, lanes);
@@ -267,8 +277,11 @@ static std::optional<StringRef> pickIm2colPack(const TunableOp &op,
   }
   if (!smallMap && !threadedNchw)
     return std::nullopt;
+  bool fhwc = op.kind == OpKind::ConvNhwcFhwc;
   if (size("kh") * size("kw") > 1)
-    return size("n") > 1 || nchw ? std::optional<StringRef>("b") : std::nullopt;
+    return size("n") > 1 || nchw || (fhwc && threads == 1)
+               ? std::optional<StringRef>("b")
+               : std::nullopt;
   // A 1x1 FHWC conv of one image stays direct: its filter tiles are packed
   // in transposed vector blocks, which beat reading the filter in place
   // with DNMM332 (the rule until 2026-12-02, for 1024 input channels or
@@ -281,7 +294,7 @@ static std::optional<StringRef> pickIm2colPack(const TunableOp &op,
   // 5.07-6.29 / 4.13-4.97 (2 threads within noise); as haswell 512->2048
   // 10.7-11.3 / 9.86-9.94. The HWCF form, read in place by the direct
   // conv, stays direct (2048->512: 3.91-4.09 / 4.14-5.07).
-  if (op.kind == OpKind::ConvNhwcFhwc && size("n") > 1)
+  if (fhwc && (size("n") > 1 || smallMap))
     return StringRef("b");
   return std::nullopt;
 }
@@ -542,6 +555,25 @@ static TileConfigAttr computeDirectConfig(MLIRContext *ctx,
     // A requested compute keeps the tiles and takes its packing.
     if (!requestedPack.empty())
       pack = requestedPack;
+    // An im2col GEMM with B packed whose thread's rows all fit one cache
+    // tile (a batch-1 conv on a 7x7 map: 49 rows): every register row
+    // sweeps the cache tile's n panels in turn (the register loops run m
+    // outside n), so a cache tile of several panels streams from L2 once
+    // per register row. One panel per cache step instead, and a k chunk
+    // that keeps the panel and the rows' A slice in half of L1 together:
+    // both are then reused from L1. Xeon (rocketlake), 1 thread, GFLOP/s of
+    // two alternating runs, `tiletune-run --repeats=30`, NCHW b1 through
+    // NHWC, cache {k = 256, n = 512} -> {k = 64, n = 32}: 7x7 1x1
+    // 2048->512 99-100 -> 128-129, 512->2048 103-106 -> 125-131, 1x1/2
+    // 1024->2048 95 -> 129, 3x3 512 99-101 -> 126-131, 3x3/2 512 100-101
+    // -> 122-130.
+    if (im2colGemm && pack == "b" && mc == plan.parallel["m"]) {
+      kc = largestDivisorAtMost(
+          size("k"), std::max<int64_t>(lanes, target.l1Bytes / 2 /
+                                                  ((mc + rn) * elementBytes)));
+      plan.cache["k"] = kc;
+      plan.cache["n"] = rn;
+    }
     for (int64_t u : {4, 2, 1})
       if (kc % u == 0) {
         unroll = u;

@@ -37,8 +37,7 @@
 // RUN: tiletune-opt %s --tiletune-default-config | FileCheck %s --check-prefix=RULE
 // RUN: tiletune-opt %s --tiletune-default-config=mcpu=haswell | FileCheck %s --check-prefix=RULE
 // RULE-LABEL: func.func @default_1x1
-// RULE-NOT: compute =
-// RULE: pack = b
+// RULE: compute = im2col_rpmmv
 // RULE-LABEL: func.func @default_3x3
 // RULE: compute = im2col_rpmmv
 // RULE-LABEL: func.func @default_nchw_1x1(
@@ -65,20 +64,22 @@
 // The unstrided 1x1 convs split only their filters over the threads and
 // keep whole images in the cache tile (their input is the transposed
 // window matrix, read in place), on AVX-512 and AVX2; the 3x3 conv and one
-// thread keep the GEMM's own tiles.
+// thread keep the GEMM's own tiles: all 49 rows in one cache tile, so one B
+// panel per cache step (two vectors on AVX-512, one on AVX2) and a k chunk
+// that keeps it and the rows' A slice in half of L1.
 // RUN: tiletune-opt %s --tiletune-default-config="threads=2 mcpu=haswell caches=48K,1M,32M" | FileCheck %s --check-prefix=RULE2
 // RULE2-LABEL: func.func @default_nchw_b1_1x1
-// RULE2: parallel = {f = 128, n = 1, oh = 7, ow = 7}, cache = {c = 256, f = 64, kh = 1, kw = 1, oh = 7, ow = 7}
+// RULE2: parallel = {f = 128, n = 1, oh = 7, ow = 7}, cache = {c = 64, f = 64, kh = 1, kw = 1, oh = 7, ow = 7}
 // RULE2-SAME: compute = im2col_rpmmv{{.*}}layout = nhwc
 // RULE2-LABEL: func.func @default_nchw_b1_3x3
-// RULE2: cache = {c = 256, f = 128,
+// RULE2: cache = {c = 64, f = {{32|8}},
 // RULE2-SAME: compute = im2col_rpmmv{{.*}}layout = nhwc
 // RULE2-LABEL: func.func @default_nchw_b1_1x1_14x14
 // RULE2: parallel = {f = 128, n = 1, oh = 14, ow = 14}, cache = {c = 256, f = 64, kh = 1, kw = 1, oh = 14, ow = 14}
 // RULE2-SAME: compute = im2col_rpmmv{{.*}}layout = nhwc
 // RUN: tiletune-opt %s --tiletune-default-config="threads=1 caches=48K,1M,32M" | FileCheck %s --check-prefix=RULE1
 // RULE1-LABEL: func.func @default_nchw_b1_1x1
-// RULE1: parallel = {f = 256, n = 1, oh = 7, ow = 7}, cache = {c = 256, f = 256,
+// RULE1: parallel = {f = 256, n = 1, oh = 7, ow = 7}, cache = {c = 64, f = 32,
 
 // EXPLICIT-COUNT-45: verify: PASSED
 // EXPLICIT-NOT: verify

@@ -130,7 +130,7 @@ func.func @conv_hwcf(%i: tensor<1x9x9x512xf32>, %f: tensor<3x3x512x512xf32>,
   return %0 : tensor<1x7x7x512xf32>
 }
 // IM2COL-LABEL: func.func @conv_fhwc
-// IM2COL: cache = {c = 256, f = 512, kh = 1, kw = 1, oh = 7, ow = 7}, register = {f = 32, oh = 1, ow = 7}, compute = im2col_rpmmv
+// IM2COL: cache = {c = 64, f = 32, kh = 1, kw = 1, oh = 7, ow = 7}, register = {f = 32, oh = 1, ow = 7}, compute = im2col_rpmmv
 // IM2COL-LABEL: func.func @conv_hwcf
 // IM2COL: compute = im2col_rpmmv
 // IM2COL-DN: warning: tiletune-default-config: compute 'im2col_dnmm332' does not apply to this op (its computes: direct, im2col_tmm, im2col_lpmm, im2col_rpmmv, im2col_dpmm); it gets its default config

@@ -204,12 +204,16 @@ func.func @conv_nchw(%i: tensor<2x3x7x7xf32>, %f: tensor<8x3x5x5xf32>, %o: tenso
 
 // -----
 
-// A 1x1 FHWC conv of several images on a 7x7 map: the im2col GEMM (RPMMV)
-// over all images' pixels, whose packed panels serve every image; one image
-// and the HWCF form stay direct.
+// A 1x1 FHWC conv on a 7x7 map: the im2col GEMM (RPMMV) over all images'
+// pixels, whose packed panels serve every image. With one image all 49 rows
+// are one cache tile: one B panel (32 filters) per cache step and a k chunk
+// that keeps it and the rows' A slice in half of L1. A 3x3 one of one image
+// on 2 threads and the HWCF form stay direct.
 // CHECK-LABEL: func.func @conv_1x1_fhwc_b8
 //       CHECK:   compute = im2col_rpmmv
 // CHECK-LABEL: func.func @conv_1x1_fhwc_b1
+//       CHECK:   cache = {c = 64, f = 32, kh = 1, kw = 1, oh = 7, ow = 7}, register = {f = 32, oh = 1, ow = 7}, compute = im2col_rpmmv
+// CHECK-LABEL: func.func @conv_3x3_fhwc_b1
 //   CHECK-NOT:   compute
 //       CHECK:   pack = b
 // CHECK-LABEL: func.func @conv_1x1_hwcf_b8
@@ -221,6 +225,10 @@ func.func @conv_1x1_fhwc_b8(%i: tensor<8x7x7x2048xf32>, %f: tensor<512x1x1x2048x
 }
 func.func @conv_1x1_fhwc_b1(%i: tensor<1x7x7x2048xf32>, %f: tensor<512x1x1x2048xf32>, %o: tensor<1x7x7x512xf32>) -> tensor<1x7x7x512xf32> {
   %0 = linalg.conv_2d_nhwc_fhwc ins(%i, %f : tensor<1x7x7x2048xf32>, tensor<512x1x1x2048xf32>) outs(%o : tensor<1x7x7x512xf32>) -> tensor<1x7x7x512xf32>
+  return %0 : tensor<1x7x7x512xf32>
+}
+func.func @conv_3x3_fhwc_b1(%i: tensor<1x9x9x512xf32>, %f: tensor<512x3x3x512xf32>, %o: tensor<1x7x7x512xf32>) -> tensor<1x7x7x512xf32> {
+  %0 = linalg.conv_2d_nhwc_fhwc ins(%i, %f : tensor<1x9x9x512xf32>, tensor<512x3x3x512xf32>) outs(%o : tensor<1x7x7x512xf32>) -> tensor<1x7x7x512xf32>
   return %0 : tensor<1x7x7x512xf32>
 }
 func.func @conv_1x1_hwcf_b8(%i: tensor<8x7x7x2048xf32>, %f: tensor<1x1x2048x512xf32>, %o: tensor<8x7x7x512xf32>) -> tensor<8x7x7x512xf32> {
