@@ -282,19 +282,22 @@ static std::optional<StringRef> pickIm2colPack(const TunableOp &op,
     return size("n") > 1 || nchw || (fhwc && threads == 1)
                ? std::optional<StringRef>("b")
                : std::nullopt;
-  // A 1x1 FHWC conv of one image stays direct: its filter tiles are packed
-  // in transposed vector blocks, which beat reading the filter in place
-  // with DNMM332 (the rule until 2026-12-02, for 1024 input channels or
-  // more). With several images the direct conv transposes each filter
-  // tile again for every image (the images are its outermost cache loop),
-  // and RPMMV's GEMM over all images' pixels ran faster: Zen 5, batch 8,
+  // A 1x1 FHWC conv (here on a small map: threadedNchw needs NCHW) takes
+  // RPMMV. Until 2026-12-05 one image stayed direct: its filter tiles are
+  // packed in transposed vector blocks, which beat reading the filter in
+  // place with DNMM332 (the rule until 2026-12-02, for 1024 input channels
+  // or more), and RPMMV's tiles streamed B from L2 per register row (see
+  // above for the figures since). With several images the direct conv
+  // transposes each filter tile again for every image (the images are its
+  // outermost cache loop), and RPMMV's GEMM over all images' pixels ran
+  // faster: Zen 5, batch 8,
   // ms, three alternating rounds, direct / rpmmv: 7x7 1x1 512->2048 1
   // thread 4.71-4.74 / 3.99-4.45, 2 threads 2.56-2.80 / 2.13-2.19; 1x1/2
   // 1024->2048 9.90-10.10 / 7.99-8.28 and 5.26-5.70 / 4.21-4.38; 2048->512
   // 5.07-6.29 / 4.13-4.97 (2 threads within noise); as haswell 512->2048
   // 10.7-11.3 / 9.86-9.94. The HWCF form, read in place by the direct
   // conv, stays direct (2048->512: 3.91-4.09 / 4.14-5.07).
-  if (fhwc && (size("n") > 1 || smallMap))
+  if (fhwc)
     return StringRef("b");
   return std::nullopt;
 }
