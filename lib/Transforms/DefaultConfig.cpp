@@ -160,22 +160,38 @@ static bool isOneByOne(const TunableOp &op) {
 }
 
 /// Whether the default config computes NCHW conv `op`'s im2col GEMM per
-/// image in its native layout (isPerImageIm2col): a 1x1 stride-1 conv whose
-/// pixels fill whole vectors of `lanes` (ResNet-50's 56x56 and 28x28 maps
-/// in f32), so that the pixels on the lanes need no ragged vectors; every
-/// other NCHW conv goes through `layout = nhwc`.
-static bool takesPerImageIm2col(const TunableOp &op, int64_t lanes) {
-  if (op.kind != OpKind::ConvNchwFchw || !isOneByOne(op) ||
-      op.strides != std::array<int64_t, 2>{1, 1})
+/// image in its native layout (isPerImageIm2col) when `threads` threads run
+/// it: a 1x1 conv whose output pixels fill whole vectors of `lanes`
+/// (ResNet-50's 56x56 and 28x28 maps in f32), so that the pixels on the
+/// lanes need no ragged vectors; every other NCHW conv goes through
+/// `layout = nhwc`. An unstrided conv reads its input in place. A strided
+/// one first copies the pixels it reads, [C][OH][OW] per image, which a
+/// thread does for its own images where the threads split the batch, but
+/// which would run on one thread ahead of a GEMM that the threads split
+/// by filters; so a strided conv goes per image where the threads divide
+/// the batch (docs/TileConfig.md, "Strided 1x1 NCHW convs per image":
+/// ResNet-50's 56x56 -> 28x28 1x1/2 256->512 at batch 8, Xeon, 1 thread
+/// 64-68 -> 89-96 GFLOP/s, 2 threads 153-170 -> 171-186; batch 1, 1
+/// thread 111-119 -> 118-124, but 2 threads 222-229 -> 215-218).
+static bool takesPerImageIm2col(const TunableOp &op, int64_t lanes,
+                                int64_t threads) {
+  if (op.kind != OpKind::ConvNchwFchw || !isOneByOne(op))
+    return false;
+  int64_t batch = op.lookup("n")->size;
+  threads = std::max<int64_t>(1, threads);
+  if (op.strides != std::array<int64_t, 2>{1, 1} &&
+      (batch < threads || batch % threads != 0))
     return false;
   return (op.lookup("oh")->size * op.lookup("ow")->size) % lanes == 0;
 }
 
 /// The matmul form of the im2col GEMM the default config gives conv `op`
-/// on a target of `lanes` lanes (getIm2colMatmulKind).
+/// on a target of `lanes` lanes and `threads` threads
+/// (getIm2colMatmulKind).
 static std::optional<OpKind> getDefaultIm2colMatmulKind(const TunableOp &op,
-                                                        int64_t lanes) {
-  bool perImage = takesPerImageIm2col(op, lanes);
+                                                        int64_t lanes,
+                                                        int64_t threads) {
+  bool perImage = takesPerImageIm2col(op, lanes, threads);
   return getIm2colMatmulKind(op.kind,
                              /*nhwcLayout=*/op.kind == OpKind::ConvNchwFchw &&
                                  !perImage,
@@ -256,7 +272,7 @@ static int64_t getLanes(const TunableOp &op, const CPUTarget &target) {
 /// place by the direct conv, stays direct (3x3 512 140-142 / 130-131).
 static std::optional<StringRef> pickIm2colPack(const TunableOp &op,
                                                int64_t lanes, int64_t threads) {
-  std::optional<OpKind> gemm = getDefaultIm2colMatmulKind(op, lanes);
+  std::optional<OpKind> gemm = getDefaultIm2colMatmulKind(op, lanes, threads);
   if (!gemm)
     return std::nullopt;
   auto size = [&](StringRef name) { return op.lookup(name)->size; };
@@ -267,7 +283,7 @@ static std::optional<StringRef> pickIm2colPack(const TunableOp &op,
   bool threadedNchw = nchw && threads > 1 && size("n") == 1 &&
                       pixels <= kThreadedNchwMapPixels && manyChannels;
   if (nchw && isOneByOne(op)) {
-    if (takesPerImageIm2col(op, lanes))
+    if (takesPerImageIm2col(op, lanes, threads))
       return StringRef();
     if (size("n") == 1 && pixels <= kThreadedNchwMapPixels && manyChannels)
       return StringRef("b");
@@ -913,14 +929,15 @@ TileConfigAttr tiletune::computeIm2colDefaultCPUConfig(MLIRContext *ctx,
                                                        const CPUTarget &target,
                                                        StringRef pack) {
   int64_t lanes = getLanes(conv, target);
-  std::optional<OpKind> gemmKind = getDefaultIm2colMatmulKind(conv, lanes);
+  std::optional<OpKind> gemmKind =
+      getDefaultIm2colMatmulKind(conv, lanes, target.threads);
   assert(gemmKind && (pack.empty() || isComputeApplicable(*gemmKind, pack)) &&
          "im2col and the compute must apply to the conv");
   if (conv.dims.empty() ||
       llvm::any_of(conv.dims, [](const LoopDim &dim) { return dim.size < 1; }))
     return {};
   auto size = [&](StringRef name) { return conv.lookup(name)->size; };
-  bool perImage = takesPerImageIm2col(conv, lanes);
+  bool perImage = takesPerImageIm2col(conv, lanes, target.threads);
   // The GEMM the conv becomes (convertConvToIm2col) and its default config
   // for the compute. Per image, the threads split the batch where they
   // divide it (each image's GEMM on one thread), else each image's GEMM.
@@ -1101,11 +1118,13 @@ TileConfigAttr tiletune::computeIm2colDefaultCPUConfig(MLIRContext *ctx,
 /// The computes of op kind `kind` for a diagnostic: "tmm, lpmm, ..." (a
 /// matmul form), "direct, im2col_tmm, ..." (a conv with an im2col form) or
 /// "direct".
-static std::string describeComputes(const TunableOp &op, int64_t lanes) {
+static std::string describeComputes(const TunableOp &op, int64_t lanes,
+                                    int64_t threads) {
   OpKind kind = op.kind;
   std::string text;
   std::optional<OpKind> gemm =
-      isConv(kind) ? getDefaultIm2colMatmulKind(op, lanes) : std::nullopt;
+      isConv(kind) ? getDefaultIm2colMatmulKind(op, lanes, threads)
+                   : std::nullopt;
   if (isConv(kind))
     text = "direct";
   if (!isConv(kind) || gemm) {
@@ -1181,8 +1200,8 @@ struct DefaultConfigPass
             pack = *matmulPack;
             applies = true;
           } else if (convCompute && isConv(t.kind)) {
-            std::optional<OpKind> gemm =
-                getDefaultIm2colMatmulKind(t, getLanes(t, target));
+            std::optional<OpKind> gemm = getDefaultIm2colMatmulKind(
+                t, getLanes(t, target), target.threads);
             applies = !convCompute->im2col ||
                       (gemm && isComputeApplicable(*gemm, convCompute->pack) &&
                        convCompute->pack != "bt");
@@ -1190,10 +1209,11 @@ struct DefaultConfigPass
             pack = convCompute->pack;
           }
           if (!applies)
-            op->emitWarning() << "tiletune-default-config: compute '" << compute
-                              << "' does not apply to this op (its computes: "
-                              << describeComputes(t, getLanes(t, target))
-                              << "); it gets its default config";
+            op->emitWarning()
+                << "tiletune-default-config: compute '" << compute
+                << "' does not apply to this op (its computes: "
+                << describeComputes(t, getLanes(t, target), target.threads)
+                << "); it gets its default config";
           TileConfigAttr config;
           if (im2col)
             config =
