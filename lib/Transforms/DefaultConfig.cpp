@@ -159,6 +159,14 @@ static bool isOneByOne(const TunableOp &op) {
   return kh && kw && kh->size == 1 && kw->size == 1;
 }
 
+/// Whether `threads` threads split conv `op`'s batch evenly (each thread
+/// its own images).
+static bool threadsDivideBatch(const TunableOp &op, int64_t threads) {
+  int64_t batch = op.lookup("n")->size;
+  threads = std::max<int64_t>(1, threads);
+  return batch >= threads && batch % threads == 0;
+}
+
 /// Whether the default config computes NCHW conv `op`'s im2col GEMM per
 /// image in its native layout (isPerImageIm2col) when `threads` threads run
 /// it: a 1x1 conv whose output pixels fill whole vectors of `lanes`
@@ -177,10 +185,8 @@ static bool takesPerImageIm2col(const TunableOp &op, int64_t lanes,
                                 int64_t threads) {
   if (op.kind != OpKind::ConvNchwFchw || !isOneByOne(op))
     return false;
-  int64_t batch = op.lookup("n")->size;
-  threads = std::max<int64_t>(1, threads);
   if (op.strides != std::array<int64_t, 2>{1, 1} &&
-      (batch < threads || batch % threads != 0))
+      !threadsDivideBatch(op, threads))
     return false;
   return (op.lookup("oh")->size * op.lookup("ow")->size) % lanes == 0;
 }
@@ -948,7 +954,7 @@ TileConfigAttr tiletune::computeIm2colDefaultCPUConfig(MLIRContext *ctx,
   int64_t batchThreads = 1;
   CPUTarget gemmTarget = target;
   if (perImage) {
-    if (size("n") >= target.threads && size("n") % target.threads == 0) {
+    if (threadsDivideBatch(conv, target.threads)) {
       batchThreads = target.threads;
       gemmTarget.threads = 1;
     }
