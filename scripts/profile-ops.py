@@ -151,30 +151,34 @@ def main():
     run([perf, "inject", "-j", "-i", data, "-o", injected], env=env)
     script = run([perf, "script", "-i", injected, "-F", "ip,sym,symoff,dso"])
 
-    # Samples of the entry function, by offset in it, per jitted object.
+    # Samples of the entry function, by offset in it, per jitted object and
+    # symbol: the function itself, or its C-interface wrapper where LLVM
+    # inlined the function into the wrapper.
     offsets = collections.defaultdict(collections.Counter)
-    pattern = re.compile(r"\s" + re.escape(entry) + r"\+0x([0-9a-f]+)\s+\((.*)\)")
+    names = "|".join(re.escape(n) for n in (entry, "_mlir_ciface_" + entry))
+    pattern = re.compile(r"\s(" + names + r")\+0x([0-9a-f]+)\s+\((.*)\)")
     for line in script.stdout.splitlines():
         match = pattern.search(line)
         if match:
-            offsets[match.group(2)][int(match.group(1), 16)] += 1
+            key = (match.group(3), match.group(1))
+            offsets[key][int(match.group(2), 16)] += 1
     total = sum(sum(c.values()) for c in offsets.values())
     if total == 0:
         fail(f"no samples of @{entry}; raise --repeats")
 
     by_line = collections.Counter()
     line0_by_line = collections.Counter()
-    for obj, counter in offsets.items():
+    for (obj, symbol), counter in offsets.items():
         if not os.path.exists(obj):
             fail(f"perf inject wrote no {obj}")
         symbols = run([nm, obj]).stdout
         start = None
         for sym in symbols.splitlines():
             parts = sym.split()
-            if len(parts) == 3 and parts[2] == entry:
+            if len(parts) == 3 and parts[2] == symbol:
                 start = int(parts[0], 16)
         if start is None:
-            fail(f"no symbol {entry} in {obj}")
+            fail(f"no symbol {symbol} in {obj}")
         table = []
         for row in run([dwarfdump, "--debug-line", obj]).stdout.splitlines():
             match = re.match(r"(0x[0-9a-f]+)\s+(\d+)\s", row)

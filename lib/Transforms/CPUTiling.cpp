@@ -667,6 +667,55 @@ splitConvIntoRows(RewriterBase &rewriter, linalg::LinalgOp conv, OpKind kind) {
 // Vectorization and hoisting
 //===----------------------------------------------------------------------===//
 
+namespace {
+/// Forwards a vector written to a tensor to a read of the same elements
+/// through a vector of another rank: a read whose shape, like the write's,
+/// is the region's shape up to unit dims (the accumulators of an epilogue
+/// fused by the register tile start from its init vector, which is written
+/// with the output's rank and read with the contraction's). Both transfers
+/// are in bounds, unmasked, with minor identity maps, at the same indices.
+struct ForwardWriteToReshapedRead
+    : public OpRewritePattern<vector::TransferReadOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(vector::TransferReadOp read,
+                                PatternRewriter &rewriter) const override {
+    auto write = read.getBase().getDefiningOp<vector::TransferWriteOp>();
+    if (!write || !isa<RankedTensorType>(read.getBase().getType()))
+      return failure();
+    VectorType readType = read.getVectorType();
+    VectorType writeType = write.getVectorType();
+    if (readType == writeType || read.getMask() || write.getMask() ||
+        readType.getElementType() != writeType.getElementType() ||
+        readType.getNumElements() != writeType.getNumElements() ||
+        !read.getPermutationMap().isMinorIdentity() ||
+        !write.getPermutationMap().isMinorIdentity() ||
+        llvm::is_contained(read.getInBoundsValues(), false) ||
+        llvm::is_contained(write.getInBoundsValues(), false) ||
+        read.getIndices().size() != write.getIndices().size())
+      return failure();
+    for (auto [a, b] : llvm::zip(read.getIndices(), write.getIndices())) {
+      std::optional<int64_t> ca = getConstantIntValue(a);
+      std::optional<int64_t> cb = getConstantIntValue(b);
+      if (a != b && (!ca || !cb || *ca != *cb))
+        return failure();
+    }
+    // Both shapes over the tensor's innermost dims, leading dims 1.
+    int64_t rank = read.getIndices().size();
+    auto padded = [&](VectorType type) {
+      SmallVector<int64_t> shape(rank - type.getRank(), 1);
+      llvm::append_range(shape, type.getShape());
+      return shape;
+    };
+    if (padded(readType) != padded(writeType))
+      return failure();
+    rewriter.replaceOpWithNewOp<vector::ShapeCastOp>(read, readType,
+                                                     write.getVector());
+    return success();
+  }
+};
+} // namespace
+
 /// Canonicalization + contraction folding + tensor subset folding, applied
 /// inside `root` after vectorization. `lowerPermutations` also rewrites
 /// transfers with non-identity permutation maps into transfer + broadcast /
@@ -680,6 +729,7 @@ static void cleanupAfterVectorization(Operation *root, bool lowerPermutations) {
   if (lowerPermutations)
     vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
   tensor::populateFoldTensorSubsetOpPatterns(patterns);
+  patterns.add<ForwardWriteToReshapedRead>(ctx);
   for (Dialect *dialect : ctx->getLoadedDialects())
     dialect->getCanonicalizationPatterns(patterns);
   for (RegisteredOperationName name : ctx->getRegisteredOperations())
@@ -1386,6 +1436,10 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
   SmallVector<Operation *> cacheOps;
   SmallVector<std::optional<PanelPack>> paddedPanels;
   SmallVector<Operation *> bufferAnchors;
+  // Per cache-level op, the index in `epilogues` of its fused epilogue where
+  // the op's tile covers its whole reduction, so that the epilogue is fused
+  // by the register tile (step 4); -1 elsewhere.
+  SmallVector<int> registerEpilogues;
   // The fused epilogues to vectorize: one per version, or per peeled tile.
   SmallVector<EpilogueFusion> epilogues;
   bool allEpiloguesFound = true;
@@ -1430,10 +1484,12 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
         current = versionEpilogue->getTunedOp();
       }
     }
+    bool opCacheLoops = false;
     {
       SmallVector<OpFoldResult> sizes =
           relativeTileSizes(ctx, s.cacheTiles, threadExtents);
       if (!allZero(sizes)) {
+        opCacheLoops = true;
         FailureOr<scf::SCFTilingResult> tiled =
             tileOneLevel(rewriter, current, sizes,
                          scf::SCFTilingOptions::LoopType::ForOp, s.cacheOrder);
@@ -1465,6 +1521,12 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
       bufferAnchors.push_back(bufferAnchor);
       if (versionEpilogue)
         epilogues.push_back(*versionEpilogue);
+      // No cache loop of the op's own (all of them tile the chain): its
+      // tile's reduction is whole, the chain can take the register tile.
+      registerEpilogues.push_back(versionEpilogue && s.vectorize &&
+                                          !opCacheLoops
+                                      ? static_cast<int>(epilogues.size()) - 1
+                                      : -1);
       continue;
     }
     int64_t panelRn = 0;
@@ -1492,6 +1554,7 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
       cacheOps.push_back(tile.op);
       paddedPanels.push_back(tile.panels);
       bufferAnchors.push_back(bufferAnchor);
+      registerEpilogues.push_back(-1);
     }
   }
 
@@ -1504,8 +1567,8 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
   SmallVector<Operation *> registerOps;
   // B tiles already packed (shared by several peeled cache-level ops).
   DenseMap<Value, PanelPack> packedB;
-  for (auto [cacheOp, paddedPanel, bufferAnchor] :
-       llvm::zip(cacheOps, paddedPanels, bufferAnchors)) {
+  for (auto [cacheOp, paddedPanel, bufferAnchor, registerEpilogue] :
+       llvm::zip(cacheOps, paddedPanels, bufferAnchors, registerEpilogues)) {
     current = cacheOp;
     std::optional<PanelPack> panels = paddedPanel;
     if (s.packLhs) {
@@ -1555,7 +1618,72 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
     SmallVector<OpFoldResult> sizes =
         relativeTileSizes(ctx, s.registerTiles, s.cacheTiles);
     SmallVector<Operation *> tileOps{current};
-    if (!allZero(sizes)) {
+    if (registerEpilogue >= 0 && !allZero(sizes)) {
+      // The epilogue by the register tile: its parallel loops tile the
+      // chain, with the op and its init fused in; the op's reduction loops
+      // run inside them on the accumulators.
+      EpilogueFusion &fusion = epilogues[registerEpilogue];
+      fusion.setTunedOp(current);
+      std::optional<ConvTileShape> convShape;
+      if (skipPaddingTaps && isConv(s.kind))
+        convShape = ConvTileShape::get(cast<linalg::LinalgOp>(current));
+      Value cacheInput = current->getOperand(0);
+      SmallVector<utils::IteratorType> iterators =
+          cast<linalg::LinalgOp>(current).getIteratorTypesArray();
+      SmallVector<int64_t> parallelTiles(sizes.size(), 0);
+      SmallVector<OpFoldResult> reductionSizes(sizes.size(),
+                                               rewriter.getIndexAttr(0));
+      for (auto [loop, size] : llvm::enumerate(sizes)) {
+        if (iterators[loop] == utils::IteratorType::parallel)
+          parallelTiles[loop] = *getConstantIntValue(size);
+        else
+          reductionSizes[loop] = size;
+      }
+      FailureOr<SmallVector<LoopLikeOpInterface>> chainLoops =
+          fusion.fuseRegisterTile(rewriter, parallelTiles);
+      if (failed(chainLoops))
+        return failure();
+      current = fusion.getTunedOp();
+      result.epilogueLevels = fusion.getFusedLevels();
+      result.epilogueByRegisterTile = true;
+      if (panels && failed(usePanels(rewriter, cast<linalg::LinalgOp>(current),
+                                     *panels, batched, transposedB)))
+        return failure();
+      panels.reset();
+      SmallVector<LoopLikeOpInterface> reductionLoops;
+      if (!allZero(reductionSizes)) {
+        FailureOr<scf::SCFTilingResult> tiled =
+            tileOneLevel(rewriter, current, reductionSizes);
+        if (failed(tiled))
+          return failure();
+        reductionLoops = tiled->loops;
+        current = tiled->tiledOps.back();
+      }
+      result.numRegisterLoops = chainLoops->size() + reductionLoops.size();
+      tileOps = {current};
+      if (convShape) {
+        // The register loops in the order of the op's dims, as
+        // boundTapsToImage takes them: the chain's loops run over its dims
+        // (the op's output dims), the op's own over its reduction dims.
+        SmallVector<LoopLikeOpInterface> loops;
+        ArrayRef<int64_t> outputLoops = fusion.getOutputLoops();
+        auto chainLoop = chainLoops->begin();
+        auto reductionLoop = reductionLoops.begin();
+        SmallVector<std::optional<LoopLikeOpInterface>> loopOfOpDim(
+            sizes.size());
+        for (int64_t loop : outputLoops)
+          if (parallelTiles[loop] != 0)
+            loopOfOpDim[loop] = *chainLoop++;
+        for (auto [loop, size] : llvm::enumerate(reductionSizes))
+          if (!isZeroInteger(size))
+            loopOfOpDim[loop] = *reductionLoop++;
+        for (std::optional<LoopLikeOpInterface> loop : loopOfOpDim)
+          if (loop)
+            loops.push_back(*loop);
+        boundTapsToImage(rewriter, *convShape, cacheInput,
+                         cast<linalg::LinalgOp>(current), sizes, loops);
+      }
+    } else if (!allZero(sizes)) {
       std::optional<ConvTileShape> convShape;
       if (skipPaddingTaps && isConv(s.kind) && onTensors)
         convShape = ConvTileShape::get(cast<linalg::LinalgOp>(current));

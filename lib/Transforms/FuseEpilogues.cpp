@@ -187,6 +187,16 @@ EpilogueFusion::fuse(RewriterBase &rewriter, ArrayRef<int64_t> opLoopTiles,
   return fused->loops;
 }
 
+FailureOr<SmallVector<LoopLikeOpInterface>>
+EpilogueFusion::fuseRegisterTile(RewriterBase &rewriter,
+                                 ArrayRef<int64_t> opLoopTiles) {
+  FailureOr<SmallVector<LoopLikeOpInterface>> loops =
+      fuse(rewriter, opLoopTiles, scf::SCFTilingOptions::LoopType::ForOp);
+  if (succeeded(loops))
+    registerTile = true;
+  return loops;
+}
+
 SmallVector<Operation *> EpilogueFusion::getOps() const {
   SmallVector<Operation *> ops;
   if (initProducer)
@@ -254,6 +264,21 @@ EpilogueFusion::takePeeledCopies(Operation *scope,
 
 LogicalResult EpilogueFusion::vectorize(RewriterBase &rewriter,
                                         ArrayRef<int64_t> opRegisterTiles) {
+  if (registerTile) {
+    // One register tile: the init (a fill too, so that the accumulators
+    // start from its vector) and the chain, each whole.
+    bool all = true;
+    SmallVector<Operation *> pieces;
+    if (initProducer)
+      pieces.push_back(initProducer);
+    llvm::append_range(pieces, chain);
+    for (Operation *piece : pieces)
+      if (failed(vectorizeAndReplace(rewriter, piece)))
+        all = false;
+    initProducer = nullptr;
+    chain.clear();
+    return success(all);
+  }
   // Rows of the op's register tile along the innermost dim (the tile the
   // config sized for the target's vectors), one element deep elsewhere.
   auto type = cast<RankedTensorType>(chain.back()->getResult(0).getType());

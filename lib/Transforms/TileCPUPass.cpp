@@ -180,6 +180,9 @@ struct TileCPUPass : public tiletune::impl::TileTuneTileCPUBase<TileCPUPass> {
                         << (result->numEpilogueOps == 1 ? "" : "s") << " at "
                         << result->epilogueLevels << " loop level"
                         << (result->epilogueLevels == 1 ? "" : "s")
+                        << (result->epilogueByRegisterTile
+                                ? ", the last by the register tile"
+                                : "")
                         << (result->epilogueVectorized ? ", vectorized"
                                                        : ", left scalar");
     }

@@ -164,12 +164,27 @@ public:
        scf::SCFTilingOptions::LoopType loopType,
        ArrayRef<int64_t> opLoopOrder = {});
 
+  /// The last level of fuse(): tiles the chain by the op's register tile
+  /// (`opLoopTiles`, relative to the op's tile as getTunedOp() has it now)
+  /// where the op's tile covers its whole reduction, so that the output
+  /// tile is complete in registers when the chain reads it: the init, the
+  /// op's reduction loops and the chain then run on one register tile, and
+  /// vectorize() vectorizes the chain and the init whole. The caller tiles
+  /// the returned tuned op's reduction dims itself.
+  FailureOr<SmallVector<LoopLikeOpInterface>>
+  fuseRegisterTile(RewriterBase &rewriter, ArrayRef<int64_t> opLoopTiles);
+
   /// The tuned op (its latest tiled clone). The caller owns it from here on:
   /// once it tiles it further, call fuse() no more.
   Operation *getTunedOp() const { return tuned; }
 
+  /// Takes `op` as the tuned op after a rewrite replaced it with an op of the
+  /// same loops and result (the packing of an FHWC conv's filter into HWCF).
+  void setTunedOp(Operation *op) { tuned = op; }
+
   /// Tiles the chain into rows (the op's register tile of the loop the
-  /// innermost dim maps to; 1 elsewhere) and vectorizes every piece. Fails
+  /// innermost dim maps to; 1 elsewhere) and vectorizes every piece; after
+  /// fuseRegisterTile, vectorizes the chain and the init as they are. Fails
   /// when a piece stays scalar (correct, only slower).
   LogicalResult vectorize(RewriterBase &rewriter,
                           ArrayRef<int64_t> opRegisterTiles);
@@ -214,6 +229,8 @@ private:
   SmallVector<int64_t> opLoopOfDim;
   unsigned chainLength = 0;
   unsigned fusedLevels = 0;
+  /// Whether fuseRegisterTile fused the chain by the register tile.
+  bool registerTile = false;
 };
 
 //===----------------------------------------------------------------------===//

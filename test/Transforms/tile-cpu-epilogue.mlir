@@ -91,7 +91,8 @@ func.func @matmul_k_outer_residual(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>,
 // REMARK: remark: fused 2 elementwise ops at 2 loop levels, vectorized
 // REMARK: remark: fused 1 elementwise op at 1 loop level, vectorized
 // REMARK: remark: fused 1 elementwise op at 0 loop levels, vectorized
-// REMARK: remark: fused 1 elementwise op at 1 loop level, vectorized
+// REMARK: remark: fused 1 elementwise op at 2 loop levels, the last by the register tile, vectorized
+// REMARK: remark: fused 1 elementwise op at 3 loop levels, the last by the register tile, vectorized
 // REMARK: remark: fused 1 elementwise op at 2 loop levels, vectorized
 
 // CHECK-LABEL: func.func @matmul_no_outer_loop
@@ -121,17 +122,27 @@ func.func @matmul_no_outer_loop(%a: tensor<32x64xf32>, %b: tensor<64x64xf32>, %c
 
 // A k whose cache tile is all of K makes no loop (a K = 64 GEMM, ResNet-50's
 // first 1x1 convs): the m cache loop after it in the order [n, k, m] is
-// outside every reduction loop, so the chain and the fill are fused into it,
-// and each 16x64 output tile is filled, computed and finished while it is in
-// cache (before, the chain ran after the whole matmul: 0 loop levels).
+// outside every reduction loop, so the chain and the fill are fused into it
+// (before, the chain ran after the whole matmul: 0 loop levels). The op's
+// tile then covers all of K, so the chain and the fill are fused by the
+// register tile as well: each 4x16 register tile starts from the fill's
+// vector, runs its k loop on the accumulators and goes through the bias add
+// and ReLU before its only store; no 16x64 tile is filled or read back.
 
 // CHECK-LABEL: func.func @matmul_whole_k
 //   CHECK-NOT:   scf.forall
+//       CHECK:   %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<4x16xf32>
 //       CHECK:   scf.for %{{.*}} = %c0 to %c48 step %c16
-//       CHECK:     linalg.fill {{.*}} -> tensor<16x64xf32>
-//       CHECK:     vector.contract
-//       CHECK:     arith.maximumf {{.*}} : vector<1x16xf32>
+//   CHECK-NOT:     linalg.fill
+//       CHECK:     scf.for %{{.*}} = %c0 to %c16 step %c4
+//       CHECK:       scf.for %{{.*}} = %c0 to %c64 step %c16
+//       CHECK:         %[[ACC:.*]] = scf.for %{{.*}} = %c0 to %c32 step %c1 iter_args(%{{.*}} = %[[ZERO]]) -> (vector<4x16xf32>)
+//       CHECK:           vector.contract
+//       CHECK:         %[[BIAS:.*]] = arith.addf %[[ACC]], %{{.*}} : vector<4x16xf32>
+//       CHECK:         %[[RELU:.*]] = arith.maximumf %[[BIAS]], %{{.*}} : vector<4x16xf32>
+//       CHECK:         vector.transfer_write %[[RELU]]
 //       CHECK:     tensor.insert_slice {{.*}} into tensor<48x64xf32>
+//   CHECK-NOT:   vector.transfer_write
 //   CHECK-NOT:   linalg.generic
 #idk = affine_map<(d0, d1) -> (d0, d1)>
 #rowk = affine_map<(d0, d1) -> (d1)>
@@ -155,18 +166,21 @@ func.func @matmul_whole_k(%a: tensor<48x32xf32>, %b: tensor<32x64xf32>, %bias: t
 // -----
 
 // Conv (order [n, oh, ow, f, kh, kw, c]): bias + ReLU fused inside the oh
-// cache loop, after the kh/kw/c loops, on 1x2x8x32 output tiles, in rows of
-// the register tile's f = 16.
+// cache loop, whose 1x2x8x32 tiles cover the whole kh, kw and c, and then by
+// the register tile (1x1x4x16): the kh/kw/c loops run on the accumulators
+// and the epilogue finishes each register tile before its store.
 
 // CHECK-LABEL: func.func @conv_bias_relu
 //       CHECK:   scf.forall
 //       CHECK:     scf.for %{{.*}} = %c0 to %c8 step %c2
-//       CHECK:       linalg.fill {{.*}} -> tensor<1x2x8x32xf32>
-//       CHECK:       vector.contract
+//   CHECK-NOT:       linalg.fill
 //       CHECK:       scf.for %{{.*}} = %c0 to %c2 step %c1
-//       CHECK:         scf.for %{{.*}} = %c0 to %c8 step %c1
+//       CHECK:         scf.for %{{.*}} = %c0 to %c8 step %c4
 //       CHECK:           scf.for %{{.*}} = %c0 to %c32 step %c16
-//       CHECK:             arith.maximumf {{.*}} : vector<1x1x1x16xf32>
+//       CHECK:             %[[ACC:.*]] = scf.for %{{.*}} = %c0 to %c3 step %c1 {{.*}} -> (vector<1x4x16xf32>)
+//       CHECK:               vector.contract
+//       CHECK:             vector.shape_cast %[[ACC]] : vector<1x4x16xf32> to vector<1x1x4x16xf32>
+//       CHECK:             arith.maximumf {{.*}} : vector<1x1x4x16xf32>
 //       CHECK:     scf.forall.in_parallel
 //   CHECK-NOT:   linalg.generic
 #id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>

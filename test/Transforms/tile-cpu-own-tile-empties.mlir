@@ -5,6 +5,9 @@
 // first conv's tile buffer became a view of a whole 1x8x8x32 output buffer
 // (on ResNet-50's 56x56x256 convs, 3.2 MB instead of 57 KB, its fill and
 // accumulation going to memory). Both convs now get tile-sized buffers.
+// Their c runs in two cache steps, so that the epilogues are fused by the
+// cache tile: with the whole c in one, they would be fused by the register
+// tile and the tiles would need no buffer at all.
 
 // RUN: tiletune-opt %s --tiletune-tile-cpu="fuse-epilogues=1" | FileCheck %s --check-prefix=TILED
 // RUN: tiletune-opt %s --tiletune-lower-cpu="fuse-epilogues=1" --mlir-print-ir-after=tiletune-optimize-cpu-buffers -o /dev/null 2>&1 | FileCheck %s --check-prefix=BUFFERS
@@ -25,7 +28,7 @@
 
 #bias = affine_map<(n, h, w, f) -> (f)>
 #id = affine_map<(n, h, w, f) -> (n, h, w, f)>
-#cfg = #tiletune.config<cpu, parallel = {n = 1, oh = 8, ow = 8, f = 32}, cache = {oh = 2, ow = 8, f = 16, kh = 1, kw = 1, c = 16}, register = {oh = 1, ow = 8, f = 16}, order = [f, oh, ow, kh, kw, c], pack = b, unroll = 1, vectorize = true>
+#cfg = #tiletune.config<cpu, parallel = {n = 1, oh = 8, ow = 8, f = 32}, cache = {oh = 2, ow = 8, f = 16, kh = 1, kw = 1, c = 8}, register = {oh = 1, ow = 8, f = 16}, order = [f, oh, ow, kh, kw, c], pack = b, unroll = 1, vectorize = true>
 func.func @two_bias_convs(%x: tensor<1x8x8x16xf32>, %wa: tensor<32x1x1x16xf32>, %wb: tensor<32x1x1x16xf32>) -> tensor<1x8x8x32xf32> {
   %bias = arith.constant dense<0.5> : tensor<32xf32>
   %z = arith.constant 0.0 : f32

@@ -45,10 +45,14 @@ struct CPUTilingResult {
   /// Epilogue fusion (`fuseEpilogues`): the number of elementwise ops fused
   /// after the op, the levels they were fused at (0: the chain was found
   /// but no loop lies outside the reduction loops, so it runs after the op,
-  /// vectorized), whether the chain was vectorized, and why no chain was
-  /// fused (empty when one was, or when the op's result has no user).
+  /// vectorized), whether the last level is the register tile (the op's
+  /// tile covers its whole reduction: the chain finishes the accumulators
+  /// before their only store), whether the chain was vectorized, and why no
+  /// chain was fused (empty when one was, or when the op's result has no
+  /// user).
   unsigned numEpilogueOps = 0;
   unsigned epilogueLevels = 0;
+  bool epilogueByRegisterTile = false;
   bool epilogueVectorized = false;
   std::string epilogueNotFused;
 };
