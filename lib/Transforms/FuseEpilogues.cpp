@@ -10,8 +10,11 @@
 // the producer of its init (a linalg.fill or a broadcast) are fused into it;
 // then the cache loops of the config's `order` that come before the first
 // reduction loop are made the same way, and the tuned op's slice gets the
-// remaining cache loops. Finally the fused chain is tiled into rows of the op's
-// register tile along its innermost dim and vectorized.
+// remaining cache loops. Where it gets none (its tile covers its whole
+// reduction), the chain is tiled by the op's register tile as well
+// (fuseRegisterTile) and the accumulators go through it before their only
+// store; otherwise the fused chain is tiled into rows of the op's register
+// tile along its innermost dim. Either way it is then vectorized.
 //
 //===----------------------------------------------------------------------===//
 
