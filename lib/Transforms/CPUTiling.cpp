@@ -1618,16 +1618,18 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
     SmallVector<OpFoldResult> sizes =
         relativeTileSizes(ctx, s.registerTiles, s.cacheTiles);
     SmallVector<Operation *> tileOps{current};
+    // The cache-level conv and its input, for bounding the register tiles'
+    // filter taps to the image (skip-padding-taps).
+    std::optional<ConvTileShape> convShape;
+    if (!allZero(sizes) && skipPaddingTaps && isConv(s.kind) && onTensors)
+      convShape = ConvTileShape::get(cast<linalg::LinalgOp>(current));
+    Value cacheInput = current->getOperand(0);
     if (registerEpilogue >= 0 && !allZero(sizes)) {
       // The epilogue by the register tile: its parallel loops tile the
       // chain, with the op and its init fused in; the op's reduction loops
       // run inside them on the accumulators.
       EpilogueFusion &fusion = epilogues[registerEpilogue];
       fusion.setTunedOp(current);
-      std::optional<ConvTileShape> convShape;
-      if (skipPaddingTaps && isConv(s.kind))
-        convShape = ConvTileShape::get(cast<linalg::LinalgOp>(current));
-      Value cacheInput = current->getOperand(0);
       SmallVector<utils::IteratorType> iterators =
           cast<linalg::LinalgOp>(current).getIteratorTypesArray();
       SmallVector<int64_t> parallelTiles(sizes.size(), 0);
@@ -1684,10 +1686,6 @@ tileAndVectorizeChecked(RewriterBase &rewriter, Operation *op,
                          cast<linalg::LinalgOp>(current), sizes, loops);
       }
     } else if (!allZero(sizes)) {
-      std::optional<ConvTileShape> convShape;
-      if (skipPaddingTaps && isConv(s.kind) && onTensors)
-        convShape = ConvTileShape::get(cast<linalg::LinalgOp>(current));
-      Value cacheInput = current->getOperand(0);
       FailureOr<scf::SCFTilingResult> tiled =
           tileOneLevel(rewriter, current, sizes);
       if (failed(tiled))
