@@ -364,7 +364,10 @@ def TileTuneLowerCPUVectors : Pass<"tiletune-lower-cpu-vectors",
     Lowers `vector.contract` to outer products and then `vector.fma`,
     unrolls n-D transfers to 1-D loads/stores, and lowers transposes,
     broadcasts, shape casts and multi-reductions, so `convert-vector-to-llvm`
-    sees only 1-D vector arithmetic. Deliberately runs no canonicalization
+    sees only 1-D vector arithmetic. The elements of a short 1-D load that
+    are only splatted (a register tile's A row unrolled over k) are then
+    loaded one by one, which x86 splats from memory. Deliberately runs no
+    canonicalization
     (folding the rebuilt accumulator rows into `vector.from_elements` costs
     4x on matmul).
 
