@@ -20,7 +20,13 @@ Needs `perf` (Debian's linux-perf) with user-space sampling allowed
 The "ms" column is the op's share of the samples times the median call
 time tiletune-run measured in the same run: an estimate from sampling,
 not a separate measurement of the op. The samples of the JIT-compiled
-entry function are 100 %, the compile itself is left out.
+entry function are 100 %, the compile itself is left out. With --threads
+above 1 (and a lowering for as many threads), the samples of every
+thread count: those of the parallel regions OpenMP outlined from the
+entry function, by the lines of their ops, and those of the OpenMP
+runtime, as a row "(OpenMP runtime)" (threads waiting at the end of a
+parallel region or for the next one), so each op's share is of the
+threads' time.
 
 Code with line 0 (instructions LLVM merged from or hoisted out of several
 ops' code, or code a pass created without a location) is charged by
@@ -41,6 +47,8 @@ import sys
 import tempfile
 
 UNITS = {"s": 1e3, "ms": 1.0, "us": 1e-3, "ns": 1e-6}
+# The row of the OpenMP runtime's samples at several threads.
+RUNTIME = "(OpenMP runtime)"
 DEBUG_INFO = "ensure-debug-info-scope-on-llvm-func{emission-kind=LineTablesOnly}"
 
 
@@ -152,19 +160,29 @@ def main():
     script = run([perf, "script", "-i", injected, "-F", "ip,sym,symoff,dso"])
 
     # Samples of the entry function, by offset in it, per jitted object and
-    # symbol: the function itself, or its C-interface wrapper where LLVM
-    # inlined the function into the wrapper.
+    # symbol: the function itself, its C-interface wrapper where LLVM
+    # inlined the function into the wrapper, and the parallel regions
+    # OpenMP outlined from it (`entry..omp_par.N`, run by every thread of a
+    # multi-threaded lowering). The OpenMP runtime's own samples while the
+    # calls run (threads waiting at the barrier that ends each parallel
+    # region, or for the next one) are counted as a row of their own: at
+    # several threads they are part of every call's time.
     offsets = collections.defaultdict(collections.Counter)
     names = "|".join(re.escape(n) for n in (entry, "_mlir_ciface_" + entry))
-    pattern = re.compile(r"\s(" + names + r")\+0x([0-9a-f]+)\s+\((.*)\)")
+    pattern = re.compile(r"\s(" + names + r"|" + re.escape(entry) +
+                         r"\.\.omp_par(?:\.\d+)?)\+0x([0-9a-f]+)\s+\((.*)\)")
+    runtime = 0
     for line in script.stdout.splitlines():
         match = pattern.search(line)
         if match:
             key = (match.group(3), match.group(1))
             offsets[key][int(match.group(2), 16)] += 1
-    total = sum(sum(c.values()) for c in offsets.values())
-    if total == 0:
+        elif args.threads > 1 and re.search(r"\(\S*/libomp\.so[.0-9]*\)\s*$", line):
+            runtime += 1
+    kernel_samples = sum(sum(c.values()) for c in offsets.values())
+    if kernel_samples == 0:
         fail(f"no samples of @{entry}; raise --repeats")
+    total = kernel_samples + runtime
 
     by_line = collections.Counter()
     line0_by_line = collections.Counter()
@@ -198,7 +216,9 @@ def main():
             by_line[line] += count
 
     def describe(line):
-        if line <= 0 or line > len(source):
+        if line < 0:
+            return RUNTIME, []
+        if line == 0 or line > len(source):
             return "(line 0)", []
         return op_of_line(source[line - 1])
 
@@ -216,6 +236,9 @@ def main():
     def line0(count, part):
         return f"{100 * part / count:5.1f}%"
 
+    if runtime:
+        kinds[RUNTIME] += runtime
+        by_line[-1] += runtime
     print(f"{'op kind':34s} {'share':>7s} {'ms':>9s} {'line 0':>7s}")
     for name, count in kinds.most_common():
         share = count / total
@@ -228,6 +251,8 @@ def main():
         name, types = describe(line)
         share = count / total
         where = str(line) if line > 0 else "-"
+        if line < 0:
+            where = "omp"
         print(f"{where:>6s} {100 * share:6.2f}% {share * median_ms:9.3f} "
               f"{line0(count, line0_by_line[line]):>7s}  "
               f"{name} {' '.join(types[:3])}")

@@ -5,13 +5,21 @@
 // register tile of filters x KH x 32 channels (L1; an HWCF tile is packed
 // too), the output's partial sums kept in L2. Only for one thread, register
 // tiles of two or more filter vectors and channels with a divisor of 16 to
-// 32; the caches are overridden so that small convs qualify. Each form is
-// verified against the untiled lowering on the host, with the AVX-512
-// config and with the host's own default.
+// 32; the caches are overridden so that small convs qualify.
+// A batch-1 FHWC conv with a window larger than 1x1 whose map x one register
+// tile of filters fits an eighth of L2 and whose filter takes at least a
+// quarter of it reads its filter one tap at a time instead, at any thread
+// count: order [f, kh, kw, c, oh, ow], cache steps of one tap x up to 64
+// channels x one register tile of filters over the whole map, threads
+// splitting the filters (@odd and @prime_channels with a 32 KiB L2;
+// @padded3x3 with AVX2's 8-filter tile; with a 1 MiB L2 the filters of
+// 150-170 KB stay in L2). Each form is verified against the untiled
+// lowering on the host, with the AVX-512 config and with the host's own
+// default.
 // RUN: tiletune-opt %s --tiletune-default-config="threads=1 mcpu=znver4 caches=48K,32K" | FileCheck %s --check-prefix=OUTER
-// RUN: tiletune-opt %s --tiletune-default-config="threads=2 mcpu=znver4 caches=48K,32K" | FileCheck %s --check-prefixes=KEEP,ODD-KEEP
-// RUN: tiletune-opt %s --tiletune-default-config="threads=1 mcpu=haswell caches=32K,32K" | FileCheck %s --check-prefixes=KEEP,ODD-OUTER
-// RUN: tiletune-opt %s --tiletune-default-config="threads=1 mcpu=znver4 caches=48K,1M" | FileCheck %s --check-prefixes=KEEP,ODD-KEEP
+// RUN: tiletune-opt %s --tiletune-default-config="threads=2 mcpu=znver4 caches=48K,32K" | FileCheck %s --check-prefix=KEEP
+// RUN: tiletune-opt %s --tiletune-default-config="threads=1 mcpu=haswell caches=32K,32K" | FileCheck %s --check-prefix=HSW
+// RUN: tiletune-opt %s --tiletune-default-config="threads=1 mcpu=znver4 caches=48K,1M" | FileCheck %s --check-prefix=BIG
 
 // OUTER-LABEL: func.func @padded3x3
 // OUTER: cache = {c = 32, f = 32, kh = 3, kw = 1, oh = 1, ow = 7}, register = {f = 32, oh = 1, ow = 7}, order = [ow, kh, c, kw, f, oh], pack = b
@@ -19,25 +27,43 @@
 // OUTER-LABEL: func.func @strided1x1
 // OUTER: order = [f, oh, ow, kh, kw, c]
 // OUTER-LABEL: func.func @odd
-// OUTER: cache = {c = 24, f = 32, kh = 3, kw = 1, oh = 1, ow = 5}, register = {f = 32, oh = 1, ow = 5}, order = [ow, kh, c, kw, f, oh], pack = b
+// OUTER: parallel = {f = 96, n = 1, oh = 5, ow = 5}, cache = {c = 48, f = 32, kh = 1, kw = 1, oh = 5, ow = 5}, register = {f = 32, oh = 1, ow = 5}, order = [f, kh, kw, c, oh, ow], pack = b
 // OUTER-LABEL: func.func @prime_channels
-// OUTER: order = [f, oh, ow, kh, kw, c]
+// OUTER: cache = {c = 37, f = 32, kh = 1, kw = 1, oh = 5, ow = 5}, register = {f = 32, oh = 1, ow = 5}, order = [f, kh, kw, c, oh, ow], pack = b
+// OUTER-LABEL: func.func @hwcf1x1
+// OUTER: cache = {c = 32, f = 32, kh = 1, kw = 1, oh = 2, ow = 7}, register = {f = 32, oh = 2, ow = 7}, order = [ow, kh, c, kw, f, oh], pack = b, pad = {oh = 8}
 
+// Two threads: @odd's 3 tiles of 32 filters do not split in two.
 // KEEP-LABEL: func.func @padded3x3
 // KEEP: order = [f, oh, ow, kh, kw, c]
 // KEEP-LABEL: func.func @strided1x1
 // KEEP: order = [f, oh, ow, kh, kw, c]
-// On AVX2 (8 lanes) @odd's 16 filters are two vectors: reductions outer;
-// @padded3x3's one vector of 8 filters keeps the order.
 // KEEP-LABEL: func.func @odd
-// ODD-KEEP: order = [f, oh, ow, kh, kw, c]
-// ODD-OUTER: register = {f = 16, oh = 1, ow = 5}, order = [ow, kh, c, kw, f, oh]
+// KEEP: order = [f, oh, ow, kh, kw, c]
 // KEEP-LABEL: func.func @prime_channels
 // KEEP: order = [f, oh, ow, kh, kw, c]
-// OUTER-LABEL: func.func @hwcf1x1
-// OUTER: cache = {c = 32, f = 32, kh = 1, kw = 1, oh = 2, ow = 7}, register = {f = 32, oh = 2, ow = 7}, order = [ow, kh, c, kw, f, oh], pack = b, pad = {oh = 8}
 // KEEP-LABEL: func.func @hwcf1x1
 // KEEP: order = [f, oh, ow, kh, kw, c], pack = none
+
+// AVX2 (8 lanes): @padded3x3's one vector of 8 filters and @odd's two
+// vectors of 8 read tap by tap.
+// HSW-LABEL: func.func @padded3x3
+// HSW: register = {f = 8, oh = 1, ow = 7}, order = [f, kh, kw, c, oh, ow], pack = b
+// HSW-LABEL: func.func @strided1x1
+// HSW: order = [f, oh, ow, kh, kw, c]
+// HSW-LABEL: func.func @odd
+// HSW: register = {f = 16, oh = 1, ow = 5}, order = [f, kh, kw, c, oh, ow]
+// HSW-LABEL: func.func @hwcf1x1
+// HSW: order = [f, oh, ow, kh, kw, c], pack = none
+
+// BIG-LABEL: func.func @padded3x3
+// BIG: order = [f, oh, ow, kh, kw, c]
+// BIG-LABEL: func.func @strided1x1
+// BIG: order = [f, oh, ow, kh, kw, c]
+// BIG-LABEL: func.func @odd
+// BIG: order = [f, oh, ow, kh, kw, c]
+// BIG-LABEL: func.func @hwcf1x1
+// BIG: order = [f, oh, ow, kh, kw, c], pack = none
 
 // RUN: tiletune-opt %s --tiletune-default-config="threads=1 mcpu=znver4 caches=48K,32K" -o %t.mlir
 // RUN: tiletune-run %t.mlir --entry=padded3x3 --pipeline="tiletune-lower-cpu{threads=1}" --verify-untiled --repeats=1 | FileCheck %s --check-prefix=EXEC
@@ -46,6 +72,8 @@
 // RUN: tiletune-run %s --entry=padded3x3 --pipeline="tiletune-lower-cpu{default-configs=1 threads=1 caches=48K,32K}" --verify-untiled --repeats=1 | FileCheck %s --check-prefix=EXEC
 // RUN: tiletune-run %s --entry=odd --mcpu=haswell --pipeline="tiletune-lower-cpu{default-configs=1 threads=1 caches=32K,32K}" --verify-untiled --repeats=1 | FileCheck %s --check-prefix=EXEC
 // RUN: tiletune-run %t.mlir --entry=hwcf1x1 --pipeline="tiletune-lower-cpu{threads=1}" --verify-untiled --repeats=1 | FileCheck %s --check-prefix=EXEC
+// RUN: tiletune-run %s --entry=padded3x3 --pipeline="tiletune-lower-cpu{default-configs=1 threads=2 caches=48K,128K}" --num-threads=2 --verify-untiled --repeats=1 | FileCheck %s --check-prefix=EXEC
+// RUN: tiletune-run %s --entry=padded3x3 --mcpu=haswell --pipeline="tiletune-lower-cpu{default-configs=1 threads=1 caches=32K,32K}" --verify-untiled --repeats=1 | FileCheck %s --check-prefix=EXEC
 // RUN: tiletune-run %t.mlir --entry=hwcf1x1 --pipeline="tiletune-lower-cpu{threads=2}" --num-threads=2 --verify-untiled --repeats=1 | FileCheck %s --check-prefix=EXEC
 // EXEC: verify: passed against the untiled lowering
 

@@ -98,19 +98,18 @@ func.func @conv_resnet(%i: tensor<1x58x58x64xf32>, %f: tensor<3x3x64x64xf32>, %o
 
 // -----
 
-// ResNet-50's deep layers (an 8x7 map here, 2 threads: 4 rows each): the
-// oh cache step takes all the thread's rows, so each filter chunk serves
-// the register tiles of 4 rows per step; the 1.2 MiB filter slice per 64
-// filters overflows half of L2, and all 4 rows' input fits the other half.
-// A small map gets two output rows per register tile (2 x 7 x 32: 28
-// accumulators). An FHWC filter (TOSA's form) is transposed tile by tile
-// while packing (pack = b).
+// ResNet-50's deep layers at batch 1 (an 8x7 map here, 2 threads): the
+// FHWC filter (TOSA's form, 9.4 MB) is read one tap at a time, the threads
+// splitting the filters: each cache step packs a 32 x 1 x 1 x 64 piece of
+// it (transposed into HWCF order), the pieces of a filter tile's steps
+// follow each other in memory, and the whole map's register tiles reuse
+// each one. The filter is never transposed whole.
 
 // CHECK-LABEL: func.func @conv_deep_fhwc
-//       CHECK:   cache = {c = 64, f = 64, kh = 3, kw = 3, oh = 4, ow = 7}, register = {f = 32, oh = 2, ow = 7}, order = [f, oh, ow, kh, kw, c], pack = b
+//       CHECK:   parallel = {f = 256, n = 1, oh = 8, ow = 7}, cache = {c = 64, f = 32, kh = 1, kw = 1, oh = 8, ow = 7}, register = {f = 32, oh = 1, ow = 7}, order = [f, kh, kw, c, oh, ow], pack = b
 // TILED-LABEL: func.func @conv_deep_fhwc
 //   TILED-NOT:   linalg.transpose ins(%{{.*}} : tensor<512x3x3x512xf32>)
-//       TILED:   linalg.transpose ins(%{{.*}} : tensor<64x3x3x64xf32>) outs(%{{.*}} : tensor<3x3x64x64xf32>)
+//       TILED:   linalg.transpose ins(%{{.*}} : tensor<32x1x1x64xf32>) outs(%{{.*}} : tensor<1x1x64x32xf32>)
 func.func @conv_deep_fhwc(%i: tensor<1x10x9x512xf32>, %f: tensor<512x3x3x512xf32>, %o: tensor<1x8x7x512xf32>) -> tensor<1x8x7x512xf32> {
   %0 = linalg.conv_2d_nhwc_fhwc ins(%i, %f : tensor<1x10x9x512xf32>, tensor<512x3x3x512xf32>) outs(%o : tensor<1x8x7x512xf32>) -> tensor<1x8x7x512xf32>
   return %0 : tensor<1x8x7x512xf32>
@@ -120,18 +119,19 @@ func.func @conv_deep_fhwc(%i: tensor<1x10x9x512xf32>, %f: tensor<512x3x3x512xf32
 
 // A packed filter tile whose rows take several oh steps holds all channels
 // where they fit half of L2 (9 x 128 x 64 floats: 288 KiB), so it is
-// transposed once per filter tile, outside the oh cache loop.
+// transposed once per filter tile, outside the oh cache loop (batch 2: at
+// batch 1 the 28x28 map reads its filter tap by tap, as above).
 // CHECK-LABEL: func.func @conv_28_fhwc
-//       CHECK:   cache = {c = 128, f = 64, kh = 3, kw = 3, oh = 7, ow = 28}, register = {f = 32, oh = 1, ow = 7}, order = [f, oh, ow, kh, kw, c], pack = b
+//       CHECK:   cache = {c = 128, f = 64, kh = 3, kw = 3, oh = 4, ow = 28}, register = {f = 32, oh = 1, ow = 7}, order = [f, oh, ow, kh, kw, c], pack = b
 // TILED-LABEL: func.func @conv_28_fhwc
 //       TILED:   scf.for %{{.*}} = %c0 to %c128 step %c64
 //  TILED-NEXT:     tensor.extract_slice
 //  TILED-NEXT:     tensor.empty() : tensor<3x3x128x64xf32>
 //  TILED-NEXT:     linalg.transpose ins(%{{.*}} : tensor<64x3x3x128xf32>)
-//  TILED-NEXT:     scf.for %{{.*}} = %c0 to %c14 step %c7
-func.func @conv_28_fhwc(%i: tensor<1x30x30x128xf32>, %f: tensor<128x3x3x128xf32>, %o: tensor<1x28x28x128xf32>) -> tensor<1x28x28x128xf32> {
-  %0 = linalg.conv_2d_nhwc_fhwc ins(%i, %f : tensor<1x30x30x128xf32>, tensor<128x3x3x128xf32>) outs(%o : tensor<1x28x28x128xf32>) -> tensor<1x28x28x128xf32>
-  return %0 : tensor<1x28x28x128xf32>
+//  TILED-NEXT:     scf.for %{{.*}} = %c0 to %c28 step %c4
+func.func @conv_28_fhwc(%i: tensor<2x30x30x128xf32>, %f: tensor<128x3x3x128xf32>, %o: tensor<2x28x28x128xf32>) -> tensor<2x28x28x128xf32> {
+  %0 = linalg.conv_2d_nhwc_fhwc ins(%i, %f : tensor<2x30x30x128xf32>, tensor<128x3x3x128xf32>) outs(%o : tensor<2x28x28x128xf32>) -> tensor<2x28x28x128xf32>
+  return %0 : tensor<2x28x28x128xf32>
 }
 
 // -----
