@@ -4,6 +4,7 @@
 
 // RUN: %python %tiletune_src/scripts/profile-ops.py %s --repeats 300 --top 0 | FileCheck %s
 // RUN: %python %tiletune_src/scripts/profile-ops.py %s --repeats 300 --top 0 --line0=own | FileCheck %s --check-prefix=OWN
+// RUN: %python %tiletune_src/scripts/profile-ops.py %s --repeats 300 --top 0 --threads 2 --pipeline="tiletune-lower-cpu{threads=2}" | FileCheck %s --check-prefix=THREADS
 // RUN: not %python %tiletune_src/scripts/profile-ops.py %s --repeats 0 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: not %python %tiletune_src/scripts/profile-ops.py %s --line0=bogus 2>&1 | FileCheck %s --check-prefix=BAD-LINE0
 
@@ -29,6 +30,13 @@ func.func @mm_relu(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>) -> tensor<2
 // charged to no op.
 // OWN: line share ms line 0 op
 // OWN: {{[0-9.]+}}% {{[0-9.]+}} 0.0% linalg.matmul tensor<256x256xf32>
+
+// At two threads the samples of both threads count: those of the parallel
+// regions OpenMP outlined from the function, by their ops' lines, and the
+// OpenMP runtime's as a row of their own.
+// THREADS: @mm_relu: {{[0-9]+}} samples over 300 calls, median call {{[0-9.]+}} ms (tiletune-lower-cpu{threads=2}, 2 thread(s))
+// THREADS: linalg.matmul {{[0-9.]+}}% {{[0-9.]+}} {{[0-9.]+}}%
+// THREADS: line share ms line 0 op
 
 // BAD: profile-ops: error: --repeats and --threads must be at least 1
 // BAD-LINE0: argument --line0: invalid choice: 'bogus'
