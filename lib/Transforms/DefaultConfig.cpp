@@ -211,6 +211,39 @@ static int64_t getLanes(const TunableOp &op, const CPUTarget &target) {
   return std::max<int64_t>(1, target.vectorBytes / elementBytes);
 }
 
+/// Whether a batch-1 FHWC conv with a window larger than 1x1 reads its
+/// filter one tap at a time (computeDirectConfig): threads split the
+/// filters, each cache step is one filter tap (kh, kw) and a chunk of at
+/// most 64 channels of one register tile of filters (the rf x 64 FHWC
+/// pieces it packs are 256 bytes of each filter's row, and the next steps
+/// read the bytes that follow), and the whole map accumulates in the
+/// step's output tile. That tile must stay in cache across the 9 x C / 64
+/// steps that add to it: the map x rf filters takes at most an eighth of
+/// L2 (ResNet-50's 7x7, 14x14 and 28x28 stages, not the 56x56 one). And the
+/// filter is one that a model's other data push out of L2 between calls:
+/// at least a quarter of L2 (ResNet-50's 3x3 filters from 128 channels up:
+/// 0.6-9.4 MB).
+static bool readsFilterTapByTap(const TunableOp &op, int64_t lanes,
+                                int64_t l2Bytes, int64_t threads) {
+  if (op.kind != OpKind::ConvNhwcFhwc || isOneByOne(op))
+    return false;
+  const LoopDim *n = op.lookup("n"), *f = op.lookup("f"), *oh = op.lookup("oh"),
+                *ow = op.lookup("ow"), *c = op.lookup("c"),
+                *kh = op.lookup("kh"), *kw = op.lookup("kw");
+  if (!n || !f || !oh || !ow || !c || !kh || !kw || n->size != 1)
+    return false;
+  int64_t elementBytes =
+      std::max<int64_t>(1, op.elementType.getIntOrFloatBitWidth() / 8);
+  int64_t rf = pickVectorTile(f->size, lanes);
+  int64_t filterTiles = f->size / rf;
+  int64_t filterBytes = f->size * kh->size * kw->size * c->size * elementBytes;
+  return rf % lanes == 0 &&
+         largestDivisorAtMost(filterTiles, std::max<int64_t>(1, threads)) ==
+             std::max<int64_t>(1, threads) &&
+         oh->size * ow->size * rf * elementBytes <= l2Bytes / 8 &&
+         filterBytes >= l2Bytes / 4;
+}
+
 /// The im2col compute (a `pack` value of its GEMM) the default config
 /// takes for conv `op` run by `threads` threads, or nullopt for the direct
 /// conv. Measured on ResNet-50's stage-4 convs (7x7 maps, Zen 5, two rounds
@@ -276,39 +309,8 @@ static int64_t getLanes(const TunableOp &op, const CPUTarget &target) {
 /// 232-242 / 257-267, 166-199 / 241-246, but 3x3 229-250 / 199-200 and
 /// 3x3/2 224-236 / 183-190, which stay direct). The HWCF form, read in
 /// place by the direct conv, stays direct (3x3 512 140-142 / 130-131).
-/// Whether a batch-1 FHWC conv with a window larger than 1x1 reads its
-/// filter one tap at a time (computeDirectConfig): threads split the
-/// filters, each cache step is one filter tap (kh, kw) and a chunk of at
-/// most 64 channels of one register tile of filters (the rf x 64 FHWC
-/// pieces it packs are 256 bytes of each filter's row, and the next steps
-/// read the bytes that follow), and the whole map accumulates in the
-/// step's output tile. That tile must stay in cache across the 9 x C / 64
-/// steps that add to it: the map x rf filters takes at most an eighth of
-/// L2 (ResNet-50's 7x7, 14x14 and 28x28 stages, not the 56x56 one). And the
-/// filter is one that a model's other data push out of L2 between calls:
-/// at least a quarter of L2 (ResNet-50's 3x3 filters from 128 channels up:
-/// 0.6-9.4 MB).
-static bool readsFilterTapByTap(const TunableOp &op, int64_t lanes,
-                                int64_t l2Bytes, int64_t threads) {
-  if (op.kind != OpKind::ConvNhwcFhwc || isOneByOne(op))
-    return false;
-  const LoopDim *n = op.lookup("n"), *f = op.lookup("f"), *oh = op.lookup("oh"),
-                *ow = op.lookup("ow"), *c = op.lookup("c"),
-                *kh = op.lookup("kh"), *kw = op.lookup("kw");
-  if (!n || !f || !oh || !ow || !c || !kh || !kw || n->size != 1)
-    return false;
-  int64_t elementBytes =
-      std::max<int64_t>(1, op.elementType.getIntOrFloatBitWidth() / 8);
-  int64_t rf = pickVectorTile(f->size, lanes);
-  int64_t filterTiles = f->size / rf;
-  int64_t filterBytes = f->size * kh->size * kw->size * c->size * elementBytes;
-  return rf % lanes == 0 &&
-         largestDivisorAtMost(filterTiles, std::max<int64_t>(1, threads)) ==
-             std::max<int64_t>(1, threads) &&
-         oh->size * ow->size * rf * elementBytes <= l2Bytes / 8 &&
-         filterBytes >= l2Bytes / 4;
-}
-
+/// Since 2026-12-06 a batch-1 FHWC conv that reads its filter one tap at a
+/// time (readsFilterTapByTap) stays direct at one thread too.
 static std::optional<StringRef> pickIm2colPack(const TunableOp &op,
                                                int64_t lanes, int64_t l2Bytes,
                                                int64_t threads) {
@@ -936,12 +938,12 @@ static TileConfigAttr computeDirectConfig(MLIRContext *ctx,
     // packed piece from L1. Xeon, ms per call with the model's bias
     // broadcast and batch norm, filter evicted from the caches before
     // every call (`tiletune-run --cold-args=1 --repeats=40`, two rounds),
-    // before -> after: 7x7 3x3 512 1 thread 1.85 -> 1.69-1.72, 2 threads
-    // 1.72-1.79 -> 0.86-0.90 (its filter warm: 1.02-1.03 -> 0.93); 14x14
-    // 3x3 256 1.44-1.53 -> 1.34-1.46 and 1.03-1.07 -> 0.77-0.83; 28x28
-    // 3x3 128 1.52 -> 1.38 and 0.83 -> 0.77. The 56x56 3x3 64 (a 400 KB
-    // output tile per filter tile) ran slower this way, 1.39 -> 1.45 and
-    // 0.75 -> 0.85.
+    // before -> after: 7x7 3x3 512 1 thread 1.80-1.86 -> 1.69-1.72, 2
+    // threads 1.69-1.79 -> 0.86-0.92 (its filter warm: 1.02-1.03 -> 0.93);
+    // 14x14 3x3 256 1.44-1.53 -> 1.34-1.46 and 1.00-1.07 -> 0.77-0.83;
+    // 28x28 3x3 128 1.46-1.52 -> 1.38-1.43 and 0.81-0.83 -> 0.77-0.78. The
+    // 56x56 3x3 64 (a 400 KB output tile per filter tile) ran slower this
+    // way, 1.39 -> 1.45 and 0.75 -> 0.85.
     if (!padRows && requestedPack.empty() &&
         readsFilterTapByTap(original, lanes, target.l2Bytes, target.threads)) {
       int64_t vectors = rf / lanes;
