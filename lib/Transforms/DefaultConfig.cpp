@@ -222,7 +222,10 @@ static int64_t getLanes(const TunableOp &op, const CPUTarget &target) {
 /// L2 (ResNet-50's 7x7, 14x14 and 28x28 stages, not the 56x56 one). And the
 /// filter is one that a model's other data push out of L2 between calls:
 /// at least a quarter of L2 (ResNet-50's 3x3 filters from 128 channels up:
-/// 0.6-9.4 MB).
+/// 0.6-9.4 MB). A step needs at least 16 channels: with ViT-B/16's patch
+/// embedding (3 channels, 16x16 taps) each step's partial sums were loaded
+/// and stored for 3 multiply-adds, and the model ran 5-7 % slower at two
+/// threads.
 static bool readsFilterTapByTap(const TunableOp &op, int64_t lanes,
                                 int64_t l2Bytes, int64_t threads) {
   if (op.kind != OpKind::ConvNhwcFhwc || isOneByOne(op))
@@ -237,7 +240,7 @@ static bool readsFilterTapByTap(const TunableOp &op, int64_t lanes,
   int64_t rf = pickVectorTile(f->size, lanes);
   int64_t filterTiles = f->size / rf;
   int64_t filterBytes = f->size * kh->size * kw->size * c->size * elementBytes;
-  return rf % lanes == 0 &&
+  return rf % lanes == 0 && largestDivisorAtMost(c->size, 64) >= 16 &&
          largestDivisorAtMost(filterTiles, std::max<int64_t>(1, threads)) ==
              std::max<int64_t>(1, threads) &&
          oh->size * ow->size * rf * elementBytes <= l2Bytes / 8 &&

@@ -30,6 +30,10 @@
 // OUTER: parallel = {f = 96, n = 1, oh = 5, ow = 5}, cache = {c = 48, f = 32, kh = 1, kw = 1, oh = 5, ow = 5}, register = {f = 32, oh = 1, ow = 5}, order = [f, kh, kw, c, oh, ow], pack = b
 // OUTER-LABEL: func.func @prime_channels
 // OUTER: cache = {c = 37, f = 32, kh = 1, kw = 1, oh = 5, ow = 5}, register = {f = 32, oh = 1, ow = 5}, order = [f, kh, kw, c, oh, ow], pack = b
+// Three channels (ViT's patch embedding): steps of 3 multiply-adds per
+// partial sum, not taken.
+// OUTER-LABEL: func.func @few_channels
+// OUTER: order = [f, oh, ow, kh, kw, c]
 // OUTER-LABEL: func.func @hwcf1x1
 // OUTER: cache = {c = 32, f = 32, kh = 1, kw = 1, oh = 2, ow = 7}, register = {f = 32, oh = 2, ow = 7}, order = [ow, kh, c, kw, f, oh], pack = b, pad = {oh = 8}
 
@@ -120,6 +124,14 @@ func.func @prime_channels(%x: tensor<1x7x7x37xf32>, %w: tensor<96x3x3x37xf32>) -
   %e = tensor.empty() : tensor<1x5x5x96xf32>
   %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x5x5x96xf32>) -> tensor<1x5x5x96xf32>
   %c = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x7x7x37xf32>, tensor<96x3x3x37xf32>) outs(%f : tensor<1x5x5x96xf32>) -> tensor<1x5x5x96xf32>
+  return %c : tensor<1x5x5x96xf32>
+}
+
+func.func @few_channels(%x: tensor<1x80x80x3xf32>, %w: tensor<96x16x16x3xf32>) -> tensor<1x5x5x96xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x5x5x96xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x5x5x96xf32>) -> tensor<1x5x5x96xf32>
+  %c = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<16> : tensor<2xi64>} ins(%x, %w : tensor<1x80x80x3xf32>, tensor<96x16x16x3xf32>) outs(%f : tensor<1x5x5x96xf32>) -> tensor<1x5x5x96xf32>
   return %c : tensor<1x5x5x96xf32>
 }
 
