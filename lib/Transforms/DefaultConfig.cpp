@@ -141,6 +141,7 @@ CPUTarget CPUTarget::get(const CPUDescription &cpu, int64_t threads) {
   target.vectorRegisters = cpu.vectorRegisters;
   target.l1Bytes = cpu.caches.l1Bytes;
   target.l2Bytes = cpu.caches.l2Bytes;
+  target.lineBytes = cpu.caches.lineBytes;
   return target;
 }
 
@@ -810,10 +811,22 @@ static TileConfigAttr computeDirectConfig(MLIRContext *ctx,
     // (113-114 / 103-112).
     // With two padded rows each filter vector serves 14 pixels, and the
     // copy of a filter that 49 pixels use cost more than it saved.
-    if (op.kind == OpKind::ConvNhwcHwcf && !(padRows && plan.reg["oh"] == 2) &&
+    // Where the register tile's filters are narrower than a cache line
+    // (AVX2: 8 filters, half of a 64-byte line), every small map's HWCF
+    // filter is copied: read in place, each line the tile reads is half
+    // used, and its other half (the next filter tile's) has left L1 by the
+    // time that tile comes. Zen 3 (AVX2, 512 KiB L2), ResNet-50's 7x7
+    // maps, GFLOP/s in place -> packed (`tiletune-run --repeats=15`, two
+    // or three alternating rounds), 1 thread: 1x1 512-2048 38-57 -> 48-67,
+    // 1x1 2048-512 38-48 -> 45-60, 3x3 512 23-37 -> 47-60, batch 8 1x1
+    // 512-2048 25-30 -> 48-59; 2 threads: 1x1 512-2048 76-80 -> 97-125,
+    // 3x3 512 34-59 -> 85-88. The 14x14 maps measured the same either way.
+    bool partialFilterLines = plan.reg["f"] * elementBytes < target.lineBytes;
+    if (op.kind == OpKind::ConvNhwcHwcf &&
         original.lookup("oh")->size * size("ow") <= kSmallMapPixels &&
-        (size("kh") * size("kw") > 1 ||
-         op.strides != std::array<int64_t, 2>{1, 1}))
+        (partialFilterLines || (!(padRows && plan.reg["oh"] == 2) &&
+                                (size("kh") * size("kw") > 1 ||
+                                 op.strides != std::array<int64_t, 2>{1, 1}))))
       pack = "b";
     // A packed filter tile holds one c chunk, so with several chunks it is
     // copied again on every step of the oh cache loop (the chunk changes

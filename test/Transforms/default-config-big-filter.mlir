@@ -50,7 +50,8 @@
 // KEEP: order = [f, oh, ow, kh, kw, c], pack = none
 
 // AVX2 (8 lanes): @padded3x3's one vector of 8 filters and @odd's two
-// vectors of 8 read tap by tap.
+// vectors of 8 read tap by tap; @hwcf1x1 (one vector) keeps the order,
+// its filter tile packed (8 filters are half a cache line).
 // HSW-LABEL: func.func @padded3x3
 // HSW: register = {f = 8, oh = 1, ow = 7}, order = [f, kh, kw, c, oh, ow], pack = b
 // HSW-LABEL: func.func @strided1x1
@@ -58,7 +59,7 @@
 // HSW-LABEL: func.func @odd
 // HSW: register = {f = 16, oh = 1, ow = 5}, order = [f, kh, kw, c, oh, ow]
 // HSW-LABEL: func.func @hwcf1x1
-// HSW: order = [f, oh, ow, kh, kw, c], pack = none
+// HSW: order = [f, oh, ow, kh, kw, c], pack = b
 
 // BIG-LABEL: func.func @padded3x3
 // BIG: order = [f, oh, ow, kh, kw, c]

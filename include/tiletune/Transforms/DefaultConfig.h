@@ -39,6 +39,8 @@ struct CPUTarget {
   int64_t vectorRegisters = getDefaultTargetCPU().vectorRegisters;
   int64_t l1Bytes = getDefaultTargetCPU().caches.l1Bytes;
   int64_t l2Bytes = getDefaultTargetCPU().caches.l2Bytes;
+  /// Bytes of a cache line (64 on every x86 core so far).
+  int64_t lineBytes = getDefaultTargetCPU().caches.lineBytes;
 };
 
 /// Computes the default CPU config of a tunable op. Always returns a config
