@@ -853,7 +853,10 @@ static TileConfigAttr computeDirectConfig(MLIRContext *ctx,
     // prefetches the next one, VectorizeCopies.cpp), and all filters are
     // one cache tile, output pixels outermost, so each input tile is
     // copied once, where a chunk of all filters (c x f) is at most a
-    // sixteenth of L2 (64 KiB of 1 MiB). "From memory": the whole input is
+    // quarter of L2 (a sixteenth until Zen 3's 512 KiB L2 left its b8 56x56
+    // 1x1 64-256, a 64 KiB chunk, in the order above: 38-45 GFLOP/s at 1
+    // thread against 67-68 this way, 75-85 against 109-124 at 2; the 28x28
+    // 1x1 128-512, 128 KiB, 49-64 -> 69-72). "From memory": the whole input is
     // more than 4x L2; at batch 1 (0.8-3.2 MB) the copies ran 5-10 %
     // slower. Over more than one chunk of channels only for one thread: at
     // two, the 28x28 1x1 512-128 ran 8-20 % slower copied. Zen 5, 1
@@ -867,7 +870,7 @@ static TileConfigAttr computeDirectConfig(MLIRContext *ctx,
     if (!nativeGrouped && isOneByOne(op) &&
         op.strides == std::array<int64_t, 2>{1, 1} &&
         plan.parallel["ow"] > 14 && inputBytes > 4 * target.l2Bytes &&
-        filterChunk <= target.l2Bytes / 16 &&
+        filterChunk <= target.l2Bytes / 4 &&
         (plan.cache["c"] == size("c") || target.threads == 1)) {
       plan.cache["f"] = plan.parallel["f"];
       order = {"oh", "ow", "f", "kh", "kw", "c"};
