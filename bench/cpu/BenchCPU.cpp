@@ -1787,7 +1787,8 @@ std::unique_ptr<DnnlOp> createDnnlOp(const ModelOp &op,
                                op.ckw, op.stride, op.pad, post)
                 : DnnlOp::matmul(op.b, op.m, op.n, op.k, op.transA,
                                  op.transB, post);
-  if (prim && !post.empty() && llvm::StringRef(prim->implName).starts_with("ref"))
+  if (prim && !post.empty() &&
+      llvm::StringRef(prim->implName).starts_with("ref"))
     return nullptr;
   return prim;
 }
