@@ -77,7 +77,7 @@
 // RULE2-LABEL: func.func @default_nchw_b1_1x1_14x14
 // RULE2: parallel = {f = 128, n = 1, oh = 14, ow = 14}, cache = {c = 256, f = 64, kh = 1, kw = 1, oh = 14, ow = 14}
 // RULE2-SAME: compute = im2col_rpmmv{{.*}}layout = nhwc
-// RUN: tiletune-opt %s --tiletune-default-config="threads=1 caches=48K,1M,32M" | FileCheck %s --check-prefix=RULE1
+// RUN: tiletune-opt %s --tiletune-default-config="threads=1 mcpu=znver4 caches=48K,1M,32M" | FileCheck %s --check-prefix=RULE1
 // RULE1-LABEL: func.func @default_nchw_b1_1x1
 // RULE1: parallel = {f = 256, n = 1, oh = 7, ow = 7}, cache = {c = 64, f = 32,
 
