@@ -1,4 +1,4 @@
-// RUN: tiletune-opt %s --split-input-file --tiletune-lower-cpu="default-configs=true mcpu=skylake-avx512" \
+// RUN: tiletune-opt %s --split-input-file --tiletune-lower-cpu="default-configs=true mcpu=znver4 caches=48K,2M" \
 // RUN:   --mlir-print-ir-after=tiletune-optimize-cpu-buffers -o /dev/null 2>&1 | FileCheck %s
 
 // Padding copies of many short rows (issue 16, item 6): one vector operation
