@@ -21,6 +21,7 @@
 #include "tiletune/Problem/ProblemSpace.h"
 #include "tiletune/Search/Strategy.h"
 #include "tiletune/Support/CPUDescription.h"
+#include "tiletune/Support/Padding.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/IR/MLIRContext.h"
@@ -745,9 +746,13 @@ func.func @p(%a: tensor<131x67xf32>, %b: tensor<67x127xf32>,
     return cast<FactorizationParam>(space->getParameter(*space->lookup(name)))
         .getTotal();
   };
-  // m is padded for two-vector register tiles of the host's ISA (8 rows on
-  // AVX-512, 6 on AVX2); the variants below run on this host.
-  int64_t paddedM = getDefaultTargetCPU().vectorBits >= 512 ? 136 : 144;
+  // m is padded for the rows of the host's two-vector register tiles (136
+  // with AVX-512's 8 rows, 144 with AVX2's 6): the padding rule of the
+  // spaces, for this host, since the variants below run on it.
+  CPUDescription cpu = getDefaultTargetCPU();
+  int64_t paddedM =
+      getCPUPaddedSize("m", 131, cpu.getLanes(/*elementBytes=*/4),
+                       cpu.getRegisterRows(/*vectors=*/2, /*elementBytes=*/4));
   EXPECT_EQ(total("m"), paddedM);
   EXPECT_EQ(total("n"), 128);
   EXPECT_EQ(total("k"), 72);
