@@ -90,7 +90,8 @@ static constexpr int64_t kSmallMapPixels = 49;
 /// A map of at most this many output pixels (ResNet-50's 14x14 stage):
 /// there a batch-1 NCHW conv split over several threads, and a batch-1
 /// 1x1 one on any number of threads, runs its im2col GEMM through NHWC
-/// rather than the direct conv (pickIm2colPack).
+/// rather than the direct conv, and so does a 1x1 NHWC conv where the
+/// register file is small (pickIm2colPack).
 static constexpr int64_t kThreadedNchwMapPixels = 196;
 
 /// Bytes of one way of an x86 L1 data cache: it is indexed within the 4 KiB
@@ -316,8 +317,9 @@ static bool readsFilterTapByTap(const TunableOp &op, int64_t lanes,
 /// Since 2026-12-06 a batch-1 FHWC conv that reads its filter one tap at a
 /// time (readsFilterTapByTap) stays direct at one thread too.
 static std::optional<StringRef> pickIm2colPack(const TunableOp &op,
-                                               int64_t lanes, int64_t l2Bytes,
-                                               int64_t threads) {
+                                               const CPUTarget &target) {
+  int64_t lanes = getLanes(op, target), l2Bytes = target.l2Bytes,
+          threads = target.threads;
   std::optional<OpKind> gemm = getDefaultIm2colMatmulKind(op, lanes, threads);
   if (!gemm)
     return std::nullopt;
@@ -337,6 +339,30 @@ static std::optional<StringRef> pickIm2colPack(const TunableOp &op,
       return StringRef();
     return std::nullopt;
   }
+  // A 1x1 NHWC conv (FHWC or HWCF filter) of many channels on a map of up
+  // to 14x14, at any batch and thread count, takes RPMMV where the register
+  // file cannot give two vectors of filters a useful share of a row of the
+  // map: the direct conv's tiles then hold one vector of filters x 7 pixels
+  // (one row of them where the pixels lie 4 KiB apart and crowd an L1 set),
+  // while the GEMM tiles its N*OH*OW rows freely. AVX2's 16 registers: 6 rows
+  // of two vectors against a 14-wide row, whose divisors under 6 give 2
+  // columns; AVX-512's 32 hold 14 (not taken). Zen 3 (AVX2), GFLOP/s of three
+  // alternating rounds, direct / rpmmv (`tiletune-default-config compute=...`,
+  // `tiletune-run
+  // --repeats=15`): HWCF b1 1 thread 256->1024 46-65 / 73-87, 1024->256
+  // 63-68 / 71-83, 1x1/2 512->1024 36-41 / 75-90; 2 threads 62-80 /
+  // 108-137, 93-101 / 87-134, 73-78 / 136-140; FHWC b1 1 thread 69-72 /
+  // 83-90, 65-83 / 82-84, 43-62 / 77-88; 2 threads 97-135 / 92-152, 93-109
+  // / 130-152, 95-126 / 131-157; HWCF b8, two rounds, 1024->256 61-73 /
+  // 71-77 and 71-129 / 146-150, 256->1024 53-63 / 67-72 and 60-94 /
+  // 87-177. The 7x7 maps (the small-map rules below) and 28x28 ones (1x1
+  // 512->256, 59-77 / 65-79) were not changed.
+  int64_t pairRows =
+      CPUDescription::getMaxRegisterRows(target.vectorRegisters, 2);
+  if (!nchw && isOneByOne(op) && manyChannels && pixels > kSmallMapPixels &&
+      pixels <= kThreadedNchwMapPixels &&
+      2 * largestDivisorAtMost(size("ow"), pairRows) < pairRows)
+    return StringRef("b");
   if (!smallMap && !threadedNchw)
     return std::nullopt;
   bool fhwc = op.kind == OpKind::ConvNhwcFhwc;
@@ -378,8 +404,7 @@ TileConfigAttr tiletune::computeDefaultCPUConfig(MLIRContext *ctx,
                                                  StringRef requestedPack) {
   if (isConv(op.kind) &&
       llvm::none_of(op.dims, [](const LoopDim &dim) { return dim.size < 1; }))
-    if (std::optional<StringRef> pack = pickIm2colPack(
-            op, getLanes(op, target), target.l2Bytes, target.threads))
+    if (std::optional<StringRef> pack = pickIm2colPack(op, target))
       return computeIm2colDefaultCPUConfig(ctx, op, target, *pack);
   return computeDirectDefaultCPUConfig(ctx, op, target, requestedPack);
 }

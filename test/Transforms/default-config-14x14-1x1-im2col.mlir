@@ -1,0 +1,114 @@
+// A 1x1 NHWC conv (FHWC or HWCF filter) of at least 256 channels in and
+// out on a map of 50 to 196 pixels takes the im2col GEMM with RPMMV, at any
+// batch and thread count, where two vectors of filters get less than half
+// the register rows the register file holds for them in a row of the map
+// (DefaultConfig.cpp, pickIm2colPack; docs/CPUSchedule.md, "1x1 convs on
+// 14x14 maps with 16 registers"). AVX2 (16 registers: 6 rows of two
+// vectors, 2 columns of a 14-wide row) takes it; AVX-512 (32: 14 rows) and
+// the 7x7 and 28x28 maps do not.
+// RUN: tiletune-opt %s --tiletune-default-config="threads=1 mcpu=haswell caches=32K,512K" | FileCheck %s --check-prefixes=CHECK,AVX2
+// RUN: tiletune-opt %s --tiletune-default-config="threads=2 mcpu=haswell caches=32K,512K" | FileCheck %s --check-prefixes=CHECK,AVX2
+// RUN: tiletune-opt %s --tiletune-default-config="threads=1 mcpu=znver4 caches=32K,1M" | FileCheck %s --check-prefixes=CHECK,AVX512
+// RUN: tiletune-opt %s --tiletune-default-config="threads=2 mcpu=znver4 caches=32K,1M" | FileCheck %s --check-prefixes=CHECK,AVX512
+
+// CHECK-LABEL: func.func @hwcf_256_1024
+// AVX2: compute = im2col_rpmmv
+// AVX512-NOT: compute = im2col
+// CHECK: return
+func.func @hwcf_256_1024(%in: tensor<1x14x14x256xf32>, %w: tensor<1x1x256x1024xf32>, %out: tensor<1x14x14x1024xf32>) -> tensor<1x14x14x1024xf32> {
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%in, %w : tensor<1x14x14x256xf32>, tensor<1x1x256x1024xf32>) outs(%out : tensor<1x14x14x1024xf32>) -> tensor<1x14x14x1024xf32>
+  return %r : tensor<1x14x14x1024xf32>
+}
+
+// CHECK-LABEL: func.func @fhwc_1024_256
+// AVX2: compute = im2col_rpmmv
+// AVX512-NOT: compute = im2col
+// CHECK: return
+func.func @fhwc_1024_256(%in: tensor<1x14x14x1024xf32>, %w: tensor<256x1x1x1024xf32>, %out: tensor<1x14x14x256xf32>) -> tensor<1x14x14x256xf32> {
+  %r = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%in, %w : tensor<1x14x14x1024xf32>, tensor<256x1x1x1024xf32>) outs(%out : tensor<1x14x14x256xf32>) -> tensor<1x14x14x256xf32>
+  return %r : tensor<1x14x14x256xf32>
+}
+
+// The strided downsampling conv, at batch 8.
+// CHECK-LABEL: func.func @b8_hwcf_s2_512_1024
+// AVX2: compute = im2col_rpmmv
+// AVX512-NOT: compute = im2col
+// CHECK: return
+func.func @b8_hwcf_s2_512_1024(%in: tensor<8x28x28x512xf32>, %w: tensor<1x1x512x1024xf32>, %out: tensor<8x14x14x1024xf32>) -> tensor<8x14x14x1024xf32> {
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+    ins(%in, %w : tensor<8x28x28x512xf32>, tensor<1x1x512x1024xf32>) outs(%out : tensor<8x14x14x1024xf32>) -> tensor<8x14x14x1024xf32>
+  return %r : tensor<8x14x14x1024xf32>
+}
+
+// Not on 7x7 (HWCF: its filter packed on the small map) or 28x28 maps, nor
+// with fewer than 256 channels, nor for a 3x3 filter.
+// CHECK-LABEL: func.func @hwcf_7x7_2048_512
+// CHECK-NOT: compute = im2col
+// CHECK: return
+func.func @hwcf_7x7_2048_512(%in: tensor<1x7x7x2048xf32>, %w: tensor<1x1x2048x512xf32>, %out: tensor<1x7x7x512xf32>) -> tensor<1x7x7x512xf32> {
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%in, %w : tensor<1x7x7x2048xf32>, tensor<1x1x2048x512xf32>) outs(%out : tensor<1x7x7x512xf32>) -> tensor<1x7x7x512xf32>
+  return %r : tensor<1x7x7x512xf32>
+}
+
+// CHECK-LABEL: func.func @hwcf_28x28_512_256
+// CHECK-NOT: compute = im2col
+// CHECK: return
+func.func @hwcf_28x28_512_256(%in: tensor<1x28x28x512xf32>, %w: tensor<1x1x512x256xf32>, %out: tensor<1x28x28x256xf32>) -> tensor<1x28x28x256xf32> {
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%in, %w : tensor<1x28x28x512xf32>, tensor<1x1x512x256xf32>) outs(%out : tensor<1x28x28x256xf32>) -> tensor<1x28x28x256xf32>
+  return %r : tensor<1x28x28x256xf32>
+}
+
+// CHECK-LABEL: func.func @hwcf_128_1024
+// CHECK-NOT: compute = im2col
+// CHECK: return
+func.func @hwcf_128_1024(%in: tensor<1x14x14x128xf32>, %w: tensor<1x1x128x1024xf32>, %out: tensor<1x14x14x1024xf32>) -> tensor<1x14x14x1024xf32> {
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%in, %w : tensor<1x14x14x128xf32>, tensor<1x1x128x1024xf32>) outs(%out : tensor<1x14x14x1024xf32>) -> tensor<1x14x14x1024xf32>
+  return %r : tensor<1x14x14x1024xf32>
+}
+
+// CHECK-LABEL: func.func @hwcf_3x3_256
+// CHECK-NOT: compute = im2col
+// CHECK: return
+func.func @hwcf_3x3_256(%in: tensor<1x16x16x256xf32>, %w: tensor<3x3x256x256xf32>, %out: tensor<1x14x14x256xf32>) -> tensor<1x14x14x256xf32> {
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%in, %w : tensor<1x16x16x256xf32>, tensor<3x3x256x256xf32>) outs(%out : tensor<1x14x14x256xf32>) -> tensor<1x14x14x256xf32>
+  return %r : tensor<1x14x14x256xf32>
+}
+
+// Small convs that take the rule on AVX2 run against the untiled lowering,
+// 1 and 2 threads: a 4x14 map, a prime 13x13 one (FHWC) and a strided one
+// (HWCF, 4x14 out of 7x27).
+// RUN: tiletune-opt %s --tiletune-default-config="threads=2 mcpu=haswell caches=32K,512K" | FileCheck %s --check-prefix=SMALL
+// SMALL-LABEL: func.func @small_4x14
+// SMALL: compute = im2col_rpmmv
+// SMALL-LABEL: func.func @small_13x13
+// SMALL: compute = im2col_rpmmv
+// SMALL-LABEL: func.func @small_s2
+// SMALL: compute = im2col_rpmmv
+// RUN: tiletune-run %s --entry=small_4x14 --mcpu=haswell --pipeline="tiletune-lower-cpu{default-configs=1 threads=2 caches=32K,512K}" --num-threads=2 --verify-untiled --repeats=1 | FileCheck %s --check-prefix=EXEC
+// RUN: tiletune-run %s --entry=small_13x13 --mcpu=haswell --pipeline="tiletune-lower-cpu{default-configs=1 threads=1 caches=32K,512K}" --verify-untiled --repeats=1 | FileCheck %s --check-prefix=EXEC
+// RUN: tiletune-run %s --entry=small_13x13 --mcpu=haswell --pipeline="tiletune-lower-cpu{default-configs=1 threads=2 caches=32K,512K}" --num-threads=2 --verify-untiled --repeats=1 | FileCheck %s --check-prefix=EXEC
+// RUN: tiletune-run %s --entry=small_s2 --mcpu=haswell --pipeline="tiletune-lower-cpu{default-configs=1 threads=1 caches=32K,512K}" --verify-untiled --repeats=1 | FileCheck %s --check-prefix=EXEC
+// EXEC: verify: passed against the untiled lowering
+func.func @small_4x14(%in: tensor<1x4x14x256xf32>, %w: tensor<1x1x256x256xf32>, %out: tensor<1x4x14x256xf32>) -> tensor<1x4x14x256xf32> {
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%in, %w : tensor<1x4x14x256xf32>, tensor<1x1x256x256xf32>) outs(%out : tensor<1x4x14x256xf32>) -> tensor<1x4x14x256xf32>
+  return %r : tensor<1x4x14x256xf32>
+}
+
+func.func @small_13x13(%in: tensor<1x13x13x256xf32>, %w: tensor<264x1x1x256xf32>, %out: tensor<1x13x13x264xf32>) -> tensor<1x13x13x264xf32> {
+  %r = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%in, %w : tensor<1x13x13x256xf32>, tensor<264x1x1x256xf32>) outs(%out : tensor<1x13x13x264xf32>) -> tensor<1x13x13x264xf32>
+  return %r : tensor<1x13x13x264xf32>
+}
+
+func.func @small_s2(%in: tensor<1x7x27x256xf32>, %w: tensor<1x1x256x256xf32>, %out: tensor<1x4x14x256xf32>) -> tensor<1x4x14x256xf32> {
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+    ins(%in, %w : tensor<1x7x27x256xf32>, tensor<1x1x256x256xf32>) outs(%out : tensor<1x4x14x256xf32>) -> tensor<1x4x14x256xf32>
+  return %r : tensor<1x4x14x256xf32>
+}
