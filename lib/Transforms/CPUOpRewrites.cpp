@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tiletune/Dialect/Epilogue.h"
 #include "tiletune/Transforms/CPUTiling.h"
 
 #include "TilingUtils.h"
@@ -921,6 +922,157 @@ static FailureOr<Operation *> convertNchwConvPerImage(RewriterBase &rewriter,
   return gemm.getOperation();
 }
 
+/// Replaces `value`'s uses by `operand` of `op` where `value` is
+/// collapse_shape(expand_shape(x)) with the same reassociation and x's type:
+/// x itself.
+static void foldCollapseOfExpand(RewriterBase &rewriter, Operation *op) {
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto collapseOp = operand.get().getDefiningOp<tensor::CollapseShapeOp>();
+    if (!collapseOp)
+      continue;
+    auto expandOp = collapseOp.getSrc().getDefiningOp<tensor::ExpandShapeOp>();
+    if (!expandOp || expandOp.getSrcType() != collapseOp.getResultType() ||
+        expandOp.getReassociationIndices() !=
+            collapseOp.getReassociationIndices())
+      continue;
+    rewriter.modifyOpInPlace(op, [&] { operand.set(expandOp.getSrc()); });
+    if (collapseOp->use_empty())
+      rewriter.eraseOp(collapseOp);
+    if (expandOp->use_empty())
+      rewriter.eraseOp(expandOp);
+  }
+}
+
+/// The operand of `op`'s collapsed form that stands for `operand`, read
+/// through `map`, and its map over the loops (m, f) of the GEMM's space:
+/// an operand read whole is collapsed like the output; one read along f
+/// only (a bias or per-channel scale, its other dims of size 1, which
+/// TOSA reads with constant 0s) becomes a vector of F; a scalar tensor
+/// stays. Null for any other map.
+static std::pair<Value, AffineMap> collapseOperand(RewriterBase &rewriter,
+                                                   Location loc, Value operand,
+                                                   AffineMap map) {
+  MLIRContext *ctx = map.getContext();
+  AffineExpr m = getAffineDimExpr(0, ctx), f = getAffineDimExpr(1, ctx);
+  if (map.isIdentity())
+    return {collapse(rewriter, loc, operand, splitInTwo(4, 3)),
+            AffineMap::get(2, 0, {m, f}, ctx)};
+  auto type = dyn_cast<RankedTensorType>(operand.getType());
+  if (!type || type.getRank() == 0)
+    return {type ? operand : Value(), AffineMap::get(2, 0, {}, ctx)};
+  // Along f only: every result is d3 once, or a constant 0 of a unit dim.
+  int64_t along = -1;
+  for (auto [i, expr] : llvm::enumerate(map.getResults())) {
+    if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+      if (dim.getPosition() != 3 || along >= 0)
+        return {Value(), AffineMap()};
+      along = i;
+      continue;
+    }
+    auto constant = dyn_cast<AffineConstantExpr>(expr);
+    if (!constant || constant.getValue() != 0 || type.getDimSize(i) != 1)
+      return {Value(), AffineMap()};
+  }
+  if (along < 0)
+    return {Value(), AffineMap()};
+  if (type.getRank() == 1)
+    return {operand, AffineMap::get(2, 0, {f}, ctx)};
+  ReassociationIndices all;
+  for (int64_t i = 0; i < type.getRank(); ++i)
+    all.push_back(i);
+  return {collapse(rewriter, loc, operand, {all}),
+          AffineMap::get(2, 0, {f}, ctx)};
+}
+
+/// Moves `op`, an elementwise op on [N][OH][OW][F] (an epilogue or an init
+/// producer of an NHWC conv), into the [N*OH*OW][F] space of the conv's
+/// im2col GEMM: the same body over loops (m, f), its operands collapsed
+/// (collapseOperand), its result expanded back; the reshape pairs between
+/// it and the GEMM fold away. Returns the collapsed op, or null where an
+/// operand is read otherwise (it is then left as it is).
+static Operation *collapseIntoGemmSpace(RewriterBase &rewriter, Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || linalgOp.getNumLoops() != 4 ||
+      linalgOp.getNumDpsInits() != 1 || op->getNumResults() != 1 ||
+      linalgOp.getNumReductionLoops() != 0 ||
+      !linalgOp.getIndexingMapMatchingResult(op->getResult(0)).isIdentity())
+    return nullptr;
+  if (!isa<linalg::FillOp, linalg::GenericOp>(op) ||
+      llvm::any_of(linalgOp.getBlock()->getOperations(), [](Operation &inner) {
+        return isa<linalg::IndexOp>(inner);
+      }))
+    return nullptr;
+  Location loc = op->getLoc();
+  rewriter.setInsertionPoint(op);
+  Value init =
+      collapse(rewriter, loc, linalgOp.getDpsInits()[0], splitInTwo(4, 3));
+  Operation *collapsed = nullptr;
+  if (auto fill = dyn_cast<linalg::FillOp>(op)) {
+    collapsed = linalg::FillOp::create(rewriter, loc, fill.getInputs(),
+                                       ValueRange{init});
+  } else {
+    SmallVector<Value> inputs;
+    SmallVector<AffineMap> maps;
+    for (OpOperand *operand : linalgOp.getDpsInputOperands()) {
+      auto [value, map] =
+          collapseOperand(rewriter, loc, operand->get(),
+                          linalgOp.getMatchingIndexingMap(operand));
+      if (!value) {
+        // Undo the reshapes made so far (they have no users).
+        for (Value made : llvm::concat<Value>(inputs, ValueRange{init}))
+          if (Operation *def = made.getDefiningOp();
+              def && def->use_empty() && isa<tensor::CollapseShapeOp>(def))
+            rewriter.eraseOp(def);
+        return nullptr;
+      }
+      inputs.push_back(value);
+      maps.push_back(map);
+    }
+    maps.push_back(AffineMap::getMultiDimIdentityMap(2, op->getContext()));
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{init.getType()}, inputs, ValueRange{init},
+        maps,
+        SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel));
+    rewriter.inlineRegionBefore(cast<linalg::GenericOp>(op).getRegion(),
+                                generic.getRegion(), generic.getRegion().end());
+    collapsed = generic;
+  }
+  Value result =
+      tensor::ExpandShapeOp::create(rewriter, loc, op->getResult(0).getType(),
+                                    collapsed->getResult(0), splitInTwo(4, 3));
+  rewriter.replaceOp(op, result);
+  foldCollapseOfExpand(rewriter, collapsed);
+  return collapsed;
+}
+
+/// The end of convertConvToIm2col for an NHWC conv `op` computed as `gemm`:
+/// replaces the conv by the GEMM's result expanded back to
+/// [N][OH][OW][F], and moves the conv's elementwise `chain` and
+/// `initProducer` (found before the rewrite; empty and null on buffers)
+/// into the GEMM's space, so that the tiling fuses them with the GEMM as
+/// with any matmul (FuseEpilogues.cpp). The chain moves from its first op
+/// while each op collapses; the rest stays after the reshape, unfused.
+static Operation *finishNhwcIm2col(RewriterBase &rewriter, Operation *op,
+                                   linalg::MatmulOp gemm,
+                                   ArrayRef<Operation *> chain,
+                                   Operation *initProducer) {
+  if (op->getNumResults() == 0) {
+    rewriter.eraseOp(op);
+    return gemm.getOperation();
+  }
+  rewriter.setInsertionPointAfter(gemm);
+  Value result = tensor::ExpandShapeOp::create(
+      rewriter, op->getLoc(), op->getResult(0).getType(), gemm->getResult(0),
+      splitInTwo(4, 3));
+  rewriter.replaceOp(op, result);
+  for (Operation *chainOp : chain)
+    if (!collapseIntoGemmSpace(rewriter, chainOp))
+      break;
+  if (initProducer && collapseIntoGemmSpace(rewriter, initProducer))
+    foldCollapseOfExpand(rewriter, gemm);
+  return gemm.getOperation();
+}
+
 FailureOr<Operation *> tiletune::convertConvToIm2col(RewriterBase &rewriter,
                                                      Operation *op,
                                                      std::string *reason) {
@@ -969,6 +1121,34 @@ FailureOr<Operation *> tiletune::convertConvToIm2col(RewriterBase &rewriter,
   Type elementType = tunable->elementType;
   rewriter.setInsertionPoint(op);
 
+  // The elementwise chain after the conv and the init's producer, found
+  // before the rewrite (they move into the GEMM's space below).
+  SmallVector<Operation *> chain;
+  Operation *initProducer = nullptr;
+  if (onTensors) {
+    if (FailureOr<SmallVector<Operation *>> found =
+            findEpilogueChain(op, /*reason=*/nullptr);
+        succeeded(found))
+      chain = std::move(*found);
+    initProducer = getFusableInitProducer(op);
+  }
+  auto [sh, sw] = tunable->strides;
+  auto [dh, dw] = tunable->dilations;
+  // An unstrided 1x1 conv's input is its window matrix: [N*OH*OW][C], read
+  // in place.
+  if (kh == 1 && kw == 1 && sh == 1 && sw == 1) {
+    Value lhs =
+        collapse(rewriter, loc, conv.getDpsInputs()[0], splitInTwo(4, 3));
+    Value rhs = collapse(rewriter, loc, conv.getDpsInputs()[1],
+                         fhwc ? splitInTwo(4, 1) : splitInTwo(4, 3));
+    Value init = conv.getDpsInits()[0];
+    Value acc = collapse(rewriter, loc, init, splitInTwo(4, 3));
+    linalg::MatmulOp gemm = createIm2colGemm(
+        rewriter, loc, lhs, rhs, acc, *getIm2colMatmulKind(tunable->kind),
+        getIm2colGemmConfig(config, /*perImage=*/false));
+    return finishNhwcIm2col(rewriter, op, gemm, chain, initProducer);
+  }
+
   // The windows: im2col[n][oh][ow][kh][kw][c] =
   //   input[n][oh*sh + kh*dh][ow*sw + kw*dw][c].
   SmallVector<int64_t> windowShape = {n, oh, ow, kh, kw, c};
@@ -980,8 +1160,6 @@ FailureOr<Operation *> tiletune::convertConvToIm2col(RewriterBase &rewriter,
                       rewriter.getI64IntegerAttr(64)));
   AffineExpr d[6];
   bindDims(ctx, d[0], d[1], d[2], d[3], d[4], d[5]);
-  auto [sh, sw] = tunable->strides;
-  auto [dh, dw] = tunable->dilations;
   AffineMap inputMap = AffineMap::get(
       6, 0, {d[0], d[1] * sh + d[3] * dh, d[2] * sw + d[4] * dw, d[5]}, ctx);
   SmallVector<AffineMap> maps = {inputMap,
@@ -1052,15 +1230,7 @@ FailureOr<Operation *> tiletune::convertConvToIm2col(RewriterBase &rewriter,
   } else {
     rewriter.eraseOp(piece);
   }
-  if (onTensors) {
-    rewriter.setInsertionPointAfter(gemm);
-    Value result = tensor::ExpandShapeOp::create(
-        rewriter, loc, init.getType(), gemm->getResult(0), splitInTwo(4, 3));
-    rewriter.replaceOp(op, result);
-  } else {
-    rewriter.eraseOp(op);
-  }
-  return gemm.getOperation();
+  return finishNhwcIm2col(rewriter, op, gemm, chain, initProducer);
 }
 
 //===----------------------------------------------------------------------===//

@@ -32,13 +32,18 @@ func.func @fhwc(%i: tensor<1x10x10x16xf32>, %f: tensor<32x3x3x16xf32>,
 }
 
 // Stride 2 along w: one row of c per (kh, kw); an HWCF filter is the GEMM's
-// [KH*KW*C][F] B as it is. The epilogue stays after the expand_shape.
-// REMARK: tile-cpu-im2col.mlir:[[@LINE+8]]:8: remark: epilogue not fused: the config computes the conv as an im2col GEMM ('im2col'): a reshape sits between the GEMM and the epilogue
+// [KH*KW*C][F] B as it is. The epilogue moves into the GEMM's [N*OH*OW][F]
+// space (finishNhwcIm2col) and is fused there, here by the register tile
+// (the cache tile holds the whole reduction).
+// REMARK: tile-cpu-im2col.mlir:[[@LINE+11]]:8: remark: fused 1 elementwise op at 1 loop level, the last by the register tile, vectorized
 // CHECK-LABEL: func.func @hwcf_strided
 // CHECK: linalg.copy ins(%{{.*}} : tensor<4xf32>) outs(%{{.*}} : tensor<4xf32>)
 // CHECK: tensor.collapse_shape %arg1 {{\[\[}}0, 1, 2], [3]] : tensor<3x3x4x8xf32> into tensor<36x8xf32>
-// CHECK: tensor.expand_shape
-// CHECK: linalg.generic
+// CHECK: vector.contract
+// CHECK: arith.maximumf %{{.*}} : vector<4x8xf32>
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1, 2], [3]] output_shape [1, 4, 4, 8] : tensor<16x8xf32> into tensor<1x4x4x8xf32>
+// CHECK-NOT: linalg.generic
+// CHECK: return
 func.func @hwcf_strided(%i: tensor<1x9x9x4xf32>, %f: tensor<3x3x4x8xf32>,
                         %o: tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32> {
   %0 = linalg.conv_2d_nhwc_hwcf {strides = dense<2> : tensor<2xi64>,
@@ -58,6 +63,52 @@ func.func @hwcf_strided(%i: tensor<1x9x9x4xf32>, %f: tensor<3x3x4x8xf32>,
     linalg.yield %m : f32
   } -> tensor<1x4x4x8xf32>
   return %r : tensor<1x4x4x8xf32>
+}
+
+// An unstrided 1x1 NHWC conv reads its input in place as the GEMM's A,
+// [N*OH*OW][C] (no window copy). Its bias broadcast (the init) and its
+// epilogue, a per-channel scale read with TOSA's constant 0s and a ReLU,
+// move into the GEMM's space and are fused into the threads' loops.
+// REMARK: tile-cpu-im2col.mlir:[[@LINE+23]]:8: remark: fused 1 elementwise op at 1 loop level, vectorized
+// CHECK-LABEL: func.func @fhwc_1x1_in_place
+// CHECK-NOT: linalg.copy
+// CHECK: tensor.collapse_shape %arg0 {{\[\[}}0, 1, 2], [3]] : tensor<1x4x14x32xf32> into tensor<56x32xf32>
+// CHECK: tensor.collapse_shape %arg1 {{\[\[}}0], [1, 2, 3]] : tensor<16x1x1x32xf32> into tensor<16x32xf32>
+// CHECK: tensor.collapse_shape %arg3 {{\[\[}}0, 1, 2, 3]] : tensor<1x1x1x16xf32> into tensor<16xf32>
+// CHECK: scf.forall
+// CHECK: vector.transfer_read %arg2
+// CHECK: vector.contract
+// CHECK: arith.mulf
+// CHECK: arith.maximumf
+// CHECK: scf.forall.in_parallel
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1, 2], [3]] output_shape [1, 4, 14, 16] : tensor<56x16xf32> into tensor<1x4x14x16xf32>
+// CHECK-NEXT: return
+func.func @fhwc_1x1_in_place(%i: tensor<1x4x14x32xf32>, %f: tensor<16x1x1x32xf32>,
+                             %bias: tensor<16xf32>, %scale: tensor<1x1x1x16xf32>) -> tensor<1x4x14x16xf32> {
+  %e = tensor.empty() : tensor<1x4x14x16xf32>
+  %b = linalg.generic {indexing_maps = [affine_map<(a, b, c, d) -> (d)>, affine_map<(a, b, c, d) -> (a, b, c, d)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+    ins(%bias : tensor<16xf32>) outs(%e : tensor<1x4x14x16xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    linalg.yield %x : f32
+  } -> tensor<1x4x14x16xf32>
+  %0 = linalg.conv_2d_nhwc_fhwc {tiletune.config = #tiletune.config<cpu,
+         parallel = {n = 1, oh = 2, ow = 14, f = 16},
+         cache = {oh = 2, ow = 14, f = 16, kh = 1, kw = 1, c = 16},
+         register = {oh = 2, ow = 2, f = 16}, compute = im2col_rpmmv>}
+    ins(%i, %f : tensor<1x4x14x32xf32>, tensor<16x1x1x32xf32>)
+    outs(%b : tensor<1x4x14x16xf32>) -> tensor<1x4x14x16xf32>
+  %e2 = tensor.empty() : tensor<1x4x14x16xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>, affine_map<(a, b, c, d) -> (0, 0, 0, d)>, affine_map<(a, b, c, d) -> (a, b, c, d)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+    ins(%0, %scale : tensor<1x4x14x16xf32>, tensor<1x1x1x16xf32>) outs(%e2 : tensor<1x4x14x16xf32>) {
+  ^bb0(%x: f32, %s: f32, %y: f32):
+    %z = arith.constant 0.0 : f32
+    %m = arith.mulf %x, %s : f32
+    %n = arith.maximumf %m, %z : f32
+    linalg.yield %n : f32
+  } -> tensor<1x4x14x16xf32>
+  return %r : tensor<1x4x14x16xf32>
 }
 
 // A 1x1 NCHW conv through NHWC (`layout = nhwc`): the input, every second
