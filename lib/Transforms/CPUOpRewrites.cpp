@@ -943,53 +943,74 @@ static void foldCollapseOfExpand(RewriterBase &rewriter, Operation *op) {
   }
 }
 
-/// The operand of `op`'s collapsed form that stands for `operand`, read
-/// through `map`, and its map over the loops (m, f) of the GEMM's space:
-/// an operand read whole is collapsed like the output; one read along f
-/// only (a bias or per-channel scale, its other dims of size 1, which
-/// TOSA reads with constant 0s) becomes a vector of F; a scalar tensor
-/// stays. Null for any other map.
-static std::pair<Value, AffineMap> collapseOperand(RewriterBase &rewriter,
-                                                   Location loc, Value operand,
-                                                   AffineMap map) {
-  MLIRContext *ctx = map.getContext();
-  AffineExpr m = getAffineDimExpr(0, ctx), f = getAffineDimExpr(1, ctx);
+/// How collapseIntoGemmSpace reads an operand of an elementwise op on
+/// [N][OH][OW][F] over the GEMM's loops (m, f).
+enum class CollapsedOperand {
+  Whole,    // Read whole (the identity): collapsed like the output, (m, f).
+  Channels, // Read along f only (a bias, a per-channel scale; its other
+            // dims of size 1, which TOSA reads with constant 0s): (f).
+  Scalar,   // One element (constant 0s on unit dims, or rank 0): ().
+};
+
+/// The form of an operand of type `type` read through `map` by an op of
+/// loop sizes `loops`, or nullopt where n, oh and ow do not read it
+/// together. A unit loop read on a unit dim counts as a constant 0 (TOSA
+/// reads its per-channel constants with the batch loop: (d0, 0, 0, d3)).
+static std::optional<CollapsedOperand>
+getCollapsedOperand(Type type, AffineMap map, ArrayRef<int64_t> loops) {
+  auto tensorType = dyn_cast<RankedTensorType>(type);
+  if (!tensorType || !tensorType.hasStaticShape())
+    return std::nullopt;
   if (map.isIdentity())
-    return {collapse(rewriter, loc, operand, splitInTwo(4, 3)),
-            AffineMap::get(2, 0, {m, f}, ctx)};
-  auto type = dyn_cast<RankedTensorType>(operand.getType());
-  if (!type || type.getRank() == 0)
-    return {type ? operand : Value(), AffineMap::get(2, 0, {}, ctx)};
-  // Along f only: every result is d3 once, or a constant 0 of a unit dim.
-  int64_t along = -1;
+    return CollapsedOperand::Whole;
+  int64_t alongF = 0;
   for (auto [i, expr] : llvm::enumerate(map.getResults())) {
     if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
-      if (dim.getPosition() != 3 || along >= 0)
-        return {Value(), AffineMap()};
-      along = i;
+      if (dim.getPosition() < 3 && loops[dim.getPosition()] == 1 &&
+          tensorType.getDimSize(i) == 1)
+        continue;
+      if (dim.getPosition() != 3 || alongF++)
+        return std::nullopt;
       continue;
     }
     auto constant = dyn_cast<AffineConstantExpr>(expr);
-    if (!constant || constant.getValue() != 0 || type.getDimSize(i) != 1)
-      return {Value(), AffineMap()};
+    if (!constant || constant.getValue() != 0 || tensorType.getDimSize(i) != 1)
+      return std::nullopt;
   }
-  if (along < 0)
-    return {Value(), AffineMap()};
-  if (type.getRank() == 1)
-    return {operand, AffineMap::get(2, 0, {f}, ctx)};
-  ReassociationIndices all;
-  for (int64_t i = 0; i < type.getRank(); ++i)
-    all.push_back(i);
-  return {collapse(rewriter, loc, operand, {all}),
-          AffineMap::get(2, 0, {f}, ctx)};
+  return alongF ? CollapsedOperand::Channels : CollapsedOperand::Scalar;
+}
+
+/// `operand` in its collapsed `form` and its map over (m, f).
+static std::pair<Value, AffineMap> collapseOperand(RewriterBase &rewriter,
+                                                   Location loc, Value operand,
+                                                   CollapsedOperand form) {
+  MLIRContext *ctx = rewriter.getContext();
+  AffineExpr m = getAffineDimExpr(0, ctx), f = getAffineDimExpr(1, ctx);
+  int64_t rank = cast<RankedTensorType>(operand.getType()).getRank();
+  switch (form) {
+  case CollapsedOperand::Whole:
+    return {collapse(rewriter, loc, operand, splitInTwo(4, 3)),
+            AffineMap::get(2, 0, {m, f}, ctx)};
+  case CollapsedOperand::Channels: {
+    ReassociationIndices all;
+    for (int64_t i = 0; i < rank; ++i)
+      all.push_back(i);
+    return {rank == 1 ? operand : collapse(rewriter, loc, operand, {all}),
+            AffineMap::get(2, 0, {f}, ctx)};
+  }
+  case CollapsedOperand::Scalar:
+    return {rank == 0 ? operand : collapse(rewriter, loc, operand, {}),
+            AffineMap::get(2, 0, {}, ctx)};
+  }
+  llvm_unreachable("unknown operand form");
 }
 
 /// Moves `op`, an elementwise op on [N][OH][OW][F] (an epilogue or an init
 /// producer of an NHWC conv), into the [N*OH*OW][F] space of the conv's
 /// im2col GEMM: the same body over loops (m, f), its operands collapsed
-/// (collapseOperand), its result expanded back; the reshape pairs between
+/// (CollapsedOperand), its result expanded back; the reshape pairs between
 /// it and the GEMM fold away. Returns the collapsed op, or null where an
-/// operand is read otherwise (it is then left as it is).
+/// operand is read otherwise (it is then left as it is, nothing created).
 static Operation *collapseIntoGemmSpace(RewriterBase &rewriter, Operation *op) {
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
   if (!linalgOp || linalgOp.getNumLoops() != 4 ||
@@ -1002,6 +1023,17 @@ static Operation *collapseIntoGemmSpace(RewriterBase &rewriter, Operation *op) {
         return isa<linalg::IndexOp>(inner);
       }))
     return nullptr;
+  // Every operand's form first: nothing is created for an op that stays.
+  SmallVector<int64_t> loops = linalgOp.getStaticLoopRanges();
+  SmallVector<CollapsedOperand> forms;
+  for (OpOperand *operand : linalgOp.getDpsInputOperands()) {
+    std::optional<CollapsedOperand> form =
+        getCollapsedOperand(operand->get().getType(),
+                            linalgOp.getMatchingIndexingMap(operand), loops);
+    if (!form)
+      return nullptr;
+    forms.push_back(*form);
+  }
   Location loc = op->getLoc();
   rewriter.setInsertionPoint(op);
   Value init =
@@ -1013,18 +1045,9 @@ static Operation *collapseIntoGemmSpace(RewriterBase &rewriter, Operation *op) {
   } else {
     SmallVector<Value> inputs;
     SmallVector<AffineMap> maps;
-    for (OpOperand *operand : linalgOp.getDpsInputOperands()) {
-      auto [value, map] =
-          collapseOperand(rewriter, loc, operand->get(),
-                          linalgOp.getMatchingIndexingMap(operand));
-      if (!value) {
-        // Undo the reshapes made so far (they have no users).
-        for (Value made : llvm::concat<Value>(inputs, ValueRange{init}))
-          if (Operation *def = made.getDefiningOp();
-              def && def->use_empty() && isa<tensor::CollapseShapeOp>(def))
-            rewriter.eraseOp(def);
-        return nullptr;
-      }
+    for (auto [operand, form] :
+         llvm::zip_equal(linalgOp.getDpsInputOperands(), forms)) {
+      auto [value, map] = collapseOperand(rewriter, loc, operand->get(), form);
       inputs.push_back(value);
       maps.push_back(map);
     }

@@ -51,9 +51,10 @@ func.func @fhwc_1x1_chain(%i: tensor<2x4x14x32xf32>, %f: tensor<24x1x1x32xf32>,
   return %r : tensor<2x4x14x24xf32>
 }
 
-// Prime sizes, a zero fill init and a clamp; the threads split the
-// filters.
-func.func @hwcf_1x1_odd_chain(%i: tensor<1x7x13x11xf32>, %f: tensor<1x1x11x14xf32>) -> tensor<1x7x13x14xf32> {
+// Prime sizes, a zero fill init, a per-channel scale read as TOSA does at
+// batch 1 ((n, 0, 0, f)), a scalar shift and a clamp.
+func.func @hwcf_1x1_odd_chain(%i: tensor<1x7x13x11xf32>, %f: tensor<1x1x11x14xf32>,
+                              %scale: tensor<1x1x1x14xf32>, %shift: tensor<1x1x1x1xf32>) -> tensor<1x7x13x14xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<1x7x13x14xf32>
   %z = linalg.fill ins(%zero : f32) outs(%e : tensor<1x7x13x14xf32>) -> tensor<1x7x13x14xf32>
@@ -64,13 +65,15 @@ func.func @hwcf_1x1_odd_chain(%i: tensor<1x7x13x11xf32>, %f: tensor<1x1x11x14xf3
     ins(%i, %f : tensor<1x7x13x11xf32>, tensor<1x1x11x14xf32>)
     outs(%z : tensor<1x7x13x14xf32>) -> tensor<1x7x13x14xf32>
   %e2 = tensor.empty() : tensor<1x7x13x14xf32>
-  %r = linalg.generic {indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>, affine_map<(a, b, c, d) -> (a, b, c, d)>],
+  %r = linalg.generic {indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>, affine_map<(a, b, c, d) -> (a, 0, 0, d)>, affine_map<(a, b, c, d) -> (0, 0, 0, 0)>, affine_map<(a, b, c, d) -> (a, b, c, d)>],
                        iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
-    ins(%0 : tensor<1x7x13x14xf32>) outs(%e2 : tensor<1x7x13x14xf32>) {
-  ^bb0(%x: f32, %o: f32):
+    ins(%0, %scale, %shift : tensor<1x7x13x14xf32>, tensor<1x1x1x14xf32>, tensor<1x1x1x1xf32>) outs(%e2 : tensor<1x7x13x14xf32>) {
+  ^bb0(%x: f32, %s: f32, %t: f32, %o: f32):
     %lo = arith.constant -0.5 : f32
     %hi = arith.constant 0.5 : f32
-    %a = arith.maximumf %x, %lo : f32
+    %xs = arith.mulf %x, %s : f32
+    %xt = arith.addf %xs, %t : f32
+    %a = arith.maximumf %xt, %lo : f32
     %m = arith.minimumf %a, %hi : f32
     linalg.yield %m : f32
   } -> tensor<1x7x13x14xf32>
