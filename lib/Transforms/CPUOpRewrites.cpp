@@ -1157,18 +1157,22 @@ FailureOr<Operation *> tiletune::convertConvToIm2col(RewriterBase &rewriter,
   }
   auto [sh, sw] = tunable->strides;
   auto [dh, dw] = tunable->dilations;
+  // The GEMM: the window matrix [N*OH*OW][KH*KW*C] `lhs` x the filter ->
+  // [N*OH*OW][F].
+  auto createGemm = [&](Value lhs) {
+    Value rhs = collapse(rewriter, loc, conv.getDpsInputs()[1],
+                         fhwc ? splitInTwo(4, 1) : splitInTwo(4, 3));
+    Value acc =
+        collapse(rewriter, loc, conv.getDpsInits()[0], splitInTwo(4, 3));
+    return createIm2colGemm(rewriter, loc, lhs, rhs, acc,
+                            *getIm2colMatmulKind(tunable->kind),
+                            getIm2colGemmConfig(config, /*perImage=*/false));
+  };
   // An unstrided 1x1 conv's input is its window matrix: [N*OH*OW][C], read
   // in place.
   if (kh == 1 && kw == 1 && sh == 1 && sw == 1) {
-    Value lhs =
-        collapse(rewriter, loc, conv.getDpsInputs()[0], splitInTwo(4, 3));
-    Value rhs = collapse(rewriter, loc, conv.getDpsInputs()[1],
-                         fhwc ? splitInTwo(4, 1) : splitInTwo(4, 3));
-    Value init = conv.getDpsInits()[0];
-    Value acc = collapse(rewriter, loc, init, splitInTwo(4, 3));
-    linalg::MatmulOp gemm = createIm2colGemm(
-        rewriter, loc, lhs, rhs, acc, *getIm2colMatmulKind(tunable->kind),
-        getIm2colGemmConfig(config, /*perImage=*/false));
+    linalg::MatmulOp gemm = createGemm(
+        collapse(rewriter, loc, conv.getDpsInputs()[0], splitInTwo(4, 3)));
     return finishNhwcIm2col(rewriter, op, gemm, chain, initProducer);
   }
 
@@ -1200,15 +1204,8 @@ FailureOr<Operation *> tiletune::convertConvToIm2col(RewriterBase &rewriter,
   if (onTensors)
     windows = gather->getResult(0);
 
-  // The GEMM: [N*OH*OW][KH*KW*C] x filter -> [N*OH*OW][F].
-  Value lhs = collapse(rewriter, loc, windows, splitInTwo(6, 3));
-  Value rhs = collapse(rewriter, loc, conv.getDpsInputs()[1],
-                       fhwc ? splitInTwo(4, 1) : splitInTwo(4, 3));
-  Value init = conv.getDpsInits()[0];
-  Value acc = collapse(rewriter, loc, init, splitInTwo(4, 3));
-  linalg::MatmulOp gemm = createIm2colGemm(
-      rewriter, loc, lhs, rhs, acc, *getIm2colMatmulKind(tunable->kind),
-      getIm2colGemmConfig(config, /*perImage=*/false));
+  linalg::MatmulOp gemm =
+      createGemm(collapse(rewriter, loc, windows, splitInTwo(6, 3)));
 
   // The window copy, split over the GEMM's threads, one row of c at a time.
   FailureOr<CPUSchedule> schedule = decodeCPUSchedule(gemm, getConfig(gemm));
