@@ -922,9 +922,9 @@ static FailureOr<Operation *> convertNchwConvPerImage(RewriterBase &rewriter,
   return gemm.getOperation();
 }
 
-/// Replaces `value`'s uses by `operand` of `op` where `value` is
-/// collapse_shape(expand_shape(x)) with the same reassociation and x's type:
-/// x itself.
+/// Sets each operand of `op` that is collapse_shape(expand_shape(x)), with
+/// one reassociation and x's type, to x itself (and erases the reshapes
+/// left unused).
 static void foldCollapseOfExpand(RewriterBase &rewriter, Operation *op) {
   for (OpOperand &operand : op->getOpOperands()) {
     auto collapseOp = operand.get().getDefiningOp<tensor::CollapseShapeOp>();
@@ -1024,9 +1024,12 @@ static Operation *collapseIntoGemmSpace(RewriterBase &rewriter, Operation *op) {
       }))
     return nullptr;
   // Every operand's form first: nothing is created for an op that stays.
+  // (A fill's input is its scalar.)
   SmallVector<int64_t> loops = linalgOp.getStaticLoopRanges();
   SmallVector<CollapsedOperand> forms;
   for (OpOperand *operand : linalgOp.getDpsInputOperands()) {
+    if (isa<linalg::FillOp>(op))
+      break;
     std::optional<CollapsedOperand> form =
         getCollapsedOperand(operand->get().getType(),
                             linalgOp.getMatchingIndexingMap(operand), loops);
