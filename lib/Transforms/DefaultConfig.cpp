@@ -348,8 +348,7 @@ static std::optional<StringRef> pickIm2colPack(const TunableOp &op,
   // of two vectors against a 14-wide row, whose divisors under 6 give 2
   // columns; AVX-512's 32 hold 14 (not taken). Zen 3 (AVX2), GFLOP/s of three
   // alternating rounds, direct / rpmmv (`tiletune-default-config compute=...`,
-  // `tiletune-run
-  // --repeats=15`): HWCF b1 1 thread 256->1024 46-65 / 73-87, 1024->256
+  // `tiletune-run --repeats=15`): HWCF b1 1 thread 256->1024 46-65 / 73-87, 1024->256
   // 63-68 / 71-83, 1x1/2 512->1024 36-41 / 75-90; 2 threads 62-80 /
   // 108-137, 93-101 / 87-134, 73-78 / 136-140; FHWC b1 1 thread 69-72 /
   // 83-90, 65-83 / 82-84, 43-62 / 77-88; 2 threads 97-135 / 92-152, 93-109
