@@ -115,7 +115,10 @@ struct TunerOptions {
   /// (the measurer compiles nothing beside a timing). Each candidate's
   /// confirmed time is its fastest round; the fastest candidate is the
   /// result, the default on a tie, so a variant that is not confirmed faster
-  /// than the default never replaces it.
+  /// than the default never replaces it. A variant that leads the default
+  /// after these rounds is measured with the default alone in further
+  /// rounds, until it was the faster of the two in `confirmRounds` of them,
+  /// the default leads, or 3 * `confirmRounds` of them ran.
   bool remeasureWinner = true;
   /// Rounds of the confirmation (at least 1). Under a time budget the
   /// rounds after the first run only while the budget lasts.
