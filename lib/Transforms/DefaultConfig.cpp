@@ -852,6 +852,25 @@ static TileConfigAttr computeDirectConfig(MLIRContext *ctx,
                                 (size("kh") * size("kw") > 1 ||
                                  op.strides != std::array<int64_t, 2>{1, 1}))))
       pack = "b";
+    // Where each filter vector serves at most 4 pixels (AVX2's 16
+    // registers: 16 filters x 4 pixels) and the register tile's filter
+    // slice over the chunk is larger than L1, every register tile streams
+    // that slice from L2, a vector for each 4 FMAs; read in place its rows
+    // lie F elements apart, packed they are contiguous and prefetched. Zen 3
+    // (AVX2, 32 KiB L1d), batch 1 (`tiletune-run --repeats=15`, two
+    // alternating rounds), GFLOP/s in place -> packed: 28x28 3x3 128 58, 58
+    // -> 88, 82 (1 thread), 98, 98 -> 132, 177 (2); 3x3/2 128 55, 56 -> 79,
+    // 80 (1), 97, 98 -> 106, 111 (2); batch 8 3x3 128 56 -> 70; the 56x56
+    // 3x3 64 (36 KiB slice) measured the same either way (b1 91-93, b8
+    // 86-87). AVX-512's 32 registers give 7 or 8 pixels: unchanged. ResNet's
+    // first conv (3 channels, a 9 KiB slice) stays in place (93, 84 -> 88,
+    // 75 packed).
+    if (op.kind == OpKind::ConvNhwcHwcf && size("kh") * size("kw") > 1 &&
+        plan.reg["oh"] * plan.reg["ow"] <= 4 &&
+        size("kh") * size("kw") * plan.cache["c"] * plan.reg["f"] *
+                elementBytes >
+            target.l1Bytes)
+      pack = "b";
     // A packed filter tile holds one c chunk, so with several chunks it is
     // copied again on every step of the oh cache loop (the chunk changes
     // inside it); with all channels in one chunk it changes only with the
