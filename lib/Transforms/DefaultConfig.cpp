@@ -868,8 +868,7 @@ static TileConfigAttr computeDirectConfig(MLIRContext *ctx,
     // transposed to HWCF, the same way: 28x28 3x3 128 52, 53 -> 81, 82;
     // 3x3/2 42, 39 -> 67, 54; 56x56 3x3 64 63, 65 -> 88, 64.
     if ((op.kind == OpKind::ConvNhwcHwcf || op.kind == OpKind::ConvNchwFchw) &&
-        size("kh") * size("kw") > 1 &&
-        plan.reg["oh"] * plan.reg["ow"] <= 4 &&
+        size("kh") * size("kw") > 1 && plan.reg["oh"] * plan.reg["ow"] <= 4 &&
         size("kh") * size("kw") * plan.cache["c"] * plan.reg["f"] *
                 elementBytes >
             target.l1Bytes)
