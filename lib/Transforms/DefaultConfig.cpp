@@ -356,10 +356,20 @@ static std::optional<StringRef> pickIm2colPack(const TunableOp &op,
   // 71-77 and 71-129 / 146-150, 256->1024 53-63 / 67-72 and 60-94 /
   // 87-177. The 7x7 maps (the small-map rules below) and 28x28 ones (1x1
   // 512->256, 59-77 / 65-79) were not changed.
+  // Since 2026-12-06 larger windows take it too (the direct conv's tile is
+  // the same), and an NCHW one at batch 1 (its 1x1 form has its own rules
+  // above): Zen 3, GFLOP/s of two alternating rounds (one for batch 8),
+  // direct / rpmmv, 14x14 3x3 256 and 3x3/2 256: HWCF b1 1 thread 74, 50 /
+  // 89, 91 and 59, 60 / 91, 91; 2 threads 86, 113 / 124, 170 and 85, 85 /
+  // 164, 120; FHWC b1 1 thread 70, 70 / 88, 91 and 62, 63 / 86, 88; 2
+  // threads 114, 133 / 127, 161 and 49, 119 / 146, 164; HWCF b8 1 thread
+  // 75 / 87 and 56 / 85, 2 threads 118 / 167 and 109 / 166; NCHW b1 1 thread
+  // 62, 63 / 78, 78 and 49, 49 / 74, 73. NCHW at batch 8 stays direct (3x3
+  // 256: 63 / 62 at 1 thread, 134 / 106 at 2).
   int64_t pairRows =
       CPUDescription::getMaxRegisterRows(target.vectorRegisters, 2);
-  if (!nchw && isOneByOne(op) && manyChannels && pixels > kSmallMapPixels &&
-      pixels <= kThreadedNchwMapPixels &&
+  if ((!nchw || size("n") == 1) && manyChannels &&
+      pixels > kSmallMapPixels && pixels <= kThreadedNchwMapPixels &&
       2 * largestDivisorAtMost(size("ow"), pairRows) < pairRows)
     return StringRef("b");
   if (!smallMap && !threadedNchw)
