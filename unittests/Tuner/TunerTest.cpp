@@ -24,6 +24,7 @@
 #include <chrono>
 #include <cmath>
 #include <csignal>
+#include <functional>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -166,6 +167,18 @@ protected:
     return std::move(*db);
   }
 
+  /// True times per config key for the confirmation tests: the default
+  /// takes 1 ms, a third of the other configs `others` seconds, the rest 2
+  /// ms.
+  std::function<double(llvm::StringRef)> truthFavouring(double others) const {
+    std::string defaultKey = space.getKey(space.getDefault());
+    return [defaultKey, others](llvm::StringRef key) {
+      if (key == defaultKey)
+        return 1e-3;
+      return llvm::xxh3_64bits(key) % 3 == 0 ? others : 2e-3;
+    };
+  }
+
   std::unique_ptr<Strategy> makeStrategy(llvm::StringRef name,
                                          uint64_t seed = 42) {
     auto strategy = createStrategy(name, space, {}, seed);
@@ -193,6 +206,21 @@ protected:
                                  SyntheticMeasurer &measurer,
                                  const TunerOptions &options) {
     measurer.defaultKey = space.getKey(space.getDefault());
+    return tuneWith(db, strategy, measurer, options);
+  }
+
+  /// A `random` run with the base options on a fresh database.
+  std::optional<TuneResult> tuneRandom(Measurer &measurer) {
+    auto db = openDb("tune.db");
+    auto strategy = makeStrategy("random");
+    if (!db || !strategy)
+      return std::nullopt;
+    return tuneWith(*db, *strategy, measurer, baseOptions());
+  }
+
+  std::optional<TuneResult> tuneWith(TileTuneDatabase &db, Strategy &strategy,
+                                     Measurer &measurer,
+                                     const TunerOptions &options) {
     Tuner tuner(space, strategy, measurer, db, options);
     llvm::Expected<TuneResult> result = tuner.run(space.getDefault());
     if (!result) {
@@ -397,9 +425,7 @@ public:
                       MeasureResultSink sink) override {
     for (size_t k = 0; k < batch.size(); ++k) {
       std::string key = space.getKey(batch[k]);
-      double seconds = trueSeconds(key);
-      if (k == 0)
-        seconds *= coldFactor;
+      double seconds = trueSeconds(key) * noise(request, k, key);
       ++calls;
       MeasureResult result = MeasureResult::success(
           TimeStats::fromSamples({seconds, seconds * 1.01, seconds * 0.99}));
@@ -409,6 +435,12 @@ public:
         break;
     }
     return llvm::Error::success();
+  }
+
+  /// How much slower than its true time the `k`-th config of a batch is
+  /// measured.
+  virtual double noise(const MeasureRequest &, size_t k, llvm::StringRef) {
+    return k == 0 ? coldFactor : 1.0;
   }
 
   const Space &space;
@@ -429,11 +461,7 @@ TEST_F(TunerTest, ConfirmationPicksTheTrulyFasterConfig) {
   auto strategy = makeStrategy("random");
   ASSERT_TRUE(db && strategy);
   std::string defaultKey = space.getKey(space.getDefault());
-  auto truth = [&](llvm::StringRef key) {
-    if (key == defaultKey)
-      return 1e-3;
-    return llvm::xxh3_64bits(key) % 3 == 0 ? 0.9e-3 : 2e-3;
-  };
+  auto truth = truthFavouring(0.9e-3);
   ColdFirstMeasurer measurer(space, defaultKey, truth);
   Tuner tuner(space, *strategy, measurer, *db, baseOptions());
   llvm::Expected<TuneResult> result = tuner.run(space.getDefault());
@@ -459,11 +487,7 @@ TEST_F(TunerTest, ConfirmationKeepsTheDefaultWhenNothingIsFaster) {
   auto strategy = makeStrategy("random");
   ASSERT_TRUE(db && strategy);
   std::string defaultKey = space.getKey(space.getDefault());
-  auto truth = [&](llvm::StringRef key) {
-    if (key == defaultKey)
-      return 1e-3;
-    return llvm::xxh3_64bits(key) % 3 == 0 ? 1.2e-3 : 2e-3;
-  };
+  auto truth = truthFavouring(1.2e-3);
   ColdFirstMeasurer measurer(space, defaultKey, truth);
   std::string progress;
   llvm::raw_string_ostream progressStream(progress);
@@ -497,35 +521,19 @@ TEST_F(TunerTest, ConfirmationKeepsTheDefaultWhenNothingIsFaster) {
 /// config has a true time; the default's first `slowDefaultFinals` final
 /// measurements are `slowFactor` times slower (the load hit each of its
 /// rounds), every other measurement is quiet.
-class LoadedDefaultMeasurer : public Measurer {
+class LoadedDefaultMeasurer : public ColdFirstMeasurer {
 public:
-  LoadedDefaultMeasurer(const Space &space, std::string defaultKey,
-                        std::function<double(llvm::StringRef)> trueSeconds)
-      : space(space), defaultKey(std::move(defaultKey)),
-        trueSeconds(std::move(trueSeconds)) {}
+  using ColdFirstMeasurer::ColdFirstMeasurer;
 
-  llvm::Error measure(llvm::ArrayRef<Config> batch,
-                      const MeasureRequest &request,
-                      MeasureResultSink sink) override {
-    for (size_t k = 0; k < batch.size(); ++k) {
-      std::string key = space.getKey(batch[k]);
-      double seconds = trueSeconds(key);
-      if (request.role == MeasurementRole::Final) {
-        finals.push_back(key);
-        if (key == defaultKey && defaultFinals++ < slowDefaultFinals)
-          seconds *= slowFactor;
-      }
-      MeasureResult result = MeasureResult::success(
-          TimeStats::fromSamples({seconds, seconds * 1.01, seconds * 0.99}));
-      if (!sink(k, result))
-        break;
-    }
-    return llvm::Error::success();
+  double noise(const MeasureRequest &request, size_t,
+               llvm::StringRef key) override {
+    if (request.role != MeasurementRole::Final)
+      return 1.0;
+    finals.push_back(key.str());
+    return key == defaultKey && defaultFinals++ < slowDefaultFinals ? slowFactor
+                                                                    : 1.0;
   }
 
-  const Space &space;
-  std::string defaultKey;
-  std::function<double(llvm::StringRef)> trueSeconds;
   int slowDefaultFinals = 3;
   double slowFactor = 1.3;
   int defaultFinals = 0;
@@ -537,20 +545,10 @@ public:
 /// such a variant); in the rounds of the pair that follow, the default's
 /// first quiet round puts it ahead again and it is kept.
 TEST_F(TunerTest, ConfirmationKeepsADefaultTheLoadHitInEveryRound) {
-  auto db = openDb("tune.db");
-  auto strategy = makeStrategy("random");
-  ASSERT_TRUE(db && strategy);
   std::string defaultKey = space.getKey(space.getDefault());
-  auto truth = [&](llvm::StringRef key) {
-    if (key == defaultKey)
-      return 1e-3;
-    return llvm::xxh3_64bits(key) % 3 == 0 ? 1.2e-3 : 2e-3;
-  };
-  LoadedDefaultMeasurer measurer(space, defaultKey, truth);
-  Tuner tuner(space, *strategy, measurer, *db, baseOptions());
-  llvm::Expected<TuneResult> result = tuner.run(space.getDefault());
-  ASSERT_TRUE(static_cast<bool>(result)) << llvm::toString(result.takeError());
-  ASSERT_TRUE(result->best.has_value());
+  LoadedDefaultMeasurer measurer(space, defaultKey, truthFavouring(1.2e-3));
+  std::optional<TuneResult> result = tuneRandom(measurer);
+  ASSERT_TRUE(result && result->best);
   EXPECT_TRUE(result->bestIsDefault) << result->bestKey;
   EXPECT_DOUBLE_EQ(result->bestResult.time.median, 1e-3);
   // The search's winner is the default (no variant is faster): 3 rounds of
@@ -563,21 +561,11 @@ TEST_F(TunerTest, ConfirmationKeepsADefaultTheLoadHitInEveryRound) {
 /// after 3 * confirmRounds, and the fastest rounds decide: the variant that
 /// the load never slowed wins, with its own measured time.
 TEST_F(TunerTest, ConfirmationOfThePairEnds) {
-  auto db = openDb("tune.db");
-  auto strategy = makeStrategy("random");
-  ASSERT_TRUE(db && strategy);
   std::string defaultKey = space.getKey(space.getDefault());
-  auto truth = [&](llvm::StringRef key) {
-    if (key == defaultKey)
-      return 1e-3;
-    return llvm::xxh3_64bits(key) % 3 == 0 ? 1.2e-3 : 2e-3;
-  };
-  LoadedDefaultMeasurer measurer(space, defaultKey, truth);
+  LoadedDefaultMeasurer measurer(space, defaultKey, truthFavouring(1.2e-3));
   measurer.slowDefaultFinals = 1000;
-  Tuner tuner(space, *strategy, measurer, *db, baseOptions());
-  llvm::Expected<TuneResult> result = tuner.run(space.getDefault());
-  ASSERT_TRUE(static_cast<bool>(result)) << llvm::toString(result.takeError());
-  ASSERT_TRUE(result->best.has_value());
+  std::optional<TuneResult> result = tuneRandom(measurer);
+  ASSERT_TRUE(result && result->best);
   EXPECT_FALSE(result->bestIsDefault);
   EXPECT_DOUBLE_EQ(result->bestResult.time.median, 1.2e-3);
   EXPECT_DOUBLE_EQ(result->defaultResult.time.median, 1.3e-3);
