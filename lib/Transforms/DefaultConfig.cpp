@@ -339,23 +339,23 @@ static std::optional<StringRef> pickIm2colPack(const TunableOp &op,
       return StringRef();
     return std::nullopt;
   }
-  // A 1x1 NHWC conv (FHWC or HWCF filter) of many channels on a map of up
-  // to 14x14, at any batch and thread count, takes RPMMV where the register
-  // file cannot give two vectors of filters a useful share of a row of the
-  // map: the direct conv's tiles then hold one vector of filters x 7 pixels
-  // (one row of them where the pixels lie 4 KiB apart and crowd an L1 set),
-  // while the GEMM tiles its N*OH*OW rows freely. AVX2's 16 registers: 6 rows
-  // of two vectors against a 14-wide row, whose divisors under 6 give 2
-  // columns; AVX-512's 32 hold 14 (not taken). Zen 3 (AVX2), GFLOP/s of three
-  // alternating rounds, direct / rpmmv (`tiletune-default-config compute=...`,
-  // `tiletune-run --repeats=15`): HWCF b1 1 thread 256->1024 46-65 / 73-87, 1024->256
-  // 63-68 / 71-83, 1x1/2 512->1024 36-41 / 75-90; 2 threads 62-80 /
-  // 108-137, 93-101 / 87-134, 73-78 / 136-140; FHWC b1 1 thread 69-72 /
-  // 83-90, 65-83 / 82-84, 43-62 / 77-88; 2 threads 97-135 / 92-152, 93-109
-  // / 130-152, 95-126 / 131-157; HWCF b8, two rounds, 1024->256 61-73 /
-  // 71-77 and 71-129 / 146-150, 256->1024 53-63 / 67-72 and 60-94 /
-  // 87-177. The 7x7 maps (the small-map rules below) and 28x28 ones (1x1
-  // 512->256, 59-77 / 65-79) were not changed.
+  // An NHWC conv (FHWC or HWCF filter; 1x1 until 2026-12-06, see below) of many
+  // channels on a map of up to 14x14, at any batch and thread count, takes
+  // RPMMV where the register file cannot give two vectors of filters a useful
+  // share of a row of the map: the direct conv's tiles then hold one vector of
+  // filters x 7 pixels (one row of them where the pixels lie 4 KiB apart and
+  // crowd an L1 set), while the GEMM tiles its N*OH*OW rows freely. AVX2's 16
+  // registers: 6 rows of two vectors against a 14-wide row, whose divisors
+  // under 6 give 2 columns; AVX-512's 32 hold 14 (not taken). Zen 3 (AVX2),
+  // GFLOP/s of three alternating rounds, direct / rpmmv
+  // (`tiletune-default-config compute=...`, `tiletune-run --repeats=15`): HWCF
+  // b1 1 thread 256->1024 46-65 / 73-87, 1024->256 63-68 / 71-83, 1x1/2
+  // 512->1024 36-41 / 75-90; 2 threads 62-80 / 108-137, 93-101 / 87-134, 73-78
+  // / 136-140; FHWC b1 1 thread 69-72 / 83-90, 65-83 / 82-84, 43-62 / 77-88; 2
+  // threads 97-135 / 92-152, 93-109 / 130-152, 95-126 / 131-157; HWCF b8, two
+  // rounds, 1024->256 61-73 / 71-77 and 71-129 / 146-150, 256->1024 53-63 /
+  // 67-72 and 60-94 / 87-177. The 7x7 maps (the small-map rules below) and
+  // 28x28 ones (1x1 512->256, 59-77 / 65-79) were not changed.
   // Since 2026-12-06 larger windows take it too (the direct conv's tile is
   // the same), and an NCHW one at batch 1 (its 1x1 form has its own rules
   // above): Zen 3, GFLOP/s of two alternating rounds (one for batch 8),

@@ -546,9 +546,8 @@ Expected<bool> Tuner::Impl::confirmWinner(const Config &defaultConfig,
   }
 
   std::optional<size_t> chosen = leader();
-  for (size_t c = 0; c < n; ++c)
-    if (keys[c] == defaultKey && fastest[c])
-      result.defaultResult = *fastest[c];
+  if (defaultIndex && fastest[*defaultIndex])
+    result.defaultResult = *fastest[*defaultIndex];
   // When every confirmation failed, the search result stands.
   if (chosen) {
     resultKey = keys[*chosen];
