@@ -556,8 +556,8 @@ mlir::tiletune::verifyConfig(TileConfigAttr config, const TunableOp &op,
                            << "' of " << kindName
                            << " (only the m, n and k loops of cpu matmul "
                               "and batch_matmul configs, and the oh loop of "
-                              "cpu conv_2d_nhwc_hwcf and conv_2d_nhwc_fhwc "
-                              "ones)";
+                              "cpu conv_2d_nhwc_hwcf, conv_2d_nhwc_fhwc and "
+                              "conv_2d_nchw_fchw ones)";
       int64_t padded = llvm::cast<IntegerAttr>(entry.getValue()).getInt();
       if (padded < dim->size)
         return emitError() << "'pad' size " << padded << " of dimension '"
@@ -697,10 +697,13 @@ mlir::tiletune::verifyConfig(TileConfigAttr config, const TunableOp &op,
       return emitError() << "'pack = bt' (transpose B whole) does not apply "
                             "with 'im2col': the GEMM reads the filter as the "
                             "matrix it is";
-    if (config.getOption("pad"))
-      return emitError() << "'pad' (of a conv's output rows) does not apply "
-                            "with 'im2col': the GEMM's rows are pixels of "
-                            "several output rows";
+    // The GEMM's pixel loop (m, or n per image) runs over the rows of one
+    // image, oh outside ow: padding oh pads its end (getIm2colGemmConfig).
+    if (config.getOption("pad") && op.lookup("n")->size != 1)
+      return emitError() << "'pad' (of a conv's output rows) with 'im2col' "
+                            "needs a batch of 1: the GEMM's rows are the "
+                            "pixels of all images, and padding each image's "
+                            "rows would interleave padding with them";
     packKind = *gemm;
     kindName = stringifyOpKind(packKind);
   }

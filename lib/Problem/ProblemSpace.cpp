@@ -43,9 +43,14 @@ ProblemSpec mlir::tiletune::toProblemSpec(const Problem &problem) {
       if (dim.name == "oh")
         oh = &dim;
     if (oh && ow && n) {
+      // Rows padded for the direct conv's two-row tiles, else for the
+      // register tiles of the im2col GEMM (the default config's rules).
       int64_t padded =
           getCPUPaddedConvRows(problem.opKind, n->size, oh->size, ow->size,
                                problem.strides, problem.onTensors);
+      if (padded == oh->size)
+        padded = getCPUPaddedIm2colRows(problem.opKind, n->size, oh->size,
+                                        ow->size, rows, problem.onTensors);
       spec.paddedRows = padded != oh->size;
       oh->size = padded;
     }

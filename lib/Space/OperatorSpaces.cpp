@@ -356,8 +356,9 @@ Expected<Space> mlir::tiletune::buildSpace(const ProblemSpec &problem,
                     "true" + (needsNhwc ? " and layout = nhwc" : "");
            }});
     }
-    // A conv's padded rows (toProblemSpec) stay whole at the parallel
-    // level, and such a conv is computed directly (the verifier's rules).
+    // A conv's padded rows (toProblemSpec) stay whole at the parallel level
+    // (the verifier's rule); every compute pads them (the im2col GEMM its
+    // pixel loop, batch 1).
     if (problem.paddedRows)
       space.addConstraint(
           {"padded-rows",
@@ -365,9 +366,6 @@ Expected<Space> mlir::tiletune::buildSpace(const ProblemSpec &problem,
              if (s.getValue(c, "oh")[0] != 1)
                return std::string("the padded rows of a conv stay whole at "
                                   "the parallel level");
-             if (getChoice(s, c, "im2col", "false") == "true")
-               return std::string("a conv with padded rows is computed "
-                                  "directly, not through im2col");
              return std::nullopt;
            }});
     if (options.maxRegisterTile > 0) {

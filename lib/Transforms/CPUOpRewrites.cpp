@@ -574,9 +574,10 @@ FailureOr<Operation *> tiletune::convertLayoutToConfig(RewriterBase &rewriter,
 /// around the GEMM. The conv's tiles divide its loops, so these divide the
 /// GEMM's loops and nest. `order` keeps the first of the conv loops of each
 /// GEMM loop; `vectorize` and `unroll` carry over (unroll divides c's cache
-/// tile, so k's); `pack` is the conv's (or its compute's).
+/// tile, so k's); `pack` is the conv's (or its compute's); padded output
+/// rows of `columns` pixels pad the GEMM's pixel loop.
 static TileConfigAttr getIm2colGemmConfig(TileConfigAttr config,
-                                          bool perImage) {
+                                          bool perImage, int64_t columns) {
   MLIRContext *ctx = config.getContext();
   Builder b(ctx);
   auto tile = [&](StringRef level, StringRef dim) -> int64_t {
@@ -612,6 +613,16 @@ static TileConfigAttr getIm2colGemmConfig(TileConfigAttr config,
       entries.push_back(b.getNamedAttr(name, value));
   entries.push_back(
       b.getNamedAttr("pack", b.getStringAttr(getCPUPack(config))));
+  // Padded output rows (batch 1, the verifier's rule) pad the end of the
+  // GEMM's pixel loop: its rows run oh outside ow, so `pad = {oh = P}` is
+  // `P * OW` pixels, of which the last `(P - OH) * OW` are not computed.
+  if (auto pad = llvm::dyn_cast_or_null<DictionaryAttr>(config.getOption("pad")))
+    if (auto rows = llvm::dyn_cast_or_null<IntegerAttr>(pad.get("oh"))) {
+      StringRef pixels = getIm2colGemmLoop("oh", perImage);
+      entries.push_back(b.getNamedAttr(
+          "pad", b.getDictionaryAttr(b.getNamedAttr(
+                     pixels, b.getI64IntegerAttr(rows.getInt() * columns)))));
+    }
   return TileConfigAttr::get(ctx, config.getTarget(),
                              b.getDictionaryAttr(entries));
 }
@@ -706,7 +717,7 @@ convertNchwConvThroughNhwc(RewriterBase &rewriter, linalg::LinalgOp conv,
   TileConfigAttr config = getConfig(conv);
   bool transposedWindows =
       getCPUPack(config) != "dn" &&
-      config.getTileSize("cache", "oh").value_or(1) == oh &&
+      config.getTileSize("cache", "oh").value_or(1) >= oh &&
       config.getTileSize("cache", "ow").value_or(1) == ow;
   rewriter.setInsertionPoint(conv);
   SmallVector<linalg::TransposeOp> transposes;
@@ -820,7 +831,7 @@ convertNchwConvThroughNhwc(RewriterBase &rewriter, linalg::LinalgOp conv,
   linalg::MatmulOp gemm = createIm2colGemm(
       rewriter, loc, lhs, rhs, accMatrix,
       transposedWindows ? OpKind::MatmulTransposeAB : OpKind::MatmulTransposeB,
-      getIm2colGemmConfig(config, /*perImage=*/false));
+      getIm2colGemmConfig(config, /*perImage=*/false, ow));
   rewriter.setInsertionPointAfter(gemm);
   if (onTensors) {
     Value result = tensor::ExpandShapeOp::create(
@@ -903,7 +914,7 @@ static FailureOr<Operation *> convertNchwConvPerImage(RewriterBase &rewriter,
   Value acc = collapse(rewriter, loc, output, splitInTwo(3, 1));
   linalg::MatmulOp gemm =
       createIm2colGemm(rewriter, loc, lhs, rhs, acc, OpKind::Matmul,
-                       getIm2colGemmConfig(config, /*perImage=*/true));
+                       getIm2colGemmConfig(config, /*perImage=*/true, ow));
   if (!onTensors) {
     rewriter.eraseOp(image);
     return gemm.getOperation();
@@ -1169,7 +1180,8 @@ FailureOr<Operation *> tiletune::convertConvToIm2col(RewriterBase &rewriter,
         collapse(rewriter, loc, conv.getDpsInits()[0], splitInTwo(4, 3));
     return createIm2colGemm(rewriter, loc, lhs, rhs, acc,
                             *getIm2colMatmulKind(tunable->kind),
-                            getIm2colGemmConfig(config, /*perImage=*/false));
+                            getIm2colGemmConfig(config, /*perImage=*/false,
+                                                tunable->lookup("ow")->size));
   };
   // An unstrided 1x1 conv's input is its window matrix: [N*OH*OW][C], read
   // in place.

@@ -405,7 +405,8 @@ static TileConfigAttr computeDirectConfig(MLIRContext *ctx,
                                           const TunableOp &original,
                                           const CPUTarget &target,
                                           StringRef requestedPack,
-                                          bool im2colGemm);
+                                          bool im2colGemm,
+                                          int64_t imageRows = 0);
 
 TileConfigAttr tiletune::computeDefaultCPUConfig(MLIRContext *ctx,
                                                  const TunableOp &op,
@@ -428,12 +429,15 @@ tiletune::computeDirectDefaultCPUConfig(MLIRContext *ctx, const TunableOp &op,
 
 /// computeDirectDefaultCPUConfig; `im2colGemm`: `original` is the GEMM of a
 /// conv's im2col (computeIm2colDefaultCPUConfig), whose operands are not
-/// tensors the op reads in place as a matmul's are.
+/// tensors the op reads in place as a matmul's are; `imageRows` (not 0):
+/// its m is the pixels of one image (that many) padded, kept in one cache
+/// tile.
 static TileConfigAttr computeDirectConfig(MLIRContext *ctx,
                                           const TunableOp &original,
                                           const CPUTarget &target,
                                           StringRef requestedPack,
-                                          bool im2colGemm) {
+                                          bool im2colGemm,
+                                          int64_t imageRows) {
   assert((requestedPack.empty() ||
           isComputeApplicable(original.kind, requestedPack)) &&
          "a requested compute must apply to the op");
@@ -611,8 +615,9 @@ static TileConfigAttr computeDirectConfig(MLIRContext *ctx,
     bool mPadded = size("m") != original.lookup("m")->size;
     bool fitsL2 =
         plan.parallel["m"] * kc * elementBytes <= target.l2Bytes / 2;
-    if (fitsL2 && (mc < 16 || (mPadded && target.threads > 1 &&
-                               plan.parallel["m"] <= 256)))
+    if (fitsL2 && (mc < 16 || imageRows ||
+                   (mPadded && target.threads > 1 &&
+                    plan.parallel["m"] <= 256)))
       mc = plan.parallel["m"];
     plan.cache["m"] = mc;
     order = {"n", "k", "m"};
@@ -668,10 +673,17 @@ static TileConfigAttr computeDirectConfig(MLIRContext *ctx,
     // 2048->512 99-100 -> 128-129, 512->2048 103-106 -> 125-131, 1x1/2
     // 1024->2048 95 -> 129, 3x3 512 99-101 -> 126-131, 3x3/2 512 100-101
     // -> 122-130.
+    // With padded rows (imageRows) the A slice is the real rows', and the
+    // pair may take two thirds of L1: on the 7x7 map's 49 rows with 6 x 16
+    // register tiles (AVX2), k = 32 (half of L1) ran the NCHW 1x1 512->2048
+    // at 44-46 GFLOP/s, k = 64 at 55-64 (Zen 3, 1 thread, three
+    // alternating rounds).
     if (im2colGemm && pack == "b" && mc == plan.parallel["m"]) {
+      int64_t rows = imageRows ? std::min(mc, imageRows) : mc;
+      int64_t l1Share = imageRows ? target.l1Bytes * 2 / 3 : target.l1Bytes / 2;
       kc = largestDivisorAtMost(
-          size("k"), std::max<int64_t>(lanes, target.l1Bytes / 2 /
-                                                  ((mc + rn) * elementBytes)));
+          size("k"), std::max<int64_t>(
+                         lanes, l1Share / ((rows + rn) * elementBytes)));
       plan.cache["k"] = kc;
       plan.cache["n"] = rn;
     }
@@ -1076,6 +1088,36 @@ static TileConfigAttr computeDirectConfig(MLIRContext *ctx,
   if (op.kind == OpKind::ConvNchwFchw ||
       (op.kind == OpKind::ConvNgchwFgchw && !nativeGrouped))
     options.push_back(b.getNamedAttr("layout", b.getStringAttr("nhwc")));
+  // Rows that the im2col GEMM pads for its register tiles
+  // (getCPUPaddedIm2colRows; the tuning spaces factorize them padded) are
+  // padded by the direct conv too, with the same tiles: a tile covering
+  // all the rows covers the padded ones, the others divide them, and no
+  // row past the map is computed (the register loop is peeled).
+  if (isConv(op.kind) && !padRows && !im2colGemm && op.lookup("n")) {
+    int64_t rows = size("oh");
+    int64_t padded = getCPUPaddedIm2colRows(op.kind, size("n"), rows,
+                                            size("ow"), rowCap(2 * lanes),
+                                            op.onTensors);
+    SmallVector<int64_t> &list = factors["oh"];
+    SmallVector<int64_t> tiles, paddedList;
+    for (size_t i = 0; i + 1 < list.size(); ++i) {
+      int64_t tile = 1;
+      for (int64_t f : ArrayRef<int64_t>(list).drop_front(i + 1))
+        tile *= f;
+      tiles.push_back(tile == rows ? padded : tile);
+    }
+    int64_t outer = padded;
+    for (int64_t tile : tiles) {
+      if (outer % tile != 0)
+        break;
+      paddedList.push_back(outer / tile);
+      outer = tile;
+    }
+    if (padded != rows && paddedList.size() == tiles.size()) {
+      paddedList.push_back(tiles.back());
+      list = paddedList;
+    }
+  }
   return buildConfig(ctx, kTargetCPU, original, factors, options);
 }
 
@@ -1144,16 +1186,40 @@ TileConfigAttr tiletune::computeIm2colDefaultCPUConfig(MLIRContext *ctx,
                                                   /*im2colGemm=*/true);
   if (!gemmConfig)
     return {};
-  // The conv tiles whose products (the GEMM tiles convertConvToIm2col
-  // derives) come closest to the GEMM's from below: in the windows form
-  // m's tile from ow, then oh, then (threads only) n; k's from c, then kw,
-  // then kh. Each divides the tile of the level above, so the config
-  // verifies. Per image, the pixels are on the vector lanes: the pair of
-  // ow and oh tiles is the largest product of whole vectors (else the
-  // largest product) under the GEMM's n tile.
+  // Ragged rows: where the pixels of one image have no divisor of at least
+  // half the rows of a two-vector register tile (a 7x7 map's 49 pixels
+  // against AVX2's 6 rows: 1), the conv pads its output rows to a multiple
+  // of those rows' period in whole rows (getCPUPaddedIm2colRows: 7 -> 12),
+  // which pads the end of the GEMM's pixel loop (getIm2colGemmConfig): its
+  // register tiles are the GEMM's, the last one shorter (its loop peeled),
+  // nothing past the pixels computed. The padded rows stay whole at the
+  // parallel level (the verifier's rule), so only a GEMM whose threads
+  // split the filters takes them.
+  int64_t paddedRows = size("oh");
+  int64_t elementBytes =
+      std::max<int64_t>(1, conv.elementType.getIntOrFloatBitWidth() / 8);
+  int64_t padded = getCPUPaddedIm2colRows(
+      conv.kind, size("n"), size("oh"), size("ow"),
+      CPUDescription::getRegisterRows(
+          target.vectorRegisters,
+          std::max<int64_t>(1, target.maxRegisterBytes / elementBytes),
+          2 * lanes, lanes),
+      conv.onTensors);
+  if (!perImage && padded != size("oh")) {
+    TunableOp paddedGemm = gemm;
+    paddedGemm.dims[0].size = padded * size("ow");
+    TileConfigAttr paddedConfig = computeDirectConfig(
+        ctx, paddedGemm, gemmTarget, pack, /*im2colGemm=*/true,
+        /*imageRows=*/size("oh") * size("ow"));
+    if (paddedConfig &&
+        paddedConfig.getTileSize("parallel", "m") == padded * size("ow")) {
+      gemmConfig = paddedConfig;
+      paddedRows = padded;
+    }
+  }
   std::map<std::string, int64_t> outer;
   for (const LoopDim &dim : conv.dims)
-    outer[dim.name] = dim.size;
+    outer[dim.name] = dim.name == "oh" ? paddedRows : dim.size;
   FactorMap factors;
   for (const LoopDim &dim : conv.dims)
     factors[dim.name] = {};
@@ -1249,11 +1315,11 @@ TileConfigAttr tiletune::computeIm2colDefaultCPUConfig(MLIRContext *ctx,
           largestDivisorAtMost(outer["f"], std::max<int64_t>(wantRows, rows)));
   } else if (takesWholeImageTiles(conv, target.threads)) {
     split("ow", size("ow"));
-    split("oh", size("oh"));
+    split("oh", paddedRows);
     split("n", 1);
     split("f", size("f") / target.threads);
     split("ow", size("ow"));
-    split("oh", size("oh"));
+    split("oh", paddedRows);
     split("f", largestDivisorAtMost(outer["f"], kWholeImageFilterTile));
     fitWindowRegisterTile();
   } else {

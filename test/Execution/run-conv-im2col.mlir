@@ -27,13 +27,15 @@
 // RUN: for e in default_1x1 default_3x3 default_nchw_1x1 default_nchw_1x1_7x7 default_nchw_b1_1x1 default_nchw_b1_3x3 default_nchw_b1_1x1_14x14; do for t in 1 2; do \
 // RUN:   tiletune-run %s --entry=$e --pipeline="tiletune-lower-cpu{default-configs=1 threads=$t}" --verify --repeats=1 --num-threads=$t; \
 // RUN: done; done | FileCheck %s --check-prefix=DEFAULT8
-// On AVX2 the 7x7 map's GEMM (M = 49) takes 7 x 8 register tiles.
+// On AVX2 the 7x7 map's GEMM (M = 49) takes 6 x 16 register tiles, its
+// rows padded to 12 (84 pixels, the last tile of one pixel; until
+// 2026-12-06 7 x 8 tiles).
 // RUN: for e in default_nchw_b1_3x3 default_nchw_b1_1x1_14x14; do for t in 1 2; do \
 // RUN:   tiletune-run %s --entry=$e --pipeline="tiletune-lower-cpu{default-configs=1 threads=$t}" --mcpu=haswell --verify --repeats=1 --num-threads=$t; \
 // RUN: done; done | FileCheck %s --check-prefix=DEFAULT4-AVX2
 // RUN: tiletune-opt %s --tiletune-default-config=mcpu=haswell | FileCheck %s --check-prefix=RULE-AVX2
 // RULE-AVX2-LABEL: func.func @default_nchw_b1_3x3(
-// RULE-AVX2: register = {f = 8, oh = 1, ow = 7}, compute = im2col_rpmmv
+// RULE-AVX2: register = {f = 16, oh = 6, ow = 1}, compute = im2col_rpmmv, {{.*}}pad = {oh = 12}
 // RUN: tiletune-opt %s --tiletune-default-config | FileCheck %s --check-prefix=RULE
 // RUN: tiletune-opt %s --tiletune-default-config=mcpu=haswell | FileCheck %s --check-prefix=RULE
 // RULE-LABEL: func.func @default_1x1
@@ -65,14 +67,15 @@
 // keep whole images in the cache tile (their input is the transposed
 // window matrix, read in place), on AVX-512 and AVX2; the 3x3 conv and one
 // thread keep the GEMM's own tiles: all 49 rows in one cache tile, so one B
-// panel per cache step (two vectors on AVX-512, one on AVX2) and a k chunk
-// that keeps it and the rows' A slice in half of L1.
+// panel per cache step (two vectors) and a k chunk that keeps it and the
+// rows' A slice in half of L1 (two thirds on AVX2, whose rows are padded to
+// 12 for 6 x 16 register tiles).
 // RUN: tiletune-opt %s --tiletune-default-config="threads=2 mcpu=haswell caches=48K,1M,32M" | FileCheck %s --check-prefix=RULE2
 // RULE2-LABEL: func.func @default_nchw_b1_1x1
-// RULE2: parallel = {f = 128, n = 1, oh = 7, ow = 7}, cache = {c = 64, f = 64, kh = 1, kw = 1, oh = 7, ow = 7}
+// RULE2: parallel = {f = 128, n = 1, oh = {{7|12}}, ow = 7}, cache = {c = 64, f = 64, kh = 1, kw = 1, oh = {{7|12}}, ow = 7}
 // RULE2-SAME: compute = im2col_rpmmv{{.*}}layout = nhwc
 // RULE2-LABEL: func.func @default_nchw_b1_3x3
-// RULE2: cache = {c = 64, f = {{32|8}},
+// RULE2: cache = {c = 64, f = {{32|16}},
 // RULE2-SAME: compute = im2col_rpmmv{{.*}}layout = nhwc
 // RULE2-LABEL: func.func @default_nchw_b1_1x1_14x14
 // RULE2: parallel = {f = 128, n = 1, oh = 14, ow = 14}, cache = {c = 256, f = 64, kh = 1, kw = 1, oh = 14, ow = 14}

@@ -59,10 +59,40 @@ TEST(PaddingTest, PadsOnlySizesWithoutGoodDivisors) {
   EXPECT_TRUE(isCPUPaddableOpKind("batch_matmul"));
   EXPECT_TRUE(isCPUPaddableOpKind("matmul_transpose_b"));
   EXPECT_TRUE(isCPUPaddableOpKind("batch_matmul_transpose_ab"));
-  // Convs pad only their output rows (getCPUPaddedConvRows).
+  // Convs pad only their output rows (getCPUPaddedConvRows,
+  // getCPUPaddedIm2colRows); grouped ones never.
   EXPECT_TRUE(isCPUPaddableOpKind("conv_2d_nhwc_fhwc"));
   EXPECT_TRUE(isCPUPaddableOpKind("conv_2d_nhwc_hwcf"));
-  EXPECT_FALSE(isCPUPaddableOpKind("conv_2d_nchw_fchw"));
+  EXPECT_TRUE(isCPUPaddableOpKind("conv_2d_nchw_fchw"));
+  EXPECT_FALSE(isCPUPaddableOpKind("conv_2d_ngchw_fgchw"));
+}
+
+TEST(PaddingTest, PadsRowsOfRaggedIm2colGemms) {
+  // AVX2's 6 rows of two vectors: a 7x7 map (49 pixels, no divisor from 4
+  // to 6) -> 12 rows, a 13x13 one -> 18; a 3x3 map (9 pixels: 3 rows of
+  // the 6) -> 4, its period 6 / gcd(6, 3) = 2 rows.
+  EXPECT_EQ(getCPUPaddedIm2colRows(OpKind::ConvNchwFchw, 1, 7, 7, 6, true),
+            12);
+  EXPECT_EQ(getCPUPaddedIm2colRows(OpKind::ConvNhwcFhwc, 1, 13, 13, 6, true),
+            18);
+  EXPECT_EQ(getCPUPaddedIm2colRows(OpKind::ConvNhwcFhwc, 1, 3, 3, 6, true), 4);
+  // AVX-512's 12 or 14 rows: 7 divides 49.
+  EXPECT_EQ(getCPUPaddedIm2colRows(OpKind::ConvNchwFchw, 1, 7, 7, 12, true), 7);
+  // 5x5: 5 of 6 rows. 7x14 (98 pixels: 2 of 6) -> 9, a multiple of
+  // 6 / gcd(6, 14) = 3 rows.
+  EXPECT_EQ(getCPUPaddedIm2colRows(OpKind::ConvNchwFchw, 1, 5, 5, 6, true), 5);
+  EXPECT_EQ(getCPUPaddedIm2colRows(OpKind::ConvNchwFchw, 1, 7, 14, 6, true),
+            9);
+  // Never: rows that are not prime (27x27), maps wider than 14, batches,
+  // buffers, HWCF filters (direct on these maps: getCPUPaddedConvRows).
+  EXPECT_EQ(getCPUPaddedIm2colRows(OpKind::ConvNchwFchw, 1, 27, 27, 6, true),
+            27);
+  EXPECT_EQ(getCPUPaddedIm2colRows(OpKind::ConvNchwFchw, 1, 7, 17, 6, true),
+            7);
+  EXPECT_EQ(getCPUPaddedIm2colRows(OpKind::ConvNchwFchw, 8, 7, 7, 6, true), 7);
+  EXPECT_EQ(getCPUPaddedIm2colRows(OpKind::ConvNchwFchw, 1, 7, 7, 6, false),
+            7);
+  EXPECT_EQ(getCPUPaddedIm2colRows(OpKind::ConvNhwcHwcf, 1, 7, 7, 6, true), 7);
 }
 
 TEST(PaddingTest, PadsOddConvRowsOfSmallMaps) {

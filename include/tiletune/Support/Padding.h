@@ -28,6 +28,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <numeric>
 #include <optional>
 
 namespace mlir::tiletune {
@@ -112,6 +113,50 @@ inline int64_t getCPUPaddedConvRows(OpKind kind, int64_t batch, int64_t rows,
       columns > 14)
     return rows;
   return rows + 1;
+}
+
+/// The size the output rows of a CPU conv of `kind` computed as an im2col
+/// GEMM are padded to (`rows` itself when they are not): for one image
+/// (batch 1, on tensors) of a conv_2d_nhwc_fhwc or conv_2d_nchw_fchw (the
+/// forms whose default config takes the im2col GEMM on small maps; HWCF
+/// stays direct there, getCPUPaddedConvRows) with a prime number of rows on
+/// a map of at most 14 columns, whose `rows x columns` pixels have no
+/// divisor of at
+/// least half of `registerRows` (the rows of a two-vector register tile:
+/// a 7x7 map against AVX2's 6), the smallest multiple of
+/// `registerRows / gcd(registerRows, columns)` rows, so that the GEMM's
+/// pixel loop, padded at its end, takes register tiles of `registerRows`
+/// pixels (7 -> 12 for 6). Shared by the default config and the tuning
+/// spaces (docs/CPUSchedule.md, "Ragged rows of the 7x7 im2col GEMMs").
+inline int64_t getCPUPaddedIm2colRows(OpKind kind, int64_t batch, int64_t rows,
+                                      int64_t columns, int64_t registerRows,
+                                      bool onTensors) {
+  // A prime number of rows: every tile of the rows is 1 or all of them,
+  // so the direct conv's tiles carry over to the padded rows unchanged
+  // (computeDirectConfig) and its default config stays a point of the
+  // padded space (a 27x27 map's tiles of 3 or 9 rows would not divide 28).
+  auto isPrime = [](int64_t value) {
+    if (value < 2)
+      return false;
+    for (int64_t d = 2; d * d <= value; ++d)
+      if (value % d == 0)
+        return false;
+    return true;
+  };
+  if ((kind != OpKind::ConvNhwcFhwc && kind != OpKind::ConvNchwFchw) ||
+      batch != 1 || !onTensors || !isPrime(rows) || columns < 1 ||
+      columns > 14 || registerRows < 2)
+    return rows;
+  int64_t pixels = rows * columns, divisor = 1;
+  for (int64_t d = 1; d <= registerRows; ++d)
+    if (pixels % d == 0)
+      divisor = d;
+  if (2 * divisor > registerRows)
+    return rows;
+  int64_t period = registerRows / std::gcd(registerRows, columns);
+  int64_t padded = (rows + period - 1) / period * period;
+  // At most double the rows (getMaxPaddedSize's bound for small loops).
+  return padded <= 2 * rows ? padded : rows;
 }
 
 /// Whether loops of `opKind` ("matmul", "batch_matmul", ...) may be padded:

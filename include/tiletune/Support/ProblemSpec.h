@@ -70,9 +70,9 @@ struct ProblemSpec {
   std::array<int64_t, 2> dilations = {1, 1};
   /// Bytes per element of the operands (4 for f32).
   int64_t elementBytes = 4;
-  /// A conv whose output rows were padded (getCPUPaddedConvRows): its
-  /// configs keep them whole at the parallel level and compute it directly
-  /// (not through im2col), as the verifier requires of a padded conv.
+  /// A conv whose output rows were padded (getCPUPaddedConvRows, else
+  /// getCPUPaddedIm2colRows; batch 1): its configs keep them whole at the
+  /// parallel level, as the verifier requires of a padded conv.
   bool paddedRows = false;
 
   /// The dim called `name`, or null.
