@@ -1217,6 +1217,13 @@ TileConfigAttr tiletune::computeIm2colDefaultCPUConfig(MLIRContext *ctx,
       paddedRows = padded;
     }
   }
+  // The conv tiles whose products (the GEMM tiles convertConvToIm2col
+  // derives) come closest to the GEMM's from below: in the windows form
+  // m's tile from ow, then oh (its padded rows), then (threads only) n;
+  // k's from c, then kw, then kh. Each divides the tile of the level above,
+  // so the config verifies. Per image, the pixels are on the vector lanes:
+  // the pair of ow and oh tiles is the largest product of whole vectors
+  // (else the largest product) under the GEMM's n tile.
   std::map<std::string, int64_t> outer;
   for (const LoopDim &dim : conv.dims)
     outer[dim.name] = dim.name == "oh" ? paddedRows : dim.size;
