@@ -213,6 +213,20 @@ static int64_t getLanes(const TunableOp &op, const CPUTarget &target) {
   return std::max<int64_t>(1, target.vectorBytes / elementBytes);
 }
 
+/// Rows of a register tile `width` elements of `op` wide on the lanes of
+/// `target`: as many as fit the register file with the operands (the
+/// spaces' "register-file" bound), within the accumulator budget, at most
+/// 12.
+static int64_t getRegisterRows(const TunableOp &op, const CPUTarget &target,
+                               int64_t width) {
+  int64_t elementBytes =
+      std::max<int64_t>(1, op.elementType.getIntOrFloatBitWidth() / 8);
+  return CPUDescription::getRegisterRows(
+      target.vectorRegisters,
+      std::max<int64_t>(1, target.maxRegisterBytes / elementBytes), width,
+      getLanes(op, target));
+}
+
 /// Whether a batch-1 FHWC conv with a window larger than 1x1 reads its
 /// filter one tap at a time (computeDirectConfig): threads split the
 /// filters, each cache step is one filter tap (kh, kw) and a chunk of at
@@ -451,14 +465,8 @@ static TileConfigAttr computeDirectConfig(MLIRContext *ctx,
   int64_t elementBytes =
       std::max<int64_t>(1, original.elementType.getIntOrFloatBitWidth() / 8);
   int64_t lanes = std::max<int64_t>(1, target.vectorBytes / elementBytes);
-  int64_t registerElements =
-      std::max<int64_t>(1, target.maxRegisterBytes / elementBytes);
-  // Rows of a register tile `width` elements wide on the lanes: as many as
-  // fit the register file with the operands (the spaces' "register-file"
-  // bound), within the accumulator budget, at most 12.
   auto rowCap = [&](int64_t width) {
-    return CPUDescription::getRegisterRows(target.vectorRegisters,
-                                           registerElements, width, lanes);
+    return getRegisterRows(original, target, width);
   };
   // Matmul loops without good divisors are tiled at their padded sizes
   // (Support/Padding.h, with the rows of a two-vector register tile);
@@ -1196,15 +1204,9 @@ TileConfigAttr tiletune::computeIm2colDefaultCPUConfig(MLIRContext *ctx,
   // parallel level (the verifier's rule), so only a GEMM whose threads
   // split the filters takes them.
   int64_t paddedRows = size("oh");
-  int64_t elementBytes =
-      std::max<int64_t>(1, conv.elementType.getIntOrFloatBitWidth() / 8);
   int64_t padded = getCPUPaddedIm2colRows(
       conv.kind, size("n"), size("oh"), size("ow"),
-      CPUDescription::getRegisterRows(
-          target.vectorRegisters,
-          std::max<int64_t>(1, target.maxRegisterBytes / elementBytes),
-          2 * lanes, lanes),
-      conv.onTensors);
+      getRegisterRows(conv, target, 2 * lanes), conv.onTensors);
   if (!perImage && padded != size("oh")) {
     TunableOp paddedGemm = gemm;
     paddedGemm.dims[0].size = padded * size("ow");
