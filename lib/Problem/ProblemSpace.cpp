@@ -48,9 +48,13 @@ ProblemSpec mlir::tiletune::toProblemSpec(const Problem &problem) {
       int64_t padded =
           getCPUPaddedConvRows(problem.opKind, n->size, oh->size, ow->size,
                                problem.strides, problem.onTensors);
+      const ProblemDim *kh = problem.lookup("kh"), *kw = problem.lookup("kw");
+      bool pointwise = kh && kw && kh->size == 1 && kw->size == 1 &&
+                       problem.strides == std::array<int64_t, 2>{1, 1};
       if (padded == oh->size)
-        padded = getCPUPaddedIm2colRows(problem.opKind, n->size, oh->size,
-                                        ow->size, rows, problem.onTensors);
+        padded =
+            getCPUPaddedIm2colRows(problem.opKind, n->size, oh->size, ow->size,
+                                   rows, problem.onTensors, pointwise);
       spec.paddedRows = padded != oh->size;
       oh->size = padded;
     }

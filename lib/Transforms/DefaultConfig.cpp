@@ -227,6 +227,25 @@ static int64_t getRegisterRows(const TunableOp &op, const CPUTarget &target,
       getLanes(op, target));
 }
 
+/// Whether conv `op` is pointwise: a 1x1 window at unit strides (its
+/// NHWC im2col matrix is its input).
+static bool isPointwise(const TunableOp &op) {
+  return isOneByOne(op) && op.strides == std::array<int64_t, 2>{1, 1};
+}
+
+/// The output rows conv `op`'s im2col GEMM pads them to for the register
+/// tiles of `target` (getCPUPaddedIm2colRows; the rows themselves when it
+/// does not): shared by the im2col decision, its config and the direct
+/// conv's tiles over the same padded rows.
+static int64_t getPaddedIm2colRows(const TunableOp &op,
+                                   const CPUTarget &target) {
+  return getCPUPaddedIm2colRows(
+      op.kind, op.lookup("n")->size, op.lookup("oh")->size,
+      op.lookup("ow")->size,
+      getRegisterRows(op, target, 2 * getLanes(op, target)), op.onTensors,
+      isPointwise(op));
+}
+
 /// Whether a batch-1 FHWC conv with a window larger than 1x1 reads its
 /// filter one tap at a time (computeDirectConfig): threads split the
 /// filters, each cache step is one filter tap (kh, kw) and a chunk of at
@@ -342,6 +361,17 @@ static std::optional<StringRef> pickIm2colPack(const TunableOp &op,
   int64_t pixels = size("oh") * size("ow");
   bool smallMap = pixels <= kSmallMapPixels && manyChannels;
   bool nchw = op.kind == OpKind::ConvNchwFchw;
+  // A pointwise NHWC conv of one image on a map larger than 7x7 whose
+  // pixels the register tiles of two vectors do not divide (AVX2: 56x56,
+  // 28x28 and 14x14 maps give 4 rows of 6) takes RPMMV, its GEMM over
+  // padded rows (6 x 16 tiles; the direct conv's are 4 x 16): Zen 3, 1
+  // thread, GFLOP/s of four alternating rounds, FHWC 56x56 256->128 direct
+  // 55-72, padded RPMMV 82-91; HWCF 58-62 / 65-79 (docs/CPUSchedule.md,
+  // "Ragged rows of the pointwise GEMMs"). The 7x7 maps keep the rules
+  // below.
+  if (!nchw && isPointwise(op) && pixels > kSmallMapPixels &&
+      getPaddedIm2colRows(op, target) != size("oh"))
+    return StringRef("b");
   bool threadedNchw = nchw && threads > 1 && size("n") == 1 &&
                       pixels <= kThreadedNchwMapPixels && manyChannels;
   if (nchw && isOneByOne(op)) {
@@ -444,8 +474,9 @@ tiletune::computeDirectDefaultCPUConfig(MLIRContext *ctx, const TunableOp &op,
 /// computeDirectDefaultCPUConfig; `im2colGemm`: `original` is the GEMM of a
 /// conv's im2col (computeIm2colDefaultCPUConfig), whose operands are not
 /// tensors the op reads in place as a matmul's are; `imageRows` (not 0):
-/// its m is the pixels of one image (that many) padded, kept in one cache
-/// tile.
+/// its m is the pixels of one image (that many) padded, never split over
+/// the threads, and kept in one cache tile on a small map (at most
+/// kSmallMapPixels pixels).
 static TileConfigAttr computeDirectConfig(MLIRContext *ctx,
                                           const TunableOp &original,
                                           const CPUTarget &target,
@@ -593,7 +624,11 @@ static TileConfigAttr computeDirectConfig(MLIRContext *ctx,
     SmallVector<StringRef> splitOrder;
     if (isBatchedMatmul(op.kind))
       splitOrder.push_back("b");
-    if (size("n") / rn > size("m") / rm)
+    // Padded rows (imageRows) stay whole (the verifier's rule for a conv's
+    // padded rows): the threads split the filters.
+    if (imageRows)
+      splitOrder.push_back("n");
+    else if (size("n") / rn > size("m") / rm)
       splitOrder.append({"n", "m"});
     else
       splitOrder.append({"m", "n"});
@@ -623,9 +658,9 @@ static TileConfigAttr computeDirectConfig(MLIRContext *ctx,
     bool mPadded = size("m") != original.lookup("m")->size;
     bool fitsL2 =
         plan.parallel["m"] * kc * elementBytes <= target.l2Bytes / 2;
-    if (fitsL2 && (mc < 16 || imageRows ||
-                   (mPadded && target.threads > 1 &&
-                    plan.parallel["m"] <= 256)))
+    if (fitsL2 &&
+        (mc < 16 || (imageRows && imageRows <= kSmallMapPixels) ||
+         (mPadded && target.threads > 1 && plan.parallel["m"] <= 256)))
       mc = plan.parallel["m"];
     plan.cache["m"] = mc;
     order = {"n", "k", "m"};
@@ -1103,9 +1138,7 @@ static TileConfigAttr computeDirectConfig(MLIRContext *ctx,
   // row past the map is computed (the register loop is peeled).
   if (isConv(op.kind) && !padRows && !im2colGemm && op.lookup("n")) {
     int64_t rows = size("oh");
-    int64_t padded = getCPUPaddedIm2colRows(op.kind, size("n"), rows,
-                                            size("ow"), rowCap(2 * lanes),
-                                            op.onTensors);
+    int64_t padded = getPaddedIm2colRows(op, target);
     SmallVector<int64_t> &list = factors["oh"];
     SmallVector<int64_t> tiles, paddedList;
     for (size_t i = 0; i + 1 < list.size(); ++i) {
@@ -1204,9 +1237,16 @@ TileConfigAttr tiletune::computeIm2colDefaultCPUConfig(MLIRContext *ctx,
   // parallel level (the verifier's rule), so only a GEMM whose threads
   // split the filters takes them.
   int64_t paddedRows = size("oh");
-  int64_t padded = getCPUPaddedIm2colRows(
-      conv.kind, size("n"), size("oh"), size("ow"),
-      getRegisterRows(conv, target, 2 * lanes), conv.onTensors);
+  int64_t padded = getPaddedIm2colRows(conv, target);
+  // The threads a GEMM config runs (its parallel trips).
+  auto threadsOf = [&](TileConfigAttr config) {
+    int64_t trips = 1;
+    for (const LoopDim &dim : gemm.dims)
+      if (std::optional<int64_t> tile =
+              config.getTileSize("parallel", dim.name))
+        trips *= llvm::divideCeil(dim.size, std::max<int64_t>(1, *tile));
+    return trips;
+  };
   if (!perImage && padded != size("oh")) {
     TunableOp paddedGemm = gemm;
     paddedGemm.dims[0].size = padded * size("ow");
@@ -1214,7 +1254,8 @@ TileConfigAttr tiletune::computeIm2colDefaultCPUConfig(MLIRContext *ctx,
         ctx, paddedGemm, gemmTarget, pack, /*im2colGemm=*/true,
         /*imageRows=*/size("oh") * size("ow"));
     if (paddedConfig &&
-        paddedConfig.getTileSize("parallel", "m") == padded * size("ow")) {
+        paddedConfig.getTileSize("parallel", "m") == padded * size("ow") &&
+        threadsOf(paddedConfig) >= threadsOf(gemmConfig)) {
       gemmConfig = paddedConfig;
       paddedRows = padded;
     }
@@ -1268,6 +1309,29 @@ TileConfigAttr tiletune::computeIm2colDefaultCPUConfig(MLIRContext *ctx,
     split("oh", bestOh);
     split("ow", bestOw);
   };
+  // On padded rows, the pair of ow and oh tiles whose product comes
+  // closest to the GEMM's m tile at `level` from below (more columns on a
+  // tie): 57 padded rows of 56 columns take 3 x 2 for the GEMM's 6 rows,
+  // where ow first gives 1 x 4.
+  auto fitPaddedRows = [&](StringRef level) {
+    int64_t want = gemmTile(level, "m");
+    int64_t bestOw = 1, bestOh = 1;
+    for (int64_t tw = 1; tw <= std::min(outer["ow"], want); ++tw) {
+      if (outer["ow"] % tw != 0)
+        continue;
+      int64_t th = largestDivisorAtMost(outer["oh"], want / tw);
+      if (tw * th >= bestOw * bestOh)
+        bestOw = tw, bestOh = th;
+    }
+    split("ow", bestOw);
+    split("oh", bestOh);
+  };
+  auto fitRows = [&](StringRef level) {
+    if (paddedRows != size("oh"))
+      fitPaddedRows(level);
+    else
+      fit(level, "m", {"ow", "oh"});
+  };
   // The register tile of the windows form: m from ow, then oh, as close to
   // the GEMM's rows from below; where the map's rows allow at most half of
   // them (a 7x7 map against the GEMM's 6 rows on AVX2 gives 1), the
@@ -1279,7 +1343,7 @@ TileConfigAttr tiletune::computeIm2colDefaultCPUConfig(MLIRContext *ctx,
     int64_t below = largestDivisorAtMost(outer["ow"], wantM);
     below *= largestDivisorAtMost(outer["oh"], wantM / below);
     int64_t aboveOw = 0, aboveOh = 0;
-    if (below * 2 <= wantM)
+    if (below * 2 <= wantM && paddedRows == size("oh"))
       for (int64_t tw = 1; tw <= outer["ow"]; ++tw)
         for (int64_t th = 1; th <= outer["oh"]; ++th)
           if (outer["ow"] % tw == 0 && outer["oh"] % th == 0 &&
@@ -1294,7 +1358,7 @@ TileConfigAttr tiletune::computeIm2colDefaultCPUConfig(MLIRContext *ctx,
       split("f", largestDivisorAtMost(outer["f"], fitVectors * lanes));
       return;
     }
-    fit("register", "m", {"ow", "oh"});
+    fitRows("register");
     fit("register", "n", {"f"});
   };
   if (perImage) {
@@ -1334,7 +1398,7 @@ TileConfigAttr tiletune::computeIm2colDefaultCPUConfig(MLIRContext *ctx,
   } else {
     fit("parallel", "m", {"ow", "oh", "n"});
     fit("parallel", "n", {"f"});
-    fit("cache", "m", {"ow", "oh"});
+    fitRows("cache");
     fit("cache", "n", {"f"});
     fitWindowRegisterTile();
   }

@@ -13,8 +13,10 @@
 // RUN: tiletune-opt %s --tiletune-default-config="threads=1 mcpu=znver4 caches=32K,1M" | FileCheck %s --check-prefixes=CHECK,AVX512
 // RUN: tiletune-opt %s --tiletune-default-config="threads=2 mcpu=znver4 caches=32K,1M" | FileCheck %s --check-prefixes=CHECK,AVX512
 
+// On AVX2 its 196 pixels (4-row divisors) are padded to 15 rows of 14 for
+// the GEMM's 6-row tiles (a pointwise conv: getCPUPaddedIm2colRows).
 // CHECK-LABEL: func.func @hwcf_256_1024
-// AVX2: compute = im2col_rpmmv
+// AVX2: register = {f = 16, oh = 3, ow = 2}, compute = im2col_rpmmv, order = [f, kh, kw, c, oh, ow], pad = {oh = 15}
 // AVX512-NOT: compute = im2col
 // CHECK: return
 func.func @hwcf_256_1024(%in: tensor<1x14x14x256xf32>, %w: tensor<1x1x256x1024xf32>, %out: tensor<1x14x14x1024xf32>) -> tensor<1x14x14x1024xf32> {
@@ -44,8 +46,11 @@ func.func @b8_hwcf_s2_512_1024(%in: tensor<8x28x28x512xf32>, %w: tensor<1x1x512x
   return %r : tensor<8x14x14x1024xf32>
 }
 
-// Not on 7x7 (HWCF: its filter packed on the small map) or 28x28 maps, nor
-// with fewer than 256 channels, nor for a 3x3 filter.
+// Not on 7x7 maps (HWCF: its filter packed on the small map), nor for a
+// 3x3 filter on 28x28 or with fewer than 256 channels. Pointwise ones on
+// 28x28 maps or with fewer channels take it on AVX2 since 2026-12-07,
+// over rows padded for 6-row tiles (28 -> 30, 14 -> 15; docs/CPUSchedule.md,
+// "Ragged rows of the pointwise GEMMs"); AVX-512's tiles divide the pixels.
 // CHECK-LABEL: func.func @hwcf_7x7_2048_512
 // CHECK-NOT: compute = im2col
 // CHECK: return
@@ -56,7 +61,8 @@ func.func @hwcf_7x7_2048_512(%in: tensor<1x7x7x2048xf32>, %w: tensor<1x1x2048x51
 }
 
 // CHECK-LABEL: func.func @hwcf_28x28_512_256
-// CHECK-NOT: compute = im2col
+// AVX2: cache = {c = 256, f = {{128|256}}, kh = 1, kw = 1, oh = 15, ow = 4}, register = {f = 16, oh = 3, ow = 2}, compute = im2col_rpmmv, order = [f, kh, kw, c, oh, ow], pad = {oh = 30}
+// AVX512-NOT: compute = im2col
 // CHECK: return
 func.func @hwcf_28x28_512_256(%in: tensor<1x28x28x512xf32>, %w: tensor<1x1x512x256xf32>, %out: tensor<1x28x28x256xf32>) -> tensor<1x28x28x256xf32> {
   %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
@@ -65,7 +71,8 @@ func.func @hwcf_28x28_512_256(%in: tensor<1x28x28x512xf32>, %w: tensor<1x1x512x2
 }
 
 // CHECK-LABEL: func.func @hwcf_128_1024
-// CHECK-NOT: compute = im2col
+// AVX2: compute = im2col_rpmmv, order = [f, kh, kw, c, oh, ow], pad = {oh = 15}
+// AVX512-NOT: compute = im2col
 // CHECK: return
 func.func @hwcf_128_1024(%in: tensor<1x14x14x128xf32>, %w: tensor<1x1x128x1024xf32>, %out: tensor<1x14x14x1024xf32>) -> tensor<1x14x14x1024xf32> {
   %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}

@@ -95,6 +95,38 @@ TEST(PaddingTest, PadsRowsOfRaggedIm2colGemms) {
   EXPECT_EQ(getCPUPaddedIm2colRows(OpKind::ConvNhwcHwcf, 1, 7, 7, 6, true), 7);
 }
 
+TEST(PaddingTest, PadsRowsOfRaggedPointwiseGemms) {
+  auto rows = [](OpKind kind, int64_t batch, int64_t rows, int64_t columns,
+                 int64_t registerRows, bool onTensors = true) {
+    return getCPUPaddedIm2colRows(kind, batch, rows, columns, registerRows,
+                                  onTensors, /*pointwise=*/true);
+  };
+  // AVX2's 6 rows: 56x56, 28x28 and 14x14 maps (4-row divisors) pad to a
+  // multiple of 6 / gcd(6, columns) = 3 rows, on any map width and with
+  // rows that are not prime; FHWC and HWCF filters.
+  EXPECT_EQ(rows(OpKind::ConvNhwcFhwc, 1, 56, 56, 6), 57);
+  EXPECT_EQ(rows(OpKind::ConvNhwcHwcf, 1, 56, 56, 6), 57);
+  EXPECT_EQ(rows(OpKind::ConvNhwcFhwc, 1, 28, 28, 6), 30);
+  EXPECT_EQ(rows(OpKind::ConvNhwcHwcf, 1, 14, 14, 6), 15);
+  EXPECT_EQ(rows(OpKind::ConvNhwcFhwc, 1, 7, 7, 6), 12);
+  // Pixels with 6 rows (12x12, 6 | 144) or 5 (the matmul rule's 10
+  // accumulators are too few: 5x5 -> 6 rows, a multiple of 6 / gcd(6, 5)).
+  EXPECT_EQ(rows(OpKind::ConvNhwcFhwc, 1, 12, 12, 6), 12);
+  EXPECT_EQ(rows(OpKind::ConvNhwcFhwc, 1, 5, 5, 6), 6);
+  // AVX-512's 12 rows: 56 x 56 = 8 x 392 and 14 x 14 = 7 x 28 give 8 and
+  // 7 rows of two vectors, 16 and 14 accumulators.
+  EXPECT_EQ(rows(OpKind::ConvNhwcFhwc, 1, 56, 56, 12), 56);
+  EXPECT_EQ(rows(OpKind::ConvNhwcFhwc, 1, 14, 14, 12), 14);
+  // Never: batches, buffers, NCHW (per image, pixels on the lanes), one
+  // row, and the odd rows of a small map the direct HWCF conv pads itself
+  // (getCPUPaddedConvRows: 7 -> 8).
+  EXPECT_EQ(rows(OpKind::ConvNhwcFhwc, 8, 56, 56, 6), 56);
+  EXPECT_EQ(rows(OpKind::ConvNhwcFhwc, 1, 56, 56, 6, false), 56);
+  EXPECT_EQ(rows(OpKind::ConvNchwFchw, 1, 56, 56, 6), 56);
+  EXPECT_EQ(rows(OpKind::ConvNhwcFhwc, 1, 1, 56, 6), 1);
+  EXPECT_EQ(rows(OpKind::ConvNhwcHwcf, 1, 7, 7, 6), 7);
+}
+
 TEST(PaddingTest, PadsOddConvRowsOfSmallMaps) {
   const std::array<int64_t, 2> unit = {1, 1}, two = {2, 2};
   // ResNet-50's 7x7 maps: 7 rows -> 8, for two-row register tiles.

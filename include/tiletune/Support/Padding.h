@@ -33,6 +33,22 @@
 
 namespace mlir::tiletune {
 
+/// Whether `rows` register rows (a GEMM's m, a conv's pixels) have no
+/// divisor up to `registerRows` (the rows of a register tile two vectors
+/// wide that the target's register file holds) giving 12 accumulators,
+/// while `registerRows` itself gives 12 or more: AVX2's 16 registers hold 6
+/// rows of two vectors, and 1024 or 3136 (56 x 56 pixels) = 4 x ... give 4
+/// rows, 8 accumulators against two FMA pipes of latency 4-5.
+inline bool lacksRegisterRows(int64_t rows, int64_t registerRows) {
+  if (registerRows * 2 < 12)
+    return false;
+  int64_t divisor = 1;
+  for (int64_t d = 1; d <= registerRows; ++d)
+    if (rows % d == 0)
+      divisor = d;
+  return divisor * 2 < 12;
+}
+
 /// The size a CPU matmul / batch_matmul loop is padded to (`size` itself
 /// when it is not padded). `lanes` is the vector length in elements (16 for
 /// f32 with AVX-512).
@@ -80,14 +96,8 @@ inline int64_t getCPUPaddedSize(llvm::StringRef dim, int64_t size,
     for (int64_t d = 4; d <= 12; ++d)
       if (size % d == 0)
         padded = size;
-    if (registerRows * 2 >= 12) {
-      int64_t rows = 1;
-      for (int64_t d = 1; d <= registerRows; ++d)
-        if (padded % d == 0)
-          rows = d;
-      if (rows * 2 < 12)
-        return roundUp(size, 8 * registerRows);
-    }
+    if (lacksRegisterRows(padded, registerRows))
+      return roundUp(size, 8 * registerRows);
     return padded;
   }
   if (dim == "k" && size > 64 && size % 8 != 0)
@@ -130,7 +140,26 @@ inline int64_t getCPUPaddedConvRows(OpKind kind, int64_t batch, int64_t rows,
 /// spaces (docs/CPUSchedule.md, "Ragged rows of the 7x7 im2col GEMMs").
 inline int64_t getCPUPaddedIm2colRows(OpKind kind, int64_t batch, int64_t rows,
                                       int64_t columns, int64_t registerRows,
-                                      bool onTensors) {
+                                      bool onTensors, bool pointwise = false) {
+  auto roundUpRows = [&](int64_t period) {
+    int64_t padded = (rows + period - 1) / period * period;
+    // At most double the rows (getMaxPaddedSize's bound for small loops).
+    return padded <= 2 * rows ? padded : rows;
+  };
+  // A pointwise conv (1x1 window, unit strides) of one NHWC image is the
+  // GEMM of its pixels itself, which the default config computes as one
+  // (pickIm2colPack) on any map: its pixels padded like a matmul's m
+  // (getCPUPaddedSize, lacksRegisterRows) but in whole rows, so 56x56,
+  // 28x28 and 14x14 maps (4-row tiles on AVX2) pad to 57, 30 and 15 rows
+  // for 6-row tiles (docs/CPUSchedule.md, "Ragged rows of the pointwise
+  // GEMMs"). Rows the direct HWCF conv pads (getCPUPaddedConvRows) stay
+  // its own.
+  if (pointwise && batch == 1 && onTensors && rows > 1 && columns >= 1 &&
+      (kind == OpKind::ConvNhwcFhwc || kind == OpKind::ConvNhwcHwcf) &&
+      getCPUPaddedConvRows(kind, batch, rows, columns, {1, 1}, onTensors) ==
+          rows &&
+      lacksRegisterRows(rows * columns, registerRows))
+    return roundUpRows(registerRows / std::gcd(registerRows, columns));
   // A prime number of rows: every tile of the rows is 1 or all of them,
   // so the direct conv's tiles carry over to the padded rows unchanged
   // (computeDirectConfig) and its default config stays a point of the
@@ -153,10 +182,7 @@ inline int64_t getCPUPaddedIm2colRows(OpKind kind, int64_t batch, int64_t rows,
       divisor = d;
   if (2 * divisor > registerRows)
     return rows;
-  int64_t period = registerRows / std::gcd(registerRows, columns);
-  int64_t padded = (rows + period - 1) / period * period;
-  // At most double the rows (getMaxPaddedSize's bound for small loops).
-  return padded <= 2 * rows ? padded : rows;
+  return roundUpRows(registerRows / std::gcd(registerRows, columns));
 }
 
 /// Whether loops of `opKind` ("matmul", "batch_matmul", ...) may be padded:
