@@ -1293,42 +1293,33 @@ TileConfigAttr tiletune::computeIm2colDefaultCPUConfig(MLIRContext *ctx,
       want /= tile;
     }
   };
-  auto fitPixels = [&](StringRef level) {
-    int64_t want = gemmTile(level, "n");
+  // The pair of ow and oh tiles (dividing the tiles above them) whose
+  // product comes closest to `want` from below: per image (the pixels on
+  // the lanes) a product of whole vectors first, the first such pair on a
+  // tie; on padded rows more columns on a tie (57 padded rows of 56
+  // columns take 3 x 2 for the GEMM's 6 rows, where ow first gives 1 x 4).
+  auto fitPixelPair = [&](int64_t want, bool perImageLanes) {
     int64_t bestOw = 1, bestOh = 1;
     auto score = [&](int64_t product) {
-      return std::make_pair(product % lanes == 0, product);
+      return std::make_pair(perImageLanes && product % lanes == 0, product);
     };
-    for (int64_t tw = 1; tw <= outer["ow"]; ++tw) {
-      if (outer["ow"] % tw != 0 || tw > want)
-        continue;
-      int64_t th = largestDivisorAtMost(outer["oh"], want / tw);
-      if (score(tw * th) > score(bestOw * bestOh))
-        bestOw = tw, bestOh = th;
-    }
-    split("oh", bestOh);
-    split("ow", bestOw);
-  };
-  // On padded rows, the pair of ow and oh tiles whose product comes
-  // closest to the GEMM's m tile at `level` from below (more columns on a
-  // tie): 57 padded rows of 56 columns take 3 x 2 for the GEMM's 6 rows,
-  // where ow first gives 1 x 4.
-  auto fitPaddedRows = [&](StringRef level) {
-    int64_t want = gemmTile(level, "m");
-    int64_t bestOw = 1, bestOh = 1;
     for (int64_t tw = 1; tw <= std::min(outer["ow"], want); ++tw) {
       if (outer["ow"] % tw != 0)
         continue;
       int64_t th = largestDivisorAtMost(outer["oh"], want / tw);
-      if (tw * th >= bestOw * bestOh)
+      if (perImageLanes ? score(tw * th) > score(bestOw * bestOh)
+                        : score(tw * th) >= score(bestOw * bestOh))
         bestOw = tw, bestOh = th;
     }
-    split("ow", bestOw);
     split("oh", bestOh);
+    split("ow", bestOw);
+  };
+  auto fitPixels = [&](StringRef level) {
+    fitPixelPair(gemmTile(level, "n"), /*perImageLanes=*/true);
   };
   auto fitRows = [&](StringRef level) {
     if (paddedRows != size("oh"))
-      fitPaddedRows(level);
+      fitPixelPair(gemmTile(level, "m"), /*perImageLanes=*/false);
     else
       fit(level, "m", {"ow", "oh"});
   };
