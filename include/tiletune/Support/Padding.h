@@ -37,8 +37,9 @@ namespace mlir::tiletune {
 /// divisor up to `registerRows` (the rows of a register tile two vectors
 /// wide that the target's register file holds) giving 12 accumulators,
 /// while `registerRows` itself gives 12 or more: AVX2's 16 registers hold 6
-/// rows of two vectors, and 1024 or 3136 (56 x 56 pixels) = 4 x ... give 4
-/// rows, 8 accumulators against two FMA pipes of latency 4-5.
+/// rows of two vectors, and the divisors of 1024 or of 3136 (56 x 56
+/// pixels) up to 6 end at 4: 4 rows, 8 accumulators against two FMA pipes
+/// of latency 4-5.
 inline bool lacksRegisterRows(int64_t rows, int64_t registerRows) {
   if (registerRows * 2 < 12)
     return false;
@@ -136,8 +137,12 @@ inline int64_t getCPUPaddedConvRows(OpKind kind, int64_t batch, int64_t rows,
 /// a 7x7 map against AVX2's 6), the smallest multiple of
 /// `registerRows / gcd(registerRows, columns)` rows, so that the GEMM's
 /// pixel loop, padded at its end, takes register tiles of `registerRows`
-/// pixels (7 -> 12 for 6). Shared by the default config and the tuning
-/// spaces (docs/CPUSchedule.md, "Ragged rows of the 7x7 im2col GEMMs").
+/// pixels (7 -> 12 for 6). With `pointwise` (1x1 window, unit strides),
+/// the rows of a batch-1 FHWC or HWCF conv on tensors on any map whose
+/// pixels `lacksRegisterRows` are padded to the same multiple (56 -> 57
+/// for 6). Shared by the default config and the tuning spaces
+/// (docs/CPUSchedule.md, "Ragged rows of the 7x7 im2col GEMMs" and "of
+/// the pointwise GEMMs").
 inline int64_t getCPUPaddedIm2colRows(OpKind kind, int64_t batch, int64_t rows,
                                       int64_t columns, int64_t registerRows,
                                       bool onTensors, bool pointwise = false) {
@@ -148,7 +153,8 @@ inline int64_t getCPUPaddedIm2colRows(OpKind kind, int64_t batch, int64_t rows,
   };
   // A pointwise conv (1x1 window, unit strides) of one NHWC image is the
   // GEMM of its pixels itself, which the default config computes as one
-  // (pickIm2colPack) on any map: its pixels padded like a matmul's m
+  // on maps larger than 7x7 (pickIm2colPack; smaller ones stay direct over
+  // the padded rows, computeDirectConfig): its pixels padded like a matmul's m
   // (getCPUPaddedSize, lacksRegisterRows) but in whole rows, so 56x56,
   // 28x28 and 14x14 maps (4-row tiles on AVX2) pad to 57, 30 and 15 rows
   // for 6-row tiles (docs/CPUSchedule.md, "Ragged rows of the pointwise
