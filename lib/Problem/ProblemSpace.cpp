@@ -47,7 +47,7 @@ ProblemSpec mlir::tiletune::toProblemSpec(const Problem &problem) {
       // register tiles of the im2col GEMM (the default config's rules).
       int64_t padded =
           getCPUPaddedConvRows(problem.opKind, n->size, oh->size, ow->size,
-                               problem.strides, problem.onTensors);
+                               problem.strides, rows, problem.onTensors);
       const ProblemDim *kh = problem.lookup("kh"), *kw = problem.lookup("kw");
       bool pointwise = kh && kw && kh->size == 1 && kw->size == 1 &&
                        problem.strides == std::array<int64_t, 2>{1, 1};

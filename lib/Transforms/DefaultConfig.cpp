@@ -412,8 +412,10 @@ static std::optional<StringRef> pickIm2colPack(const TunableOp &op,
   // 256: 63 / 62 at 1 thread, 134 / 106 at 2).
   int64_t pairRows =
       CPUDescription::getMaxRegisterRows(target.vectorRegisters, 2);
+  bool hwcfImage = op.kind == OpKind::ConvNhwcHwcf && size("n") == 1;
   if ((!nchw || size("n") == 1) && manyChannels &&
-      pixels > kSmallMapPixels && pixels <= kThreadedNchwMapPixels &&
+      (pixels > kSmallMapPixels || hwcfImage) &&
+      pixels <= kThreadedNchwMapPixels &&
       2 * largestDivisorAtMost(size("ow"), pairRows) < pairRows)
     return StringRef("b");
   if (!smallMap && !threadedNchw)
@@ -512,9 +514,9 @@ static TileConfigAttr computeDirectConfig(MLIRContext *ctx,
   bool padRows = false;
   if (isConv(op.kind) && op.lookup("n") && op.lookup("oh") && op.lookup("ow")) {
     int64_t rows = op.lookup("oh")->size;
-    int64_t padded =
-        getCPUPaddedConvRows(op.kind, op.lookup("n")->size, rows,
-                             op.lookup("ow")->size, op.strides, op.onTensors);
+    int64_t padded = getCPUPaddedConvRows(op.kind, op.lookup("n")->size, rows,
+                                          op.lookup("ow")->size, op.strides,
+                                          rowCap(2 * lanes), op.onTensors);
     padRows = padded != rows;
     for (LoopDim &dim : op.dims)
       if (dim.name == "oh")
@@ -721,14 +723,23 @@ static TileConfigAttr computeDirectConfig(MLIRContext *ctx,
     // register tiles (AVX2), k = 32 (half of L1) ran the NCHW 1x1 512->2048
     // at 44-46 GFLOP/s, k = 64 at 55-64 (Zen 3, 1 thread, three
     // alternating rounds).
+    // Since 2026-12-07 the padded rows take a k chunk whose A slice alone
+    // fills L1, and two panels per cache step where they divide the
+    // thread's filters: fewer steps, each adding to the output tile, ran
+    // faster than the pair in two thirds of L1 (Zen 3, 1 thread, GFLOP/s
+    // of three or four alternating rounds, cache {k = 64, n = 16} / {k =
+    // 128, n = 32}: FHWC 7x7 1x1 512->2048 56-68 / 65-81, HWCF 512->2048
+    // 65-72 / 72-81, HWCF 2048->512 64-77 / 72-83, HWCF 1x1/2 1024->2048
+    // 61-64 / 69-74; docs/CPUSchedule.md, "Small maps on AVX2").
     if (im2colGemm && pack == "b" && mc == plan.parallel["m"]) {
       int64_t rows = imageRows ? std::min(mc, imageRows) : mc;
-      int64_t l1Share = imageRows ? target.l1Bytes * 2 / 3 : target.l1Bytes / 2;
-      kc = largestDivisorAtMost(
-          size("k"), std::max<int64_t>(
-                         lanes, l1Share / ((rows + rn) * elementBytes)));
+      int64_t fill = imageRows
+                         ? target.l1Bytes / (rows * elementBytes)
+                         : target.l1Bytes / 2 / ((rows + rn) * elementBytes);
+      kc = largestDivisorAtMost(size("k"), std::max<int64_t>(lanes, fill));
       plan.cache["k"] = kc;
-      plan.cache["n"] = rn;
+      plan.cache["n"] =
+          imageRows && plan.parallel["n"] % (2 * rn) == 0 ? 2 * rn : rn;
     }
     for (int64_t u : {4, 2, 1})
       if (kc % u == 0) {

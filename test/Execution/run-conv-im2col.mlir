@@ -68,14 +68,15 @@
 // window matrix, read in place), on AVX-512 and AVX2; the 3x3 conv and one
 // thread keep the GEMM's own tiles: all 49 rows in one cache tile, so one B
 // panel per cache step (two vectors) and a k chunk that keeps it and the
-// rows' A slice in half of L1 (two thirds on AVX2, whose rows are padded to
-// 12 for 6 x 16 register tiles).
+// rows' A slice in half of L1; on AVX2, whose rows are padded to 12 for
+// 6 x 16 register tiles, two panels of one vector and a k chunk whose A
+// slice fills L1 (since 2026-12-07: 128 of 256 with 48K).
 // RUN: tiletune-opt %s --tiletune-default-config="threads=2 mcpu=haswell caches=48K,1M,32M" | FileCheck %s --check-prefix=RULE2
 // RULE2-LABEL: func.func @default_nchw_b1_1x1
-// RULE2: parallel = {f = 128, n = 1, oh = {{7|12}}, ow = 7}, cache = {c = 64, f = 64, kh = 1, kw = 1, oh = {{7|12}}, ow = 7}
+// RULE2: parallel = {f = 128, n = 1, oh = {{7|12}}, ow = 7}, cache = {c = {{64|128}}, f = 64, kh = 1, kw = 1, oh = {{7|12}}, ow = 7}
 // RULE2-SAME: compute = im2col_rpmmv{{.*}}layout = nhwc
 // RULE2-LABEL: func.func @default_nchw_b1_3x3
-// RULE2: cache = {c = 64, f = {{32|16}},
+// RULE2: cache = {c = {{64|128}}, f = 32,
 // RULE2-SAME: compute = im2col_rpmmv{{.*}}layout = nhwc
 // RULE2-LABEL: func.func @default_nchw_b1_1x1_14x14
 // RULE2: parallel = {f = 128, n = 1, oh = 14, ow = 14}, cache = {c = 256, f = 64, kh = 1, kw = 1, oh = 14, ow = 14}

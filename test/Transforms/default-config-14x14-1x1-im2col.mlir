@@ -6,8 +6,9 @@
 // 14x14 maps with 16 registers"); so does an NCHW conv with a window larger
 // than 1x1 at batch 1 (its 1x1 form has its own rules). AVX2 (16
 // registers: 6 rows of two vectors, 2 columns of a 14-wide row) takes it;
-// AVX-512 (32: 14 rows) and the 7x7 and 28x28 maps do not. Until
-// 2026-12-06 only 1x1 windows took it.
+// AVX-512 (32: 14 rows) and the 28x28 maps do not (one HWCF image on a
+// 7x7 map does on AVX2, see below). Until 2026-12-06 only 1x1 windows took
+// it.
 // RUN: tiletune-opt %s --tiletune-default-config="threads=1 mcpu=haswell caches=32K,512K" | FileCheck %s --check-prefixes=CHECK,AVX2
 // RUN: tiletune-opt %s --tiletune-default-config="threads=2 mcpu=haswell caches=32K,512K" | FileCheck %s --check-prefixes=CHECK,AVX2
 // RUN: tiletune-opt %s --tiletune-default-config="threads=1 mcpu=znver4 caches=32K,1M" | FileCheck %s --check-prefixes=CHECK,AVX512
@@ -46,13 +47,17 @@ func.func @b8_hwcf_s2_512_1024(%in: tensor<8x28x28x512xf32>, %w: tensor<1x1x512x
   return %r : tensor<8x14x14x1024xf32>
 }
 
-// Not on 7x7 maps (HWCF: its filter packed on the small map), nor for a
-// 3x3 filter on 28x28 or with fewer than 256 channels. Pointwise ones on
-// 28x28 maps or with fewer channels take it on AVX2 since 2026-12-07,
-// over rows padded for 6-row tiles (28 -> 30, 14 -> 15; docs/CPUSchedule.md,
-// "Ragged rows of the pointwise GEMMs"); AVX-512's tiles divide the pixels.
+// Not for a 3x3 filter on 28x28 or with fewer than 256 channels. Pointwise
+// ones on 28x28 maps or with fewer channels take it on AVX2 since
+// 2026-12-07, over rows padded for 6-row tiles (28 -> 30, 14 -> 15;
+// docs/CPUSchedule.md, "Ragged rows of the pointwise GEMMs"); AVX-512's
+// tiles divide the pixels. One HWCF image on a 7x7 map takes it on AVX2
+// too since 2026-12-07, over 12 rows (docs/CPUSchedule.md, "Small maps on
+// AVX2"); AVX-512's 2 x 7 direct tiles stay.
 // CHECK-LABEL: func.func @hwcf_7x7_2048_512
-// CHECK-NOT: compute = im2col
+// AVX2: register = {f = 16, oh = 6, ow = 1}, compute = im2col_rpmmv, order = [f, kh, kw, c, oh, ow], pad = {oh = 12}
+// AVX512-NOT: compute = im2col
+// AVX512: pad = {oh = 8}
 // CHECK: return
 func.func @hwcf_7x7_2048_512(%in: tensor<1x7x7x2048xf32>, %w: tensor<1x1x2048x512xf32>, %out: tensor<1x7x7x512xf32>) -> tensor<1x7x7x512xf32> {
   %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}

@@ -1,4 +1,4 @@
-// The im2col GEMM of one image (FHWC, NCHW) whose pixels have no divisor of at least
+// The im2col GEMM of one image (FHWC, HWCF, NCHW) whose pixels have no divisor of at least
 // half the rows of a two-vector register tile (a 7x7 map's 49 pixels
 // against AVX2's 6 rows: 1) pads the conv's output rows to a multiple of
 // those rows (7 -> 12), which pads the end of the GEMM's pixel loop: its
@@ -6,7 +6,8 @@
 // pixels computed (DefaultConfig.cpp, computeIm2colDefaultCPUConfig;
 // docs/CPUSchedule.md, "Ragged rows of the 7x7 im2col GEMMs"). Until
 // 2026-12-06 these GEMMs ran 7 x 8 tiles. AVX-512 (7 rows of two vectors
-// divide 49) and batch 8 keep their tiles.
+// divide 49) and batch 8 keep their tiles. Its cache steps take a k chunk
+// whose A slice fills L1 and two panels of filters (since 2026-12-07).
 // RUN: tiletune-opt %s --tiletune-default-config="threads=1 mcpu=haswell caches=32K,512K" | FileCheck %s --check-prefixes=CHECK,AVX2
 // RUN: tiletune-opt %s --tiletune-default-config="threads=2 mcpu=haswell caches=32K,512K" | FileCheck %s --check-prefixes=CHECK,AVX2
 // RUN: tiletune-opt %s --tiletune-default-config="threads=1 mcpu=znver4 caches=32K,1M" | FileCheck %s --check-prefixes=CHECK,AVX512
@@ -42,6 +43,21 @@ func.func @fhwc_512_2048(%in: tensor<1x7x7x512xf32>, %w: tensor<2048x1x1x512xf32
   return %r : tensor<1x7x7x2048xf32>
 }
 
+// One HWCF image takes the GEMM on AVX2 since 2026-12-07 (the direct
+// conv's tiles were 2 x 7 pixels x one vector of filters; docs/CPUSchedule.md,
+// "Small maps on AVX2"); AVX-512 keeps its direct 2 x 7 x 32 tiles over
+// 8 rows.
+// CHECK-LABEL: func.func @hwcf_3x3_512
+// AVX2: cache = {c = 128, f = 32, kh = 1, kw = 1, oh = 12, ow = 7}, register = {f = 16, oh = 6, ow = 1}, compute = im2col_rpmmv, {{.*}}pad = {oh = 12}
+// AVX512-NOT: compute =
+// AVX512: pad = {oh = 8}
+// CHECK: return
+func.func @hwcf_3x3_512(%in: tensor<1x9x9x512xf32>, %w: tensor<3x3x512x512xf32>, %out: tensor<1x7x7x512xf32>) -> tensor<1x7x7x512xf32> {
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%in, %w : tensor<1x9x9x512xf32>, tensor<3x3x512x512xf32>) outs(%out : tensor<1x7x7x512xf32>) -> tensor<1x7x7x512xf32>
+  return %r : tensor<1x7x7x512xf32>
+}
+
 // Batch 8: the GEMM's rows are the pixels of all images (392 = 8 x 49).
 // CHECK-LABEL: func.func @b8_nchw_512_2048
 // CHECK-NOT: pad =
@@ -53,7 +69,7 @@ func.func @b8_nchw_512_2048(%in: tensor<8x512x7x7xf32>, %w: tensor<2048x512x1x1x
 }
 
 // Small convs of the rule's forms with its padded rows (a 7x7 map: 12
-// rows; a 13x13 one: 18), and an HWCF one without, run against the untiled lowering at 1 and 2
+// rows; a 13x13 one: 18), run against the untiled lowering at 1 and 2
 // threads, computes forced so that the small channel counts take im2col.
 // RUN: tiletune-opt %s --tiletune-default-config="threads=1 mcpu=haswell caches=32K,512K compute=im2col_rpmmv" | FileCheck %s --check-prefix=SMALL
 // RUN: tiletune-opt %s --tiletune-default-config="threads=1 mcpu=haswell caches=32K,512K compute=im2col_rpmmv" > %t.1.mlir
@@ -67,10 +83,10 @@ func.func @b8_nchw_512_2048(%in: tensor<8x512x7x7xf32>, %w: tensor<2048x512x1x1x
 // SMALL: pad = {oh = 12}
 // SMALL-LABEL: func.func @small_nchw_3x3_13x13
 // SMALL: pad = {oh = 18}
-// HWCF convs are direct on such maps (their rows padded for two-row
-// tiles where unstrided, getCPUPaddedConvRows): no ragged rows.
+// HWCF convs too since 2026-12-07 (here strided: unstrided ones pad the
+// same rows for the direct conv, getCPUPaddedConvRows).
 // SMALL-LABEL: func.func @small_hwcf_7x7
-// SMALL-NOT: pad =
+// SMALL: pad = {oh = 12}
 // SMALL-LABEL: func.func @small_fhwc_3x3_7x7
 // SMALL: pad = {oh = 12}
 func.func @small_nchw_7x7(%in: tensor<1x24x7x7xf32>, %w: tensor<40x24x1x1xf32>, %out: tensor<1x40x7x7xf32>) -> tensor<1x40x7x7xf32> {

@@ -83,8 +83,14 @@ TEST(PaddingTest, PadsRowsOfRaggedIm2colGemms) {
   EXPECT_EQ(getCPUPaddedIm2colRows(OpKind::ConvNchwFchw, 1, 5, 5, 6, true), 5);
   EXPECT_EQ(getCPUPaddedIm2colRows(OpKind::ConvNchwFchw, 1, 7, 14, 6, true),
             9);
+  // HWCF filters as well (since 2026-12-07; getCPUPaddedConvRows pads the
+  // direct conv's rows the same where its strides are 1).
+  EXPECT_EQ(getCPUPaddedIm2colRows(OpKind::ConvNhwcHwcf, 1, 7, 7, 6, true), 12);
+  EXPECT_EQ(getCPUPaddedIm2colRows(OpKind::ConvNhwcHwcf, 1, 13, 13, 6, true),
+            18);
+  EXPECT_EQ(getCPUPaddedIm2colRows(OpKind::ConvNhwcHwcf, 1, 7, 7, 12, true), 7);
   // Never: rows that are not prime (27x27), maps wider than 14, batches,
-  // buffers, HWCF filters (direct on these maps: getCPUPaddedConvRows).
+  // buffers, grouped convs.
   EXPECT_EQ(getCPUPaddedIm2colRows(OpKind::ConvNchwFchw, 1, 27, 27, 6, true),
             27);
   EXPECT_EQ(getCPUPaddedIm2colRows(OpKind::ConvNchwFchw, 1, 7, 17, 6, true),
@@ -92,7 +98,8 @@ TEST(PaddingTest, PadsRowsOfRaggedIm2colGemms) {
   EXPECT_EQ(getCPUPaddedIm2colRows(OpKind::ConvNchwFchw, 8, 7, 7, 6, true), 7);
   EXPECT_EQ(getCPUPaddedIm2colRows(OpKind::ConvNchwFchw, 1, 7, 7, 6, false),
             7);
-  EXPECT_EQ(getCPUPaddedIm2colRows(OpKind::ConvNhwcHwcf, 1, 7, 7, 6, true), 7);
+  EXPECT_EQ(getCPUPaddedIm2colRows(OpKind::ConvNgchwFgchw, 1, 7, 7, 6, true),
+            7);
 }
 
 TEST(PaddingTest, PadsRowsOfRaggedPointwiseGemms) {
@@ -118,34 +125,57 @@ TEST(PaddingTest, PadsRowsOfRaggedPointwiseGemms) {
   EXPECT_EQ(rows(OpKind::ConvNhwcFhwc, 1, 56, 56, 12), 56);
   EXPECT_EQ(rows(OpKind::ConvNhwcFhwc, 1, 14, 14, 12), 14);
   // Never: batches, buffers, NCHW (per image, pixels on the lanes), one
-  // row, and the odd rows of a small map the direct HWCF conv pads itself
-  // (getCPUPaddedConvRows: 7 -> 8).
+  // row; the prime rows of a small map are padded by the prime rule
+  // (HWCF's by getCPUPaddedConvRows, the same 12).
   EXPECT_EQ(rows(OpKind::ConvNhwcFhwc, 8, 56, 56, 6), 56);
   EXPECT_EQ(rows(OpKind::ConvNhwcFhwc, 1, 56, 56, 6, false), 56);
   EXPECT_EQ(rows(OpKind::ConvNchwFchw, 1, 56, 56, 6), 56);
   EXPECT_EQ(rows(OpKind::ConvNhwcFhwc, 1, 1, 56, 6), 1);
-  EXPECT_EQ(rows(OpKind::ConvNhwcHwcf, 1, 7, 7, 6), 7);
+  EXPECT_EQ(rows(OpKind::ConvNhwcHwcf, 1, 7, 7, 6), 12);
+  EXPECT_EQ(rows(OpKind::ConvNhwcHwcf, 1, 7, 7, 12), 7);
 }
 
 TEST(PaddingTest, PadsOddConvRowsOfSmallMaps) {
   const std::array<int64_t, 2> unit = {1, 1}, two = {2, 2};
-  // ResNet-50's 7x7 maps: 7 rows -> 8, for two-row register tiles.
-  EXPECT_EQ(getCPUPaddedConvRows(OpKind::ConvNhwcHwcf, 1, 7, 7, unit, true), 8);
-  EXPECT_EQ(getCPUPaddedConvRows(OpKind::ConvNhwcHwcf, 1, 13, 13, unit, true),
-            14);
+  // ResNet-50's 7x7 maps: 7 rows -> 8, for two-row register tiles (12
+  // rows of two vectors: AVX-512; 7 of them divide 49), and a 5x5 map.
+  EXPECT_EQ(getCPUPaddedConvRows(OpKind::ConvNhwcHwcf, 1, 7, 7, unit, 12, true),
+            8);
+  EXPECT_EQ(getCPUPaddedConvRows(OpKind::ConvNhwcHwcf, 1, 5, 5, unit, 12, true),
+            6);
+  // Where the im2col GEMM's register rows lack divisors of the pixels,
+  // its padded rows (getCPUPaddedPrimeRows), which two-row tiles divide
+  // too: 13x13 -> 24 for 12 rows; on AVX2's 6, 7 -> 12, 13 -> 18 (5x5
+  // has 5 rows of 6: +1).
+  EXPECT_EQ(
+      getCPUPaddedConvRows(OpKind::ConvNhwcHwcf, 1, 13, 13, unit, 12, true),
+      24);
+  EXPECT_EQ(getCPUPaddedConvRows(OpKind::ConvNhwcHwcf, 1, 7, 7, unit, 6, true),
+            12);
+  EXPECT_EQ(
+      getCPUPaddedConvRows(OpKind::ConvNhwcHwcf, 1, 13, 13, unit, 6, true), 18);
+  EXPECT_EQ(getCPUPaddedConvRows(OpKind::ConvNhwcHwcf, 1, 5, 5, unit, 6, true),
+            6);
   // Even rows, one row, wide maps, strides, batches, buffers, FHWC filters
   // (transposed into packed tiles whatever the rows) and NCHW: never.
-  EXPECT_EQ(getCPUPaddedConvRows(OpKind::ConvNhwcHwcf, 1, 14, 14, unit, true),
-            14);
-  EXPECT_EQ(getCPUPaddedConvRows(OpKind::ConvNhwcHwcf, 1, 1, 7, unit, true), 1);
-  EXPECT_EQ(getCPUPaddedConvRows(OpKind::ConvNhwcHwcf, 1, 27, 27, unit, true),
-            27);
-  EXPECT_EQ(getCPUPaddedConvRows(OpKind::ConvNhwcHwcf, 1, 7, 7, two, true), 7);
-  EXPECT_EQ(getCPUPaddedConvRows(OpKind::ConvNhwcHwcf, 8, 7, 7, unit, true), 7);
-  EXPECT_EQ(getCPUPaddedConvRows(OpKind::ConvNhwcHwcf, 1, 7, 7, unit, false),
+  EXPECT_EQ(
+      getCPUPaddedConvRows(OpKind::ConvNhwcHwcf, 1, 14, 14, unit, 12, true),
+      14);
+  EXPECT_EQ(getCPUPaddedConvRows(OpKind::ConvNhwcHwcf, 1, 1, 7, unit, 12, true),
+            1);
+  EXPECT_EQ(
+      getCPUPaddedConvRows(OpKind::ConvNhwcHwcf, 1, 27, 27, unit, 12, true),
+      27);
+  EXPECT_EQ(getCPUPaddedConvRows(OpKind::ConvNhwcHwcf, 1, 7, 7, two, 12, true),
             7);
-  EXPECT_EQ(getCPUPaddedConvRows(OpKind::ConvNhwcFhwc, 1, 7, 7, unit, true), 7);
-  EXPECT_EQ(getCPUPaddedConvRows(OpKind::ConvNchwFchw, 1, 7, 7, unit, true), 7);
+  EXPECT_EQ(getCPUPaddedConvRows(OpKind::ConvNhwcHwcf, 8, 7, 7, unit, 12, true),
+            7);
+  EXPECT_EQ(
+      getCPUPaddedConvRows(OpKind::ConvNhwcHwcf, 1, 7, 7, unit, 12, false), 7);
+  EXPECT_EQ(getCPUPaddedConvRows(OpKind::ConvNhwcFhwc, 1, 7, 7, unit, 12, true),
+            7);
+  EXPECT_EQ(getCPUPaddedConvRows(OpKind::ConvNchwFchw, 1, 7, 7, unit, 12, true),
+            7);
 }
 
 } // namespace

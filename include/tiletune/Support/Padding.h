@@ -106,51 +106,89 @@ inline int64_t getCPUPaddedSize(llvm::StringRef dim, int64_t size,
   return size;
 }
 
+/// The rows of one image (batch 1, on tensors) with a prime number of
+/// output `rows` on a map of at most 14 `columns`, whose `rows x columns`
+/// pixels have no divisor of at least half of `registerRows` (the rows of
+/// a two-vector register tile: a 7x7 map against AVX2's 6), padded to the
+/// smallest multiple of `registerRows / gcd(registerRows, columns)` rows,
+/// so that a GEMM over the pixels, padded at its end, takes register tiles
+/// of `registerRows` pixels (7 -> 12 for 6); `rows` itself otherwise. A
+/// prime number of rows: every tile of the rows is 1 or all of them, so a
+/// direct conv's tiles carry over to the padded rows unchanged
+/// (computeDirectConfig) and its default config stays a point of the padded
+/// space (a 27x27 map's tiles of 3 or 9 rows would not divide 28).
+inline int64_t getCPUPaddedPrimeRows(int64_t batch, int64_t rows,
+                                     int64_t columns, int64_t registerRows,
+                                     bool onTensors) {
+  auto isPrime = [](int64_t value) {
+    if (value < 2)
+      return false;
+    for (int64_t d = 2; d * d <= value; ++d)
+      if (value % d == 0)
+        return false;
+    return true;
+  };
+  if (batch != 1 || !onTensors || !isPrime(rows) || columns < 1 ||
+      columns > 14 || registerRows < 2)
+    return rows;
+  int64_t pixels = rows * columns, divisor = 1;
+  for (int64_t d = 1; d <= registerRows; ++d)
+    if (pixels % d == 0)
+      divisor = d;
+  if (2 * divisor > registerRows)
+    return rows;
+  int64_t period = registerRows / std::gcd(registerRows, columns);
+  int64_t padded = (rows + period - 1) / period * period;
+  // At most double the rows (getMaxPaddedSize's bound for small loops).
+  return padded <= 2 * rows ? padded : rows;
+}
+
 /// The size the output rows (`oh`) of a CPU conv of `kind` are padded to
-/// (`rows` itself when they are not): one more row for an odd number of
-/// rows above 1 on a map of at most 14 `columns` (ResNet-50's 7x7 maps),
-/// for a conv_2d_nhwc_hwcf of batch 1 on tensors with unit strides (the
-/// default config computes a batched one with a window larger than 1x1 as
-/// an im2col GEMM, which cannot pad rows), so that register
-/// tiles of two rows cover them (the last row alone, its register loop
-/// peeled). FHWC filters are transposed into packed tiles, which limits
-/// them whatever the rows (docs/CPUSchedule.md, "Odd rows on small maps").
+/// (`rows` itself when they are not) for its direct form: for a
+/// conv_2d_nhwc_hwcf of batch 1 on tensors with unit strides (the default
+/// config computes a batched one with a window larger than 1x1 as an
+/// im2col GEMM, which cannot pad rows) with an odd number of rows above 1
+/// on a map of at most 14 `columns` (ResNet-50's 7x7 maps), one more row,
+/// so that register tiles of two rows cover them (the last row alone, its
+/// register loop peeled); where its pixels lack rows for the register
+/// tiles of its im2col GEMM (`registerRows`, getCPUPaddedPrimeRows: a 7x7
+/// map on AVX2, whose GEMM the default config takes with many channels,
+/// pickIm2colPack), the GEMM's padded rows (7 -> 12), which tiles of two
+/// rows divide as well. FHWC filters are transposed into packed tiles,
+/// which limits them whatever the rows (docs/CPUSchedule.md, "Odd rows on
+/// small maps").
 inline int64_t getCPUPaddedConvRows(OpKind kind, int64_t batch, int64_t rows,
                                     int64_t columns,
                                     std::array<int64_t, 2> strides,
-                                    bool onTensors) {
+                                    int64_t registerRows, bool onTensors) {
   if (kind != OpKind::ConvNhwcHwcf || batch != 1 || !onTensors ||
       strides != std::array<int64_t, 2>{1, 1} || rows <= 1 || rows % 2 == 0 ||
       columns > 14)
     return rows;
+  int64_t gemmRows =
+      getCPUPaddedPrimeRows(batch, rows, columns, registerRows, onTensors);
+  if (gemmRows != rows && gemmRows % 2 == 0)
+    return gemmRows;
   return rows + 1;
 }
 
 /// The size the output rows of a CPU conv of `kind` computed as an im2col
 /// GEMM are padded to (`rows` itself when they are not): for one image
-/// (batch 1, on tensors) of a conv_2d_nhwc_fhwc or conv_2d_nchw_fchw (the
-/// forms whose default config takes the im2col GEMM on small maps; HWCF
-/// stays direct there, getCPUPaddedConvRows) with a prime number of rows on
-/// a map of at most 14 columns, whose `rows x columns` pixels have no
-/// divisor of at
-/// least half of `registerRows` (the rows of a two-vector register tile:
-/// a 7x7 map against AVX2's 6), the smallest multiple of
-/// `registerRows / gcd(registerRows, columns)` rows, so that the GEMM's
-/// pixel loop, padded at its end, takes register tiles of `registerRows`
-/// pixels (7 -> 12 for 6). With `pointwise` (1x1 window, unit strides),
-/// the rows of a batch-1 FHWC or HWCF conv on tensors on any map whose
-/// pixels `lacksRegisterRows` are padded to the same multiple (56 -> 57
-/// for 6). Shared by the default config and the tuning spaces
-/// (docs/CPUSchedule.md, "Ragged rows of the 7x7 im2col GEMMs" and "of
-/// the pointwise GEMMs").
+/// of a conv_2d_nhwc_fhwc, conv_2d_nhwc_hwcf or conv_2d_nchw_fchw, the
+/// prime rows of getCPUPaddedPrimeRows (7 -> 12 for AVX2's 6 rows of two
+/// vectors; the rows getCPUPaddedConvRows pads for the direct HWCF conv are
+/// the same there). With `pointwise` (1x1 window, unit strides), the rows
+/// of a batch-1 FHWC or HWCF conv on tensors on any map whose pixels
+/// `lacksRegisterRows` are padded to a multiple of `registerRows /
+/// gcd(registerRows, columns)` (56 -> 57 for 6). Shared by the default
+/// config and the tuning spaces (docs/CPUSchedule.md, "Ragged rows of the
+/// 7x7 im2col GEMMs" and "of the pointwise GEMMs").
 inline int64_t getCPUPaddedIm2colRows(OpKind kind, int64_t batch, int64_t rows,
                                       int64_t columns, int64_t registerRows,
                                       bool onTensors, bool pointwise = false) {
-  auto roundUpRows = [&](int64_t period) {
-    int64_t padded = (rows + period - 1) / period * period;
-    // At most double the rows (getMaxPaddedSize's bound for small loops).
-    return padded <= 2 * rows ? padded : rows;
-  };
+  if (kind != OpKind::ConvNhwcFhwc && kind != OpKind::ConvNchwFchw &&
+      kind != OpKind::ConvNhwcHwcf)
+    return rows;
   // A pointwise conv (1x1 window, unit strides) of one NHWC image is the
   // GEMM of its pixels itself, which the default config computes as one
   // on maps larger than 7x7 (pickIm2colPack; smaller ones stay direct over
@@ -160,35 +198,16 @@ inline int64_t getCPUPaddedIm2colRows(OpKind kind, int64_t batch, int64_t rows,
   // for 6-row tiles (docs/CPUSchedule.md, "Ragged rows of the pointwise
   // GEMMs"). Rows the direct HWCF conv pads (getCPUPaddedConvRows) stay
   // its own.
-  if (pointwise && batch == 1 && onTensors && rows > 1 && columns >= 1 &&
-      (kind == OpKind::ConvNhwcFhwc || kind == OpKind::ConvNhwcHwcf) &&
-      getCPUPaddedConvRows(kind, batch, rows, columns, {1, 1}, onTensors) ==
-          rows &&
-      lacksRegisterRows(rows * columns, registerRows))
-    return roundUpRows(registerRows / std::gcd(registerRows, columns));
-  // A prime number of rows: every tile of the rows is 1 or all of them,
-  // so the direct conv's tiles carry over to the padded rows unchanged
-  // (computeDirectConfig) and its default config stays a point of the
-  // padded space (a 27x27 map's tiles of 3 or 9 rows would not divide 28).
-  auto isPrime = [](int64_t value) {
-    if (value < 2)
-      return false;
-    for (int64_t d = 2; d * d <= value; ++d)
-      if (value % d == 0)
-        return false;
-    return true;
-  };
-  if ((kind != OpKind::ConvNhwcFhwc && kind != OpKind::ConvNchwFchw) ||
-      batch != 1 || !onTensors || !isPrime(rows) || columns < 1 ||
-      columns > 14 || registerRows < 2)
-    return rows;
-  int64_t pixels = rows * columns, divisor = 1;
-  for (int64_t d = 1; d <= registerRows; ++d)
-    if (pixels % d == 0)
-      divisor = d;
-  if (2 * divisor > registerRows)
-    return rows;
-  return roundUpRows(registerRows / std::gcd(registerRows, columns));
+  if (pointwise && kind != OpKind::ConvNchwFchw && batch == 1 && onTensors &&
+      rows > 1 && columns >= 1 &&
+      getCPUPaddedConvRows(kind, batch, rows, columns, {1, 1}, registerRows,
+                           onTensors) == rows &&
+      lacksRegisterRows(rows * columns, registerRows)) {
+    int64_t period = registerRows / std::gcd(registerRows, columns);
+    int64_t padded = (rows + period - 1) / period * period;
+    return padded <= 2 * rows ? padded : rows;
+  }
+  return getCPUPaddedPrimeRows(batch, rows, columns, registerRows, onTensors);
 }
 
 /// Whether loops of `opKind` ("matmul", "batch_matmul", ...) may be padded:
