@@ -410,6 +410,14 @@ static std::optional<StringRef> pickIm2colPack(const TunableOp &op,
   // 75 / 87 and 56 / 85, 2 threads 118 / 167 and 109 / 166; NCHW b1 1 thread
   // 62, 63 / 78, 78 and 49, 49 / 74, 73. NCHW at batch 8 stays direct (3x3
   // 256: 63 / 62 at 1 thread, 134 / 106 at 2).
+  // Since 2026-12-07 an HWCF image on a smaller map (7x7) takes it too,
+  // over rows padded for 6-row tiles (getCPUPaddedPrimeRows: 7 -> 12),
+  // where its direct tiles held 2 x 7 pixels x one vector of filters: Zen
+  // 3, GFLOP/s of three alternating rounds, direct / rpmmv, 1 thread, 1x1
+  // 512->2048 47-67 / 68-77, 2048->512 53-63 / 81-83, 1x1/2 1024->2048
+  // 59-61 / 71-74, 3x3 512 62-64 / 67-78, 3x3/2 53-56 / 66-74; 2 threads
+  // 55-94 / 132-145, 54-125 / 138-156, 84-113 / 111-120, 93-118 /
+  // 119-148, 79-111 / 109-153 (docs/CPUSchedule.md, "Small maps on AVX2").
   int64_t pairRows =
       CPUDescription::getMaxRegisterRows(target.vectorRegisters, 2);
   bool hwcfImage = op.kind == OpKind::ConvNhwcHwcf && size("n") == 1;
@@ -728,8 +736,8 @@ static TileConfigAttr computeDirectConfig(MLIRContext *ctx,
     // thread's filters: fewer steps, each adding to the output tile, ran
     // faster than the pair in two thirds of L1 (Zen 3, 1 thread, GFLOP/s
     // of three or four alternating rounds, cache {k = 64, n = 16} / {k =
-    // 128, n = 32}: FHWC 7x7 1x1 512->2048 56-68 / 65-81, HWCF 512->2048
-    // 65-72 / 72-81, HWCF 2048->512 64-77 / 72-83, HWCF 1x1/2 1024->2048
+    // 128, n = 32}: FHWC 7x7 1x1 512->2048 53-69 / 65-81, HWCF 512->2048
+    // 65-72 / 72-82, HWCF 2048->512 64-77 / 72-83, HWCF 1x1/2 1024->2048
     // 61-64 / 69-74; docs/CPUSchedule.md, "Small maps on AVX2").
     if (im2colGemm && pack == "b" && mc == plan.parallel["m"]) {
       int64_t rows = imageRows ? std::min(mc, imageRows) : mc;
