@@ -137,45 +137,37 @@ TEST(PaddingTest, PadsRowsOfRaggedPointwiseGemms) {
 
 TEST(PaddingTest, PadsOddConvRowsOfSmallMaps) {
   const std::array<int64_t, 2> unit = {1, 1}, two = {2, 2};
+  // getCPUPaddedConvRows of a batch-1 HWCF conv on tensors by default.
+  auto rows = [&](int64_t rows, int64_t columns, int64_t registerRows,
+                  std::array<int64_t, 2> strides = {1, 1},
+                  OpKind kind = OpKind::ConvNhwcHwcf, int64_t batch = 1,
+                  bool onTensors = true) {
+    return getCPUPaddedConvRows(kind, batch, rows, columns, strides,
+                                registerRows, onTensors);
+  };
   // ResNet-50's 7x7 maps: 7 rows -> 8, for two-row register tiles (12
   // rows of two vectors: AVX-512; 7 of them divide 49), and a 5x5 map.
-  EXPECT_EQ(getCPUPaddedConvRows(OpKind::ConvNhwcHwcf, 1, 7, 7, unit, 12, true),
-            8);
-  EXPECT_EQ(getCPUPaddedConvRows(OpKind::ConvNhwcHwcf, 1, 5, 5, unit, 12, true),
-            6);
+  EXPECT_EQ(rows(7, 7, 12), 8);
+  EXPECT_EQ(rows(5, 5, 12), 6);
   // Where the im2col GEMM's register rows lack divisors of the pixels,
   // its padded rows (getCPUPaddedPrimeRows), which two-row tiles divide
   // too: 13x13 -> 24 for 12 rows; on AVX2's 6, 7 -> 12, 13 -> 18 (5x5
   // has 5 rows of 6: +1).
-  EXPECT_EQ(
-      getCPUPaddedConvRows(OpKind::ConvNhwcHwcf, 1, 13, 13, unit, 12, true),
-      24);
-  EXPECT_EQ(getCPUPaddedConvRows(OpKind::ConvNhwcHwcf, 1, 7, 7, unit, 6, true),
-            12);
-  EXPECT_EQ(
-      getCPUPaddedConvRows(OpKind::ConvNhwcHwcf, 1, 13, 13, unit, 6, true), 18);
-  EXPECT_EQ(getCPUPaddedConvRows(OpKind::ConvNhwcHwcf, 1, 5, 5, unit, 6, true),
-            6);
+  EXPECT_EQ(rows(13, 13, 12), 24);
+  EXPECT_EQ(rows(7, 7, 6), 12);
+  EXPECT_EQ(rows(13, 13, 6), 18);
+  EXPECT_EQ(rows(5, 5, 6), 6);
   // Even rows, one row, wide maps, strides, batches, buffers, FHWC filters
   // (transposed into packed tiles whatever the rows) and NCHW: never.
-  EXPECT_EQ(
-      getCPUPaddedConvRows(OpKind::ConvNhwcHwcf, 1, 14, 14, unit, 12, true),
-      14);
-  EXPECT_EQ(getCPUPaddedConvRows(OpKind::ConvNhwcHwcf, 1, 1, 7, unit, 12, true),
-            1);
-  EXPECT_EQ(
-      getCPUPaddedConvRows(OpKind::ConvNhwcHwcf, 1, 27, 27, unit, 12, true),
-      27);
-  EXPECT_EQ(getCPUPaddedConvRows(OpKind::ConvNhwcHwcf, 1, 7, 7, two, 12, true),
-            7);
-  EXPECT_EQ(getCPUPaddedConvRows(OpKind::ConvNhwcHwcf, 8, 7, 7, unit, 12, true),
-            7);
-  EXPECT_EQ(
-      getCPUPaddedConvRows(OpKind::ConvNhwcHwcf, 1, 7, 7, unit, 12, false), 7);
-  EXPECT_EQ(getCPUPaddedConvRows(OpKind::ConvNhwcFhwc, 1, 7, 7, unit, 12, true),
-            7);
-  EXPECT_EQ(getCPUPaddedConvRows(OpKind::ConvNchwFchw, 1, 7, 7, unit, 12, true),
-            7);
+  EXPECT_EQ(rows(14, 14, 12), 14);
+  EXPECT_EQ(rows(1, 7, 12), 1);
+  EXPECT_EQ(rows(27, 27, 12), 27);
+  EXPECT_EQ(rows(7, 7, 12, two), 7);
+  EXPECT_EQ(rows(7, 7, 6, two), 7);
+  EXPECT_EQ(rows(7, 7, 12, unit, OpKind::ConvNhwcHwcf, 8), 7);
+  EXPECT_EQ(rows(7, 7, 12, unit, OpKind::ConvNhwcHwcf, 1, false), 7);
+  EXPECT_EQ(rows(7, 7, 12, unit, OpKind::ConvNhwcFhwc), 7);
+  EXPECT_EQ(rows(7, 7, 6, unit, OpKind::ConvNchwFchw), 7);
 }
 
 } // namespace
