@@ -17,7 +17,9 @@
 // The splits (AVX2 target, caches pinned): batch first, then rows; a conv
 // whose batch, rows, filters and columns are all prime to 2 (conv_nhwc_prime)
 // has no even split and runs its one trip (the parallel tiles divide their
-// loops).
+// loops); its 7 rows of 11 pixels are padded to 12 on AVX2 for the im2col
+// GEMM's 6-row tiles (getCPUPaddedPrimeRows; HWCF since 2026-12-07), with
+// the same tiles.
 // RUN: tiletune-opt %s --tiletune-default-config="threads=2 mcpu=haswell caches=32K,1M" | FileCheck %s --check-prefix=SPLIT
 // SPLIT-LABEL: func.func @bmm_odd
 // SPLIT: parallel = {b = 2, m = 48, n = 32}
@@ -28,7 +30,7 @@
 // SPLIT-LABEL: func.func @conv_nhwc_rows
 // SPLIT: parallel = {f = 24, n = 1, oh = 5, ow = 13}
 // SPLIT-LABEL: func.func @conv_nhwc_prime
-// SPLIT: parallel = {f = 7, n = 1, oh = 7, ow = 11}
+// SPLIT: parallel = {f = 7, n = 1, oh = 12, ow = 11}, cache = {c = 5, f = 7, kh = 3, kw = 3, oh = 12, ow = 11}, register = {f = 7, oh = 1, ow = 11}, {{.*}}pad = {oh = 12}
 // SPLIT-LABEL: func.func @conv_nchw_batch
 // SPLIT: parallel = {f = 6, n = 1, oh = 5, ow = 4}
 
