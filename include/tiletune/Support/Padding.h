@@ -106,6 +106,13 @@ inline int64_t getCPUPaddedSize(llvm::StringRef dim, int64_t size,
   return size;
 }
 
+/// `rows` rounded up to a multiple of `period`, at most doubled
+/// (getMaxPaddedSize's bound for small loops): `rows` itself beyond that.
+inline int64_t roundUpConvRows(int64_t rows, int64_t period) {
+  int64_t padded = (rows + period - 1) / period * period;
+  return padded <= 2 * rows ? padded : rows;
+}
+
 /// The rows of one image (batch 1, on tensors) with a prime number of
 /// output `rows` on a map of at most 14 `columns`, whose `rows x columns`
 /// pixels have no divisor of at least half of `registerRows` (the rows of
@@ -137,10 +144,7 @@ inline int64_t getCPUPaddedPrimeRows(int64_t batch, int64_t rows,
       divisor = d;
   if (2 * divisor > registerRows)
     return rows;
-  int64_t period = registerRows / std::gcd(registerRows, columns);
-  int64_t padded = (rows + period - 1) / period * period;
-  // At most double the rows (getMaxPaddedSize's bound for small loops).
-  return padded <= 2 * rows ? padded : rows;
+  return roundUpConvRows(rows, registerRows / std::gcd(registerRows, columns));
 }
 
 /// The size the output rows (`oh`) of a CPU conv of `kind` are padded to
@@ -202,11 +206,9 @@ inline int64_t getCPUPaddedIm2colRows(OpKind kind, int64_t batch, int64_t rows,
       rows > 1 && columns >= 1 &&
       getCPUPaddedConvRows(kind, batch, rows, columns, {1, 1}, registerRows,
                            onTensors) == rows &&
-      lacksRegisterRows(rows * columns, registerRows)) {
-    int64_t period = registerRows / std::gcd(registerRows, columns);
-    int64_t padded = (rows + period - 1) / period * period;
-    return padded <= 2 * rows ? padded : rows;
-  }
+      lacksRegisterRows(rows * columns, registerRows))
+    return roundUpConvRows(rows,
+                           registerRows / std::gcd(registerRows, columns));
   return getCPUPaddedPrimeRows(batch, rows, columns, registerRows, onTensors);
 }
 
