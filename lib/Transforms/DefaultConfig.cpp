@@ -1068,6 +1068,20 @@ static TileConfigAttr computeDirectConfig(MLIRContext *ctx,
         rf >= 2 * lanes && channelChunk >= 16 &&
         threadOutput <= target.l2Bytes / 2 && threadFilter > target.l2Bytes) {
       pack = "b";
+      // Each channel chunk loads and stores the register tile's partial
+      // sums, so its output pixels (F elements apart) must not crowd an L1
+      // set: two rows of 7 pixels 4 or 8 KiB apart (1024 or 2048 filters)
+      // put 14 lines in one set of 12 ways. One row there. Zen 5, 1 thread,
+      // the 7x7 1x1 512-2048 (`tiletune-run --repeats=15`, five alternating
+      // rounds, GFLOP/s, two rows / one row): filter warm 144-158 /
+      // 139-177, filter from memory (`--cold-args=1`) 95-124 / 127-178 (the
+      // order above with two rows: 207-215 warm, 150-156 from memory;
+      // docs/CPUSchedule.md, "Output pixels that crowd an L1 set").
+      int64_t outputPixelBytes = size("f") * elementBytes;
+      if (plan.reg["oh"] > 1 && !fitsL1Sets(plan.reg["oh"], plan.reg["ow"],
+                                            size("ow") * outputPixelBytes,
+                                            outputPixelBytes, target.l1Bytes))
+        plan.reg["oh"] = 1;
       // ow and kh keep their whole cache tiles (set above).
       plan.cache["oh"] = plan.reg["oh"];
       plan.cache["f"] = plan.reg["f"];

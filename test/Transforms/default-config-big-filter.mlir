@@ -20,6 +20,7 @@
 // RUN: tiletune-opt %s --tiletune-default-config="threads=2 mcpu=znver4 caches=48K,32K" | FileCheck %s --check-prefix=KEEP
 // RUN: tiletune-opt %s --tiletune-default-config="threads=1 mcpu=haswell caches=32K,32K" | FileCheck %s --check-prefix=HSW
 // RUN: tiletune-opt %s --tiletune-default-config="threads=1 mcpu=znver4 caches=48K,1M" | FileCheck %s --check-prefix=BIG
+// RUN: tiletune-opt %s --tiletune-default-config="threads=1 mcpu=znver4 caches=48K,512K" | FileCheck %s --check-prefix=WIDE
 
 // OUTER-LABEL: func.func @padded3x3
 // OUTER: cache = {c = 32, f = 32, kh = 3, kw = 1, oh = 1, ow = 7}, register = {f = 32, oh = 1, ow = 7}, order = [ow, kh, c, kw, f, oh], pack = b
@@ -70,6 +71,12 @@
 // BIG-LABEL: func.func @hwcf1x1
 // BIG: order = [f, oh, ow, kh, kw, c], pack = none
 
+// 1024 filters: the output pixels lie 4 KiB apart, and two rows of 7 would
+// put 14 lines of the partial sums that each channel chunk loads and
+// stores in one L1 set. One row (the rows stay padded to 8).
+// WIDE-LABEL: func.func @hwcf1x1_wide
+// WIDE: cache = {c = 32, f = 32, kh = 1, kw = 1, oh = 1, ow = 7}, register = {f = 32, oh = 1, ow = 7}, order = [ow, kh, c, kw, f, oh], pack = b, pad = {oh = 8}
+
 // RUN: tiletune-opt %s --tiletune-default-config="threads=1 mcpu=znver4 caches=48K,32K" -o %t.mlir
 // RUN: tiletune-run %t.mlir --entry=padded3x3 --pipeline="tiletune-lower-cpu{threads=1}" --verify-untiled --repeats=1 | FileCheck %s --check-prefix=EXEC
 // RUN: tiletune-run %t.mlir --entry=odd --pipeline="tiletune-lower-cpu{threads=1}" --verify-untiled --repeats=1 | FileCheck %s --check-prefix=EXEC
@@ -80,6 +87,8 @@
 // RUN: tiletune-run %s --entry=padded3x3 --pipeline="tiletune-lower-cpu{default-configs=1 threads=2 caches=48K,128K}" --num-threads=2 --verify-untiled --repeats=1 | FileCheck %s --check-prefix=EXEC
 // RUN: tiletune-run %s --entry=padded3x3 --mcpu=haswell --pipeline="tiletune-lower-cpu{default-configs=1 threads=1 caches=32K,32K}" --verify-untiled --repeats=1 | FileCheck %s --check-prefix=EXEC
 // RUN: tiletune-run %t.mlir --entry=hwcf1x1 --pipeline="tiletune-lower-cpu{threads=2}" --num-threads=2 --verify-untiled --repeats=1 | FileCheck %s --check-prefix=EXEC
+// RUN: tiletune-opt %s --tiletune-default-config="threads=1 mcpu=znver4 caches=48K,512K" -o %t.wide.mlir
+// RUN: tiletune-run %t.wide.mlir --entry=hwcf1x1_wide --pipeline="tiletune-lower-cpu{threads=1}" --verify-untiled --repeats=1 | FileCheck %s --check-prefix=EXEC
 // EXEC: verify: passed against the untiled lowering
 
 #id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
@@ -143,4 +152,13 @@ func.func @hwcf1x1(%x: tensor<1x7x7x160xf32>, %w: tensor<1x1x160x64xf32>) -> ten
   %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x7x7x64xf32>) -> tensor<1x7x7x64xf32>
   %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x7x7x160xf32>, tensor<1x1x160x64xf32>) outs(%f : tensor<1x7x7x64xf32>) -> tensor<1x7x7x64xf32>
   return %c : tensor<1x7x7x64xf32>
+}
+
+// Its filter's 1024 output channels lie 4 KiB apart in the output: one row.
+func.func @hwcf1x1_wide(%x: tensor<1x7x7x160xf32>, %w: tensor<1x1x160x1024xf32>) -> tensor<1x7x7x1024xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x7x7x1024xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x7x7x1024xf32>) -> tensor<1x7x7x1024xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x7x7x160xf32>, tensor<1x1x160x1024xf32>) outs(%f : tensor<1x7x7x1024xf32>) -> tensor<1x7x7x1024xf32>
+  return %c : tensor<1x7x7x1024xf32>
 }
