@@ -1205,7 +1205,7 @@ int runModelsSuite(MLIRContext &context, const CPUDescription &target) {
                                   key.first, key.second,
                                   geomean(f.defaultRatios));
     if (!f.tunedRatios.empty())
-      llvm::outs() << llvm::formatv("  tuned {0:f2} ({1} shapes)",
+      llvm::outs() << llvm::formatv("  tuned {0:f2} ({1} tuned)",
                                     geomean(f.tunedRatios),
                                     f.tunedRatios.size());
     if (!f.speedups.empty())
