@@ -116,7 +116,10 @@ mlir::tiletune::applyDatabase(ModuleOp module, TileTuneDatabase &db,
         stats.missingOps.push_back({op, reason});
       continue;
     }
-    llvm::Expected<Space> space = buildProblemSpace(problem);
+    // The space of the thread count the result was tuned with (its padded
+    // sizes depend on it): results apply at that count only.
+    llvm::Expected<Space> space =
+        buildProblemSpace(problem, resolveThreads(target.threads));
     if (!space)
       return space.takeError();
     llvm::Expected<Config> config = space->parseKey((*best)->configKey);

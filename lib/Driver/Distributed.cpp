@@ -259,7 +259,8 @@ llvm::Error mlir::tiletune::runDistributedWorker(MLIRContext &ctx) {
         decodeCPUOptions(*measure);
     if (!measureOptions)
       return measureOptions.takeError();
-    llvm::Expected<Space> space = buildTuningSpace(&ctx, *problem, *fixed);
+    llvm::Expected<Space> space =
+        buildTuningSpace(&ctx, *problem, *fixed, measureOptions->threads);
     if (!space)
       return space.takeError();
     // Compile ahead while timing only when the timed kernels leave one of

@@ -67,7 +67,7 @@ llvm::Error mlir::tiletune::printSpaces(ModuleOp module, StringRef target,
         "the module cannot be tuned (see the errors above)");
   for (auto [index, problem] : llvm::enumerate(set->problems)) {
     llvm::Expected<Space> space =
-        buildTuningSpace(module.getContext(), problem, fixed);
+        buildTuningSpace(module.getContext(), problem, fixed, threads);
     if (!space)
       return space.takeError();
     os << "problem " << problem.getKey() << " (" << set->ops[index].size()

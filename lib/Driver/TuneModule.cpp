@@ -317,7 +317,8 @@ prepareProblem(MLIRContext *ctx, const Problem &problem, Operation *firstOp,
   PreparedProblem prepared;
   llvm::raw_string_ostream logStream(prepared.log);
   llvm::raw_ostream *log = options.log ? &logStream : nullptr;
-  llvm::Expected<Space> space = buildTuningSpace(ctx, problem, options.fixed);
+  llvm::Expected<Space> space =
+      buildTuningSpace(ctx, problem, options.fixed, threads);
   if (!space)
     return space.takeError();
   prepared.space = std::make_unique<Space>(std::move(*space));

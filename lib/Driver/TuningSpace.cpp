@@ -134,7 +134,8 @@ static Config getHeuristicPoint(MLIRContext *ctx, const Problem &problem,
     std::string why =
         config ? "it breaks a constraint" : toString(config.takeError());
     // Pinned parameters (--fix) may exclude it: keep what the pins allow.
-    llvm::Expected<Space> full = buildProblemSpace(problem);
+    llvm::Expected<Space> full =
+        buildProblemSpace(problem, resolveThreads(threads));
     if (full) {
       llvm::Expected<Config> unpinned = attrToConfig(problem, *full, attr);
       if (unpinned)
@@ -177,12 +178,14 @@ Config mlir::tiletune::getDefaultConfig(MLIRContext *ctx,
 
 llvm::Expected<Space> mlir::tiletune::buildTuningSpace(MLIRContext *ctx,
                                                        const Problem &problem,
-                                                       StringRef fixed) {
+                                                       StringRef fixed,
+                                                       unsigned threads) {
   if (problem.target != kTargetCPU)
     if (std::optional<std::string> why =
             getGPUUnsupportedReason(problem.opKind))
       return llvm::createStringError(problem.describe() + ": " + *why);
-  llvm::Expected<Space> space = buildProblemSpace(problem);
+  llvm::Expected<Space> space =
+      buildProblemSpace(problem, resolveThreads(threads));
   if (space && problem.target != kTargetCPU)
     space = withGPUKernelLimits(ctx, problem, *space);
   if (!space || fixed.trim().empty())
@@ -205,7 +208,7 @@ llvm::Expected<Space> mlir::tiletune::getSearchSpace(StringRef algorithm,
                                                      const Config *start) {
   if (algorithm != "automcl" || problem.target != kTargetCPU)
     return space;
-  ProblemSpec spec = toProblemSpec(problem);
+  ProblemSpec spec = toProblemSpec(problem, resolveThreads(threads));
   llvm::Expected<Space> grid =
       restrictToThreadGrid(space, spec, resolveThreads(threads));
   if (!grid)

@@ -24,7 +24,8 @@ static llvm::Error makeError(const llvm::Twine &msg) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
 }
 
-ProblemSpec mlir::tiletune::toProblemSpec(const Problem &problem) {
+ProblemSpec mlir::tiletune::toProblemSpec(const Problem &problem,
+                                          unsigned threads) {
   ProblemSpec spec = problem;
   if (problem.target != kTargetCPU ||
       !isCPUPaddableOpKind(stringifyOpKind(problem.opKind)))
@@ -62,7 +63,8 @@ ProblemSpec mlir::tiletune::toProblemSpec(const Problem &problem) {
   }
   for (ProblemDim &dim : spec.dims)
     if (dim.role != DimRole::Batch)
-      dim.size = getCPUPaddedSize(dim.name, dim.size, lanes, rows);
+      dim.size = getCPUPaddedSize(dim.name, dim.size, lanes, rows,
+                                  std::max(1u, threads));
   return spec;
 }
 
@@ -84,9 +86,10 @@ TunableOp mlir::tiletune::toTunableOp(MLIRContext *ctx,
 }
 
 llvm::Expected<Space>
-mlir::tiletune::buildProblemSpace(const Problem &problem,
+mlir::tiletune::buildProblemSpace(const Problem &problem, unsigned threads,
                                   const SpaceOptions &options) {
-  llvm::Expected<Space> space = buildSpace(toProblemSpec(problem), options);
+  llvm::Expected<Space> space =
+      buildSpace(toProblemSpec(problem, threads), options);
   if (!space)
     return space.takeError();
   space->setName(problem.target + " " + problem.describe());

@@ -535,8 +535,9 @@ static TileConfigAttr computeDirectConfig(MLIRContext *ctx,
       if (dim.role == DimRole::Batch ||
           (im2colGemm && dim.name == "n" && dim.size % lanes == 0))
         continue;
-      dim.size = getCPUPaddedSize(dim.name, dim.size, lanes,
-                                  im2colGemm ? 0 : rowCap(2 * lanes));
+      dim.size =
+          getCPUPaddedSize(dim.name, dim.size, lanes,
+                           im2colGemm ? 0 : rowCap(2 * lanes), target.threads);
     }
   auto size = [&](StringRef name) { return op.lookup(name)->size; };
   Plan plan;

@@ -20,6 +20,7 @@
 // RUN: tiletune-run %s --entry=small_tile --pipeline="tiletune-lower-cpu{default-configs=1 threads=1}" --num-threads=1 --verify --repeats=1 | FileCheck %s
 // RUN: tiletune-run %s --entry=p127 --mcpu=haswell --pipeline="tiletune-lower-cpu{default-configs=1 threads=2}" --num-threads=2 --verify --repeats=1 | FileCheck %s
 // RUN: tiletune-run %s --entry=mixed --mcpu=haswell --pipeline="tiletune-lower-cpu{default-configs=1 threads=2}" --num-threads=2 --verify --repeats=1 | FileCheck %s
+// RUN: tiletune-run %s --entry=p197 --mcpu=haswell --pipeline="tiletune-lower-cpu{default-configs=1 threads=2}" --num-threads=2 --verify --repeats=1 | FileCheck %s
 // RUN: tiletune-run %s --entry=bmm_tb_odd --mcpu=haswell --pipeline="tiletune-lower-cpu{default-configs=1 threads=2}" --num-threads=2 --verify --repeats=1 | FileCheck %s
 // RUN: tiletune-run %s --entry=ta_p197 --pipeline="tiletune-lower-cpu{default-configs=1 threads=2}" --num-threads=2 --verify --repeats=1 | FileCheck %s
 // RUN: tiletune-run %s --entry=tb_mixed --pipeline="tiletune-lower-cpu{default-configs=1 threads=1}" --num-threads=1 --verify --repeats=1 | FileCheck %s

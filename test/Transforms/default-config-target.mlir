@@ -84,7 +84,7 @@ func.func @matmul_1024(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>, %c:
 // AVX2-LABEL: func.func @bmm_attention
 //            AVX2: tiletune.config = #tiletune.config<cpu, parallel = {b = 12, m = 144, n = 128}, cache = {k = 64, m = 48, n = 128}, register = {m = 6, n = 16}, order = [n, k, m], pack = none, pad = {m = 144}, unroll = 4, vectorize = true>
 // AVX2-T2-LABEL: func.func @bmm_attention
-//               AVX2-T2: tiletune.config = #tiletune.config<cpu, parallel = {b = 6, m = 144, n = 128}, cache = {k = 64, m = 144, n = 128}, register = {m = 6, n = 16}, order = [n, k, m], pack = none, pad = {m = 144}, unroll = 4, vectorize = true>
+//               AVX2-T2: tiletune.config = #tiletune.config<cpu, parallel = {b = 6, m = 132, n = 128}, cache = {k = 64, m = 132, n = 128}, register = {m = 6, n = 16}, order = [n, k, m], pack = none, pad = {m = 132}, unroll = 4, vectorize = true>
 // AVX512-LABEL: func.func @bmm_attention
 //              AVX512: tiletune.config = #tiletune.config<cpu, parallel = {b = 12, m = 128, n = 128}, cache = {k = 64, m = 64, n = 128}, register = {m = 8, n = 32}, order = [n, k, m], pack = none, unroll = 4, vectorize = true>
 // AVX512-T2-LABEL: func.func @bmm_attention

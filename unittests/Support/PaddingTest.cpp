@@ -46,6 +46,18 @@ TEST(PaddingTest, PadsOnlySizesWithoutGoodDivisors) {
   EXPECT_EQ(getCPUPaddedSize("m", 1000, 8, 6), 1008); // 5 rows: 10
   EXPECT_EQ(getCPUPaddedSize("m", 16, 8, 6), 16);     // short
   EXPECT_EQ(getCPUPaddedSize("m", 1024, 8, 4), 1024); // 8 < 12 either way
+  // Split over threads: the multiple halves (down to 2 x the rows) until
+  // the rows padded beyond m are at most an eighth of a thread's share,
+  // every share a whole number of register tiles; else the fewest rows.
+  EXPECT_EQ(getCPUPaddedSize("m", 197, 8, 6, 1), 240);
+  EXPECT_EQ(getCPUPaddedSize("m", 197, 8, 6, 2), 204);   // 102 + 95 rows
+  EXPECT_EQ(getCPUPaddedSize("m", 127, 8, 6, 2), 132);   // 66 + 61
+  EXPECT_EQ(getCPUPaddedSize("m", 1024, 8, 6, 2), 1056); // 528 + 496
+  EXPECT_EQ(getCPUPaddedSize("m", 1000, 8, 6, 2), 1008);
+  EXPECT_EQ(getCPUPaddedSize("m", 197, 8, 6, 4), 216); // 54 x 3 + 35
+  EXPECT_EQ(getCPUPaddedSize("m", 197, 8, 6, 3), 216); // 72 x 2 + 53
+  EXPECT_EQ(getCPUPaddedSize("m", 192, 8, 6, 2), 192);
+  EXPECT_EQ(getCPUPaddedSize("m", 127, 16, 12, 2), 128);
   // k: to a multiple of 8 when longer than 64 and not a multiple of 8.
   EXPECT_EQ(getCPUPaddedSize("k", 127, 16), 128);
   EXPECT_EQ(getCPUPaddedSize("k", 129, 16), 136);

@@ -51,9 +51,12 @@ Space withGPUKernelLimits(MLIRContext *ctx, const Problem &problem,
 /// restricted to configs the GPU passes accept, see withGPUKernelLimits;
 /// `ctx` must outlive the space) with the parameters named in `fixed`
 /// pinned ("order=[n,k,m];unroll=4;m=[1,*,*,*]", see Space::withPinned;
-/// empty: none). Errors on a bad pin or when no valid config is left.
+/// empty: none), for `threads` threads (0: all cores; a CPU space's padded
+/// sizes depend on them, toProblemSpec). Errors on a bad pin or when no
+/// valid config is left.
 llvm::Expected<Space> buildTuningSpace(MLIRContext *ctx, const Problem &problem,
-                                       llvm::StringRef fixed = "");
+                                       llvm::StringRef fixed = "",
+                                       unsigned threads = 1);
 
 /// The space a strategy searches: `space` itself, or for "automcl" on the
 /// CPU the AutoMCL space: pfactor thread grid + ideal-cache-model filter

@@ -22,17 +22,20 @@
 
 namespace mlir::tiletune {
 
-/// The search core's description of a problem. CPU matmul and
-/// batch_matmul loops without good divisors get their padded sizes
-/// (getCPUPaddedSize): spaces then factorize the padded loops, and configs
-/// built from their points pad the op (the `pad` option).
-ProblemSpec toProblemSpec(const Problem &problem);
+/// The search core's description of a problem run by `threads` threads.
+/// CPU matmul and batch_matmul loops without good divisors get their padded
+/// sizes (getCPUPaddedSize, which takes the threads into account): spaces
+/// then factorize the padded loops, and configs built from their points pad
+/// the op (the `pad` option).
+ProblemSpec toProblemSpec(const Problem &problem, unsigned threads = 1);
 
 /// The dialect's description of a problem (element type in `ctx`).
 TunableOp toTunableOp(MLIRContext *ctx, const Problem &problem);
 
-/// The search space of `problem` on its target.
+/// The search space of `problem` on its target, run by `threads` threads
+/// (CPU: its padded sizes depend on them, toProblemSpec).
 llvm::Expected<Space> buildProblemSpace(const Problem &problem,
+                                        unsigned threads = 1,
                                         const SpaceOptions &options = {});
 
 /// Turns a point of `space` into the attribute. Errors when the config is

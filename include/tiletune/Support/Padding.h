@@ -68,7 +68,14 @@ inline bool lacksRegisterRows(int64_t rows, int64_t registerRows) {
 ///    vectors fit its 16 registers, and 1024 = 4 x 256 gives 4 rows: 8
 ///    accumulators against two FMA pipes of latency 4-5; 1024 -> 1056
 ///    gives 6 x 16 tiles: 1024^3 87 -> 103 GFLOP/s on Zen 5 with
-///    mcpu=haswell, 1 thread);
+///    mcpu=haswell, 1 thread). With `threads` > 1 the threads split the
+///    padded rows evenly and the rows padded beyond m are all in the last
+///    thread's share, so the multiple is halved (down to 2 x registerRows;
+///    every share a whole number of register tiles) until those rows are at
+///    most an eighth of a share, else the fewest: 197 -> 204 rather
+///    than 240 on AVX2 at 2 threads (240 gave one thread 120 rows and the
+///    other 77: 197^3 ran at 0.82 of 192^3's GFLOP/s, Zen 5 with
+///    mcpu=haswell);
 ///  * k (the reduction): to a multiple of 8 when it is longer than 64 and
 ///    not a multiple of 8 (so cache tiles and unrolling have divisors; the
 ///    padded k steps are zero products the micro-kernel computes, so the
@@ -76,7 +83,8 @@ inline bool lacksRegisterRows(int64_t rows, int64_t registerRows) {
 ///
 /// Batch loops and every loop of other ops are never padded.
 inline int64_t getCPUPaddedSize(llvm::StringRef dim, int64_t size,
-                                int64_t lanes, int64_t registerRows = 0) {
+                                int64_t lanes, int64_t registerRows = 0,
+                                int64_t threads = 1) {
   auto roundUp = [](int64_t value, int64_t multiple) {
     return (value + multiple - 1) / multiple * multiple;
   };
@@ -97,9 +105,24 @@ inline int64_t getCPUPaddedSize(llvm::StringRef dim, int64_t size,
     for (int64_t d = 4; d <= 12; ++d)
       if (size % d == 0)
         padded = size;
-    if (lacksRegisterRows(padded, registerRows))
+    if (!lacksRegisterRows(padded, registerRows))
+      return padded;
+    if (threads <= 1)
       return roundUp(size, 8 * registerRows);
-    return padded;
+    // Every share a whole number of register tiles; the fewest rows padded
+    // where none keeps them within an eighth of a share (and at most
+    // doubled, the `pad` bound of small loops).
+    int64_t fewest = roundUp(size, 8 * registerRows);
+    for (int64_t multiple = 8 * registerRows; multiple >= 2 * registerRows;
+         multiple /= 2) {
+      int64_t rows = roundUp(size, std::lcm(multiple, threads * registerRows));
+      if (rows > 2 * size)
+        continue;
+      if ((rows - size) * 8 * threads <= rows)
+        return rows;
+      fewest = std::min(fewest, rows);
+    }
+    return fewest;
   }
   if (dim == "k" && size > 64 && size % 8 != 0)
     return roundUp(size, 8);
