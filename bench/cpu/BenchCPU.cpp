@@ -33,6 +33,7 @@
 #include "tiletune/TuningPasses/Passes.h"
 
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/SourceMgr.h"
@@ -1487,10 +1488,11 @@ private:
           checkDnnl(dnnl_post_ops_append_binary(ops, p.alg, &src1[i]),
                     "binary post-op");
         } else {
-          checkDnnl(dnnl_post_ops_append_eltwise(ops, 1.0f, p.alg, 0.0f,
-                                                 p.alg == dnnl_eltwise_clip
-                                                     ? 6.0f
-                                                     : 0.0f),
+          // clip to [0, 6]; swish x * sigmoid(1 x).
+          checkDnnl(dnnl_post_ops_append_eltwise(
+                        ops, 1.0f, p.alg,
+                        p.alg == dnnl_eltwise_swish ? 1.0f : 0.0f,
+                        p.alg == dnnl_eltwise_clip ? 6.0f : 0.0f),
                     "eltwise post-op");
         }
       }
@@ -1688,8 +1690,9 @@ std::optional<ModelOp> matchModelConv(linalg::LinalgOp op) {
 /// post-op per operand besides the chained value (its broadcast: 1 in the
 /// destination dims it does not vary over; the kind from the scalar op that
 /// reads it), then one eltwise post-op per nonlinearity of its body (max or
-/// min: clip; a tanh with products: gelu_tanh; tanh; exp); an op with no
-/// operand and no nonlinearity (a scaling) is one linear post-op.
+/// min: clip; a tanh with products, or a sigmoid with a cube: gelu_tanh;
+/// tanh; a sigmoid with a product: swish; a sigmoid: logistic; exp); an op
+/// with no operand and no nonlinearity (a scaling) is one linear post-op.
 void mapEpilogue(linalg::LinalgOp op, ModelOp &m) {
   if (!op.hasPureTensorSemantics() || op->getNumResults() != 1)
     return;
@@ -1708,10 +1711,28 @@ void mapEpilogue(linalg::LinalgOp op, ModelOp &m) {
   for (Operation *e : *chain) {
     auto lop = cast<linalg::LinalgOp>(e);
     Block &body = *lop.getBlock();
+    bool tanh = false, exp = false, clamp = false, mul = false, div = false;
+    int numMul = 0;
+    for (Operation &inner : body.without_terminator()) {
+      tanh |= isa<math::TanhOp>(inner);
+      exp |= isa<math::ExpOp>(inner);
+      clamp |= isa<arith::MaximumFOp, arith::MaxNumFOp, arith::MinimumFOp,
+                   arith::MinNumFOp>(inner);
+      mul |= isa<arith::MulFOp>(inner);
+      numMul += isa<arith::MulFOp>(inner) ? 1 : 0;
+      div |= isa<arith::DivFOp>(inner);
+    }
+    // A sigmoid, 1 / (1 + exp(-y)): with the cube of x, the GELU as
+    // frontends write it out (x * sigmoid(c (x + a x^3)), one op once
+    // mergeEpilogueDAGs has merged it), else x * sigmoid(x) (SiLU) or the
+    // sigmoid alone. Its splat constants belong to the function.
+    bool sigmoid = exp && div && !tanh;
     bool any = false;
     for (OpOperand *operand : lop.getDpsInputOperands()) {
       if (operand->get() == current ||
           !isa<ShapedType>(operand->get().getType()))
+        continue;
+      if (sigmoid && matchPattern(operand->get(), m_Constant()))
         continue;
       BlockArgument arg = body.getArgument(operand->getOperandNumber());
       DnnlPostOp post;
@@ -1745,14 +1766,6 @@ void mapEpilogue(linalg::LinalgOp op, ModelOp &m) {
       m.postOps.push_back(std::move(post));
       any = true;
     }
-    bool tanh = false, exp = false, clamp = false, mul = false;
-    for (Operation &inner : body.without_terminator()) {
-      tanh |= isa<math::TanhOp>(inner);
-      exp |= isa<math::ExpOp>(inner);
-      clamp |= isa<arith::MaximumFOp, arith::MaxNumFOp, arith::MinimumFOp,
-                   arith::MinNumFOp>(inner);
-      mul |= isa<arith::MulFOp>(inner);
-    }
     auto eltwise = [&](dnnl_alg_kind_t alg, StringRef name) {
       DnnlPostOp post;
       post.alg = alg;
@@ -1760,11 +1773,15 @@ void mapEpilogue(linalg::LinalgOp op, ModelOp &m) {
       words.push_back(post.name);
       m.postOps.push_back(std::move(post));
     };
-    if (tanh && mul)
+    if ((tanh && mul) || (sigmoid && numMul >= 3))
       eltwise(dnnl_eltwise_gelu_tanh, "gelu_tanh");
     else if (tanh)
       eltwise(dnnl_eltwise_tanh, "tanh");
-    if (exp)
+    else if (sigmoid && mul)
+      eltwise(dnnl_eltwise_swish, "swish");
+    else if (sigmoid)
+      eltwise(dnnl_eltwise_logistic, "logistic");
+    if (exp && !sigmoid)
       eltwise(dnnl_eltwise_exp, "exp");
     if (clamp)
       eltwise(dnnl_eltwise_clip, "clip");
@@ -1806,6 +1823,9 @@ void benchModelOps(MLIRContext &context) {
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
     die("cannot parse '" + modelOps + "'");
+  // The epilogues as tiletune-lower-cpu fuses them (a GELU written out is
+  // one op of its chain).
+  mergeEpilogueDAGs(*module);
   std::vector<ModelOp> ops;
   // The ops in the module's order (indices into `ops`).
   std::vector<size_t> sequence;

@@ -9,9 +9,12 @@
 #include "tiletune/Dialect/TileConfig.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/TilingInterface.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -36,9 +39,12 @@ bool mlir::tiletune::isEpilogueBodyOp(Operation *op) {
 // Finding the chain
 //===----------------------------------------------------------------------===//
 
-/// Why `user`, the single user of `value`, cannot join an epilogue chain
-/// (empty: it can).
-static std::string whyNotElementwiseUser(Value value, Operation *user) {
+/// Why `user`, a user of `chained` (the values of an epilogue so far, all of
+/// one type; the chain's last value, or the root and the ops of an
+/// elementwise DAG), cannot join the epilogue (empty: it can).
+static std::string whyNotElementwiseUser(ArrayRef<Value> chained,
+                                         Operation *user) {
+  Value value = chained.front();
   auto linalgOp = dyn_cast<linalg::LinalgOp>(user);
   if (!linalgOp)
     return ("its user '" + user->getName().getStringRef() +
@@ -56,7 +62,7 @@ static std::string whyNotElementwiseUser(Value value, Operation *user) {
     return "its user has several results";
   for (OpOperand &operand : user->getOpOperands()) {
     AffineMap map = linalgOp.getMatchingIndexingMap(&operand);
-    if (operand.get() == value && !map.isIdentity())
+    if (llvm::is_contained(chained, operand.get()) && !map.isIdentity())
       return "its user reads it through a permutation (a transposed view)";
     // Frontends (TOSA) broadcast size-1 dims with a constant 0 result.
     if (!map.isProjectedPermutation(/*allowZeroInResults=*/true))
@@ -105,9 +111,10 @@ static Operation *findTunableProducer(Value value, unsigned depth = 0) {
 /// joins the chain of the later of the two, so that every op belongs to one
 /// chain whichever of them the tiling fuses first (once the later op is
 /// fused, the earlier one's chain ends at the fused loop nest anyway).
-static bool belongsToALaterOp(Operation *op, Value value, Operation *user) {
+static bool belongsToALaterOp(Operation *op, ArrayRef<Value> chained,
+                              Operation *user) {
   for (Value operand : user->getOperands()) {
-    if (operand == value)
+    if (llvm::is_contained(chained, operand))
       continue;
     Operation *other = findTunableProducer(operand);
     if (!other || other == op)
@@ -165,6 +172,163 @@ mlir::tiletune::findEpilogueChain(Operation *op, std::string *reason) {
   return chain;
 }
 
+//===----------------------------------------------------------------------===//
+// Elementwise DAGs
+//===----------------------------------------------------------------------===//
+
+/// The most ops a merged DAG may take (a GELU written out is about ten).
+static constexpr size_t kMaxDAGOps = 32;
+
+/// The elementwise ops that read `root` (a value with several users, the end
+/// of `tunable`'s epilogue chain or its result) when they form a DAG that
+/// ends in one value: in block order, each reads `root` or values of the
+/// ops before it through the identity map (its other operands through
+/// projections: broadcasts, constants) and qualifies as a chain op
+/// (whyNotElementwiseUser), and every value but the last one's is used by
+/// these ops only. Empty when the users of `root` form no such DAG (one of
+/// them is a reduction, as a layer norm's mean, or lies in another block).
+static SmallVector<Operation *> findElementwiseDAG(Operation *tunable,
+                                                   Value root) {
+  SmallVector<Operation *> dag;
+  SmallVector<Value> values = {root};
+  Operation *def = root.getDefiningOp();
+  if (!def)
+    return {};
+  llvm::SmallPtrSet<Operation *, 8> members;
+  for (Operation *it = def->getNextNode(); it && dag.size() < kMaxDAGOps;
+       it = it->getNextNode()) {
+    if (llvm::none_of(it->getOperands(), [&](Value operand) {
+          return llvm::is_contained(values, operand);
+        }))
+      continue;
+    if (!whyNotElementwiseUser(values, it).empty() ||
+        belongsToALaterOp(tunable, values, it))
+      return {};
+    dag.push_back(it);
+    members.insert(it);
+    Value result = it->getResult(0);
+    values.push_back(result);
+    // The sink: every other value is read by the DAG's ops only.
+    bool closed = llvm::all_of(values, [&](Value value) {
+      return value == result ||
+             llvm::all_of(value.getUsers(),
+                          [&](Operation *u) { return members.contains(u); });
+    });
+    if (closed) {
+      // The last op's output becomes the merged op's: not one of the
+      // values the merge removes.
+      Operation *init = cast<linalg::LinalgOp>(it)
+                            .getDpsInitOperand(0)
+                            ->get()
+                            .getDefiningOp();
+      if (dag.size() < 2 || (init && members.contains(init)))
+        return {};
+      return dag;
+    }
+  }
+  return {};
+}
+
+/// Replaces the ops of `dag` (findElementwiseDAG of `root`) by one
+/// linalg.generic that reads `root` once and computes their bodies in
+/// order, each scalar passed on to the ops that read it.
+static Operation *mergeElementwiseDAG(RewriterBase &rewriter, Value root,
+                                      ArrayRef<Operation *> dag) {
+  auto sink = cast<linalg::LinalgOp>(dag.back());
+  OpOperand *sinkInit = sink.getDpsInitOperand(0);
+  auto type = cast<RankedTensorType>(root.getType());
+  MLIRContext *ctx = rewriter.getContext();
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(type.getRank(), ctx);
+  auto isValue = [&](Value value) {
+    return value == root || llvm::any_of(dag, [&](Operation *op) {
+             return op->getResult(0) == value;
+           });
+  };
+  // The operands of the merged op: root, then every operand a body reads
+  // that is no value of the DAG (biases, constants, a used init), in the
+  // order the bodies are cloned below; the sink's init stays the output.
+  auto isExternal = [&](linalg::LinalgOp op, OpOperand &operand) {
+    return !isValue(operand.get()) && &operand != sinkInit &&
+           op.payloadUsesValueFromOperand(&operand);
+  };
+  SmallVector<Value> inputs = {root};
+  SmallVector<AffineMap> maps = {identity};
+  SmallVector<Location> locs;
+  for (Operation *op : dag) {
+    auto linalgOp = cast<linalg::LinalgOp>(op);
+    locs.push_back(op->getLoc());
+    for (OpOperand &operand : op->getOpOperands())
+      if (isExternal(linalgOp, operand)) {
+        inputs.push_back(operand.get());
+        maps.push_back(linalgOp.getMatchingIndexingMap(&operand));
+      }
+  }
+  maps.push_back(identity);
+  SmallVector<utils::IteratorType> iterators(type.getRank(),
+                                             utils::IteratorType::parallel);
+  rewriter.setInsertionPoint(sink);
+  auto merged = linalg::GenericOp::create(
+      rewriter, FusedLoc::get(ctx, locs), TypeRange{type}, inputs,
+      ValueRange{sinkInit->get()}, maps, iterators,
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        llvm::DenseMap<Value, Value> scalarOf;
+        scalarOf[root] = args.front();
+        size_t next = 1;
+        for (Operation *op : dag) {
+          auto linalgOp = cast<linalg::LinalgOp>(op);
+          Block *body = linalgOp.getBlock();
+          IRMapping mapping;
+          for (OpOperand &operand : op->getOpOperands()) {
+            BlockArgument arg = body->getArgument(operand.getOperandNumber());
+            if (isValue(operand.get()))
+              mapping.map(arg, scalarOf.lookup(operand.get()));
+            else if (&operand == sinkInit)
+              mapping.map(arg, args.back());
+            else if (isExternal(linalgOp, operand))
+              mapping.map(arg, args[next++]);
+          }
+          for (Operation &inner : body->without_terminator())
+            b.clone(inner, mapping);
+          scalarOf[op->getResult(0)] =
+              mapping.lookupOrDefault(body->getTerminator()->getOperand(0));
+        }
+        linalg::YieldOp::create(b, loc, scalarOf.lookup(sink->getResult(0)));
+      });
+  rewriter.replaceAllUsesWith(sink->getResult(0), merged.getResult(0));
+  for (Operation *op : llvm::reverse(dag))
+    rewriter.eraseOp(op);
+  return merged;
+}
+
+unsigned mlir::tiletune::mergeEpilogueDAGs(Operation *root) {
+  SmallVector<Operation *> tunables;
+  root->walk([&](Operation *op) {
+    if (succeeded(matchTunableOp(op)) && isa<linalg::LinalgOp>(op) &&
+        cast<linalg::LinalgOp>(op).hasPureTensorSemantics() &&
+        op->getNumResults() == 1)
+      tunables.push_back(op);
+  });
+  IRRewriter rewriter(root->getContext());
+  unsigned merged = 0;
+  for (Operation *op : tunables) {
+    // A chain may meet several DAGs (a GELU, then a residual's own
+    // fan-out): merge them one after the other.
+    for (size_t round = 0; round < kMaxDAGOps; ++round) {
+      FailureOr<SmallVector<Operation *>> chain =
+          findEpilogueChain(op, /*reason=*/nullptr);
+      Value end =
+          succeeded(chain) ? chain->back()->getResult(0) : op->getResult(0);
+      if (end.use_empty() || end.hasOneUse())
+        break;
+      SmallVector<Operation *> dag = findElementwiseDAG(op, end);
+      if (dag.empty())
+        break;
+      mergeElementwiseDAG(rewriter, end, dag);
+      ++merged;
+    }
+  }
+  return merged;
+}
 
 std::string mlir::tiletune::describeEpilogueChain(Operation *op,
                                                   ArrayRef<Operation *> chain) {

@@ -326,6 +326,10 @@ FailureOr<ProblemSet> mlir::tiletune::collectProblems(ModuleOp module,
     emitError(module.getLoc()) << describeUnknownTarget(target);
     return failure();
   }
+  // The epilogues the lowering fuses: elementwise DAGs after the ops
+  // merged as tiletune-tile-cpu merges them, so that keys and kernels match.
+  if (withEpilogue && target == kTargetCPU)
+    mergeEpilogueDAGs(module);
   ProblemSet set;
   module.walk([&](Operation *op) {
     if (!looksTunable(op) && !isMatmulOrConvLike(op))

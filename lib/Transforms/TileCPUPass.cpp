@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tiletune/Dialect/Epilogue.h"
 #include "tiletune/Transforms/CPUTiling.h"
 #include "tiletune/Transforms/Passes.h"
 
@@ -68,6 +69,10 @@ struct TileCPUPass : public tiletune::impl::TileTuneTileCPUBase<TileCPUPass> {
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     bool anyError = false;
+    // Elementwise DAGs after the ops (a GELU written out) become one op of
+    // their chains, as collectProblems sees them.
+    if (fuseEpilogues)
+      mergeEpilogueDAGs(func);
 
     // Classify ops first; tiling one op rewrites the function, so ops with a
     // config are re-collected after each one.

@@ -26,6 +26,11 @@
 // RUN: tiletune-run %s --entry=tokens_scale_bias_residual --pipeline="tiletune-lower-cpu{default-configs=1 threads=1 fuse-epilogues=1}" --verify-untiled --repeats=1 | FileCheck %s
 // RUN: tiletune-run %s --entry=tokens_scale_bias_residual --pipeline="tiletune-lower-cpu{default-configs=1 threads=2 fuse-epilogues=1}" --num-threads=2 --verify-untiled --repeats=1 | FileCheck %s
 // RUN: tiletune-run %s --entry=tokens_scale_bias_residual --mcpu=haswell --pipeline="tiletune-lower-cpu{default-configs=1 threads=2 fuse-epilogues=1}" --num-threads=2 --verify-untiled --repeats=1 | FileCheck %s
+// RUN: tiletune-run %s --entry=tokens_gelu --pipeline="tiletune-lower-cpu{default-configs=1 threads=1 fuse-epilogues=1}" --verify-untiled --repeats=1 | FileCheck %s
+// RUN: tiletune-run %s --entry=tokens_gelu --pipeline="tiletune-lower-cpu{default-configs=1 threads=2 fuse-epilogues=1}" --num-threads=2 --verify-untiled --repeats=1 | FileCheck %s
+// RUN: tiletune-run %s --entry=tokens_gelu --mcpu=haswell --pipeline="tiletune-lower-cpu{default-configs=1 threads=2 fuse-epilogues=1}" --num-threads=2 --verify-untiled --repeats=1 | FileCheck %s
+// RUN: tiletune-run %s --entry=mm_silu --pipeline="tiletune-lower-cpu{default-configs=1 threads=2 fuse-epilogues=1}" --num-threads=2 --verify-untiled --repeats=1 | FileCheck %s
+// RUN: tiletune-run %s --entry=mm_silu --mcpu=haswell --pipeline="tiletune-lower-cpu{default-configs=1 threads=1 fuse-epilogues=1}" --verify-untiled --repeats=1 | FileCheck %s
 // RUN: tiletune-opt %s --pass-pipeline="builtin.module(tiletune-default-config{threads=2},func.func(tiletune-tile-cpu{fuse-epilogues=1 emit-remarks=1}))" -o /dev/null 2>&1 | FileCheck %s --check-prefix=PADDED
 
 // CHECK: verify: passed against the untiled lowering
@@ -35,6 +40,8 @@
 #col = affine_map<(d0, d1) -> (d1)>
 #row = affine_map<(d0, d1) -> (d0)>
 #id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#bias3 = affine_map<(d0, d1, d2) -> (0, 0, d2)>
+#splat3 = affine_map<(d0, d1, d2) -> (0, 0, 0)>
 #id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 #ch4 = affine_map<(d0, d1, d2, d3) -> (d3)>
 #ch4nchw = affine_map<(d0, d1, d2, d3) -> (d1)>
@@ -360,4 +367,96 @@ func.func @tokens_scale_bias_residual(%a: tensor<1x197x64xf32>, %b: tensor<1x64x
     linalg.yield %s : f32
   } -> tensor<1x197x96xf32>
   return %3 : tensor<1x197x96xf32>
+}
+
+// A GELU written out as frontends emit it (ViT's and BERT's FFN, TOSA):
+// x * sigmoid(c (x + 0.044715 x^3)) reads the bias add x four times, so x
+// has several users. They form one elementwise DAG that ends in one value:
+// mergeEpilogueDAGs makes it one op, and the chain bias + GELU is fused.
+// 37 tokens: the rows are padded.
+func.func @tokens_gelu(%a: tensor<1x37x64xf32>, %w: tensor<1x64x96xf32>) -> tensor<1x37x96xf32> {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %bias = arith.constant dense<0.25> : tensor<1x1x96xf32>
+  %c1 = arith.constant dense<0.044715> : tensor<1x1x1xf32>
+  %c2 = arith.constant dense<1.5957691> : tensor<1x1x1xf32>
+  %e0 = tensor.empty() : tensor<1x37x96xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e0 : tensor<1x37x96xf32>) -> tensor<1x37x96xf32>
+  %mm = linalg.batch_matmul ins(%a, %w : tensor<1x37x64xf32>, tensor<1x64x96xf32>) outs(%f : tensor<1x37x96xf32>) -> tensor<1x37x96xf32>
+  %e1 = tensor.empty() : tensor<1x37x96xf32>
+  %x = linalg.generic {indexing_maps = [#id3, #bias3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%mm, %bias : tensor<1x37x96xf32>, tensor<1x1x96xf32>) outs(%e1 : tensor<1x37x96xf32>) {
+  ^bb0(%in: f32, %b: f32, %out: f32):
+    %s = arith.addf %in, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<1x37x96xf32>
+  %e2 = tensor.empty() : tensor<1x37x96xf32>
+  %x2 = linalg.generic {indexing_maps = [#id3, #id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x, %x : tensor<1x37x96xf32>, tensor<1x37x96xf32>) outs(%e2 : tensor<1x37x96xf32>) {
+  ^bb0(%in: f32, %in2: f32, %out: f32):
+    %s = arith.mulf %in, %in2 : f32
+    linalg.yield %s : f32
+  } -> tensor<1x37x96xf32>
+  %e3 = tensor.empty() : tensor<1x37x96xf32>
+  %x3 = linalg.generic {indexing_maps = [#id3, #id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x2, %x : tensor<1x37x96xf32>, tensor<1x37x96xf32>) outs(%e3 : tensor<1x37x96xf32>) {
+  ^bb0(%in: f32, %in2: f32, %out: f32):
+    %s = arith.mulf %in, %in2 : f32
+    linalg.yield %s : f32
+  } -> tensor<1x37x96xf32>
+  %e4 = tensor.empty() : tensor<1x37x96xf32>
+  %y = linalg.generic {indexing_maps = [#id3, #splat3, #id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x3, %c1, %x : tensor<1x37x96xf32>, tensor<1x1x1xf32>, tensor<1x37x96xf32>) outs(%e4 : tensor<1x37x96xf32>) {
+  ^bb0(%in: f32, %c: f32, %xx: f32, %out: f32):
+    %s = arith.mulf %in, %c : f32
+    %t = arith.addf %xx, %s : f32
+    linalg.yield %t : f32
+  } -> tensor<1x37x96xf32>
+  %e5 = tensor.empty() : tensor<1x37x96xf32>
+  %sig = linalg.generic {indexing_maps = [#id3, #splat3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%y, %c2 : tensor<1x37x96xf32>, tensor<1x1x1xf32>) outs(%e5 : tensor<1x37x96xf32>) {
+  ^bb0(%in: f32, %c: f32, %out: f32):
+    %s = arith.mulf %in, %c : f32
+    %n = arith.negf %s : f32
+    %ex = math.exp %n : f32
+    %d = arith.addf %ex, %one : f32
+    %r = arith.divf %one, %d : f32
+    linalg.yield %r : f32
+  } -> tensor<1x37x96xf32>
+  %e6 = tensor.empty() : tensor<1x37x96xf32>
+  %g = linalg.generic {indexing_maps = [#id3, #id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x, %sig : tensor<1x37x96xf32>, tensor<1x37x96xf32>) outs(%e6 : tensor<1x37x96xf32>) {
+  ^bb0(%in: f32, %in2: f32, %out: f32):
+    %s = arith.mulf %in, %in2 : f32
+    linalg.yield %s : f32
+  } -> tensor<1x37x96xf32>
+  return %g : tensor<1x37x96xf32>
+}
+
+// SiLU on the matmul's own result, x * sigmoid(x): the DAG starts at the
+// op (its result has two users) and ends in a ReLU-free chain of one op.
+func.func @mm_silu(%a: tensor<29x40xf32>, %b: tensor<40x72xf32>) -> tensor<29x72xf32> {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<29x72xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<29x72xf32>) -> tensor<29x72xf32>
+  %mm = linalg.matmul ins(%a, %b : tensor<29x40xf32>, tensor<40x72xf32>) outs(%f : tensor<29x72xf32>) -> tensor<29x72xf32>
+  %e1 = tensor.empty() : tensor<29x72xf32>
+  %sig = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%mm : tensor<29x72xf32>) outs(%e1 : tensor<29x72xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %n = arith.negf %in : f32
+    %ex = math.exp %n : f32
+    %d = arith.addf %ex, %one : f32
+    %r = arith.divf %one, %d : f32
+    linalg.yield %r : f32
+  } -> tensor<29x72xf32>
+  %e2 = tensor.empty() : tensor<29x72xf32>
+  %s = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%mm, %sig : tensor<29x72xf32>, tensor<29x72xf32>) outs(%e2 : tensor<29x72xf32>) {
+  ^bb0(%in: f32, %in2: f32, %out: f32):
+    %m = arith.mulf %in, %in2 : f32
+    linalg.yield %m : f32
+  } -> tensor<29x72xf32>
+  return %s : tensor<29x72xf32>
 }

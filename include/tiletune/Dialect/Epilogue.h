@@ -44,6 +44,20 @@ bool isEpilogueBodyOp(Operation *op);
 FailureOr<SmallVector<Operation *>> findEpilogueChain(Operation *op,
                                                       std::string *reason);
 
+/// Merges into one linalg.generic each elementwise DAG that follows a
+/// tunable op on tensors under `root`: where the op's result or the end of
+/// its epilogue chain has several users that are elementwise ops of the
+/// chain's kind, reading it and each other's results (through the identity
+/// map) and ending in one value -- a GELU written out, x * sigmoid(c (x +
+/// a x^3)), reads x four times -- the merged op computes their bodies in
+/// order and reads the value once, so that the chain goes on through it
+/// (findEpilogueChain) and the whole DAG is fused with the op. Users that
+/// are no such DAG (a reduction, as a layer norm's mean) are left as they
+/// are. Returns how many DAGs were merged. Run where epilogues are found
+/// (collectProblems, tiletune-tile-cpu), so that the tuner's problems and
+/// the lowering see the same chains.
+unsigned mergeEpilogueDAGs(Operation *root);
+
 /// A short, stable description of `op`'s epilogue `chain` for the tuning
 /// problem's key:
 /// per op, its scalar body ops and, per extra operand, the loops it varies
