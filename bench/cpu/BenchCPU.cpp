@@ -35,16 +35,17 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Parser/Parser.h"
-#include "mlir/Support/FileUtilities.h"
-#include "llvm/Support/SourceMgr.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -141,6 +142,12 @@ cl::opt<bool> listShapes(
     "list",
     cl::desc("models suite: print the shapes that would run, then exit"),
     cl::init(false), cl::cat(benchCategory));
+cl::opt<std::string> emitMlir(
+    "emit-mlir",
+    cl::desc("models suite: write the selected shapes' kernels to this file "
+             "(one function each, named after the shape), then exit: the "
+             "module to tune for --db"),
+    cl::init(""), cl::cat(benchCategory));
 cl::opt<std::string> tunedDb(
     "db",
     cl::desc("models suite: tuning database; shapes it holds a config for "
@@ -1171,6 +1178,37 @@ int runModelsSuite(MLIRContext &context, const CPUDescription &target) {
                  << " shapes\n";
     return 0;
   }
+  if (!emitMlir.empty()) {
+    if (emitMlir == "-")
+      die("--emit-mlir needs a file (standard output carries the banner)");
+    std::string error;
+    std::unique_ptr<llvm::ToolOutputFile> file =
+        mlir::openOutputFile(emitMlir, &error);
+    if (!file)
+      die("--emit-mlir: " + error);
+    file->os() << "// The kernels of tiletune-bench-cpu --suite=models"
+               << (shapeFilter.empty() ? "" : " --filter=" + shapeFilter)
+               << (quick ? " --quick" : "") << ", one function per shape.\n"
+               << "module {";
+    for (const ModelShape *s : selected) {
+      std::string name = "@";
+      for (char c : s->key())
+        name += llvm::isAlnum(c) ? c : '_';
+      std::string text = modelKernelTemplate(*s);
+      for (auto [from, to] : {std::pair<StringRef, StringRef>{"$CONFIG", ""},
+                              {"@kernel", name}}) {
+        size_t at = text.find(from.str());
+        assert(at != std::string::npos && "kernel template changed");
+        text.replace(at, from.size(), to.str());
+      }
+      file->os() << text;
+    }
+    file->os() << "}\n";
+    file->keep();
+    llvm::errs() << "wrote " << selected.size() << " kernels to " << emitMlir
+                 << "\n";
+    return 0;
+  }
 
   std::vector<ModelResult> results;
   std::string family;
@@ -2018,9 +2056,11 @@ int main(int argc, char **argv) {
     die("--only must be 'matmul' or 'conv'");
   if (suite != "classic" && suite != "models")
     die("--suite must be 'classic' or 'models', got '" + suite + "'");
-  if (suite != "models" && (!jsonFile.empty() || !shapeFilter.empty() ||
-                            quick || listShapes || !tunedDb.empty()))
-    die("--json, --filter, --quick, --list and --db need --suite=models");
+  if (suite != "models" &&
+      (!jsonFile.empty() || !shapeFilter.empty() || quick || listShapes ||
+       !tunedDb.empty() || !emitMlir.empty()))
+    die("--json, --filter, --quick, --list, --emit-mlir and --db need "
+        "--suite=models");
   if (!tunedDb.empty() && !llvm::sys::fs::exists(tunedDb))
     die("--db: no tuning database '" + tunedDb + "'");
   // The target: checked (the host must run it) before anything runs; the
