@@ -23,7 +23,9 @@ plus the matmul/conv coverage (how many FLOPs go through TileTune's tiling;
 tiletune-run --coverage). Every timing of our code is of the whole model
 (every op, lowered, JIT-compiled, run). With --verify, the default-config
 run is also checked against the untiled lowering (tiletune-run
---verify-untiled). Prints a Markdown table (docs/Models.md).
+--verify-untiled). --mcpu/--mattr set the CPU target of every tool (e.g.
+--mcpu=haswell: AVX2 code on an AVX-512 host, oneDNN held to AVX2).
+Prints a Markdown table (docs/Models.md).
 
 Run it under the build lock on a shared machine:
   flock /tmp/tiletune-build.lock bench/models/run_models.py --bindir build/bin
@@ -96,6 +98,13 @@ def main():
     p.add_argument("--weights", default="model", choices=["warm", "model"],
                    help="with --tune-budget: where each variant's weights "
                         "are when it is timed (tiletune tune --weights)")
+    p.add_argument("--mcpu", default="",
+                   help="CPU target, LLVM's name (e.g. haswell; default: the "
+                        "host), passed to every tool: our code is compiled "
+                        "and tuned for it, oneDNN held to its ISA")
+    p.add_argument("--mattr", default="",
+                   help="CPU target features on top of the CPU's, LLVM's "
+                        "names (e.g. -avx512f,-evex512), passed with --mcpu")
     p.add_argument("--verify", action="store_true",
                    help="also verify the default-config model against the "
                         "untiled lowering")
@@ -120,10 +129,14 @@ def main():
     if args.tune_budget and not db:
         db = os.path.join(out, "models.db")
 
+    # The target, for every tool (each checks it before it runs anything).
+    target = ([f"--mcpu={args.mcpu}"] if args.mcpu else []) + \
+        ([f"--mattr={args.mattr}"] if args.mattr else [])
+
     run([sys.executable, os.path.join(ROOT, "scripts", "gen-models.py"),
          "--out", out] + models, log)
     timing = ["--repeats", str(args.repeats), "--warmup", "1",
-              "--num-threads", str(args.threads)]
+              "--num-threads", str(args.threads)] + target
     # Our lowering: ops without a tiletune.config get the default config for
     # the threads they run with (the pipeline's own default leaves them to
     # the untiled lowering); a tuned module keeps its configs.
@@ -134,7 +147,7 @@ def main():
         mlir = os.path.join(out, name + ".mlir")
         row = {"model": name}
         cov = run([tool("tiletune-run"), mlir, "--coverage", "--repeats=0",
-                   lower], log)
+                   lower] + target, log)
         m = re.search(r"matmul/conv coverage: (\d+) of (\d+) op\(s\) tiled by "
                       r"TileTune, ([0-9.]+) of ([0-9.]+) GFLOP \(([0-9.]+)%\)",
                       cov)
@@ -146,7 +159,7 @@ def main():
         if not args.skip_untiled:
             o = run([tool("tiletune-run"), mlir, "--untiled", "--repeats",
                      str(args.untiled_repeats), "--warmup", "0",
-                     "--num-threads", "1"], log)
+                     "--num-threads", "1"] + target, log)
             row["untiled"] = median_seconds(o)
         extra = ["--verify-untiled"] if args.verify else []
         o = run([tool("tiletune-run"), mlir, lower] + timing + extra, log)
@@ -157,12 +170,14 @@ def main():
             tuned = os.path.join(out, name + ".tuned.mlir")
             run([tool("tiletune"), "tune", mlir, "--time-budget=" +
                  args.tune_budget, "--threads", str(args.threads), "--db", db,
-                 "--weights", args.weights, "--no-progress", "-o", tuned], log)
+                 "--weights", args.weights, "--no-progress", "-o", tuned] +
+                target, log)
         elif db:
             tuned = os.path.join(out, name + ".tuned.mlir")
             # Results are applied at the thread count they were tuned with.
             o = run([tool("tiletune"), "apply", mlir, "--db", db,
-                     "--threads", str(args.threads), "-o", tuned], log)
+                     "--threads", str(args.threads), "-o", tuned] + target,
+                    log)
             # A module the database has nothing for is the default module:
             # timing it again as "tuned" would show two samples of the same
             # code as a difference (runs of one module here differ by 10%).
@@ -179,7 +194,7 @@ def main():
             row["tuned"] = median_seconds(o)
         o = run([tool("tiletune-bench-cpu"), "--model-ops", mlir,
                  "--num-threads", str(args.threads), "--repeats",
-                 str(args.repeats), "--warmup", "1"], log)
+                 str(args.repeats), "--warmup", "1"] + target, log)
         m = re.search(r"oneDNN per-op sum at \d+ thread\(s\): ([0-9.]+) ms", o)
         row["onednn"] = float(m.group(1)) * 1e-3
         # The same ops with the epilogues oneDNN fuses as post-ops (bias,
@@ -219,7 +234,8 @@ def main():
               f"{ms(r, 'default')} | {ms(r, 'tuned')} | {ms(r, 'onednn')} | "
               f"{ms(r, 'onednn_post')} | {ms(r, 'onednn_order')} | "
               f"{ratio:.2f}x | {ours / r['onednn_post']:.2f}x | {in_order} |")
-    print(f"\nthreads: {args.threads}; medians of {args.repeats} samples "
+    print(f"\ntarget: {' '.join(target) or 'the host'}")
+    print(f"threads: {args.threads}; medians of {args.repeats} samples "
           f"(untiled: {args.untiled_repeats}); log: "
           f"{os.path.join(out, 'run_models.log')}")
     for r in rows:
