@@ -265,6 +265,16 @@ struct OurKernel {
 /// `threads` threads (the thread count it is timed with), or, with `db`,
 /// the config tuned for it with `threads` threads: std::nullopt when the
 /// database has none.
+/// `funcTemplate` with its `$CONFIG` placeholder replaced by `attr`.
+std::string instantiateKernel(llvm::StringRef funcTemplate,
+                              llvm::StringRef attr) {
+  std::string source = funcTemplate.str();
+  size_t pos = source.find("$CONFIG");
+  assert(pos != std::string::npos && "kernel template without $CONFIG");
+  source.replace(pos, strlen("$CONFIG"), attr.str());
+  return source;
+}
+
 std::optional<OurKernel> compileOursOrNone(MLIRContext &context,
                                            llvm::StringRef funcTemplate,
                                            llvm::StringRef configBody,
@@ -274,9 +284,7 @@ std::optional<OurKernel> compileOursOrNone(MLIRContext &context,
   if (tile && !configBody.empty())
     attr = ("{tiletune.config = #tiletune.config<cpu, " + configBody + ">}")
                .str();
-  std::string source = funcTemplate.str();
-  size_t pos = source.find("$CONFIG");
-  source.replace(pos, strlen("$CONFIG"), attr);
+  std::string source = instantiateKernel(funcTemplate, attr);
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &context);
   if (!module)
     die("cannot parse the kernel (bad config?):\n" + source);
@@ -1153,6 +1161,37 @@ double geomean(ArrayRef<double> values) {
   return std::exp(sum / values.size());
 }
 
+/// --emit-mlir: writes the kernels of `selected` (no config), one function
+/// each named after its shape, as one module.
+int emitModelKernels(ArrayRef<const ModelShape *> selected) {
+  if (emitMlir == "-")
+    die("--emit-mlir needs a file (standard output carries the banner)");
+  std::string error;
+  std::unique_ptr<llvm::ToolOutputFile> file =
+      mlir::openOutputFile(emitMlir, &error);
+  if (!file)
+    die("--emit-mlir: " + error);
+  file->os() << "// The kernels of tiletune-bench-cpu --suite=models"
+             << (shapeFilter.empty() ? "" : " --filter=" + shapeFilter)
+             << (quick ? " --quick" : "") << ", one function per shape.\n"
+             << "module {";
+  for (const ModelShape *s : selected) {
+    std::string name = "@";
+    for (char c : s->key())
+      name += llvm::isAlnum(c) ? c : '_';
+    std::string text = instantiateKernel(modelKernelTemplate(*s), "");
+    size_t at = text.find("@kernel");
+    assert(at != std::string::npos && "kernel template without @kernel");
+    text.replace(at, strlen("@kernel"), name);
+    file->os() << text;
+  }
+  file->os() << "}\n";
+  file->keep();
+  llvm::errs() << "wrote " << selected.size() << " kernels to " << emitMlir
+               << "\n";
+  return 0;
+}
+
 int runModelsSuite(MLIRContext &context, const CPUDescription &target) {
   std::vector<ModelShape> shapes = getModelShapes();
   SmallVector<StringRef> filters;
@@ -1178,37 +1217,8 @@ int runModelsSuite(MLIRContext &context, const CPUDescription &target) {
                  << " shapes\n";
     return 0;
   }
-  if (!emitMlir.empty()) {
-    if (emitMlir == "-")
-      die("--emit-mlir needs a file (standard output carries the banner)");
-    std::string error;
-    std::unique_ptr<llvm::ToolOutputFile> file =
-        mlir::openOutputFile(emitMlir, &error);
-    if (!file)
-      die("--emit-mlir: " + error);
-    file->os() << "// The kernels of tiletune-bench-cpu --suite=models"
-               << (shapeFilter.empty() ? "" : " --filter=" + shapeFilter)
-               << (quick ? " --quick" : "") << ", one function per shape.\n"
-               << "module {";
-    for (const ModelShape *s : selected) {
-      std::string name = "@";
-      for (char c : s->key())
-        name += llvm::isAlnum(c) ? c : '_';
-      std::string text = modelKernelTemplate(*s);
-      for (auto [from, to] : {std::pair<StringRef, StringRef>{"$CONFIG", ""},
-                              {"@kernel", name}}) {
-        size_t at = text.find(from.str());
-        assert(at != std::string::npos && "kernel template changed");
-        text.replace(at, from.size(), to.str());
-      }
-      file->os() << text;
-    }
-    file->os() << "}\n";
-    file->keep();
-    llvm::errs() << "wrote " << selected.size() << " kernels to " << emitMlir
-                 << "\n";
-    return 0;
-  }
+  if (!emitMlir.empty())
+    return emitModelKernels(selected);
 
   std::vector<ModelResult> results;
   std::string family;
