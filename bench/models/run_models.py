@@ -17,7 +17,9 @@ upstream mlir-opt), on this machine:
             it fuses as post-ops; and the same primitives run in the
             model's order, each with weights of its own (which come from
             memory where a model's weights exceed the caches, as in our
-            whole-model runs), the activations shared
+            whole-model runs), the activations shared;
+            and the best library per-op sum: per op the faster of oneDNN
+            and OpenBLAS (which times the matmuls)
 
 plus the matmul/conv coverage (how many FLOPs go through TileTune's tiling;
 tiletune-run --coverage). Every timing of our code is of the whole model
@@ -203,6 +205,13 @@ def main():
                       r"thread\(s\): ([0-9.]+) ms", o)
         row["onednn_post"] = (float(m.group(1)) * 1e-3 if m
                               else row["onednn"])
+        # The faster of oneDNN and OpenBLAS per op (OpenBLAS on the
+        # matmuls; oneDNN's AVX2 matmul is the slower one on wide GEMMs);
+        # oneDNN's sum where the model has no matmul.
+        m = re.search(r"best library per-op sum at \d+ thread\(s\): "
+                      r"([0-9.]+) ms", o)
+        row["best_library"] = (float(m.group(1)) * 1e-3 if m
+                               else row["onednn"])
         # The same primitives run in the model's order, each with weights of
         # its own (from L3 or memory, not warm in L2, as in our
         # whole-model runs), the activations shared.
@@ -222,9 +231,10 @@ def main():
           f"(ms) | tuned (ms) | oneDNN per-op sum (ms) | oneDNN with fused "
           f"post-ops (ms) | oneDNN in the model's order (ms) | default / "
           f"oneDNN | best of ours / oneDNN with post-ops | best of ours / "
-          f"oneDNN in order |")
+          f"oneDNN in order | best library per-op sum (ms) | best of ours / "
+          f"best library |")
     print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: "
-          "| ---: |")
+          "| ---: | ---: | ---: |")
     for r in rows:
         ratio = r["default"] / r["onednn"]
         ours = min(r[k] for k in ("default", "tuned") if k in r)
@@ -233,7 +243,8 @@ def main():
         print(f"| {r['model']} | {r['coverage']} | {ms(r, 'untiled')} | "
               f"{ms(r, 'default')} | {ms(r, 'tuned')} | {ms(r, 'onednn')} | "
               f"{ms(r, 'onednn_post')} | {ms(r, 'onednn_order')} | "
-              f"{ratio:.2f}x | {ours / r['onednn_post']:.2f}x | {in_order} |")
+              f"{ratio:.2f}x | {ours / r['onednn_post']:.2f}x | {in_order} | "
+              f"{ms(r, 'best_library')} | {ours / r['best_library']:.2f}x |")
     print(f"\ntarget: {' '.join(target) or 'the host'}")
     print(f"threads: {args.threads}; medians of {args.repeats} samples "
           f"(untiled: {args.untiled_repeats}); log: "
