@@ -442,6 +442,33 @@ struct ConvTileShape {
 };
 } // namespace
 
+/// The dim of the conv's input that output dim `outDim` and filter dim
+/// `filterDim` index together (outDim * s + filterDim * d).
+static std::optional<unsigned>
+getWindowInputDim(AffineMap inputMap, unsigned outDim, unsigned filterDim) {
+  std::optional<unsigned> inputDim;
+  for (auto [pos, expr] : llvm::enumerate(inputMap.getResults()))
+    if (expr.isFunctionOfDim(outDim) && expr.isFunctionOfDim(filterDim))
+      inputDim = pos;
+  return inputDim;
+}
+
+/// Traces `cacheInput` to its zero `tensor.pad` into `padded` where not
+/// done yet, its offsets built before the register loops `loops` (they
+/// are defined before the cache-level op was tiled, so they dominate every
+/// register loop). False where the input is no such pad.
+static bool tracePaddedInputOnce(RewriterBase &rewriter, Location loc,
+                                 Value cacheInput,
+                                 ArrayRef<LoopLikeOpInterface> loops,
+                                 std::optional<PaddedInputTile> &padded) {
+  if (padded)
+    return true;
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(loops.front());
+  padded = tracePaddedInput(rewriter, loc, cacheInput);
+  return padded.has_value();
+}
+
 /// Where the register tiles hold no filter loop of output dim `i` (the
 /// cache tile takes one tap, or all of them at once), bounds the register
 /// loop over that output dim instead to the tiles of which some row
@@ -472,20 +499,13 @@ static void boundOutputLoop(RewriterBase &rewriter,
       !isConstantIntValue(outLoop.getUpperBound(), extent) ||
       extent % rows != 0)
     return;
-  std::optional<unsigned> inputDim;
-  for (auto [pos, expr] : llvm::enumerate(cacheOp.inputMap.getResults()))
-    if (expr.isFunctionOfDim(outDim) && expr.isFunctionOfDim(filterDim))
-      inputDim = pos;
+  std::optional<unsigned> inputDim =
+      getWindowInputDim(cacheOp.inputMap, outDim, filterDim);
   if (!inputDim)
     return;
   Location loc = outLoop.getLoc();
-  if (!padded) {
-    OpBuilder::InsertionGuard guard(rewriter);
-    rewriter.setInsertionPoint(loops.front());
-    padded = tracePaddedInput(rewriter, loc, cacheInput);
-    if (!padded)
-      return;
-  }
+  if (!tracePaddedInputOnce(rewriter, loc, cacheInput, loops, padded))
+    return;
   int64_t low = padded->pad.getStaticLow()[*inputDim];
   int64_t imageSize = padded->pad.getSourceType().getDimSize(*inputDim);
   int64_t stride = dims.strides[i], dilation = dims.dilations[i];
@@ -587,7 +607,6 @@ static void boundTapsToImage(RewriterBase &rewriter,
   }
   ArrayRef<int64_t> cacheRanges = cacheOp.loopRanges;
   SmallVector<int64_t> registerRanges = registerOp.getStaticLoopRanges();
-  AffineMap inputMap = cacheOp.inputMap;
   std::optional<PaddedInputTile> padded;
   for (auto [i, outDim] : llvm::enumerate(dims->outputImage)) {
     unsigned filterDim = dims->filterLoop[i];
@@ -604,24 +623,14 @@ static void boundTapsToImage(RewriterBase &rewriter,
                             cacheRanges[filterDim]) ||
         ShapedType::isDynamic(registerRanges[outDim]))
       continue;
-    // The input dim indexed by outDim * s + filterDim * d.
-    std::optional<unsigned> inputDim;
-    for (auto [pos, expr] : llvm::enumerate(inputMap.getResults()))
-      if (expr.isFunctionOfDim(outDim) && expr.isFunctionOfDim(filterDim))
-        inputDim = pos;
+    std::optional<unsigned> inputDim =
+        getWindowInputDim(cacheOp.inputMap, outDim, filterDim);
     if (!inputDim)
       continue;
     Location loc = filterLoop.getLoc();
     rewriter.setInsertionPoint(filterLoop);
-    if (!padded) {
-      // The offsets are defined before the cache-level op was tiled, so
-      // they dominate every register loop.
-      OpBuilder::InsertionGuard guard(rewriter);
-      rewriter.setInsertionPoint(loops.front());
-      padded = tracePaddedInput(rewriter, loc, cacheInput);
-      if (!padded)
-        return;
-    }
+    if (!tracePaddedInputOnce(rewriter, loc, cacheInput, loops, padded))
+      return;
     int64_t low = padded->pad.getStaticLow()[*inputDim];
     int64_t extent = padded->pad.getSourceType().getDimSize(*inputDim);
     int64_t stride = dims->strides[i], dilation = dims->dilations[i];
