@@ -169,7 +169,8 @@ struct CPUConfigError {
 /// default target, describeTargetCPU("", "")).
 /// With `skipPaddingTaps`, a conv on tensors reading a zero `tensor.pad`
 /// runs its register-level filter loops over the taps inside the unpadded
-/// image only (docs/CPUSchedule.md, "Padding taps").
+/// image only, and skips the register tiles that read only padding for a
+/// cache-level tap (docs/CPUSchedule.md, "Padding taps").
 FailureOr<CPUTilingResult>
 applyCPUConfig(RewriterBase &rewriter, Operation *op,
                CPUConfigError *error = nullptr, bool fuseEpilogues = false,

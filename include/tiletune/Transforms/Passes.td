@@ -33,7 +33,9 @@ def TileTuneTileCPU : Pass<"tiletune-tile-cpu", "func::FuncOp"> {
        With `skip-padding-taps` (on by default), a conv reading a zero `tensor.pad` (on
        tensors) runs its `kh`/`kw` loops only over the taps where some
        row/column of the register tile reads inside the unpadded image (the
-       others multiply zeros);
+       others multiply zeros); where the taps are cache-level loops, the
+       register tiles of rows/columns reading only padding for the tap are
+       skipped (under an `scf.if`, the loop's bounds kept);
     5. with `vectorize = true` the register tile becomes vector code
        (`vector.contract` / 1-D conv vectors) and the output tile's transfers
        are hoisted out of the reduction loops (FMA accumulators live in
@@ -105,7 +107,8 @@ def TileTuneTileCPU : Pass<"tiletune-tile-cpu", "func::FuncOp"> {
     Option<"skipPaddingTaps", "skip-padding-taps", "bool",
            /*default=*/"true",
            "Bound the register-level kh/kw loops of a conv that reads a "
-           "zero tensor.pad to the taps inside the unpadded image "
+           "zero tensor.pad to the taps inside the unpadded image, or skip "
+           "the register tiles that read only padding for a cache-level tap "
            "(docs/CPUSchedule.md, \"Padding taps\"; the tuner's kernel of "
            "such a conv holds the pad too)">,
     Option<"emitRemarks", "emit-remarks", "bool", /*default=*/"false",
