@@ -1864,13 +1864,16 @@ std::unique_ptr<DnnlOp> createDnnlOp(const ModelOp &op,
 /// sgemm here), on operands of its own stored as the linalg op reads them
 /// (the transposes by sgemm's flags); prints its line.
 double timeOpenBLAS(const ModelOp &op, int threads) {
-  std::vector<float> a(op.b * op.m * op.k), b(op.b * op.k * op.n),
-      c(op.b * op.m * op.n);
-  std::mt19937_64 rng(11);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  for (std::vector<float> *buffer : {&a, &b, &c})
-    for (float &value : *buffer)
-      value = dist(rng);
+  auto operand = [&](ArrayRef<int64_t> shape, uint64_t seed) {
+    Buffer buffer = check(Buffer::create(ElementType::F32, shape), "alloc");
+    buffer.fillRandom(seed);
+    return buffer;
+  };
+  Buffer a = operand({op.b, op.m, op.k}, 11),
+         b = operand({op.b, op.k, op.n}, 12),
+         c = operand({op.b, op.m, op.n}, 13);
+  float *aData = a.getData<float>(), *bData = b.getData<float>(),
+        *cData = c.getData<float>();
   // Row-major: A is m x k (k x m transposed), B k x n (n x k transposed).
   int64_t lda = op.transA ? op.m : op.k, ldb = op.transB ? op.k : op.n;
   TimeStats stats = check(
@@ -1879,9 +1882,9 @@ double timeOpenBLAS(const ModelOp &op, int threads) {
             for (int64_t i = 0; i < op.b; ++i)
               cblas_sgemm(CblasRowMajor, op.transA ? CblasTrans : CblasNoTrans,
                           op.transB ? CblasTrans : CblasNoTrans, op.m, op.n,
-                          op.k, 1.0f, a.data() + i * op.m * op.k, lda,
-                          b.data() + i * op.k * op.n, ldb, 0.0f,
-                          c.data() + i * op.m * op.n, op.n);
+                          op.k, 1.0f, aData + i * op.m * op.k, lda,
+                          bData + i * op.k * op.n, ldb, 0.0f,
+                          cData + i * op.m * op.n, op.n);
           },
           timingOptions()),
       "time openblas");
